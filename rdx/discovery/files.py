@@ -1,0 +1,175 @@
+"""Finding the files to index: directory walks, ignore rules, and reading one file safely.
+
+This module owns everything that touches the file system during discovery. Walks are iterative,
+follow directory symlinks at most once per real directory (so symlink loops end), skip the
+usual vendored and generated folders, and honour ``.gitignore`` files at every level through
+pathspec. Reading a file never raises: problems come back as diagnostics.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from hashlib import blake2b
+from pathlib import Path
+
+import pathspec
+
+from rdx.model.records import Diagnostic
+
+__all__ = ["RUBY_EXTENSIONS", "RUBY_FILENAMES", "SKIPPED_DIRS", "FileEntry", "collect_files", "read_source", "path_to_uri", "uri_to_path"]
+
+RUBY_EXTENSIONS = frozenset({".rb", ".rake", ".gemspec", ".ru", ".rbi"})
+RUBY_FILENAMES = frozenset({"Gemfile", "Rakefile", "Guardfile", "Capfile", "Thorfile"})
+# Directory names never walked into (``vendor/bundle`` is matched as a relative path).
+SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "tmp", ".rdx", ".bundle"})
+SKIPPED_RELATIVE = ("vendor/bundle",)
+# Files larger than this are reported and skipped: nothing useful is that big, and a parse of
+# a multi-hundred-megabyte file would stall a worker.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+_BINARY_SNIFF = 8192
+
+
+@dataclass
+class FileEntry:
+    """A file chosen for indexing."""
+
+    path: str
+    uri: str
+
+
+@dataclass
+class WalkResult:
+    files: list[FileEntry] = field(default_factory=list)
+    problems: list[tuple[str, Diagnostic]] = field(default_factory=list)
+
+
+def path_to_uri(path: str) -> str:
+    return Path(path).absolute().as_uri()
+
+
+def uri_to_path(uri: str) -> str | None:
+    if uri.startswith("file://"):
+        from urllib.parse import unquote, urlparse
+
+        return unquote(urlparse(uri).path)
+    return None
+
+
+def is_ruby_file(name: str) -> bool:
+    return name in RUBY_FILENAMES or os.path.splitext(name)[1] in RUBY_EXTENSIONS
+
+
+def _load_gitignore(directory: str) -> pathspec.PathSpec | None:
+    try:
+        with open(os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    return spec if len(spec) else None
+
+
+def collect_files(root: str) -> WalkResult:
+    """Every Ruby file under ``root`` (a directory or a single file), sorted by path."""
+    result = WalkResult()
+    if os.path.isfile(root):
+        result.files.append(FileEntry(root, path_to_uri(root)))
+        return result
+    root = os.path.abspath(root)
+    seen_dirs: set[tuple[int, int]] = set()
+    # Each stack entry: directory, and the ignore specs that apply to it with their base dirs.
+    stack: list[tuple[str, tuple[tuple[str, pathspec.PathSpec], ...]]] = [(root, ())]
+    while stack:
+        directory, specs = stack.pop()
+        try:
+            st = os.stat(directory)
+        except OSError as exc:
+            result.problems.append((directory, Diagnostic("unreadable-directory", f"cannot read directory: {exc.strerror}", severity="error")))
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key in seen_dirs:
+            continue  # A symlink loop or a second link to a directory already walked.
+        seen_dirs.add(key)
+        spec = _load_gitignore(directory)
+        if spec is not None:
+            specs = specs + ((directory, spec),)
+        try:
+            entries = list(os.scandir(directory))
+        except OSError as exc:
+            result.problems.append((directory, Diagnostic("unreadable-directory", f"cannot read directory: {exc.strerror}", severity="error")))
+            continue
+        subdirs = []
+        for entry in entries:
+            name = entry.name
+            full = entry.path
+            try:
+                is_dir = entry.is_dir()  # Follows symlinks; loops are caught by ``seen_dirs``.
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if name in SKIPPED_DIRS:
+                    continue
+                rel_root = os.path.relpath(full, root).replace(os.sep, "/")
+                if rel_root in SKIPPED_RELATIVE or _ignored(full, True, specs):
+                    continue
+                subdirs.append((full, specs))
+            elif is_ruby_file(name):
+                if _ignored(full, False, specs):
+                    continue
+                try:
+                    entry.stat()
+                except OSError:
+                    # A dangling symlink: report it once, with its path.
+                    result.problems.append((full, Diagnostic("unreadable-file", "cannot read file: broken symbolic link", severity="error")))
+                    continue
+                result.files.append(FileEntry(full, path_to_uri(full)))
+        subdirs.sort(reverse=True)
+        stack.extend(subdirs)
+    result.files.sort(key=lambda f: f.path)
+    return result
+
+
+def _ignored(path: str, is_dir: bool, specs: tuple[tuple[str, pathspec.PathSpec], ...]) -> bool:
+    ignored = False
+    for base, spec in specs:
+        rel = os.path.relpath(path, base).replace(os.sep, "/")
+        if is_dir:
+            rel += "/"
+        res = spec.check_file(rel)
+        if res.include is not None:
+            ignored = bool(res.include)
+    return ignored
+
+
+def read_source(path: str) -> tuple[bytes | None, int, int, list[Diagnostic]]:
+    """Read one file: (bytes or None, size, mtime_ns, diagnostics). Never raises."""
+    try:
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                return None, 0, 0, [Diagnostic("not-a-file", "not a regular file", severity="error")]
+            if st.st_size > MAX_FILE_BYTES:
+                return None, st.st_size, st.st_mtime_ns, [
+                    Diagnostic("file-too-large", f"file is {st.st_size} bytes, over the {MAX_FILE_BYTES}-byte limit; skipped", severity="error")
+                ]
+            data = f.read()
+    except FileNotFoundError:
+        return None, 0, 0, [Diagnostic("file-vanished", "file disappeared before it could be read", severity="error")]
+    except OSError as exc:
+        return None, 0, 0, [Diagnostic("unreadable-file", f"cannot read file: {exc.strerror or exc}", severity="error")]
+    diagnostics: list[Diagnostic] = []
+    if b"\0" in data[:_BINARY_SNIFF]:
+        return None, len(data), st.st_mtime_ns, [Diagnostic("binary-file", "file looks binary (contains NUL bytes); skipped", severity="error")]
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        diagnostics.append(
+            Diagnostic("invalid-utf8", f"invalid UTF-8 at byte {exc.start}; indexed with replacement characters", exc.start, exc.start + 1, "warning")
+        )
+    return data, len(data), st.st_mtime_ns, diagnostics
+
+
+def content_hash(data: bytes) -> int:
+    return int.from_bytes(blake2b(data, digest_size=8).digest(), "little")

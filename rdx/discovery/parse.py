@@ -1,0 +1,765 @@
+"""Parse one Ruby source into a FileResult: definitions, references, requires, diagnostics.
+
+This module owns the tree-sitter side of discovery. It walks each tree once with a cursor (no
+recursion: real code nests deeply) and turns the interesting nodes into plain records. Fully
+qualified names are not computed here; every record keeps the index of its enclosing scope
+definition so that resolution can rebuild the lexical nesting. It must not import resolution.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+import tree_sitter
+import tree_sitter_ruby
+
+from rdx.ids import definition_id
+from rdx.model.records import (
+    ConstPath,
+    ConstRef,
+    DefinitionRecord,
+    Diagnostic,
+    FileResult,
+    MethodRef,
+    Mixin,
+    Require,
+)
+from rdx.text import line_starts
+
+__all__ = ["RubyParser", "discover_source"]
+
+_LANGUAGE = tree_sitter.Language(tree_sitter_ruby.language())
+
+_VISIBILITY_WORDS = {b"private", b"public", b"protected", b"module_function"}
+_ATTR_KINDS = {
+    "attr_reader": "AttrReader",
+    "attr_writer": "AttrWriter",
+    "attr_accessor": "AttrAccessor",
+    "attr": "AttrReader",
+}
+_REQUIRE_CALLS = {"require": False, "require_relative": True, "load": False}
+_WHITESPACE = re.compile(r"\s+")
+_MAX_PARAMS = 400
+
+# Receivers of ``X = Receiver.method(...)`` that create a namespace, with the kind created and
+# the accessor kind given to symbol arguments (None: arguments are not members).
+_NAMESPACE_FACTORIES = {
+    ("Class", "new"): ("Class", None),
+    ("Module", "new"): ("Module", None),
+    ("Struct", "new"): ("Class", "AttrAccessor"),
+    ("Data", "define"): ("Class", "AttrReader"),
+}
+
+
+class _Scope:
+    """An open scope during the walk: a namespace body or a method body."""
+
+    __slots__ = ("end", "body_start", "index", "is_method", "visibility", "module_function", "calls")
+
+    def __init__(self, end: int, body_start: int, index: int, is_method: bool) -> None:
+        self.end = end
+        self.body_start = body_start
+        self.index = index
+        self.is_method = is_method
+        self.visibility = "public"
+        self.module_function = False
+        self.calls = 0
+
+
+class RubyParser:
+    """A reusable tree-sitter parser for Ruby; one per worker process."""
+
+    def __init__(self) -> None:
+        self._parser = tree_sitter.Parser(_LANGUAGE)
+
+    def discover(self, uri: str, source: bytes, path: str | None = None) -> FileResult:
+        tree = self._parser.parse(source)
+        walker = _Walker(uri, source)
+        walker.walk(tree.root_node)
+        return FileResult(
+            uri=uri,
+            path=path,
+            size=len(source),
+            line_starts=walker.line_starts,
+            definitions=walker.definitions,
+            const_refs=walker.const_refs,
+            method_refs=walker.method_refs,
+            requires=walker.requires,
+            diagnostics=walker.diagnostics,
+        )
+
+
+def discover_source(uri: str, source: bytes, path: str | None = None) -> FileResult:
+    """Convenience for one-off parsing (tests, ``Graph.index_source``)."""
+    return RubyParser().discover(uri, source, path)
+
+
+def _text(node: Any) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _symbol_name(node: Any) -> str | None:
+    """The name of a literal symbol or plain string argument, else None."""
+    t = node.type
+    if t == "simple_symbol":
+        return _text(node)[1:]
+    if t in ("string", "delimited_symbol"):
+        if node.named_child_count == 1 and node.named_children[0].type == "string_content":
+            return _text(node.named_children[0])
+        if node.named_child_count == 0:
+            return ""
+    return None
+
+
+class _Walker:
+    """One walk over one tree; see the module docstring."""
+
+    def __init__(self, uri: str, source: bytes) -> None:
+        self.uri = uri
+        self.source = source
+        self.line_starts = line_starts(source)
+        self.definitions: list[DefinitionRecord] = []
+        self.const_refs: list[ConstRef] = []
+        self.method_refs: list[MethodRef] = []
+        self.requires: list[Require] = []
+        self.diagnostics: list[Diagnostic] = []
+        self.scopes: list[_Scope] = []
+        self.skip_const_until = -1
+        # Full-line comments by 0-based row, for attaching documentation to definitions.
+        self.comments: dict[int, str] = {}
+        # Inline visibility (``private def x``, ``private attr_reader :y``) keyed by node start.
+        self.pending_visibility: dict[int, str] = {}
+        # Call nodes that are assignment targets (``self.x = 1`` calls ``x=``).
+        self.setter_calls: set[int] = set()
+        self.top_object: int = -1
+        self.check_missing = False
+
+    # -- walking -------------------------------------------------------------------------
+
+    def walk(self, root: Any) -> None:
+        self.check_missing = root.has_error
+        handlers = _HANDLERS
+        cursor = root.walk()
+        check_missing = self.check_missing
+        while True:
+            node = cursor.node
+            handler = handlers.get(node.type)
+            descend = True
+            if handler is not None:
+                descend = handler(self, node) is not False
+            elif check_missing and node.is_missing:
+                self._diag("syntax-error", f"missing {node.type}", node)
+            if descend and cursor.goto_first_child():
+                continue
+            while not cursor.goto_next_sibling():
+                if not cursor.goto_parent():
+                    return
+
+    def _scope(self, start: int) -> _Scope | None:
+        """The innermost scope containing byte ``start`` (closing scopes that ended)."""
+        scopes = self.scopes
+        while scopes and scopes[-1].end <= start:
+            scopes.pop()
+        if not scopes:
+            return None
+        top = scopes[-1]
+        if top.body_start > start:
+            # Name and superclass of a class are evaluated in the enclosing scope.
+            return scopes[-2] if len(scopes) > 1 else None
+        return top
+
+    def _namespace_scope(self, scope: _Scope | None) -> _Scope | None:
+        """The innermost namespace scope at or outside ``scope`` (methods skipped)."""
+        if scope is None or not scope.is_method:
+            return scope
+        for s in reversed(self.scopes):
+            if not s.is_method and s.body_start <= scope.body_start:
+                return s
+        return None
+
+    def _diag(self, code: str, message: str, node: Any, severity: str = "error") -> None:
+        self.diagnostics.append(Diagnostic(code, message, node.start_byte, node.end_byte, severity))
+
+    # -- records -------------------------------------------------------------------------
+
+    def _comments_above(self, node: Any) -> list[str]:
+        row = node.start_point[0] - 1
+        comments = self.comments
+        if row not in comments:
+            return []
+        lines: list[str] = []
+        while row in comments:
+            lines.append(comments[row])
+            row -= 1
+        lines.reverse()
+        return lines
+
+    def _add(self, kind: str, name: str, node: Any, name_node: Any, parent: _Scope | None, **fields: Any) -> int:
+        start = node.start_byte
+        index = len(self.definitions)
+        self.definitions.append(
+            DefinitionRecord(
+                id=definition_id(self.uri, start, name),
+                kind=kind,
+                name=name,
+                start=start,
+                end=node.end_byte,
+                name_start=name_node.start_byte,
+                name_end=name_node.end_byte,
+                parent=parent.index if parent is not None else -1,
+                **fields,
+            )
+        )
+        return index
+
+    def _const_path(self, node: Any) -> ConstPath | None:
+        """The ConstPath of a ``constant``/``scope_resolution`` node, iteratively."""
+        t = node.type
+        if t == "constant":
+            return ConstPath((_text(node),), False, node.start_byte, node.end_byte)
+        if t != "scope_resolution":
+            return None
+        segments: list[str] = []
+        absolute = False
+        dynamic = False
+        cur = node
+        while True:
+            name = cur.child_by_field_name("name")
+            segments.append(_text(name) if name is not None else "")
+            scope = cur.child_by_field_name("scope")
+            if scope is None:
+                absolute = True
+                break
+            if scope.type == "scope_resolution":
+                cur = scope
+                continue
+            if scope.type == "constant":
+                segments.append(_text(scope))
+            else:
+                dynamic = True
+            break
+        segments.reverse()
+        return ConstPath(tuple(segments), absolute, node.start_byte, node.end_byte, dynamic)
+
+    def _prefix_ref(self, path: ConstPath, scope: _Scope | None) -> None:
+        """Record the scope part of a compact definition name (``A`` of ``class A::B``)."""
+        if len(path.segments) > 1 and not path.dynamic:
+            prefix_end = path.end - len(path.segments[-1]) - 2
+            prefix = ConstPath(path.segments[:-1], path.absolute, path.start, prefix_end)
+            self.const_refs.append(ConstRef(prefix, scope.index if scope else -1))
+
+    def _top_object(self, node: Any) -> _Scope:
+        """A synthetic reopening of ``Object`` for top-level ``include``/``private``."""
+        if self.top_object < 0:
+            self.top_object = len(self.definitions)
+            self.definitions.append(
+                DefinitionRecord(
+                    id=definition_id(self.uri, 0, "Object"),
+                    kind="Class",
+                    name="Object",
+                    start=0,
+                    end=0,
+                    name_start=0,
+                    name_end=0,
+                    path=ConstPath(("Object",), True, 0, 0),
+                )
+            )
+            self._top_scope = _Scope(len(self.source) + 1, 0, self.top_object, False)
+            self._top_scope.visibility = "private"
+        return self._top_scope
+
+    # -- handlers ------------------------------------------------------------------------
+
+    def on_comment(self, node: Any) -> None:
+        start = node.start_byte
+        row, col = node.start_point
+        if not self.source[start - col : start].strip():
+            self.comments[row] = _text(node)
+
+    def on_namespace(self, node: Any) -> None:
+        kind = "Class" if node.type == "class" else "Module"
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            return
+        scope = self._scope(node.start_byte)
+        path = self._const_path(name_node)
+        if path is None or path.dynamic:
+            self._diag("dynamic-namespace", f"cannot resolve the name {_text(name_node)!r} statically", name_node, "warning")
+            return
+        self.skip_const_until = name_node.end_byte
+        self._prefix_ref(path, scope)
+        superclass = None
+        struct_members: list[tuple[str, Any]] = []
+        struct_kind = None
+        body_start = name_node.end_byte
+        sup = node.child_by_field_name("superclass")
+        if sup is not None:
+            body_start = sup.end_byte
+            expr = sup.named_children[-1] if sup.named_child_count else None
+            if expr is not None:
+                superclass = self._const_path(expr)
+                if superclass is None and expr.type == "call":
+                    superclass, struct_kind, struct_members = self._factory(expr)
+                if superclass is None or superclass.dynamic:
+                    superclass = None
+                    self._diag("dynamic-superclass", f"cannot resolve the superclass {_text(expr)!r} statically", expr, "warning")
+        index = self._add(
+            kind,
+            path.text,
+            node,
+            name_node,
+            scope,
+            path=path,
+            superclass=superclass,
+            comments=self._comments_above(node),
+        )
+        self.scopes.append(_Scope(node.end_byte, body_start, index, False))
+        if struct_kind:
+            self._members(struct_kind, struct_members, self.scopes[-1])
+
+    def _factory(self, call: Any) -> tuple[ConstPath | None, str | None, list[tuple[str, Any]]]:
+        """``Struct.new(:a)`` / ``Data.define(:a)`` used as a superclass or value."""
+        recv = call.child_by_field_name("receiver")
+        meth = call.child_by_field_name("method")
+        if recv is None or meth is None or recv.type != "constant":
+            return None, None, []
+        key = (_text(recv), _text(meth))
+        if key not in _NAMESPACE_FACTORIES or key[0] not in ("Struct", "Data"):
+            return None, None, []
+        members = self._symbol_args(call)
+        return self._const_path(recv), _NAMESPACE_FACTORIES[key][1], members
+
+    def _symbol_args(self, call: Any) -> list[tuple[str, Any]]:
+        args = call.child_by_field_name("arguments")
+        if args is None:
+            return []
+        out = []
+        for arg in args.named_children:
+            name = _symbol_name(arg)
+            if name is not None and arg.type != "string":
+                out.append((name, arg))
+        return out
+
+    def _members(self, kind: str | None, members: list[tuple[str, Any]], scope: _Scope) -> None:
+        if kind is None:
+            return
+        for name, node in members:
+            self._add(kind, name, node, node, scope)
+
+    def on_singleton_class(self, node: Any) -> None:
+        value = node.child_by_field_name("value")
+        scope = self._scope(node.start_byte)
+        target = None
+        if value is None:
+            return
+        if value.type != "self":
+            target = self._const_path(value)
+            if target is None or target.dynamic:
+                self._diag("dynamic-singleton-class", f"cannot resolve 'class << {_text(value)}' statically", value, "warning")
+                return
+        index = self._add(
+            "SingletonClass",
+            target.text if target else "self",
+            node,
+            value,
+            scope,
+            target=target,
+            self_receiver=target is None,
+            comments=self._comments_above(node),
+        )
+        self.scopes.append(_Scope(node.end_byte, value.end_byte, index, False))
+
+    def _params(self, node: Any) -> str:
+        params = node.child_by_field_name("parameters")
+        if params is None:
+            return "()"
+        text = _WHITESPACE.sub(" ", _text(params)).strip()
+        if not text.startswith("("):
+            text = f"({text})"
+        if len(text) > _MAX_PARAMS:
+            text = text[: _MAX_PARAMS - 4] + "...)"
+        return text
+
+    def on_method(self, node: Any) -> None:
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            return
+        scope = self._scope(node.start_byte)
+        ns = self._namespace_scope(scope)
+        fields: dict[str, Any] = {}
+        if node.type == "singleton_method":
+            obj = node.child_by_field_name("object")
+            if obj is None:
+                return
+            if obj.type == "self":
+                fields["self_receiver"] = True
+            else:
+                recv = self._const_path(obj)
+                if recv is None or recv.dynamic:
+                    self._diag("dynamic-method-receiver", f"cannot resolve the receiver of 'def {_text(obj)}.{_text(name_node)}'", obj, "warning")
+                    self.scopes.append(_Scope(node.end_byte, name_node.end_byte, scope.index if scope else -1, True))
+                    return
+                fields["receiver"] = recv
+        visibility = self.pending_visibility.pop(node.start_byte, None)
+        if ns is None:
+            visibility = visibility or "private"  # top-level methods are private on Object
+            parent = scope
+        else:
+            parent = scope
+            if visibility is None and not fields:
+                visibility = ns.visibility
+            if ns.module_function and not fields:
+                fields["module_function"] = True
+        index = self._add(
+            "Method",
+            _text(name_node),
+            node,
+            name_node,
+            parent,
+            visibility=visibility or "public",
+            params=self._params(node),
+            comments=self._comments_above(node),
+            **fields,
+        )
+        self.scopes.append(_Scope(node.end_byte, name_node.end_byte, index, True))
+
+    def on_assignment(self, node: Any) -> None:
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        if left is None:
+            return
+        scope = self._scope(node.start_byte)
+        t = left.type
+        if t == "left_assignment_list":
+            for target in left.named_children:
+                if target.type == "rest_assignment" and target.named_child_count:
+                    target = target.named_children[0]
+                self._assign_target(target, None, node, scope)
+            return
+        self._assign_target(left, right, node, scope)
+
+    def _assign_target(self, left: Any, right: Any, node: Any, scope: _Scope | None) -> None:
+        t = left.type
+        if t == "instance_variable":
+            self._add("InstanceVariable", _text(left), left, left, scope)
+        elif t == "class_variable":
+            self._add("ClassVariable", _text(left), left, left, scope)
+        elif t == "global_variable":
+            self._add("GlobalVariable", _text(left), left, left, scope)
+        elif t == "call":
+            self.setter_calls.add(left.start_byte)
+        elif t in ("constant", "scope_resolution"):
+            path = self._const_path(left)
+            if path is None or path.dynamic:
+                self._diag("dynamic-constant", f"cannot resolve the constant {_text(left)!r} statically", left, "warning")
+                return
+            self.skip_const_until = left.end_byte
+            self._prefix_ref(path, scope)
+            self._constant(path, left, right, node, scope)
+
+    def _constant(self, path: ConstPath, left: Any, right: Any, node: Any, scope: _Scope | None) -> None:
+        comments = self._comments_above(node)
+        value = right
+        # ``A = B = C``: A names the same object as B.
+        if value is not None and value.type in ("assignment", "operator_assignment"):
+            inner = value.child_by_field_name("left")
+            if inner is not None and inner.type in ("constant", "scope_resolution"):
+                value = inner
+        if value is not None and value.type in ("constant", "scope_resolution"):
+            target = self._const_path(value)
+            if target is not None and not target.dynamic:
+                self._add("ConstantAlias", path.text, node, left, scope, path=path, target=target, comments=comments)
+                return
+        if value is not None and value.type == "call":
+            recv = value.child_by_field_name("receiver")
+            meth = value.child_by_field_name("method")
+            if recv is not None and meth is not None and recv.type == "constant":
+                factory = _NAMESPACE_FACTORIES.get((_text(recv), _text(meth)))
+                if factory is not None:
+                    self._namespace_factory(factory, path, left, value, node, scope, comments)
+                    return
+        self._add("Constant", path.text, node, left, scope, path=path, comments=comments)
+
+    def _namespace_factory(
+        self, factory: tuple[str, str | None], path: ConstPath, left: Any, call: Any, node: Any, scope: _Scope | None, comments: list[str]
+    ) -> None:
+        kind, member_kind = factory
+        recv = call.child_by_field_name("receiver")
+        superclass = None
+        members: list[tuple[str, Any]] = []
+        if member_kind is not None:
+            superclass = self._const_path(recv)
+            members = self._symbol_args(call)
+        elif kind == "Class":
+            args = call.child_by_field_name("arguments")
+            if args is not None and args.named_child_count:
+                superclass = self._const_path(args.named_children[0])
+                if superclass is not None and superclass.dynamic:
+                    superclass = None
+        index = self._add(kind, path.text, node, left, scope, path=path, superclass=superclass, comments=comments, lexical=False)
+        block = call.child_by_field_name("block")
+        new_scope = _Scope(node.end_byte, block.start_byte if block is not None else node.end_byte, index, False)
+        self.scopes.append(new_scope)
+        self._members(member_kind, members, new_scope)
+
+    def on_constant(self, node: Any) -> bool | None:
+        start = node.start_byte
+        if start < self.skip_const_until:
+            return None
+        path = self._const_path(node)
+        if path is None:
+            return None
+        if path.dynamic:
+            return None  # The scope expression is walked; its own constants are recorded.
+        self.skip_const_until = node.end_byte
+        scope = self._scope(start)
+        self.const_refs.append(ConstRef(path, scope.index if scope else -1))
+        return None
+
+    def on_identifier(self, node: Any) -> None:
+        if node.end_byte - node.start_byte not in (6, 7, 9, 15):
+            return
+        word = node.text
+        if word not in _VISIBILITY_WORDS:
+            return
+        parent = node.parent
+        if parent is None or parent.type not in ("body_statement", "program", "block_body", "do_block", "block"):
+            return
+        scope = self._scope(node.start_byte)
+        if scope is None:
+            scope = self._top_object(node) if parent.type == "program" else None
+            if scope is None:
+                return
+        if scope.is_method:
+            return
+        if word == b"module_function":
+            scope.module_function = True
+            scope.visibility = "private"
+        else:
+            scope.visibility = word.decode()
+            scope.module_function = False
+
+    def on_call(self, node: Any) -> None:
+        meth = node.child_by_field_name("method")
+        if meth is None:
+            return
+        name = _text(meth)
+        start = node.start_byte
+        scope = self._scope(start)
+        recv = node.child_by_field_name("receiver")
+        receiver_kind = 0
+        receiver = None
+        receiver_text = None
+        if recv is not None:
+            rt = recv.type
+            if rt == "self":
+                receiver_kind = 1
+            elif rt in ("constant", "scope_resolution"):
+                receiver = self._const_path(recv)
+                receiver_kind = 2 if receiver is not None and not receiver.dynamic else 4
+            elif rt == "call":
+                inner = recv.child_by_field_name("receiver")
+                inner_m = recv.child_by_field_name("method")
+                if inner is not None and inner_m is not None and inner.type in ("constant", "scope_resolution") and inner_m.text == b"new":
+                    receiver = self._const_path(inner)
+                    receiver_kind = 3 if receiver is not None and not receiver.dynamic else 4
+                else:
+                    receiver_kind = 4
+            else:
+                receiver_kind = 4
+            if receiver_kind == 4:
+                receiver = None
+                receiver_text = _text(recv)[:200]
+        if start in self.setter_calls:
+            name += "="
+        self.method_refs.append(
+            MethodRef(name, meth.start_byte, meth.end_byte, scope.index if scope else -1, receiver_kind, receiver, receiver_text)
+        )
+        if receiver_kind <= 1:
+            handler = _DIRECTIVES.get(name)
+            if handler is not None:
+                handler(self, node, name, scope)
+
+    # -- directives: calls on self with a meaning for the graph ----------------------------
+
+    def _directive_scope(self, node: Any, scope: _Scope | None) -> _Scope | None:
+        """The namespace body a directive applies to, or None inside a method body."""
+        if scope is None:
+            return self._top_object(node)
+        if scope.is_method:
+            return None
+        return scope
+
+    def _mixin(self, node: Any, name: str, scope: _Scope | None) -> None:
+        ns = self._directive_scope(node, scope)
+        if ns is None:
+            return
+        args = node.child_by_field_name("arguments")
+        if args is None:
+            return
+        owner = self.definitions[ns.index]
+        ns.calls += 1
+        for arg in args.named_children:
+            if arg.type == "self":
+                owner.mixins.append(Mixin(name, None, ns.calls))
+                continue
+            path = self._const_path(arg)
+            if path is None or path.dynamic:
+                self._diag("dynamic-mixin", f"cannot resolve '{name} {_text(arg)[:80]}' statically", arg, "warning")
+                continue
+            owner.mixins.append(Mixin(name, path, ns.calls))
+
+    def _attr(self, node: Any, name: str, scope: _Scope | None) -> None:
+        ns = self._directive_scope(node, scope)
+        if ns is None:
+            return
+        visibility = self.pending_visibility.pop(node.start_byte, None) or ns.visibility
+        for attr, arg in self._symbol_args(node) or self._string_args(node):
+            self._add(_ATTR_KINDS[name], attr, arg, arg, ns, visibility=visibility, comments=self._comments_above(node))
+
+    def _string_args(self, node: Any) -> list[tuple[str, Any]]:
+        args = node.child_by_field_name("arguments")
+        if args is None:
+            return []
+        return [(n, a) for a in args.named_children if (n := _symbol_name(a)) is not None]
+
+    def _alias_method(self, node: Any, name: str, scope: _Scope | None) -> None:
+        ns = self._directive_scope(node, scope)
+        if ns is None:
+            return
+        args = self._string_args(node)
+        if len(args) == 2:
+            (new, new_node), (old, _) = args
+            self._add("MethodAlias", new, node, new_node, ns, old_name=old, comments=self._comments_above(node))
+
+    def _visibility(self, node: Any, name: str, scope: _Scope | None) -> None:
+        ns = self._directive_scope(node, scope)
+        if ns is None:
+            return
+        args = node.child_by_field_name("arguments")
+        if args is None or not args.named_child_count:
+            if name == "module_function":
+                ns.module_function = True
+                ns.visibility = "private"
+            else:
+                ns.visibility = name
+                ns.module_function = False
+            return
+        for arg in args.named_children:
+            sym = _symbol_name(arg)
+            if sym is not None:
+                self._add("MethodVisibility", sym, arg, arg, ns, visibility=name)
+            elif arg.type in ("method", "singleton_method", "call"):
+                self.pending_visibility[arg.start_byte] = "private" if name == "module_function" else name
+            elif arg.type == "array":
+                for item in arg.named_children:
+                    sym = _symbol_name(item)
+                    if sym is not None:
+                        self._add("MethodVisibility", sym, item, item, ns, visibility=name)
+
+    def _class_method_visibility(self, node: Any, name: str, scope: _Scope | None) -> None:
+        ns = self._directive_scope(node, scope)
+        if ns is None:
+            return
+        visibility = "private" if name == "private_class_method" else "public"
+        for sym, arg in self._string_args(node):
+            self._add("MethodVisibility", sym, arg, arg, ns, visibility=visibility, self_receiver=True)
+        args = node.child_by_field_name("arguments")
+        for arg in args.named_children if args is not None else ():
+            if arg.type == "singleton_method":
+                self.pending_visibility[arg.start_byte] = visibility
+
+    def _constant_visibility(self, node: Any, name: str, scope: _Scope | None) -> None:
+        ns = self._directive_scope(node, scope)
+        if ns is None:
+            return
+        visibility = "private" if name == "private_constant" else "public"
+        for sym, arg in self._string_args(node):
+            self._add("ConstantVisibility", sym, arg, arg, ns, visibility=visibility)
+
+    def _define_method(self, node: Any, name: str, scope: _Scope | None) -> None:
+        ns = self._directive_scope(node, scope)
+        if ns is None:
+            return
+        args = self._string_args(node)
+        if args:
+            method, arg = args[0]
+            self._add("Method", method, node, arg, ns, visibility=ns.visibility, params="(...)", comments=self._comments_above(node))
+
+    def _require(self, node: Any, name: str, scope: _Scope | None) -> None:
+        args = node.child_by_field_name("arguments")
+        if args is None or args.named_child_count != 1:
+            return
+        arg = args.named_children[0]
+        if arg.type == "string":
+            value = _symbol_name(arg)
+            if value is not None:
+                self.requires.append(Require(value, _REQUIRE_CALLS[name], node.start_byte, node.end_byte))
+
+    def on_alias(self, node: Any) -> None:
+        new = node.child_by_field_name("name")
+        old = node.child_by_field_name("alias")
+        if new is None or old is None:
+            return
+        scope = self._scope(node.start_byte)
+        if new.type == "global_variable":
+            self._add("GlobalVariableAlias", _text(new), node, new, scope, old_name=_text(old))
+            return
+        ns = self._namespace_scope(scope)
+        new_name = _symbol_name(new) if new.type != "identifier" else None
+        old_name = _symbol_name(old) if old.type != "identifier" else None
+        self._add(
+            "MethodAlias",
+            new_name if new_name is not None else _text(new),
+            node,
+            new,
+            ns,
+            old_name=old_name if old_name is not None else _text(old),
+            comments=self._comments_above(node),
+        )
+
+    def on_error(self, node: Any) -> None:
+        text = _text(node)[:40].splitlines()[0] if node.end_byte > node.start_byte else ""
+        self._diag("syntax-error", f"syntax error near {text!r}", node)
+
+
+_HANDLERS: dict[str, Callable[[_Walker, Any], Any]] = {
+    "comment": _Walker.on_comment,
+    "class": _Walker.on_namespace,
+    "module": _Walker.on_namespace,
+    "singleton_class": _Walker.on_singleton_class,
+    "method": _Walker.on_method,
+    "singleton_method": _Walker.on_method,
+    "assignment": _Walker.on_assignment,
+    "operator_assignment": _Walker.on_assignment,
+    "constant": _Walker.on_constant,
+    "scope_resolution": _Walker.on_constant,
+    "identifier": _Walker.on_identifier,
+    "call": _Walker.on_call,
+    "alias": _Walker.on_alias,
+    "ERROR": _Walker.on_error,
+}
+
+_DIRECTIVES: dict[str, Callable[[_Walker, Any, str, _Scope | None], None]] = {
+    "include": _Walker._mixin,
+    "prepend": _Walker._mixin,
+    "extend": _Walker._mixin,
+    "attr_reader": _Walker._attr,
+    "attr_writer": _Walker._attr,
+    "attr_accessor": _Walker._attr,
+    "attr": _Walker._attr,
+    "alias_method": _Walker._alias_method,
+    "private": _Walker._visibility,
+    "public": _Walker._visibility,
+    "protected": _Walker._visibility,
+    "module_function": _Walker._visibility,
+    "private_class_method": _Walker._class_method_visibility,
+    "public_class_method": _Walker._class_method_visibility,
+    "private_constant": _Walker._constant_visibility,
+    "public_constant": _Walker._constant_visibility,
+    "define_method": _Walker._define_method,
+    "require": _Walker._require,
+    "require_relative": _Walker._require,
+    "load": _Walker._require,
+}

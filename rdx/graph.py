@@ -1,0 +1,307 @@
+"""The public Graph façade: index files, resolve, and ask questions.
+
+This module ties the phases together: discovery (``rdx.discovery``) fills the store with
+per-file results, resolution (``rdx.resolution``) turns them into declarations, and the query
+layer (``rdx.query``) answers questions. Queries on a graph changed since the last
+``resolve()`` resolve first, so answers are never stale.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from importlib import resources
+from typing import Callable, Iterable, Sequence
+
+from rdx.discovery.files import collect_files, path_to_uri
+from rdx.discovery.parse import RubyParser
+from rdx.discovery.pool import discover_files
+from rdx.errors import EncodingFailureError, InvalidArgumentError, IOFailureError, NotFoundError
+from rdx.model.records import ConstPath, FileResult
+from rdx.model.store import CORE_URI, GraphStore
+from rdx.query.handles import (
+    ConstantReference,
+    Declaration,
+    Diagnostic,
+    Document,
+    MethodReference,
+    View,
+    iter_constant_references,
+    iter_method_references,
+)
+from rdx.query.search import MATCH_MODES, search_declarations
+from rdx.resolution.resolver import Resolver
+from rdx.model.store import ResolvedState
+
+__all__ = ["Graph"]
+
+
+@lru_cache(maxsize=1)
+def _core_document() -> FileResult:
+    source = resources.files("rdx.data").joinpath("core.rb").read_bytes()
+    return RubyParser().discover(CORE_URI, source, None)
+
+
+def _parse_path(text: str) -> ConstPath:
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidArgumentError(f"constant name {text!r} is empty or not a string; pass a name like 'Foo::Bar'")
+    absolute = text.startswith("::")
+    segments = tuple(text[2:].split("::") if absolute else text.split("::"))
+    if any(not s or not (s[0].isupper() or not s[0].isascii()) for s in segments):
+        raise InvalidArgumentError(f"{text!r} is not a constant path; constant names start with an uppercase letter")
+    return ConstPath(segments, absolute, 0, 0)
+
+
+class Graph:
+    """A semantic graph of a Ruby codebase (see the README for a tour)."""
+
+    def __init__(self, *, core: bool = True) -> None:
+        self._store = GraphStore()
+        self._view: View | None = None
+        self._walk_problems: list[Diagnostic] = []
+        if core:
+            self._store.put_document(_core_document())
+
+    # -- indexing ------------------------------------------------------------------------
+
+    def index_all(
+        self,
+        paths: Iterable[str | os.PathLike[str]],
+        *,
+        jobs: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> list[Diagnostic]:
+        """Index every Ruby file under ``paths``; returns the per-file problems (errors only).
+
+        A bad file never raises: it becomes a diagnostic and the rest of the index is intact.
+        A root that does not exist raises IOFailureError before anything is indexed.
+        """
+        if isinstance(paths, (str, os.PathLike)):
+            paths = [paths]
+        roots = []
+        for p in paths:
+            if not isinstance(p, (str, os.PathLike)):
+                raise InvalidArgumentError(f"index_all expects paths, got {p!r}")
+            p = os.fspath(p)
+            if not os.path.exists(p):
+                raise IOFailureError(f"path {p!r} does not exist; pass an existing file or directory")
+            roots.append(p)
+        if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
+            raise InvalidArgumentError(f"jobs must be a positive integer, got {jobs!r}")
+        entries = []
+        problems: list[Diagnostic] = []
+        seen: set[str] = set()
+        for root in roots:
+            walk = collect_files(root)
+            for path, diag in walk.problems:
+                problems.append(Diagnostic(diag.code, diag.message, diag.severity, path))
+            for entry in walk.files:
+                if entry.uri not in seen:
+                    seen.add(entry.uri)
+                    entries.append(entry)
+        self._walk_problems.extend(problems)
+        total = len(entries)
+        done = 0
+
+        def tick(n: int) -> None:
+            nonlocal done
+            done += n
+            if progress is not None:
+                progress(done, total)
+
+        for result in discover_files(entries, jobs=jobs, progress=tick):
+            self._store.put_document(result)
+            for d in result.diagnostics:
+                if d.severity == "error":
+                    problems.append(self._file_diagnostic(result, d))
+        return problems
+
+    def index_source(self, uri: str | os.PathLike[str], source: str | bytes) -> list[Diagnostic]:
+        """Index (or re-index) one document from text; ``uri`` may be a URI or a path."""
+        if not isinstance(uri, (str, os.PathLike)):
+            raise InvalidArgumentError(f"uri must be a string, got {uri!r}")
+        uri = os.fspath(uri)
+        if not uri:
+            raise InvalidArgumentError("uri is empty; pass a file path or a URI such as 'file:///x.rb'")
+        if isinstance(source, str):
+            try:
+                data = source.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise EncodingFailureError(f"source for {uri!r} is not valid Unicode text: {exc.reason}") from None
+        elif isinstance(source, (bytes, bytearray, memoryview)):
+            data = bytes(source)
+        else:
+            raise InvalidArgumentError(f"source must be str or bytes, got {type(source).__name__}")
+        path: str | None
+        if "://" in uri:
+            path = uri[7:] if uri.startswith("file://") else None
+        else:
+            path = uri
+            uri = path_to_uri(uri)
+        from rdx.discovery.files import content_hash
+
+        result = RubyParser().discover(uri, data, path)
+        result.content_hash = content_hash(data)
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            from rdx.model.records import Diagnostic as RawDiagnostic
+
+            result.diagnostics.insert(0, RawDiagnostic("invalid-utf8", f"invalid UTF-8 at byte {exc.start}", exc.start, exc.start + 1, "warning"))
+        self._store.put_document(result)
+        return [self._file_diagnostic(result, d) for d in result.diagnostics if d.severity == "error"]
+
+    def delete_document(self, uri: str | os.PathLike[str]) -> bool:
+        """Forget a document; returns False when it was not indexed."""
+        uri = os.fspath(uri)
+        if "://" not in uri:
+            uri = path_to_uri(uri)
+        return self._store.remove_document(uri)
+
+    def resolve(self) -> None:
+        """Resolve names, ancestors and references for everything indexed so far."""
+        resolver = Resolver(sorted(self._store.documents.values(), key=lambda d: (d.uri != CORE_URI, d.uri)))
+        state = resolver.run()
+        self._store.resolved = state
+        self._store.resolved_revision = self._store.revision
+        self._view = View(state, resolver, self._store.revision)
+
+    # -- questions -----------------------------------------------------------------------
+
+    @property
+    def revision(self) -> int:
+        """Increases with every change; compare it to tell whether earlier answers are stale."""
+        return self._store.revision
+
+    def _ready(self) -> View:
+        if self._view is None or self._store.is_stale:
+            self.resolve()
+        assert self._view is not None
+        return self._view
+
+    @property
+    def _state(self) -> ResolvedState:
+        return self._ready().state
+
+    def get(self, name: str) -> Declaration | None:
+        if not isinstance(name, str):
+            raise InvalidArgumentError(f"declaration names are strings, got {name!r}")
+        view = self._ready()
+        decl_id = view.state.by_name.get(name)
+        if decl_id is None and name.startswith("::"):
+            decl_id = view.state.by_name.get(name[2:])
+        return view.declaration(decl_id)
+
+    def __getitem__(self, name: str) -> Declaration:
+        decl = self.get(name)
+        if decl is None:
+            raise NotFoundError(f"no declaration named {name!r}; try Graph.search({name!r}) for similar names")
+        return decl
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.get(name) is not None
+
+    def resolve_constant(self, name: str, nesting: Sequence[str] = ()) -> Declaration | None:
+        """What constant ``name`` written inside ``nesting`` (outermost first, as written) names."""
+        path = _parse_path(name)
+        if isinstance(nesting, str) or not all(isinstance(n, str) for n in nesting):
+            raise InvalidArgumentError(f"nesting must be a list of constant paths, got {nesting!r}")
+        view = self._ready()
+        resolver = view.resolver
+        site: tuple[int, ...] = ()
+        for text in nesting:
+            scope = _parse_path(text)
+            if len(scope.segments) == 1 and not scope.absolute:
+                owner = site[0] if site else view.state.object_id
+                ns = resolver.follow(resolver._member_constant(owner, scope.segments[0]))
+            else:
+                ns = resolver.lookup_namespace(scope, site)
+            if ns is None or not view.state.declarations[ns].is_namespace:
+                return None
+            site = (ns,) + site
+        return view.declaration(resolver.lookup_path(path, site))
+
+    def search(self, query: str, *, kind: str | None = None, match_mode: str = "fuzzy", limit: int | None = None) -> list[Declaration]:
+        """Declarations whose names match ``query``, best first."""
+        if not isinstance(query, str) or not query:
+            raise InvalidArgumentError("search query must be a non-empty string")
+        if match_mode not in MATCH_MODES:
+            raise InvalidArgumentError(f"match_mode {match_mode!r} is not one of {', '.join(MATCH_MODES)}")
+        view = self._ready()
+        found = search_declarations(view.state.declarations.values(), query, match_mode, kind)
+        if limit is not None:
+            found = found[:limit]
+        return [Declaration(view, rec.id) for rec in found]
+
+    @property
+    def declarations(self) -> list[Declaration]:
+        view = self._ready()
+        return [Declaration(view, d) for d in view.state.declarations]
+
+    @property
+    def documents(self) -> list[Document]:
+        view = self._ready()
+        return [Document(view, i) for i in range(len(view.state.documents))]
+
+    def document(self, uri_or_path: str) -> Document | None:
+        uri = uri_or_path if "://" in uri_or_path else path_to_uri(uri_or_path)
+        view = self._ready()
+        for i, d in enumerate(view.state.documents):
+            if d.uri == uri:
+                return Document(view, i)
+        return None
+
+    @property
+    def constant_references(self) -> list[ConstantReference]:
+        return list(iter_constant_references(self._ready()))
+
+    @property
+    def method_references(self) -> list[MethodReference]:
+        return list(iter_method_references(self._ready()))
+
+    def _file_diagnostic(self, result: FileResult, d) -> Diagnostic:  # type: ignore[no-untyped-def]
+        location = None
+        if d.end > d.start and result.line_starts:
+            from rdx.text import offset_to_position
+            from rdx.query.handles import Location
+
+            sl, sc = offset_to_position(result.line_starts, d.start)
+            el, ec = offset_to_position(result.line_starts, d.end)
+            location = Location(result.path or result.uri, sl, sc, el, ec, result.uri)
+        return Diagnostic(d.code, d.message, d.severity, result.path or result.uri, location)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """Every problem: unreadable files, syntax errors, and what resolution could not resolve."""
+        view = self._ready()
+        out = list(self._walk_problems)
+        for result in view.state.documents:
+            for d in result.diagnostics:
+                out.append(self._file_diagnostic(result, d))
+        for doc, code, message, start, end, severity in view.state.diagnostics:
+            result = view.state.documents[doc]
+            out.append(Diagnostic(code, message, severity, result.path or result.uri, view.location(doc, start, end)))
+        return out
+
+    def stats(self) -> dict[str, object]:
+        """Counts of documents, definitions, declarations (by kind), references, diagnostics."""
+        view = self._ready()
+        state = view.state
+        kinds: dict[str, int] = {}
+        for rec in state.declarations.values():
+            kinds[rec.kind] = kinds.get(rec.kind, 0) + 1
+        docs = [d for d in state.documents if d.uri != CORE_URI]
+        resolved_consts = sum(1 for targets in state.constant_targets[1:] if targets for t in targets if t is not None)
+        total_consts = sum(len(d.const_refs) for d in docs)
+        return {
+            "revision": self.revision,
+            "documents": len(docs),
+            "bytes": sum(d.size for d in docs),
+            "definitions": sum(len(d.definitions) for d in docs),
+            "declarations": len(state.declarations),
+            "declarations_by_kind": dict(sorted(kinds.items())),
+            "constant_references": total_consts,
+            "constant_references_resolved": resolved_consts if state.documents and state.documents[0].uri == CORE_URI else None,
+            "method_references": sum(len(d.method_refs) for d in docs),
+            "diagnostics": len(self.diagnostics),
+        }

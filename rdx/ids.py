@@ -1,0 +1,59 @@
+"""Stable 64-bit identifiers for every entity in the graph.
+
+This module owns the one hashing function rdx uses for ids. Ids must be identical in every
+process and on every run, so Python's salted ``hash()`` is never used here; ids are the first
+eight bytes of a BLAKE2b digest of a kind tag plus canonical bytes, read as an unsigned integer.
+It imports nothing from rdx.
+"""
+
+from __future__ import annotations
+
+from hashlib import blake2b
+
+__all__ = [
+    "stable_id",
+    "uri_id",
+    "definition_id",
+    "declaration_id",
+    "name_id",
+    "string_id",
+    "reference_id",
+]
+
+
+def stable_id(tag: str, *parts: str | int) -> int:
+    """Return an unsigned 64-bit id for ``tag`` and ``parts``.
+
+    Parts are joined with a separator byte that cannot occur in UTF-8 text, so ``("ab", "c")``
+    and ``("a", "bc")`` never collide by construction.
+    """
+    h = blake2b(tag.encode(), digest_size=8)
+    for part in parts:
+        h.update(b"\xff")
+        h.update(str(part).encode("utf-8", "surrogatepass"))
+    return int.from_bytes(h.digest(), "little")
+
+
+def uri_id(uri: str) -> int:
+    return stable_id("uri", uri)
+
+
+def definition_id(uri: str, offset: int, name: str) -> int:
+    return stable_id("def", uri, offset, name)
+
+
+def declaration_id(fully_qualified_name: str) -> int:
+    return stable_id("decl", fully_qualified_name)
+
+
+def name_id(unqualified: str, parent_scope: int, nesting: int) -> int:
+    """A NameId: the unqualified name plus the ids of its parent scope and lexical nesting (0 for none)."""
+    return stable_id("name", unqualified, parent_scope, nesting)
+
+
+def string_id(text: str) -> int:
+    return stable_id("str", text)
+
+
+def reference_id(uri: str, offset: int, name: str) -> int:
+    return stable_id("ref", uri, offset, name)

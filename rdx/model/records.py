@@ -1,0 +1,162 @@
+"""Per-file discovery output: definitions, references, requires and diagnostics.
+
+These msgspec Structs are the only thing that crosses the worker-process boundary. They hold
+byte offsets, strings and small ints; no fully qualified names (those are computed in
+resolution) and no tree-sitter objects. Scopes are referenced by index into the same file's
+``definitions`` list, so a file's records can be produced and merged without coordination.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+__all__ = [
+    "ConstPath",
+    "Mixin",
+    "DefinitionRecord",
+    "ConstRef",
+    "MethodRef",
+    "Require",
+    "Diagnostic",
+    "FileResult",
+    "DEFINITION_KINDS",
+    "NAMESPACE_KINDS",
+]
+
+# Rubydex's definition kinds, plus nothing invented: ``Class.new``/``Struct.new``/``Data.define``
+# produce Class definitions and ``Module.new`` a Module definition.
+DEFINITION_KINDS = (
+    "Class",
+    "Module",
+    "SingletonClass",
+    "Constant",
+    "ConstantAlias",
+    "ConstantVisibility",
+    "Method",
+    "MethodVisibility",
+    "AttrReader",
+    "AttrWriter",
+    "AttrAccessor",
+    "MethodAlias",
+    "GlobalVariable",
+    "GlobalVariableAlias",
+    "InstanceVariable",
+    "ClassVariable",
+)
+
+NAMESPACE_KINDS = frozenset({"Class", "Module", "SingletonClass"})
+
+
+class ConstPath(msgspec.Struct, array_like=True, frozen=True):
+    """A constant path as written: ``A::B`` is ``("A", "B")``; ``::A`` sets ``absolute``.
+
+    ``dynamic`` marks a path whose scope is not a constant (``foo::Bar``); only its last
+    segment is known then. ``start``/``end`` span the whole path in bytes.
+    """
+
+    segments: tuple[str, ...]
+    absolute: bool
+    start: int
+    end: int
+    dynamic: bool = False
+
+    @property
+    def text(self) -> str:
+        return ("::" if self.absolute else "") + "::".join(self.segments)
+
+
+class Mixin(msgspec.Struct, array_like=True, frozen=True):
+    """One argument of ``include``/``prepend``/``extend``; ``target`` None means ``self``.
+
+    ``call`` numbers the call within its namespace body so that ``include A, B`` (one call,
+    argument order kept here) can be applied the way Ruby does: last argument first.
+    """
+
+    kind: str
+    target: ConstPath | None
+    call: int
+
+
+class DefinitionRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One definition at one place in one file.
+
+    ``parent`` is the index of the innermost enclosing scope definition (namespace or method)
+    in the same file, or -1 at top level. ``lexical`` is False for scopes that change where
+    methods go but not the constant lookup scope (``Class.new do ... end`` blocks).
+    """
+
+    id: int
+    kind: str
+    name: str
+    start: int
+    end: int
+    name_start: int
+    name_end: int
+    parent: int = -1
+    path: ConstPath | None = None
+    superclass: ConstPath | None = None
+    mixins: list[Mixin] = []
+    comments: list[str] = []
+    receiver: ConstPath | None = None
+    self_receiver: bool = False
+    visibility: str = "public"
+    module_function: bool = False
+    params: str | None = None
+    target: ConstPath | None = None
+    old_name: str | None = None
+    lexical: bool = True
+
+
+class ConstRef(msgspec.Struct, array_like=True, frozen=True):
+    """A constant reference; ``scope`` is the innermost enclosing scope definition index."""
+
+    path: ConstPath
+    scope: int
+
+
+class MethodRef(msgspec.Struct, array_like=True, frozen=True):
+    """A call site. ``receiver_kind``: 0 implicit self, 1 ``self``, 2 constant (``Foo.bar``),
+    3 constant instance (``Foo.new.bar``), 4 anything else (``receiver_text`` keeps it)."""
+
+    name: str
+    start: int
+    end: int
+    scope: int
+    receiver_kind: int
+    receiver: ConstPath | None = None
+    receiver_text: str | None = None
+
+
+class Require(msgspec.Struct, array_like=True, frozen=True):
+    """``require``/``require_relative``/``load`` with a literal string argument."""
+
+    path: str
+    relative: bool
+    start: int
+    end: int
+
+
+class Diagnostic(msgspec.Struct, array_like=True, frozen=True):
+    """A problem found in a file: ``code`` is a stable kebab-case tag, ``start``/``end`` bytes."""
+
+    code: str
+    message: str
+    start: int = 0
+    end: int = 0
+    severity: str = "error"
+
+
+class FileResult(msgspec.Struct, kw_only=True):
+    """Everything discovery learned from one file. ``error`` is set when it could not be read."""
+
+    uri: str
+    path: str | None
+    size: int = 0
+    mtime_ns: int = 0
+    content_hash: int = 0
+    line_starts: list[int] = []
+    definitions: list[DefinitionRecord] = []
+    const_refs: list[ConstRef] = []
+    method_refs: list[MethodRef] = []
+    requires: list[Require] = []
+    diagnostics: list[Diagnostic] = []

@@ -1,0 +1,63 @@
+"""The graph store: documents from discovery and the declarations resolution built from them.
+
+The store is plain data with lookups by id and by name. Discovery results go in through
+``put_document``/``remove_document``; resolution replaces the resolved part wholesale through
+``ResolvedState``. Nothing here parses or resolves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rdx.model.declarations import DeclarationRecord
+from rdx.model.records import FileResult
+
+__all__ = ["GraphStore", "ResolvedState", "CORE_URI"]
+
+# The built-in description of Ruby core, indexed like any other document and always first.
+CORE_URI = "rdx-core:///core.rb"
+
+
+@dataclass
+class ResolvedState:
+    """Everything resolution computes; replaced as a whole by each ``resolve()``."""
+
+    # Documents in resolution order (core first, then by URI).
+    documents: list[FileResult] = field(default_factory=list)
+    declarations: dict[int, DeclarationRecord] = field(default_factory=dict)
+    by_name: dict[str, int] = field(default_factory=dict)
+    # Per document: declaration id of each definition (None when it declares nothing).
+    definition_declarations: list[list[int | None]] = field(default_factory=list)
+    # Per document: resolved declaration id of each constant reference (None: unresolved).
+    constant_targets: list[list[int | None]] = field(default_factory=list)
+    # Per document: declaration id of each method reference's receiver (None: unknown).
+    method_receivers: list[list[int | None]] = field(default_factory=list)
+    # Linearized ancestors of every namespace declaration, self included.
+    ancestors: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    # Diagnostics found by resolution: (document index, code, message, start, end, severity).
+    diagnostics: list[tuple[int, str, str, int, int, str]] = field(default_factory=list)
+    object_id: int = 0
+
+
+class GraphStore:
+    """Documents keyed by URI plus the latest resolved state."""
+
+    def __init__(self) -> None:
+        self.documents: dict[str, FileResult] = {}
+        self.resolved: ResolvedState | None = None
+        self.revision = 0
+        self.resolved_revision = -1
+
+    def put_document(self, result: FileResult) -> None:
+        self.documents[result.uri] = result
+        self.revision += 1
+
+    def remove_document(self, uri: str) -> bool:
+        if self.documents.pop(uri, None) is None:
+            return False
+        self.revision += 1
+        return True
+
+    @property
+    def is_stale(self) -> bool:
+        return self.resolved is None or self.resolved_revision != self.revision

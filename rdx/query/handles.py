@@ -1,0 +1,433 @@
+"""Public read-only views over a resolved graph: Declaration, Definition, Location, references.
+
+These are the project's own records returned by the API. They hold a reference to the
+resolved state they came from and ids into it, never tree-sitter objects or mutable store
+internals. A view stays valid (describing the graph as it was) after later changes; callers
+compare ``revision`` to tell whether an answer is stale.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+import msgspec
+
+from rdx.model.records import DefinitionRecord, FileResult
+from rdx.model.store import ResolvedState
+from rdx.text import offset_to_position
+
+if TYPE_CHECKING:
+    from rdx.resolution.resolver import Resolver
+
+__all__ = [
+    "Location",
+    "Definition",
+    "Declaration",
+    "ConstantReference",
+    "MethodReference",
+    "Diagnostic",
+    "Document",
+    "Mixin",
+    "View",
+]
+
+
+class Location(msgspec.Struct, frozen=True):
+    """A span in a file: 1-based lines, 0-based byte columns."""
+
+    path: str
+    start_line: int
+    start_column: int
+    end_line: int
+    end_column: int
+    uri: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.start_line}:{self.start_column}-{self.end_line}:{self.end_column}"
+
+
+class Mixin(msgspec.Struct, frozen=True):
+    """``include``/``prepend``/``extend`` as written (``name`` is ``self`` for ``extend self``)."""
+
+    kind: str
+    name: str
+
+
+class Diagnostic(msgspec.Struct, frozen=True):
+    """A problem with one file or one place in it."""
+
+    code: str
+    message: str
+    severity: str
+    path: str
+    location: Location | None = None
+
+    def __str__(self) -> str:
+        where = str(self.location) if self.location is not None else self.path
+        return f"{where}: {self.severity}: {self.message} [{self.code}]"
+
+
+class View:
+    """Shared access to a resolved state; every public record of a graph holds one."""
+
+    __slots__ = ("state", "resolver", "revision", "_descendants", "_site_names")
+
+    def __init__(self, state: ResolvedState, resolver: "Resolver", revision: int) -> None:
+        self.state = state
+        self.resolver = resolver
+        self.revision = revision
+        self._descendants: dict[int, list[int]] | None = None
+
+    def location(self, doc: int, start: int, end: int) -> Location:
+        result = self.state.documents[doc]
+        starts = result.line_starts or [0]
+        sl, sc = offset_to_position(starts, start)
+        el, ec = offset_to_position(starts, end)
+        return Location(result.path or result.uri, sl, sc, el, ec, result.uri)
+
+    def declaration(self, decl_id: int | None) -> "Declaration | None":
+        if decl_id is None or decl_id not in self.state.declarations:
+            return None
+        return Declaration(self, decl_id)
+
+    def descendants(self) -> dict[int, list[int]]:
+        if self._descendants is None:
+            out: dict[int, list[int]] = {}
+            for decl_id, chain in self.state.ancestors.items():
+                for anc in chain:
+                    if anc != decl_id:
+                        out.setdefault(anc, []).append(decl_id)
+            self._descendants = out
+        return self._descendants
+
+    def nesting_text(self, doc: int, index: int) -> list[str]:
+        """Lexical scopes around definition ``index`` as written, outermost first."""
+        defs = self.state.documents[doc].definitions
+        out: list[str] = []
+        i = defs[index].parent if index >= 0 else -1
+        while i >= 0:
+            d = defs[i]
+            if d.kind in ("Class", "Module") and d.lexical and d.path is not None:
+                out.append(d.path.text)
+            elif d.kind == "SingletonClass":
+                out.append(f"<<{d.name}>>")
+            i = d.parent
+        out.reverse()
+        return out
+
+
+class Definition:
+    """One definition at one place, with what discovery saw there."""
+
+    __slots__ = ("_view", "_doc", "_index")
+
+    def __init__(self, view: View, doc: int, index: int) -> None:
+        self._view = view
+        self._doc = doc
+        self._index = index
+
+    @property
+    def _record(self) -> DefinitionRecord:
+        return self._view.state.documents[self._doc].definitions[self._index]
+
+    @property
+    def id(self) -> int:
+        return self._record.id
+
+    @property
+    def kind(self) -> str:
+        return self._record.kind
+
+    @property
+    def name(self) -> str:
+        return self._record.name
+
+    @property
+    def location(self) -> Location:
+        r = self._record
+        return self._view.location(self._doc, r.start, r.end)
+
+    @property
+    def name_location(self) -> Location:
+        r = self._record
+        return self._view.location(self._doc, r.name_start, r.name_end)
+
+    @property
+    def uri(self) -> str:
+        return self._view.state.documents[self._doc].uri
+
+    @property
+    def comments(self) -> list[str]:
+        return list(self._record.comments)
+
+    @property
+    def lexical_nesting(self) -> list[str]:
+        return self._view.nesting_text(self._doc, self._index)
+
+    @property
+    def superclass(self) -> str | None:
+        sup = self._record.superclass
+        return sup.text if sup is not None else None
+
+    @property
+    def mixins(self) -> list[Mixin]:
+        return [Mixin(m.kind, m.target.text if m.target is not None else "self") for m in self._record.mixins]
+
+    @property
+    def visibility(self) -> str:
+        return self._record.visibility
+
+    @property
+    def signature(self) -> str | None:
+        return self._record.params
+
+    @property
+    def target(self) -> str | None:
+        """For ConstantAlias: the aliased constant as written; for aliases of methods and globals: the old name."""
+        r = self._record
+        if r.target is not None:
+            return r.target.text
+        return r.old_name
+
+    @property
+    def declaration(self) -> "Declaration | None":
+        return self._view.declaration(self._view.state.definition_declarations[self._doc][self._index])
+
+    def __repr__(self) -> str:
+        return f"<Definition {self.kind} {self.name} at {self.location}>"
+
+
+class Declaration:
+    """A fully qualified entity with all its definitions (Rubydex's naming)."""
+
+    __slots__ = ("_view", "id")
+
+    def __init__(self, view: View, decl_id: int) -> None:
+        self._view = view
+        self.id = decl_id
+
+    @property
+    def _rec(self):  # type: ignore[no-untyped-def]
+        return self._view.state.declarations[self.id]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Declaration) and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    def __repr__(self) -> str:
+        return f"<Declaration {self.kind} {self.name}>"
+
+    @property
+    def name(self) -> str:
+        return self._rec.name
+
+    @property
+    def unqualified_name(self) -> str:
+        return self._rec.unqualified
+
+    @property
+    def kind(self) -> str:
+        return self._rec.kind
+
+    @property
+    def visibility(self) -> str:
+        rec = self._rec
+        if rec.kind == "Method":
+            return rec.visibility
+        return "private" if rec.private else "public"
+
+    @property
+    def definitions(self) -> list[Definition]:
+        return [Definition(self._view, doc, index) for doc, index in self._rec.definitions]
+
+    @property
+    def location(self) -> Location | None:
+        defs = self._rec.definitions
+        if not defs:
+            return None
+        return Definition(self._view, *defs[0]).location
+
+    @property
+    def comments(self) -> list[str]:
+        out: list[str] = []
+        for d in self.definitions:
+            out.extend(d.comments)
+        return out
+
+    @property
+    def owner(self) -> "Declaration | None":
+        return self._view.declaration(self._rec.owner)
+
+    @property
+    def members(self) -> list["Declaration"]:
+        decls = self._view.state.declarations
+        return [Declaration(self._view, m) for _, m in sorted(self._rec.members.items()) if m in decls and m != self.id]
+
+    def member(self, name: str) -> "Declaration | None":
+        return self._view.declaration(self._rec.members.get(name))
+
+    def find_member(self, name: str, only_inherited: bool = False) -> "Declaration | None":
+        """Look ``name`` (``bar()``, ``Baz``, ``@x``) up through the ancestors, as Ruby would."""
+        decls = self._view.state.declarations
+        for anc in self._view.state.ancestors.get(self.id, (self.id,)):
+            if only_inherited and anc == self.id:
+                continue
+            found = decls[anc].members.get(name)
+            if found is not None:
+                return Declaration(self._view, found)
+        return None
+
+    @property
+    def ancestors(self) -> list["Declaration"]:
+        return [Declaration(self._view, a) for a in self._view.state.ancestors.get(self.id, (self.id,))]
+
+    @property
+    def descendants(self) -> list["Declaration"]:
+        decls = self._view.state.declarations
+        ids = self._view.descendants().get(self.id, [])
+        return sorted((Declaration(self._view, d) for d in ids), key=lambda d: decls[d.id].name)
+
+    @property
+    def superclass(self) -> "Declaration | None":
+        return self._view.declaration(self._rec.superclass)
+
+    @property
+    def singleton_class(self) -> "Declaration | None":
+        return self._view.declaration(self._rec.singleton)
+
+    @property
+    def attached_object(self) -> "Declaration | None":
+        return self._view.declaration(self._rec.attached)
+
+    @property
+    def target(self) -> "Declaration | None":
+        """For a ConstantAlias: the declaration it names (after following chains)."""
+        rec = self._rec
+        if rec.kind != "ConstantAlias":
+            return None
+        seen = {self.id}
+        target = rec.target
+        decls = self._view.state.declarations
+        while target is not None and decls[target].kind == "ConstantAlias":
+            if target in seen:
+                return None
+            seen.add(target)
+            target = decls[target].target
+        return self._view.declaration(target)
+
+
+class ConstantReference:
+    """A constant as written somewhere, and what it resolves to."""
+
+    __slots__ = ("_view", "_doc", "_index")
+
+    def __init__(self, view: View, doc: int, index: int) -> None:
+        self._view = view
+        self._doc = doc
+        self._index = index
+
+    @property
+    def name(self) -> str:
+        return self._view.state.documents[self._doc].const_refs[self._index].path.text
+
+    @property
+    def location(self) -> Location:
+        p = self._view.state.documents[self._doc].const_refs[self._index].path
+        return self._view.location(self._doc, p.start, p.end)
+
+    @property
+    def declaration(self) -> Declaration | None:
+        return self._view.declaration(self._view.state.constant_targets[self._doc][self._index])
+
+    def __repr__(self) -> str:
+        return f"<ConstantReference {self.name} at {self.location}>"
+
+
+class MethodReference:
+    """A call site: the method name, where, and the namespace its receiver is an instance of."""
+
+    __slots__ = ("_view", "_doc", "_index")
+
+    def __init__(self, view: View, doc: int, index: int) -> None:
+        self._view = view
+        self._doc = doc
+        self._index = index
+
+    @property
+    def name(self) -> str:
+        return self._view.state.documents[self._doc].method_refs[self._index].name
+
+    @property
+    def location(self) -> Location:
+        r = self._view.state.documents[self._doc].method_refs[self._index]
+        return self._view.location(self._doc, r.start, r.end)
+
+    @property
+    def receiver_text(self) -> str | None:
+        r = self._view.state.documents[self._doc].method_refs[self._index]
+        if r.receiver is not None:
+            return r.receiver.text + (".new" if r.receiver_kind == 3 else "")
+        if r.receiver_kind == 1:
+            return "self"
+        return r.receiver_text
+
+    @property
+    def receiver(self) -> Declaration | None:
+        """Where the method is looked up: ``Foo.bar`` -> ``Foo::<Foo>``, ``Foo.new.bar`` -> ``Foo``."""
+        return self._view.declaration(self._view.state.method_receivers[self._doc][self._index])
+
+    @property
+    def method(self) -> Declaration | None:
+        """The method the call reaches through the receiver's ancestors, when it is known."""
+        recv = self.receiver
+        return recv.find_member(self.name + "()") if recv is not None else None
+
+    def __repr__(self) -> str:
+        return f"<MethodReference {self.name} at {self.location}>"
+
+
+class Document:
+    """An indexed file."""
+
+    __slots__ = ("_view", "_doc")
+
+    def __init__(self, view: View, doc: int) -> None:
+        self._view = view
+        self._doc = doc
+
+    @property
+    def _result(self) -> FileResult:
+        return self._view.state.documents[self._doc]
+
+    @property
+    def uri(self) -> str:
+        return self._result.uri
+
+    @property
+    def path(self) -> str | None:
+        return self._result.path
+
+    @property
+    def size(self) -> int:
+        return self._result.size
+
+    @property
+    def definitions(self) -> list[Definition]:
+        return [Definition(self._view, self._doc, i) for i in range(len(self._result.definitions))]
+
+    def __repr__(self) -> str:
+        return f"<Document {self.uri}>"
+
+
+def iter_constant_references(view: View) -> Iterator[ConstantReference]:
+    for doc, result in enumerate(view.state.documents):
+        for i in range(len(result.const_refs)):
+            yield ConstantReference(view, doc, i)
+
+
+def iter_method_references(view: View) -> Iterator[MethodReference]:
+    for doc, result in enumerate(view.state.documents):
+        for i in range(len(result.method_refs)):
+            yield MethodReference(view, doc, i)

@@ -1,0 +1,750 @@
+"""Resolution: from per-file definitions to declarations, ancestors and resolved references.
+
+This module owns Ruby's naming and lookup rules. It reads FileResults and writes a fresh
+ResolvedState; it does no I/O and never imports discovery. The phases:
+
+1. Namespaces and constants: a worklist assigns fully qualified names. A definition waits
+   until its lexical parent is declared and the scope part of a compact name (``A`` of
+   ``class A::B``) resolves; when no progress is possible, unknown scopes become ``Todo``
+   placeholders, which a real definition later promotes.
+2. Members: methods, attributes, aliases, variables and visibility changes.
+3. Ancestors: Ruby's own insertion algorithm for include/prepend, run per namespace with
+   memoization; singleton classes get Ruby's chain.
+4. References: constant references through the lexical scope, ancestors and Object; method
+   call receivers.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from rdx.ids import declaration_id
+from rdx.model.declarations import NAMESPACE_DECLARATION_KINDS, DeclarationRecord
+from rdx.model.records import ConstPath, DefinitionRecord, FileResult
+from rdx.model.store import CORE_URI, ResolvedState
+
+__all__ = ["Resolver", "resolve_documents", "CONSTANT_KINDS"]
+
+CONSTANT_KINDS = frozenset({"Class", "Module", "Constant", "ConstantAlias", "Todo"})
+_NAMESPACE_DEF_KINDS = frozenset({"Class", "Module", "SingletonClass"})
+_CONSTANT_DEF_KINDS = frozenset({"Class", "Module", "Constant", "ConstantAlias"})
+_KIND_RANK = {"Todo": 0, "Constant": 1, "ConstantAlias": 2, "Module": 3, "Class": 3}
+_HEAD = -1  # Sentinel for the class itself ahead of its prepended modules.
+_MAX_ALIAS_HOPS = 64
+
+Site = tuple[int, ...]  # A cref: declaration ids of the lexical scopes, innermost first.
+
+
+def resolve_documents(documents: Iterable[FileResult]) -> ResolvedState:
+    """Resolve ``documents`` from scratch into a new ResolvedState."""
+    docs = sorted(documents, key=lambda d: (d.uri != CORE_URI, d.uri))
+    return Resolver(docs).run()
+
+
+class Resolver:
+    """One resolution run; see the module docstring."""
+
+    def __init__(self, documents: list[FileResult]) -> None:
+        self.state = ResolvedState(documents=documents)
+        self.docs = documents
+        self.decls = self.state.declarations
+        self.by_name = self.state.by_name
+        self.def_decl: list[list[int | None]] = [[None] * len(d.definitions) for d in documents]
+        self.state.definition_declarations = self.def_decl
+        self._crefs: dict[tuple[int, int], Site] = {}
+        self._ancestors: dict[int, tuple[int, ...]] = {}
+        self._in_progress: dict[int, list[int]] = {}
+        self._superclass_done: set[int] = set()
+        self._alias_cache: dict[int, int | None] = {}
+        self._lookup_cache: dict[tuple[str, Site], int | None] = {}
+        # Unresolved superclasses and mixins become placeholders only once every namespace is
+        # declared; earlier, a miss may just mean the real definition was not reached yet.
+        self._allow_placeholders = False
+
+    # -- declarations --------------------------------------------------------------------
+
+    def _declare(self, name: str, unqualified: str, kind: str, owner: int | None) -> DeclarationRecord:
+        decl_id = self.by_name.get(name)
+        if decl_id is not None:
+            rec = self.decls[decl_id]
+            if _KIND_RANK.get(kind, -1) > _KIND_RANK.get(rec.kind, 99):
+                rec.kind = kind  # A placeholder or plain constant becomes a namespace.
+            return rec
+        decl_id = declaration_id(name)
+        rec = DeclarationRecord(decl_id, name, unqualified, kind, owner)
+        self.decls[decl_id] = rec
+        self.by_name[name] = decl_id
+        if owner is not None and kind != "SingletonClass" and kind != "GlobalVariable":
+            self.decls[owner].members.setdefault(unqualified, decl_id)
+        return rec
+
+    def _qualify(self, owner: int, name: str) -> str:
+        if owner == self.object_id:
+            return name
+        return f"{self.decls[owner].name}::{name}"
+
+    def _bootstrap(self) -> None:
+        """Declare the classes every chain needs even when the core stub is not indexed."""
+        basic = DeclarationRecord(declaration_id("BasicObject"), "BasicObject", "BasicObject", "Class", None)
+        self.decls[basic.id] = basic
+        self.by_name["BasicObject"] = basic.id
+        obj = DeclarationRecord(declaration_id("Object"), "Object", "Object", "Class", None)
+        self.decls[obj.id] = obj
+        self.by_name["Object"] = obj.id
+        self.object_id = obj.id
+        self.state.object_id = obj.id
+        basic.owner = obj.id
+        obj.owner = obj.id
+        obj.members["Object"] = obj.id
+        obj.members["BasicObject"] = basic.id
+        obj.superclass = basic.id
+        self.basic_object_id = basic.id
+        self.kernel_id = self._declare("Kernel", "Kernel", "Module", obj.id).id
+        self.module_id = self._declare("Module", "Module", "Class", obj.id).id
+        self.class_id = self._declare("Class", "Class", "Class", obj.id).id
+
+    def singleton(self, decl_id: int) -> int:
+        rec = self.decls[decl_id]
+        if rec.singleton is not None:
+            return rec.singleton
+        name = f"{rec.name}::<{rec.unqualified}>"
+        single = self._declare(name, f"<{rec.unqualified}>", "SingletonClass", decl_id)
+        single.attached = decl_id
+        rec.singleton = single.id
+        return single.id
+
+    # -- sites ---------------------------------------------------------------------------
+
+    def _scope_decl(self, doc: int, index: int) -> int | None:
+        return self.def_decl[doc][index] if index >= 0 else self.object_id
+
+    def cref(self, doc: int, index: int) -> Site | None:
+        """Lexical scopes at a scope definition (innermost first); None if not yet declared."""
+        key = (doc, index)
+        cached = self._crefs.get(key)
+        if cached is not None:
+            return cached
+        defs = self.docs[doc].definitions
+        out: list[int] = []
+        i = index
+        while i >= 0:
+            d = defs[i]
+            if d.kind in _NAMESPACE_DEF_KINDS and d.lexical:
+                decl = self.def_decl[doc][i]
+                if decl is None:
+                    return None
+                out.append(decl)
+            i = d.parent
+        site = tuple(out)
+        self._crefs[key] = site
+        return site
+
+    def _namespace_owner(self, doc: int, index: int) -> int | None:
+        """Where methods defined at scope ``index`` go: the nearest namespace, lexical or not."""
+        defs = self.docs[doc].definitions
+        i = index
+        while i >= 0:
+            d = defs[i]
+            if d.kind in _NAMESPACE_DEF_KINDS:
+                return self.def_decl[doc][i]
+            i = d.parent
+        return self.object_id
+
+    def self_class(self, doc: int, index: int) -> int | None:
+        """The declaration whose instances ``self`` is at scope ``index`` (where ``foo`` looks)."""
+        if index < 0:
+            return self.object_id
+        d = self.docs[doc].definitions[index]
+        if d.kind == "Method":
+            return self.def_decl[doc][index]
+        decl = self.def_decl[doc][index]
+        if decl is None:
+            return None
+        if d.kind in _NAMESPACE_DEF_KINDS:
+            return self.singleton(decl)
+        return self._namespace_owner(doc, d.parent)
+
+    # -- constant lookup -----------------------------------------------------------------
+
+    def follow(self, decl_id: int | None) -> int | None:
+        """Follow constant aliases to the declaration they name (None on a cycle or miss)."""
+        hops = 0
+        while decl_id is not None:
+            rec = self.decls[decl_id]
+            if rec.kind != "ConstantAlias":
+                return decl_id
+            if hops > _MAX_ALIAS_HOPS:
+                return None
+            decl_id = self._alias_target(decl_id)
+            hops += 1
+        return None
+
+    def _alias_target(self, decl_id: int) -> int | None:
+        if decl_id in self._alias_cache:
+            return self._alias_cache[decl_id]
+        self._alias_cache[decl_id] = None  # Guards cycles while resolving.
+        rec = self.decls[decl_id]
+        target = None
+        for doc, index in rec.definitions:
+            d = self.docs[doc].definitions[index]
+            if d.kind == "ConstantAlias" and d.target is not None:
+                site = self.cref(doc, d.parent)
+                if site is not None:
+                    target = self.lookup_path(d.target, site)
+                    if target == decl_id:
+                        target = None
+                    break
+        self._alias_cache[decl_id] = target
+        rec.target = target
+        return target
+
+    def _member_constant(self, ns: int, name: str) -> int | None:
+        m = self.decls[ns].members.get(name)
+        if m is not None and self.decls[m].kind in CONSTANT_KINDS:
+            return m
+        return None
+
+    def lookup_lexical(self, name: str, site: Site) -> int | None:
+        """Unqualified constant lookup: lexical scopes, ancestors of the innermost, Object."""
+        key = (name, site)
+        if key in self._lookup_cache:
+            return self._lookup_cache[key]
+        result = None
+        for ns in site:
+            result = self._member_constant(ns, name)
+            if result is not None:
+                break
+        if result is None:
+            inner = site[0] if site else self.object_id
+            for anc in self.ancestors(inner):
+                result = self._member_constant(anc, name)
+                if result is not None:
+                    break
+            if result is None and self.decls[inner].kind != "Class" and self.decls[inner].kind != "SingletonClass":
+                for anc in self.ancestors(self.object_id):
+                    result = self._member_constant(anc, name)
+                    if result is not None:
+                        break
+        self._lookup_cache[key] = result
+        return result
+
+    def lookup_scoped(self, ns: int, name: str) -> int | None:
+        """``Ns::Name``: Ns and its ancestors, skipping Object unless Ns is Object; private hidden."""
+        obj = self.object_id
+        for anc in self.ancestors(ns):
+            if anc == obj and ns != obj:
+                continue
+            m = self._member_constant(anc, name)
+            if m is not None:
+                if self.decls[m].private:
+                    return None
+                return m
+        return None
+
+    def lookup_path(self, path: ConstPath, site: Site, upto: int | None = None) -> int | None:
+        """Resolve ``path`` (its first ``upto`` segments) at ``site``; aliases are followed between
+        segments, not at the end."""
+        segments = path.segments if upto is None else path.segments[:upto]
+        if not segments or path.dynamic:
+            return None
+        if path.absolute:
+            current = self._member_constant(self.object_id, segments[0])
+            if current is None:
+                current = self.lookup_scoped(self.object_id, segments[0])
+        else:
+            current = self.lookup_lexical(segments[0], site)
+        for seg in segments[1:]:
+            ns = self.follow(current)
+            if ns is None or not self.decls[ns].is_namespace:
+                return None
+            current = self.lookup_scoped(ns, seg)
+        return current
+
+    def lookup_namespace(self, path: ConstPath, site: Site, upto: int | None = None) -> int | None:
+        found = self.follow(self.lookup_path(path, site, upto))
+        if found is not None and self.decls[found].is_namespace:
+            return found
+        return None
+
+    # -- phase 1: namespaces and constants -----------------------------------------------
+
+    def _declare_definition(self, doc: int, index: int, d: DefinitionRecord, placeholders: bool) -> bool:
+        """Try to declare one namespace/constant definition; True when done."""
+        parent_site = self.cref(doc, d.parent)
+        if parent_site is None:
+            return False
+        if d.kind == "SingletonClass":
+            if d.target is None:
+                attached = self._namespace_owner(doc, d.parent)
+            else:
+                attached = self.lookup_namespace(d.target, parent_site)
+                if attached is None:
+                    if not placeholders:
+                        return False
+                    attached = self._placeholder(d.target, parent_site, len(d.target.segments))
+            if attached is None:
+                return False
+            self._attach(doc, index, self.singleton(attached))
+            return True
+        path = d.path
+        assert path is not None
+        if len(path.segments) == 1 and not path.absolute:
+            owner = parent_site[0] if parent_site else self.object_id
+        elif len(path.segments) == 1:
+            owner = self.object_id
+        else:
+            owner = self.lookup_namespace(path, parent_site, len(path.segments) - 1)
+            if owner is None:
+                if not placeholders:
+                    return False
+                owner = self._placeholder(path, parent_site, len(path.segments) - 1)
+        name = path.segments[-1]
+        kind = d.kind
+        rec = self._declare(self._qualify(owner, name), name, kind, owner)
+        if rec.kind == "ConstantAlias" and kind in ("Class", "Module"):
+            rec.kind = kind
+        self._attach(doc, index, rec.id)
+        return True
+
+    def _attach(self, doc: int, index: int, decl_id: int) -> None:
+        self.def_decl[doc][index] = decl_id
+        self.decls[decl_id].definitions.append((doc, index))
+
+    def _placeholder(self, path: ConstPath, site: Site, upto: int) -> int:
+        """Declare ``Todo`` namespaces for the unresolved part of ``path[:upto]``."""
+        segments = path.segments[:upto]
+        # Find the longest prefix that resolves; everything after becomes placeholders.
+        current = self.object_id
+        start = 0
+        for n in range(len(segments), 0, -1):
+            found = self.lookup_namespace(path, site, n)
+            if found is not None:
+                current, start = found, n
+                break
+        for seg in segments[start:]:
+            existing = self._member_constant(current, seg)
+            if existing is not None:
+                followed = self.follow(existing)
+                if followed is not None and self.decls[followed].is_namespace:
+                    current = followed
+                    continue
+            current = self._declare(self._qualify(current, seg), seg, "Todo", current).id
+        self._lookup_cache.clear()
+        return current
+
+    def _phase_namespaces(self) -> None:
+        pending: list[tuple[int, int, DefinitionRecord]] = []
+        for doc, result in enumerate(self.docs):
+            for index, d in enumerate(result.definitions):
+                if d.kind in _NAMESPACE_DEF_KINDS or d.kind in _CONSTANT_DEF_KINDS:
+                    if self._inside_method(result.definitions, d):
+                        self.state.diagnostics.append(
+                            (doc, "dynamic-constant", f"{d.kind.lower()} {d.name!r} is defined inside a method body", d.start, d.end, "warning")
+                        )
+                        continue
+                    pending.append((doc, index, d))
+        # Rounds run in program order until nothing more can be declared; then one round may
+        # create placeholders for unknown scopes, after which ordinary rounds resume.
+        placeholders = False
+        while pending:
+            progress = False
+            rest = []
+            for item in pending:
+                doc, index, d = item
+                if self._declare_definition(doc, index, d, placeholders):
+                    progress = True
+                else:
+                    rest.append(item)
+            pending = rest
+            self._invalidate()
+            if progress:
+                placeholders = False
+            elif not placeholders:
+                placeholders = True
+            else:
+                break
+        for doc, index, d in pending:
+            self.state.diagnostics.append(
+                (doc, "unresolved-definition", f"cannot place {d.kind.lower()} {d.name!r}: its enclosing scope is not declared", d.start, d.end, "warning")
+            )
+
+    @staticmethod
+    def _inside_method(defs: list[DefinitionRecord], d: DefinitionRecord) -> bool:
+        i = d.parent
+        while i >= 0:
+            p = defs[i]
+            if p.kind == "Method":
+                return True
+            if p.kind in _NAMESPACE_DEF_KINDS:
+                return False
+            i = p.parent
+        return False
+
+    def _invalidate(self) -> None:
+        self._ancestors.clear()
+        self._superclass_done.clear()
+        self._lookup_cache.clear()
+        self._alias_cache.clear()
+
+    # -- phase 2: members ----------------------------------------------------------------
+
+    def _phase_members(self) -> None:
+        visibility: list[tuple[int, int, DefinitionRecord]] = []
+        for doc, result in enumerate(self.docs):
+            defs = result.definitions
+            for index, d in enumerate(defs):
+                kind = d.kind
+                if kind == "Method":
+                    self._declare_method(doc, index, d)
+                elif kind in ("AttrReader", "AttrWriter", "AttrAccessor", "MethodAlias"):
+                    owner = self._namespace_owner(doc, d.parent)
+                    if owner is None:
+                        continue
+                    if kind != "AttrWriter":
+                        self._method(owner, d.name, doc, index, d.visibility)
+                    if kind in ("AttrWriter", "AttrAccessor"):
+                        self._method(owner, d.name + "=", doc, index, d.visibility)
+                elif kind == "InstanceVariable":
+                    owner = self.self_class(doc, d.parent)
+                    if owner is not None:
+                        self._variable(owner, d.name, "InstanceVariable", doc, index)
+                elif kind == "ClassVariable":
+                    owner = self._class_variable_owner(doc, d.parent)
+                    if owner is not None:
+                        self._variable(owner, d.name, "ClassVariable", doc, index)
+                elif kind in ("GlobalVariable", "GlobalVariableAlias"):
+                    rec = self._declare(d.name, d.name, "GlobalVariable", self.object_id)
+                    self._attach(doc, index, rec.id)
+                elif kind in ("MethodVisibility", "ConstantVisibility"):
+                    visibility.append((doc, index, d))
+        for doc, index, d in visibility:
+            self._apply_visibility(doc, index, d)
+
+    def _declare_method(self, doc: int, index: int, d: DefinitionRecord) -> None:
+        owner = self._namespace_owner(doc, d.parent)
+        if owner is None:
+            return
+        if d.receiver is not None:
+            site = self.cref(doc, d.parent)
+            target = self.lookup_namespace(d.receiver, site) if site is not None else None
+            if target is None:
+                self.state.diagnostics.append(
+                    (doc, "unresolved-method-receiver", f"cannot resolve {d.receiver.text!r} in 'def {d.receiver.text}.{d.name}'", d.start, d.end, "warning")
+                )
+                return
+            owner = self.singleton(target)
+        elif d.self_receiver:
+            owner = self.singleton(owner)
+        if d.module_function:
+            self._method(owner, d.name, doc, index, "private")
+            single = self._method(self.singleton(owner), d.name, doc, index, "public", attach=False)
+            self.decls[single].definitions.append((doc, index))
+            return
+        self._method(owner, d.name, doc, index, d.visibility)
+
+    def _method(self, owner: int, name: str, doc: int, index: int, visibility: str, attach: bool = True) -> int:
+        key = f"{name}()"
+        rec = self._declare(f"{self.decls[owner].name}#{key}", key, "Method", owner)
+        rec.visibility = visibility
+        if attach:
+            self._attach(doc, index, rec.id)
+        return rec.id
+
+    def _variable(self, owner: int, name: str, kind: str, doc: int, index: int) -> None:
+        rec = self._declare(f"{self.decls[owner].name}#{name}", name, kind, owner)
+        self._attach(doc, index, rec.id)
+
+    def _class_variable_owner(self, doc: int, index: int) -> int | None:
+        """Class variables follow the lexical scope and skip singleton classes."""
+        defs = self.docs[doc].definitions
+        i = index
+        while i >= 0:
+            d = defs[i]
+            if d.kind in ("Class", "Module"):
+                return self.def_decl[doc][i]
+            i = d.parent
+        return self.object_id
+
+    def _apply_visibility(self, doc: int, index: int, d: DefinitionRecord) -> None:
+        owner = self._namespace_owner(doc, d.parent)
+        if owner is None:
+            return
+        if d.kind == "ConstantVisibility":
+            site = self.cref(doc, d.parent)
+            ns = site[0] if site else self.object_id
+            member = self._member_constant(ns, d.name)
+            if member is None:
+                self.state.diagnostics.append(
+                    (doc, "unknown-constant", f"{d.visibility}_constant names {d.name!r}, which is not defined here", d.start, d.end, "warning")
+                )
+                return
+            self.decls[member].private = d.visibility == "private"
+            self._attach(doc, index, member)
+            return
+        if d.self_receiver:
+            owner = self.singleton(owner)
+        key = f"{d.name}()"
+        method = self.decls[owner].members.get(key)
+        if d.visibility == "module_function":
+            if method is None:
+                return
+            self.decls[method].visibility = "private"
+            single = self._declare(f"{self.decls[self.singleton(owner)].name}#{key}", key, "Method", self.singleton(owner))
+            single.definitions.extend(self.decls[method].definitions)
+            self._attach(doc, index, method)
+            return
+        if method is None:
+            # Ruby copies an inherited method into the class with the new visibility.
+            found = self.find_member(owner, key)
+            if found is None:
+                self.state.diagnostics.append(
+                    (doc, "unknown-method", f"{d.visibility} names {d.name!r}, which is not defined here", d.start, d.end, "warning")
+                )
+                return
+            method = self._declare(f"{self.decls[owner].name}#{key}", key, "Method", owner).id
+        self.decls[method].visibility = d.visibility
+        self._attach(doc, index, method)
+
+    # -- phase 3: ancestors --------------------------------------------------------------
+
+    def superclass(self, decl_id: int) -> int | None:
+        rec = self.decls[decl_id]
+        if decl_id in self._superclass_done:
+            return rec.superclass
+        self._superclass_done.add(decl_id)
+        if rec.kind == "SingletonClass":
+            rec.superclass = self._singleton_superclass(rec)
+            return rec.superclass
+        if rec.kind != "Class" or decl_id == self.basic_object_id:
+            rec.superclass = None if rec.kind != "Todo" else rec.superclass
+            return rec.superclass
+        chosen = None
+        for doc, index in rec.definitions:
+            d = self.docs[doc].definitions[index]
+            if d.superclass is None:
+                continue
+            site = self.cref(doc, d.parent)
+            if site is None:
+                continue
+            target = self.lookup_namespace(d.superclass, site)
+            if target is None:
+                if not self._allow_placeholders:
+                    continue
+                target = self._placeholder(d.superclass, site, len(d.superclass.segments))
+                self.decls[target].superclass = self.object_id
+            trec = self.decls[target]
+            if trec.kind not in ("Class", "Todo") or target == decl_id:
+                self.state.diagnostics.append(
+                    (doc, "invalid-superclass", f"superclass {d.superclass.text!r} of {rec.name} is a {trec.kind}, not a class", d.start, d.end, "warning")
+                )
+                continue
+            if chosen is None:
+                chosen = target
+            elif chosen != target:
+                self.state.diagnostics.append(
+                    (doc, "superclass-mismatch", f"superclass mismatch for class {rec.name}: {d.superclass.text} vs {self.decls[chosen].name}", d.start, d.end, "warning")
+                )
+        rec.superclass = chosen if chosen is not None else self.object_id
+        return rec.superclass
+
+    def _singleton_superclass(self, rec: DeclarationRecord) -> int | None:
+        attached = rec.attached
+        if attached is None:
+            return self.class_id
+        arec = self.decls[attached]
+        if arec.kind in ("Module", "Todo") and arec.superclass is None:
+            return self.module_id
+        if attached == self.basic_object_id:
+            return self.class_id
+        sup = self.superclass(attached)
+        if sup is None:
+            return self.module_id if arec.kind != "Class" else self.class_id
+        return self.singleton(sup)
+
+    def _mixin_ops(self, decl_id: int) -> list[tuple[str, int, int, ConstPath | None]]:
+        """(kind, doc, scope index, target) in program order for a namespace declaration."""
+        rec = self.decls[decl_id]
+        ops: list[tuple[tuple[int, int, int], str, int, int, ConstPath | None]] = []
+
+        def collect(doc: int, index: int, d: DefinitionRecord, kinds: tuple[str, ...]) -> None:
+            by_call: dict[int, list] = {}
+            for m in d.mixins:
+                if m.kind in kinds:
+                    by_call.setdefault(m.call, []).append(m)
+            for call, group in by_call.items():
+                # ``include A, B`` inserts B first, then A, so A ends up first in the chain.
+                for order, m in enumerate(reversed(group)):
+                    pos = m.target.start if m.target is not None else d.start
+                    first = group[0].target.start if group[0].target is not None else pos
+                    ops.append(((doc, first, order), "include" if m.kind == "extend" else m.kind, doc, index, m.target))
+
+        for doc, index in rec.definitions:
+            d = self.docs[doc].definitions[index]
+            if d.kind in _NAMESPACE_DEF_KINDS:
+                collect(doc, index, d, ("include", "prepend"))
+        if rec.kind == "SingletonClass" and rec.attached is not None:
+            for doc, index in self.decls[rec.attached].definitions:
+                d = self.docs[doc].definitions[index]
+                if d.kind in _NAMESPACE_DEF_KINDS and d.kind != "SingletonClass":
+                    collect(doc, index, d, ("extend",))
+        ops.sort(key=lambda op: op[0])
+        return [(kind, doc, index, target) for _, kind, doc, index, target in ops]
+
+    def ancestors(self, decl_id: int) -> tuple[int, ...]:
+        cached = self._ancestors.get(decl_id)
+        if cached is not None:
+            return cached
+        partial = self._in_progress.get(decl_id)
+        if partial is not None:
+            return tuple(x for x in partial if x != _HEAD)
+        rec = self.decls[decl_id]
+        if not rec.is_namespace:
+            return (decl_id,)
+        chain: list[int] = [_HEAD, decl_id]
+        self._in_progress[decl_id] = chain
+        try:
+            sup = self.superclass(decl_id)
+            if sup is not None:
+                chain.extend(self.ancestors(sup))
+            origin = 1
+            for kind, doc, index, target in self._mixin_ops(decl_id):
+                module = self._mixin_target(decl_id, doc, index, target)
+                if module is None:
+                    continue
+                modules = self.ancestors(module)
+                if kind == "include":
+                    self._include(chain, modules, origin)
+                else:
+                    origin = self._prepend(chain, modules, origin)
+        finally:
+            del self._in_progress[decl_id]
+        result = tuple(x for x in chain if x != _HEAD)
+        self._ancestors[decl_id] = result
+        return result
+
+    def _mixin_target(self, decl_id: int, doc: int, index: int, target: ConstPath | None) -> int | None:
+        if target is None:
+            rec = self.decls[decl_id]
+            return rec.attached if rec.kind == "SingletonClass" else decl_id
+        d = self.docs[doc].definitions[index]
+        site = self.cref(doc, index) if d.lexical else self.cref(doc, d.parent)
+        if site is None:
+            return None
+        module = self.lookup_namespace(target, site)
+        if module is None:
+            if not self._allow_placeholders:
+                return None
+            module = self._placeholder(target, site, len(target.segments))
+        if self.decls[module].kind not in ("Module", "Todo"):
+            self.state.diagnostics.append(
+                (doc, "invalid-mixin", f"{target.text} is a {self.decls[module].kind}, not a module", target.start, target.end, "warning")
+            )
+            return None
+        return module
+
+    def _is_class_entry(self, decl_id: int) -> bool:
+        kind = self.decls[decl_id].kind
+        return kind == "Class" or kind == "SingletonClass"
+
+    def _include(self, chain: list[int], modules: tuple[int, ...], origin: int) -> None:
+        """Ruby's include: skip modules already in the chain, keep relative order."""
+        c = origin
+        for m in modules:
+            c_seen = False
+            superclass_seen = False
+            found = False
+            for p in range(1, len(chain)):
+                if p == c:
+                    c_seen = True
+                entry = chain[p]
+                if p == origin:
+                    continue
+                if entry == m and not self._is_class_entry(entry):
+                    if not superclass_seen and c_seen:
+                        c = p
+                    found = True
+                    break
+                if self._is_class_entry(entry):
+                    superclass_seen = True
+            if found:
+                continue
+            chain.insert(c + 1, m)
+            c += 1
+
+    def _prepend(self, chain: list[int], modules: tuple[int, ...], origin: int) -> int:
+        """Ruby's prepend: insert ahead of the class, skipping modules already prepended."""
+        c = 0
+        for m in modules:
+            found = False
+            for p in range(1, origin):
+                if chain[p] == m:
+                    c = p
+                    found = True
+                    break
+            if found:
+                continue
+            chain.insert(c + 1, m)
+            c += 1
+            origin += 1
+        return origin
+
+    def find_member(self, decl_id: int, member: str) -> int | None:
+        for anc in self.ancestors(decl_id):
+            found = self.decls[anc].members.get(member)
+            if found is not None:
+                return found
+        return None
+
+    # -- phase 4: references -------------------------------------------------------------
+
+    def _phase_references(self) -> None:
+        const_targets: list[list[int | None]] = []
+        receivers: list[list[int | None]] = []
+        for doc, result in enumerate(self.docs):
+            targets: list[int | None] = []
+            for ref in result.const_refs:
+                site = self.cref(doc, ref.scope)
+                targets.append(self.lookup_path(ref.path, site) if site is not None else None)
+            const_targets.append(targets)
+            recv: list[int | None] = []
+            self_cache: dict[int, int | None] = {}
+            for mref in result.method_refs:
+                rk = mref.receiver_kind
+                if rk <= 1:
+                    if mref.scope not in self_cache:
+                        self_cache[mref.scope] = self.self_class(doc, mref.scope)
+                    recv.append(self_cache[mref.scope])
+                elif rk == 2 or rk == 3:
+                    site = self.cref(doc, mref.scope)
+                    ns = self.lookup_namespace(mref.receiver, site) if site is not None and mref.receiver else None
+                    if ns is not None and rk == 2:
+                        ns = self.singleton(ns)
+                    recv.append(ns)
+                else:
+                    recv.append(None)
+            receivers.append(recv)
+        self.state.constant_targets = const_targets
+        self.state.method_receivers = receivers
+
+    # -- driver --------------------------------------------------------------------------
+
+    def run(self) -> ResolvedState:
+        self._bootstrap()
+        self._phase_namespaces()
+        self._invalidate()
+        self._allow_placeholders = True
+        self._phase_members()
+        # Every class and module gets its singleton class, so ``Foo::<Foo>`` always exists.
+        for decl_id in [d for d, r in self.decls.items() if r.kind in ("Class", "Module")]:
+            self.singleton(decl_id)
+        namespaces = [d for d, r in self.decls.items() if r.is_namespace]
+        for decl_id in namespaces:
+            self.ancestors(decl_id)
+        for decl_id in [d for d, r in self.decls.items() if r.kind == "SingletonClass"]:
+            self.ancestors(decl_id)
+        for decl_id, rec in self.decls.items():
+            if rec.kind == "ConstantAlias":
+                self.follow(decl_id)
+        self._phase_references()
+        self.state.ancestors = self._ancestors
+        return self.state
