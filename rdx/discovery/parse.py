@@ -55,16 +55,43 @@ _NAMESPACE_FACTORIES = {
 class _Scope:
     """An open scope during the walk: a namespace body or a method body."""
 
-    __slots__ = ("end", "body_start", "index", "is_method", "visibility", "module_function", "calls")
+    __slots__ = ("end", "body_start", "index", "is_method", "_visibility", "_module_function", "calls", "marks")
 
     def __init__(self, end: int, body_start: int, index: int, is_method: bool) -> None:
         self.end = end
         self.body_start = body_start
         self.index = index
         self.is_method = is_method
-        self.visibility = "public"
-        self.module_function = False
+        self._visibility = "public"
+        self._module_function = False
         self.calls = 0
+        # Bare ``private``/``public``/``protected``/``module_function`` words in this body, as
+        # (offset, word) in source order; applied lazily as the walk passes them.
+        self.marks: list[tuple[int, str]] = []
+
+    def advance(self, offset: int) -> None:
+        marks = self.marks
+        while marks and marks[0][0] < offset:
+            _, word = marks.pop(0)
+            self.set_visibility(word)
+
+    def set_visibility(self, word: str) -> None:
+        if word == "module_function":
+            self._module_function = True
+            self._visibility = "private"
+        else:
+            self._visibility = word
+            self._module_function = False
+
+    def visibility_at(self, offset: int) -> str:
+        if self.marks:
+            self.advance(offset)
+        return self._visibility
+
+    def module_function_at(self, offset: int) -> bool:
+        if self.marks:
+            self.advance(offset)
+        return self._module_function
 
 
 class RubyParser:
@@ -126,8 +153,6 @@ class _Walker:
         self.diagnostics: list[Diagnostic] = []
         self.scopes: list[_Scope] = []
         self.skip_const_until = -1
-        # Full-line comments by 0-based row, for attaching documentation to definitions.
-        self.comments: dict[int, str] = {}
         # Inline visibility (``private def x``, ``private attr_reader :y``) keyed by node start.
         self.pending_visibility: dict[int, str] = {}
         # Call nodes that are assignment targets (``self.x = 1`` calls ``x=``).
@@ -139,12 +164,12 @@ class _Walker:
 
     def walk(self, root: Any) -> None:
         self.check_missing = root.has_error
-        handlers = _HANDLERS
+        handlers = _HANDLERS_BY_ID
         cursor = root.walk()
         check_missing = self.check_missing
         while True:
             node = cursor.node
-            handler = handlers.get(node.type)
+            handler = handlers.get(node.kind_id)
             descend = True
             if handler is not None:
                 descend = handler(self, node) is not False
@@ -184,16 +209,30 @@ class _Walker:
     # -- records -------------------------------------------------------------------------
 
     def _comments_above(self, node: Any) -> list[str]:
-        row = node.start_point[0] - 1
-        comments = self.comments
-        if row not in comments:
-            return []
+        """Full-line ``#`` comments directly above ``node``'s line (found in the text, so the
+        walk never has to visit comment nodes)."""
+        starts = self.line_starts
+        row = node.start_point[0]
+        source = self.source
         lines: list[str] = []
-        while row in comments:
-            lines.append(comments[row])
+        while row > 0:
+            line = source[starts[row - 1] : starts[row]].strip()
+            if not line.startswith(b"#"):
+                break
+            lines.append(line.decode("utf-8", "replace"))
             row -= 1
         lines.reverse()
         return lines
+
+    def _scan_marks(self, body: Any, scope: _Scope) -> None:
+        """Record bare visibility words among a body's statements (see ``_Scope.marks``)."""
+        if body is None:
+            return
+        for child in body.named_children:
+            if child.type == "identifier":
+                word = child.text
+                if word in _VISIBILITY_WORDS:
+                    scope.marks.append((child.start_byte, word.decode()))
 
     def _add(self, kind: str, name: str, node: Any, name_node: Any, parent: _Scope | None, **fields: Any) -> int:
         start = node.start_byte
@@ -266,16 +305,10 @@ class _Walker:
                 )
             )
             self._top_scope = _Scope(len(self.source) + 1, 0, self.top_object, False)
-            self._top_scope.visibility = "private"
+            self._top_scope.set_visibility("private")
         return self._top_scope
 
     # -- handlers ------------------------------------------------------------------------
-
-    def on_comment(self, node: Any) -> None:
-        start = node.start_byte
-        row, col = node.start_point
-        if not self.source[start - col : start].strip():
-            self.comments[row] = _text(node)
 
     def on_namespace(self, node: Any) -> None:
         kind = "Class" if node.type == "class" else "Module"
@@ -314,7 +347,9 @@ class _Walker:
             superclass=superclass,
             comments=self._comments_above(node),
         )
-        self.scopes.append(_Scope(node.end_byte, body_start, index, False))
+        new_scope = _Scope(node.end_byte, body_start, index, False)
+        self._scan_marks(node.child_by_field_name("body"), new_scope)
+        self.scopes.append(new_scope)
         if struct_kind:
             self._members(struct_kind, struct_members, self.scopes[-1])
 
@@ -368,7 +403,9 @@ class _Walker:
             self_receiver=target is None,
             comments=self._comments_above(node),
         )
-        self.scopes.append(_Scope(node.end_byte, value.end_byte, index, False))
+        new_scope = _Scope(node.end_byte, value.end_byte, index, False)
+        self._scan_marks(node.child_by_field_name("body"), new_scope)
+        self.scopes.append(new_scope)
 
     def _params(self, node: Any) -> str:
         params = node.child_by_field_name("parameters")
@@ -408,8 +445,8 @@ class _Walker:
         else:
             parent = scope
             if visibility is None and not fields:
-                visibility = ns.visibility
-            if ns.module_function and not fields:
+                visibility = ns.visibility_at(node.start_byte)
+            if not fields and ns.module_function_at(node.start_byte):
                 fields["module_function"] = True
         index = self._add(
             "Method",
@@ -500,6 +537,10 @@ class _Walker:
         index = self._add(kind, path.text, node, left, scope, path=path, superclass=superclass, comments=comments, lexical=False)
         block = call.child_by_field_name("block")
         new_scope = _Scope(node.end_byte, block.start_byte if block is not None else node.end_byte, index, False)
+        if block is not None:
+            for child in block.named_children:
+                if child.type in ("body_statement", "block_body"):
+                    self._scan_marks(child, new_scope)
         self.scopes.append(new_scope)
         self._members(member_kind, members, new_scope)
 
@@ -516,29 +557,6 @@ class _Walker:
         scope = self._scope(start)
         self.const_refs.append(ConstRef(path, scope.index if scope else -1))
         return None
-
-    def on_identifier(self, node: Any) -> None:
-        if node.end_byte - node.start_byte not in (6, 7, 9, 15):
-            return
-        word = node.text
-        if word not in _VISIBILITY_WORDS:
-            return
-        parent = node.parent
-        if parent is None or parent.type not in ("body_statement", "program", "block_body", "do_block", "block"):
-            return
-        scope = self._scope(node.start_byte)
-        if scope is None:
-            scope = self._top_object(node) if parent.type == "program" else None
-            if scope is None:
-                return
-        if scope.is_method:
-            return
-        if word == b"module_function":
-            scope.module_function = True
-            scope.visibility = "private"
-        else:
-            scope.visibility = word.decode()
-            scope.module_function = False
 
     def on_call(self, node: Any) -> None:
         meth = node.child_by_field_name("method")
@@ -614,7 +632,7 @@ class _Walker:
         ns = self._directive_scope(node, scope)
         if ns is None:
             return
-        visibility = self.pending_visibility.pop(node.start_byte, None) or ns.visibility
+        visibility = self.pending_visibility.pop(node.start_byte, None) or ns.visibility_at(node.start_byte)
         for attr, arg in self._symbol_args(node) or self._string_args(node):
             self._add(_ATTR_KINDS[name], attr, arg, arg, ns, visibility=visibility, comments=self._comments_above(node))
 
@@ -639,12 +657,8 @@ class _Walker:
             return
         args = node.child_by_field_name("arguments")
         if args is None or not args.named_child_count:
-            if name == "module_function":
-                ns.module_function = True
-                ns.visibility = "private"
-            else:
-                ns.visibility = name
-                ns.module_function = False
+            ns.advance(node.start_byte)
+            ns.set_visibility(name)
             return
         for arg in args.named_children:
             sym = _symbol_name(arg)
@@ -685,7 +699,7 @@ class _Walker:
         args = self._string_args(node)
         if args:
             method, arg = args[0]
-            self._add("Method", method, node, arg, ns, visibility=ns.visibility, params="(...)", comments=self._comments_above(node))
+            self._add("Method", method, node, arg, ns, visibility=ns.visibility_at(node.start_byte), params="(...)", comments=self._comments_above(node))
 
     def _require(self, node: Any, name: str, scope: _Scope | None) -> None:
         args = node.child_by_field_name("arguments")
@@ -725,7 +739,6 @@ class _Walker:
 
 
 _HANDLERS: dict[str, Callable[[_Walker, Any], Any]] = {
-    "comment": _Walker.on_comment,
     "class": _Walker.on_namespace,
     "module": _Walker.on_namespace,
     "singleton_class": _Walker.on_singleton_class,
@@ -735,10 +748,15 @@ _HANDLERS: dict[str, Callable[[_Walker, Any], Any]] = {
     "operator_assignment": _Walker.on_assignment,
     "constant": _Walker.on_constant,
     "scope_resolution": _Walker.on_constant,
-    "identifier": _Walker.on_identifier,
     "call": _Walker.on_call,
     "alias": _Walker.on_alias,
     "ERROR": _Walker.on_error,
+}
+
+# Dispatch on numeric kind ids of named nodes: cheaper than type strings, and keywords such
+# as the ``class`` token (an anonymous node with the same type string) never match.
+_HANDLERS_BY_ID: dict[int, Callable[[_Walker, Any], Any]] = {
+    (65535 if name == "ERROR" else _LANGUAGE.id_for_node_kind(name, True)): handler for name, handler in _HANDLERS.items()
 }
 
 _DIRECTIVES: dict[str, Callable[[_Walker, Any, str, _Scope | None], None]] = {

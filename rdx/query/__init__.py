@@ -1,0 +1,1 @@
+"""Read-only questions over a resolved graph: public views and name search."""

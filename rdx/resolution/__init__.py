@@ -1,0 +1,1 @@
+"""Stage 2: from per-file definitions to declarations, ancestors and resolved references."""

@@ -156,7 +156,8 @@ class Resolver:
             return self.object_id
         d = self.docs[doc].definitions[index]
         if d.kind == "Method":
-            return self.def_decl[doc][index]
+            method = self.def_decl[doc][index]
+            return self.decls[method].owner if method is not None else None
         decl = self.def_decl[doc][index]
         if decl is None:
             return None

@@ -1,0 +1,287 @@
+"""The ``rdx`` command line: a thin layer over the public API.
+
+Every command indexes a project (``--project``, default: the current directory), resolves it,
+and answers one question, as text or ``--json``. Errors are one line on stderr and a non-zero
+exit status, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from importlib import resources
+from typing import Any, Sequence
+
+import msgspec
+
+import rdx
+from rdx.errors import RdxError
+
+__all__ = ["main"]
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+class _Usage(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _Usage(message)
+
+
+def _example_root() -> str:
+    return str(resources.files("rdx.data").joinpath("example"))
+
+
+def _index(project: str, jobs: int | None, quiet: bool) -> tuple[rdx.Graph, list[rdx.Diagnostic], float, float]:
+    graph = rdx.Graph()
+    t0 = time.perf_counter()
+    show_progress = not quiet and sys.stderr.isatty()
+    if show_progress:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True) as bar:
+            task = bar.add_task("index", total=None)
+
+            def tick(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            problems = graph.index_all([project], jobs=jobs, progress=tick)
+    else:
+        problems = graph.index_all([project], jobs=jobs)
+    t1 = time.perf_counter()
+    graph.resolve()
+    t2 = time.perf_counter()
+    return graph, problems, t1 - t0, t2 - t1
+
+
+def _decl_json(d: rdx.Declaration, full: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": d.name, "kind": d.kind}
+    loc = d.location
+    if loc is not None:
+        out["location"] = str(loc)
+    if full:
+        out["definitions"] = [
+            {"kind": x.kind, "location": str(x.location), "comments": x.comments, **({"signature": x.signature} if x.signature else {})}
+            for x in d.definitions
+        ]
+        if d.kind in ("Class", "Module", "SingletonClass", "Todo"):
+            out["ancestors"] = [a.name for a in d.ancestors]
+            out["members"] = [{"name": m.unqualified_name, "kind": m.kind} for m in d.members]
+        if d.kind == "Method":
+            out["visibility"] = d.visibility
+        if d.kind == "ConstantAlias":
+            target = d.target
+            out["target"] = target.name if target else None
+        if d.owner is not None:
+            out["owner"] = d.owner.name
+    return out
+
+
+def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
+    if args.json:
+        sys.stdout.write(msgspec.json.encode(data).decode() + "\n")
+    else:
+        sys.stdout.write(text.rstrip("\n") + "\n")
+
+
+def _summary(graph: rdx.Graph, problems: list[rdx.Diagnostic], discovery: float, resolution: float) -> tuple[dict[str, Any], str]:
+    stats = graph.stats()
+    stats["discovery_seconds"] = round(discovery, 3)
+    stats["resolution_seconds"] = round(resolution, 3)
+    stats["problems"] = [str(p) for p in problems]
+    kinds = ", ".join(f"{k} {v}" for k, v in stats["declarations_by_kind"].items())  # type: ignore[union-attr]
+    lines = [
+        f"indexed {stats['documents']} files ({stats['bytes']} bytes) in {discovery:.2f}s, resolved in {resolution:.2f}s",
+        f"{stats['definitions']} definitions, {stats['declarations']} declarations ({kinds})",
+        f"{stats['constant_references']} constant references ({stats['constant_references_resolved']} resolved), "
+        f"{stats['method_references']} method references, {stats['diagnostics']} diagnostics",
+    ]
+    if problems:
+        lines.append(f"{len(problems)} file problems:")
+        lines.extend(f"  {p}" for p in problems[:20])
+        if len(problems) > 20:
+            lines.append(f"  ... and {len(problems) - 20} more (use --json for all)")
+    return stats, "\n".join(lines)
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    graph, problems, t_disc, t_res = _index(args.path, args.jobs, args.json)
+    stats, text = _summary(graph, problems, t_disc, t_res)
+    _emit(args, stats, text)
+    return 0
+
+
+def _show_text(d: rdx.Declaration) -> str:
+    lines = [f"{d.name} ({d.kind})"]
+    if d.owner is not None and d.owner.name != d.name:
+        lines.append(f"  owner: {d.owner.name}")
+    if d.kind == "Method":
+        lines.append(f"  visibility: {d.visibility}")
+    if d.kind == "ConstantAlias":
+        target = d.target
+        lines.append(f"  target: {target.name if target else '(unresolved)'}")
+    lines.append("  definitions:")
+    for x in d.definitions:
+        sig = f" {x.signature}" if x.signature else ""
+        lines.append(f"    {x.kind}{sig} at {x.location}")
+        for c in x.comments:
+            lines.append(f"      {c}")
+    if not d.definitions:
+        lines.append("    (none: built in or a placeholder)")
+    if d.kind in ("Class", "Module", "SingletonClass", "Todo"):
+        lines.append("  ancestors: " + " > ".join(a.name for a in d.ancestors))
+        members = d.members
+        lines.append(f"  members ({len(members)}):")
+        for m in members:
+            lines.append(f"    {m.unqualified_name} ({m.kind})")
+    return "\n".join(lines)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    graph, _, _, _ = _index(args.project, args.jobs, True)
+    d = graph[args.name]
+    _emit(args, _decl_json(d, full=True), _show_text(d))
+    return 0
+
+
+def cmd_resolve(args: argparse.Namespace) -> int:
+    graph, _, _, _ = _index(args.project, args.jobs, True)
+    nesting = [n for n in (args.nesting or "").split(",") if n]
+    d = graph.resolve_constant(args.name, nesting)
+    if d is None:
+        where = " > ".join(nesting) or "top level"
+        _emit(args, None, f"{args.name} does not resolve inside {where}")
+        return EXIT_ERROR
+    _emit(args, _decl_json(d), f"{d.name} ({d.kind})" + (f" at {d.location}" if d.location else ""))
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    graph, _, _, _ = _index(args.project, args.jobs, True)
+    found = graph.search(args.query, kind=args.kind, match_mode=args.mode, limit=args.limit)
+    _emit(
+        args,
+        [_decl_json(d) for d in found],
+        "\n".join(f"{d.name} ({d.kind})" + (f"  {d.location}" if d.location else "") for d in found) or "no matches",
+    )
+    return 0 if found else EXIT_ERROR
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    graph, problems, t_disc, t_res = _index(args.path, args.jobs, True)
+    stats, text = _summary(graph, problems, t_disc, t_res)
+    _emit(args, stats, text)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Index the built-in example project and answer a few questions about it."""
+    root = _example_root()
+    graph, problems, t_disc, t_res = _index(root, 1, True)
+    stats, summary = _summary(graph, problems, t_disc, t_res)
+    product = graph["Shop::Models::Product"]
+    answers: dict[str, Any] = {
+        "Shop::Models::Product ancestors": [a.name for a in product.ancestors],
+        "Product#price_with_tax() comes from": product.find_member("price_with_tax()").owner.name,  # type: ignore[union-attr]
+        "Order#map() comes from": graph["Shop::Models::Order"].find_member("map()").owner.name,  # type: ignore[union-attr]
+        "OutOfStock inside Shop::Models::Order resolves to": graph.resolve_constant("OutOfStock", ["Shop", "Models", "Order"]).name,  # type: ignore[union-attr]
+        "Shop::Models::Item is an alias of": graph["Shop::Models::Item"].target.name,  # type: ignore[union-attr]
+        "Shop::Models::Line members": [m.unqualified_name for m in graph["Shop::Models::Line"].members],
+        "Shop::Pricing.format is": graph["Shop::Pricing::<Pricing>#format()"].visibility,
+        "Record.create defined at": str(graph["Shop::Models::Record::<Record>#create()"].location),
+    }
+    if args.json:
+        _emit(args, {"project": root, "stats": stats, "answers": answers}, "")
+        return 0
+    lines = [f"rdx demo: the built-in example project at {root}", summary, ""]
+    for question, answer in answers.items():
+        if isinstance(answer, list):
+            answer = ", ".join(answer)
+        lines.append(f"{question}: {answer}")
+    lines.append("")
+    lines.append("Try: rdx show Shop::Models::Product --project " + root)
+    _emit(args, None, "\n".join(lines))
+    return 0
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="rdx", description="A semantic code graph for Ruby.")
+    parser.add_argument("--version", action="version", version=f"rdx {rdx.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def common(p: argparse.ArgumentParser, project: bool = True) -> None:
+        p.add_argument("--json", action="store_true", help="print JSON instead of text")
+        p.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: one per core)")
+        if project:
+            p.add_argument("--project", "-C", default=".", help="project root to index (default: current directory)")
+
+    p = sub.add_parser("index", help="index a project and print a summary")
+    p.add_argument("path", nargs="?", default=".", help="directory or file (default: current directory)")
+    common(p, project=False)
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("show", help="show a declaration: kind, definitions, ancestors, members")
+    p.add_argument("name", help="fully qualified name, e.g. Foo::Bar, Foo#bar(), Foo::<Foo>")
+    common(p)
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("resolve", help="resolve a constant written inside a lexical nesting")
+    p.add_argument("name", help="constant as written, e.g. Baz or Bar::Baz")
+    p.add_argument("--nesting", default="", help="enclosing namespaces as written, outermost first: Foo,Bar::Baz")
+    common(p)
+    p.set_defaults(func=cmd_resolve)
+
+    p = sub.add_parser("search", help="search declaration names (exact, prefix or fuzzy)")
+    p.add_argument("query")
+    p.add_argument("--kind", default=None, help="only this kind (Class, Module, Method, Constant, ...)")
+    p.add_argument("--mode", default="fuzzy", choices=["fuzzy", "prefix", "exact"])
+    p.add_argument("--limit", type=int, default=20)
+    common(p)
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("stats", help="counts of files, definitions, declarations and references")
+    p.add_argument("path", nargs="?", default=".")
+    common(p, project=False)
+    p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("demo", help="index the built-in example project and answer a few questions")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "command", None):
+            parser.print_help()
+            return EXIT_USAGE
+        if getattr(args, "jobs", None) is not None and args.jobs < 1:
+            raise _Usage(f"--jobs must be at least 1, got {args.jobs}")
+        for attr in ("path", "project"):
+            value = getattr(args, attr, None)
+            if value is not None and not os.path.exists(value):
+                raise _Usage(f"{value!r} does not exist")
+        return int(args.func(args))
+    except _Usage as exc:
+        print(f"rdx: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except RdxError as exc:
+        print(f"rdx: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("rdx: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

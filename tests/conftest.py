@@ -1,0 +1,37 @@
+"""Shared test helpers: building graphs from inline multi-file Ruby fixtures, and running Ruby."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import rdx
+
+RUBY = shutil.which("ruby")
+
+
+def build_graph(files: dict[str, str], core: bool = True) -> rdx.Graph:
+    """A resolved graph of ``files`` (name -> source), indexed in name order."""
+    g = rdx.Graph(core=core)
+    for name in sorted(files):
+        g.index_source(f"file:///fixture/{name}", files[name])
+    g.resolve()
+    return g
+
+
+def run_ruby(script: str, tmp_path: Path, timeout: float = 60) -> str:
+    """Run ``script`` with the system Ruby and return its stdout (fails the test on error)."""
+    assert RUBY is not None, "ruby is required for the differential tests (make test installs it)"
+    path = tmp_path / "probe.rb"
+    path.write_text(script)
+    proc = subprocess.run([RUBY, "--disable-gems", str(path)], capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, f"ruby failed:\n{proc.stderr}"
+    return proc.stdout
+
+
+@pytest.fixture
+def graph_of():
+    return build_graph

@@ -1,0 +1,77 @@
+"""The dependency table of docs/architecture.md, enforced on the source."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import rdx
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Package area -> the rdx areas it may import (besides itself).
+ALLOWED = {
+    "ids": set(),
+    "errors": set(),
+    "text": set(),
+    "model": {"ids", "errors", "text"},
+    "discovery": {"model", "ids", "text", "errors"},
+    "resolution": {"model", "ids", "errors"},
+    "query": {"model", "text", "resolution", "errors"},
+    "data": set(),
+}
+
+
+def _area(path: Path) -> str:
+    rel = path.relative_to(ROOT / "rdx")
+    return rel.parts[0].removesuffix(".py")
+
+
+def _rdx_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("rdx."):
+            found.add(node.module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("rdx."):
+                    found.add(alias.name.split(".")[1])
+    return found
+
+
+def test_dependency_direction():
+    violations = []
+    for path in sorted((ROOT / "rdx").rglob("*.py")):
+        area = _area(path)
+        if area not in ALLOWED:
+            continue  # graph.py, cli.py and __init__.py may use everything.
+        for dep in _rdx_imports(path) - {area}:
+            if dep not in ALLOWED[area]:
+                violations.append(f"{path.relative_to(ROOT)} imports rdx.{dep}")
+    assert violations == []
+
+
+def test_outer_packages_use_only_the_public_api():
+    public = set(rdx.__all__)
+    for pkg in ("rdx_mcp", "bindings"):
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            tree = ast.parse(path.read_text())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("rdx"):
+                    assert node.module == "rdx", f"{path} imports {node.module}; use names exported by rdx"
+                    assert {a.name for a in node.names} <= public
+
+
+def test_every_module_has_a_docstring():
+    missing = [str(p.relative_to(ROOT)) for p in (ROOT / "rdx").rglob("*.py") if p.stat().st_size and ast.get_docstring(ast.parse(p.read_text())) is None]
+    assert missing == []
+
+
+def test_error_codes_are_zero_or_negative_and_unique():
+    codes = [c.value for c in rdx.ErrorCode]
+    assert codes[0] == 0 and all(c < 0 for c in codes[1:])
+    assert len(set(codes)) == len(codes)
+    for cls in (rdx.InvalidArgumentError, rdx.NotFoundError, rdx.InvalidHandleError, rdx.IOFailureError,
+                rdx.EncodingFailureError, rdx.NotResolvedError, rdx.InternalError):
+        assert issubclass(cls, rdx.RdxError) and cls.code in rdx.ErrorCode
