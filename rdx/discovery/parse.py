@@ -20,6 +20,7 @@ from rdx.model.records import (
     ConstRef,
     DefinitionRecord,
     Diagnostic,
+    ExternalMixin,
     FileResult,
     MethodRef,
     Mixin,
@@ -55,7 +56,7 @@ _NAMESPACE_FACTORIES = {
 class _Scope:
     """An open scope during the walk: a namespace body or a method body."""
 
-    __slots__ = ("end", "body_start", "index", "is_method", "_visibility", "_module_function", "calls", "marks")
+    __slots__ = ("end", "body_start", "index", "is_method", "_visibility", "_module_function", "calls", "marks", "deferred")
 
     def __init__(self, end: int, body_start: int, index: int, is_method: bool) -> None:
         self.end = end
@@ -68,6 +69,9 @@ class _Scope:
         # Bare ``private``/``public``/``protected``/``module_function`` words in this body, as
         # (offset, word) in source order; applied lazily as the walk passes them.
         self.marks: list[tuple[int, str]] = []
+        # True for the block of ActiveSupport::Concern's ``included do ... end``, which runs in
+        # the including class: its mixins apply there, after the concern itself.
+        self.deferred = False
 
     def advance(self, offset: int) -> None:
         marks = self.marks
@@ -113,6 +117,7 @@ class RubyParser:
             const_refs=walker.const_refs,
             method_refs=walker.method_refs,
             requires=walker.requires,
+            external_mixins=walker.external_mixins,
             diagnostics=walker.diagnostics,
         )
 
@@ -150,6 +155,7 @@ class _Walker:
         self.const_refs: list[ConstRef] = []
         self.method_refs: list[MethodRef] = []
         self.requires: list[Require] = []
+        self.external_mixins: list[ExternalMixin] = []
         self.diagnostics: list[Diagnostic] = []
         self.scopes: list[_Scope] = []
         self.skip_const_until = -1
@@ -158,6 +164,7 @@ class _Walker:
         # Call nodes that are assignment targets (``self.x = 1`` calls ``x=``).
         self.setter_calls: set[int] = set()
         self.top_object: int = -1
+        self.external_calls = 0
         self.check_missing = False
 
     # -- walking -------------------------------------------------------------------------
@@ -323,6 +330,7 @@ class _Walker:
         self.skip_const_until = name_node.end_byte
         self._prefix_ref(path, scope)
         superclass = None
+        superclass_self = False
         struct_members: list[tuple[str, Any]] = []
         struct_kind = None
         body_start = name_node.end_byte
@@ -330,10 +338,17 @@ class _Walker:
         if sup is not None:
             body_start = sup.end_byte
             expr = sup.named_children[-1] if sup.named_child_count else None
-            if expr is not None:
+            if expr is not None and expr.type == "self":
+                superclass_self = True
+            elif expr is not None:
                 superclass = self._const_path(expr)
                 if superclass is None and expr.type == "call":
                     superclass, struct_kind, struct_members = self._factory(expr)
+                    if superclass is None and expr.child_by_field_name("receiver") is None:
+                        meth = expr.child_by_field_name("method")
+                        if meth is not None and meth.text == b"DelegateClass":
+                            # ``DelegateClass(X)`` builds an anonymous subclass of Delegator.
+                            superclass = ConstPath(("Delegator",), True, expr.start_byte, expr.end_byte)
                 if superclass is None or superclass.dynamic:
                     superclass = None
                     self._diag("dynamic-superclass", f"cannot resolve the superclass {_text(expr)!r} statically", expr, "warning")
@@ -345,6 +360,7 @@ class _Walker:
             scope,
             path=path,
             superclass=superclass,
+            superclass_self=superclass_self,
             comments=self._comments_above(node),
         )
         new_scope = _Scope(node.end_byte, body_start, index, False)
@@ -594,16 +610,78 @@ class _Walker:
         self.method_refs.append(
             MethodRef(name, meth.start_byte, meth.end_byte, scope.index if scope else -1, receiver_kind, receiver, receiver_text)
         )
+        if receiver_kind == 0 and name == "included" and scope is not None and not scope.is_method:
+            block = node.child_by_field_name("block")
+            if block is not None:
+                deferred = _Scope(node.end_byte, block.start_byte, scope.index, False)
+                deferred.deferred = True
+                self.scopes.append(deferred)
         if receiver_kind <= 1:
             handler = _DIRECTIVES.get(name)
             if handler is not None:
                 handler(self, node, name, scope)
+            elif name in _SEND:
+                self._send_mixin(node, None, scope)
+        elif receiver_kind == 2 and receiver is not None and not (scope is not None and scope.is_method):
+            # Inside a method body the call runs only if the method does: not part of the graph.
+            if name in _MIXIN_CALLS:
+                self._external_mixin(node, name, receiver, scope)
+            elif name in _SEND:
+                self._send_mixin(node, receiver, scope)
+
+    def _external_mixin(self, node: Any, name: str, receiver: ConstPath, scope: _Scope | None) -> None:
+        """``Foo.include(A, B)``: recorded against ``Foo``, resolved later."""
+        args = node.child_by_field_name("arguments")
+        if args is None:
+            return
+        self.external_calls += 1
+        for arg in args.named_children:
+            if arg.type == "self":
+                # ``Foo.include self``: the namespace around the call.
+                self.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(name, None, self.external_calls)))
+                continue
+            path = self._const_path(arg)
+            if path is None or path.dynamic:
+                self._diag("dynamic-mixin", f"cannot resolve '{receiver.text}.{name}({_text(arg)[:80]})' statically", arg, "warning")
+                continue
+            self.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(name, path, self.external_calls)))
+
+    def _send_mixin(self, node: Any, receiver: ConstPath | None, scope: _Scope | None) -> None:
+        """``Foo.send(:include, M)`` and ``send(:include, M)`` in a namespace body."""
+        args = node.child_by_field_name("arguments")
+        if args is None or args.named_child_count < 2:
+            return
+        first = args.named_children[0]
+        verb = _symbol_name(first) if first.type != "string" else None
+        if verb not in _MIXIN_CALLS:
+            return
+        paths = [p for a in args.named_children[1:] if (p := self._const_path(a)) is not None and not p.dynamic]
+        if receiver is not None:
+            self.external_calls += 1
+            for path in paths:
+                self.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(verb, path, self.external_calls)))
+            return
+        ns = self._directive_scope(node, scope)
+        if ns is None:
+            return
+        ns.calls += 1
+        owner = self.definitions[ns.index]
+        for path in paths:
+            owner.mixins.append(Mixin(verb, path, ns.calls))
 
     # -- directives: calls on self with a meaning for the graph ----------------------------
 
     def _directive_scope(self, node: Any, scope: _Scope | None) -> _Scope | None:
-        """The namespace body a directive applies to, or None inside a method body."""
+        """The namespace body a directive applies to, or None inside a method body.
+
+        At top level, directives apply to Object unless they sit in a block, whose ``self`` is
+        unknown statically (``ActiveSupport.on_load(:x) { include M }``)."""
         if scope is None:
+            parent = node.parent
+            while parent is not None and parent.type != "program":
+                if parent.type in _BLOCK_TYPES:
+                    return None
+                parent = parent.parent
             return self._top_object(node)
         if scope.is_method:
             return None
@@ -618,15 +696,17 @@ class _Walker:
             return
         owner = self.definitions[ns.index]
         ns.calls += 1
+        into = owner.deferred_mixins if ns.deferred else owner.mixins
         for arg in args.named_children:
             if arg.type == "self":
-                owner.mixins.append(Mixin(name, None, ns.calls))
+                if not ns.deferred:
+                    into.append(Mixin(name, None, ns.calls))
                 continue
             path = self._const_path(arg)
             if path is None or path.dynamic:
                 self._diag("dynamic-mixin", f"cannot resolve '{name} {_text(arg)[:80]}' statically", arg, "warning")
                 continue
-            owner.mixins.append(Mixin(name, path, ns.calls))
+            into.append(Mixin(name, path, ns.calls))
 
     def _attr(self, node: Any, name: str, scope: _Scope | None) -> None:
         ns = self._directive_scope(node, scope)
@@ -758,6 +838,10 @@ _HANDLERS: dict[str, Callable[[_Walker, Any], Any]] = {
 _HANDLERS_BY_ID: dict[int, Callable[[_Walker, Any], Any]] = {
     (65535 if name == "ERROR" else _LANGUAGE.id_for_node_kind(name, True)): handler for name, handler in _HANDLERS.items()
 }
+
+_BLOCK_TYPES = frozenset({"block", "do_block", "lambda"})
+_MIXIN_CALLS = frozenset({"include", "prepend", "extend"})
+_SEND = frozenset({"send", "__send__", "public_send"})
 
 _DIRECTIVES: dict[str, Callable[[_Walker, Any, str, _Scope | None], None]] = {
     "include": _Walker._mixin,

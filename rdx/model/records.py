@@ -13,6 +13,7 @@ import msgspec
 __all__ = [
     "ConstPath",
     "Mixin",
+    "ExternalMixin",
     "DefinitionRecord",
     "ConstRef",
     "MethodRef",
@@ -77,6 +78,15 @@ class Mixin(msgspec.Struct, array_like=True, frozen=True):
     call: int
 
 
+class ExternalMixin(msgspec.Struct, array_like=True, frozen=True):
+    """``Foo.include(M)`` / ``Foo.prepend(M)`` / ``Foo.extend(M)`` (or ``Foo.send(:include, M)``):
+    a mixin applied to ``target`` from outside its body, at scope ``scope``."""
+
+    target: ConstPath
+    scope: int
+    mixin: Mixin
+
+
 class DefinitionRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     """One definition at one place in one file.
 
@@ -95,7 +105,12 @@ class DefinitionRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     parent: int = -1
     path: ConstPath | None = None
     superclass: ConstPath | None = None
+    # ``class Foo < self``: the superclass is the enclosing namespace.
+    superclass_self: bool = False
     mixins: list[Mixin] = []
+    # Mixins inside ActiveSupport::Concern's ``included do`` block: applied to the including
+    # class right after this module.
+    deferred_mixins: list[Mixin] = []
     comments: list[str] = []
     receiver: ConstPath | None = None
     self_receiver: bool = False
@@ -159,4 +174,5 @@ class FileResult(msgspec.Struct, kw_only=True):
     const_refs: list[ConstRef] = []
     method_refs: list[MethodRef] = []
     requires: list[Require] = []
+    external_mixins: list[ExternalMixin] = []
     diagnostics: list[Diagnostic] = []

@@ -60,6 +60,15 @@ class Resolver:
         # Unresolved superclasses and mixins become placeholders only once every namespace is
         # declared; earlier, a miss may just mean the real definition was not reached yet.
         self._allow_placeholders = False
+        # Namespace id -> mixins applied from outside its body: (doc, scope index, Mixin).
+        self._external: dict[int, list] = {}
+        # ActiveSupport::Concern: concern module id -> concerns it includes, applied on inclusion.
+        self._concern_deps: dict[int, list[int]] = {}
+        self._concern_cache: dict[int, bool] = {}
+        self._concerns_known = False
+        # Chains returned while still in progress, in order; a result computed from one is
+        # provisional until that chain is finished.
+        self._partial_hits: list[int] = []
 
     # -- declarations --------------------------------------------------------------------
 
@@ -205,28 +214,30 @@ class Resolver:
             return m
         return None
 
-    def lookup_lexical(self, name: str, site: Site) -> int | None:
+    def lookup_lexical(self, name: str, site: Site, exclude: int | None = None) -> int | None:
         """Unqualified constant lookup: lexical scopes, ancestors of the innermost, Object."""
         key = (name, site)
-        if key in self._lookup_cache:
+        if exclude is None and key in self._lookup_cache:
             return self._lookup_cache[key]
+        hits_before = len(self._partial_hits)
         result = None
         for ns in site:
             result = self._member_constant(ns, name)
-            if result is not None:
+            if result is not None and result != exclude:
                 break
+            result = None
         if result is None:
             inner = site[0] if site else self.object_id
-            for anc in self.ancestors(inner):
+            scopes = list(self.ancestors(inner))
+            if self.decls[inner].kind != "Class" and self.decls[inner].kind != "SingletonClass":
+                scopes.extend(self.ancestors(self.object_id))
+            for anc in scopes:
                 result = self._member_constant(anc, name)
-                if result is not None:
+                if result is not None and result != exclude:
                     break
-            if result is None and self.decls[inner].kind != "Class" and self.decls[inner].kind != "SingletonClass":
-                for anc in self.ancestors(self.object_id):
-                    result = self._member_constant(anc, name)
-                    if result is not None:
-                        break
-        self._lookup_cache[key] = result
+                result = None
+        if exclude is None and len(self._partial_hits) == hits_before:
+            self._lookup_cache[key] = result
         return result
 
     def lookup_scoped(self, ns: int, name: str) -> int | None:
@@ -381,11 +392,30 @@ class Resolver:
             i = p.parent
         return False
 
-    def _invalidate(self) -> None:
+    def _invalidate(self, keep_concerns: bool = False) -> None:
+        if not keep_concerns:
+            self._concern_cache.clear()
+        self._concern_deps.clear()
         self._ancestors.clear()
         self._superclass_done.clear()
         self._lookup_cache.clear()
         self._alias_cache.clear()
+
+    def _collect_external_mixins(self) -> None:
+        """Attach ``Foo.include(M)`` calls to ``Foo``'s declaration (or its singleton for extend)."""
+        for doc, result in enumerate(self.docs):
+            for ext in result.external_mixins:
+                site = self.cref(doc, ext.scope)
+                if site is None:
+                    continue
+                target = self.lookup_namespace(ext.target, site)
+                if target is None:
+                    self.state.diagnostics.append(
+                        (doc, "unresolved-mixin-target", f"cannot resolve {ext.target.text!r} in '{ext.target.text}.{ext.mixin.kind}'",
+                         ext.target.start, ext.target.end, "warning")
+                    )
+                    continue
+                self._external.setdefault(target, []).append((doc, ext.scope, ext.mixin))
 
     # -- phase 2: members ----------------------------------------------------------------
 
@@ -513,6 +543,13 @@ class Resolver:
         if decl_id in self._superclass_done:
             return rec.superclass
         self._superclass_done.add(decl_id)
+        hits_before = len(self._partial_hits)
+        result = self._compute_superclass(decl_id, rec)
+        if len(self._partial_hits) != hits_before:
+            self._superclass_done.discard(decl_id)  # Provisional: resolved from a partial chain.
+        return result
+
+    def _compute_superclass(self, decl_id: int, rec: DeclarationRecord) -> int | None:
         if rec.kind == "SingletonClass":
             rec.superclass = self._singleton_superclass(rec)
             return rec.superclass
@@ -522,12 +559,21 @@ class Resolver:
         chosen = None
         for doc, index in rec.definitions:
             d = self.docs[doc].definitions[index]
+            if d.superclass_self:
+                outer = self.cref(doc, d.parent)
+                if outer is not None and (outer[0] if outer else self.object_id) != decl_id:
+                    chosen = chosen or (outer[0] if outer else self.object_id)
+                continue
             if d.superclass is None:
                 continue
             site = self.cref(doc, d.parent)
             if site is None:
                 continue
             target = self.lookup_namespace(d.superclass, site)
+            if target == decl_id and len(d.superclass.segments) == 1 and not d.superclass.absolute:
+                # ``class SchemaDumper < SchemaDumper``: Ruby evaluates the superclass before the
+                # new constant exists, so the lookup continues past the class itself.
+                target = self.follow(self.lookup_lexical(d.superclass.segments[0], site, exclude=decl_id))
             if target is None:
                 if not self._allow_placeholders:
                     continue
@@ -562,34 +608,62 @@ class Resolver:
             return self.module_id if arec.kind != "Class" else self.class_id
         return self.singleton(sup)
 
-    def _mixin_ops(self, decl_id: int) -> list[tuple[str, int, int, ConstPath | None]]:
-        """(kind, doc, scope index, target) in program order for a namespace declaration."""
-        rec = self.decls[decl_id]
-        ops: list[tuple[tuple[int, int, int], str, int, int, ConstPath | None]] = []
+    def _mixin_ops(self, decl_id: int) -> list[tuple[str, int, int, ConstPath | None, bool]]:
+        """(kind, doc, scope index, target, scope_is_site) in program order for a namespace.
 
-        def collect(doc: int, index: int, d: DefinitionRecord, kinds: tuple[str, ...]) -> None:
+        ``scope_is_site`` is False for mixins written in a namespace body, whose lookup site is
+        that body, and True for ``Foo.include(M)`` calls, whose site is the call's scope."""
+        rec = self.decls[decl_id]
+        ops: list[tuple[tuple[int, int, int], str, int, int, ConstPath | None, bool]] = []
+
+        def add(doc: int, index: int, pos: int, mixins: list, kinds: tuple[str, ...], external: bool) -> None:
             by_call: dict[int, list] = {}
-            for m in d.mixins:
+            for m in mixins:
                 if m.kind in kinds:
                     by_call.setdefault(m.call, []).append(m)
-            for call, group in by_call.items():
+            for group in by_call.values():
+                first = group[0].target.start if group[0].target is not None else pos
                 # ``include A, B`` inserts B first, then A, so A ends up first in the chain.
                 for order, m in enumerate(reversed(group)):
-                    pos = m.target.start if m.target is not None else d.start
-                    first = group[0].target.start if group[0].target is not None else pos
-                    ops.append(((doc, first, order), "include" if m.kind == "extend" else m.kind, doc, index, m.target))
+                    ops.append(((doc, first, order), "include" if m.kind == "extend" else m.kind, doc, index, m.target, external))
 
         for doc, index in rec.definitions:
             d = self.docs[doc].definitions[index]
             if d.kind in _NAMESPACE_DEF_KINDS:
-                collect(doc, index, d, ("include", "prepend"))
+                add(doc, index, d.start, d.mixins, ("include", "prepend"), False)
+        for doc, scope, m in self._external.get(decl_id, ()):
+            if m.kind != "extend":
+                add(doc, scope, m.target.start if m.target is not None else 0, [m], ("include", "prepend"), True)
         if rec.kind == "SingletonClass" and rec.attached is not None:
             for doc, index in self.decls[rec.attached].definitions:
                 d = self.docs[doc].definitions[index]
                 if d.kind in _NAMESPACE_DEF_KINDS and d.kind != "SingletonClass":
-                    collect(doc, index, d, ("extend",))
+                    add(doc, index, d.start, d.mixins, ("extend",), False)
+            for doc, scope, m in self._external.get(rec.attached, ()):
+                if m.kind == "extend":
+                    add(doc, scope, m.target.start if m.target is not None else 0, [m], ("extend",), True)
         ops.sort(key=lambda op: op[0])
-        return [(kind, doc, index, target) for _, kind, doc, index, target in ops]
+        return [(kind, doc, index, target, external) for _, kind, doc, index, target, external in ops]
+
+    def is_concern(self, decl_id: int) -> bool:
+        """Whether a module extends ActiveSupport::Concern (Rails defers its concern includes)."""
+        cached = self._concern_cache.get(decl_id)
+        if cached is not None:
+            return cached
+        self._concern_cache[decl_id] = False
+        result = False
+        rec = self.decls[decl_id]
+        if rec.kind == "Module":
+            for doc, index in rec.definitions:
+                d = self.docs[doc].definitions[index]
+                for m in d.mixins:
+                    if m.kind == "extend" and m.target is not None and m.target.segments[-1] == "Concern":
+                        site = self.cref(doc, index)
+                        found = self.lookup_namespace(m.target, site) if site is not None else None
+                        if found is not None and self.decls[found].name == "ActiveSupport::Concern":
+                            result = True
+        self._concern_cache[decl_id] = result
+        return result
 
     def ancestors(self, decl_id: int) -> tuple[int, ...]:
         cached = self._ancestors.get(decl_id)
@@ -597,38 +671,78 @@ class Resolver:
             return cached
         partial = self._in_progress.get(decl_id)
         if partial is not None:
+            # A lookup made while computing this chain sees it as far as it got, as in Ruby,
+            # where each include runs after the previous ones. Whatever is computed from a
+            # partial chain is provisional and is not cached (see ``_partial_hits``).
+            self._partial_hits.append(decl_id)
             return tuple(x for x in partial if x != _HEAD)
         rec = self.decls[decl_id]
         if not rec.is_namespace:
             return (decl_id,)
         chain: list[int] = [_HEAD, decl_id]
         self._in_progress[decl_id] = chain
+        hits_before = len(self._partial_hits)
+        self._concern_deps[decl_id] = []
         try:
             sup = self.superclass(decl_id)
             if sup is not None:
                 chain.extend(self.ancestors(sup))
             origin = 1
-            for kind, doc, index, target in self._mixin_ops(decl_id):
-                module = self._mixin_target(decl_id, doc, index, target)
+            concern = self._concerns_known and rec.kind == "Module" and self.is_concern(decl_id)
+            for kind, doc, index, target, external in self._mixin_ops(decl_id):
+                module = self._mixin_target(decl_id, doc, index, target, external)
                 if module is None:
                     continue
-                modules = self.ancestors(module)
                 if kind == "include":
-                    self._include(chain, modules, origin)
+                    if concern and self.is_concern(module):
+                        # A concern including a concern only records it as a dependency.
+                        self._concern_deps.setdefault(decl_id, []).append(module)
+                        continue
+                    self._include_with_dependencies(chain, module, origin, set())
                 else:
-                    origin = self._prepend(chain, modules, origin)
+                    origin = self._prepend(chain, self.ancestors(module), origin)
         finally:
             del self._in_progress[decl_id]
         result = tuple(x for x in chain if x != _HEAD)
-        self._ancestors[decl_id] = result
+        hits = self._partial_hits[hits_before:]
+        del self._partial_hits[hits_before:]
+        others = [h for h in hits if h != decl_id]
+        if others:
+            self._partial_hits.extend(others)  # Still provisional for the frames that use us.
+        else:
+            self._ancestors[decl_id] = result
         return result
 
-    def _mixin_target(self, decl_id: int, doc: int, index: int, target: ConstPath | None) -> int | None:
+    def _include_with_dependencies(self, chain: list[int], module: int, origin: int, seen: set[int]) -> None:
+        """Include ``module``, after the concerns it depends on (ActiveSupport::Concern)."""
+        modules = self.ancestors(module)
+        if module not in seen:
+            seen.add(module)
+            for dep in self._concern_deps.get(module, ()):
+                self._include_with_dependencies(chain, dep, origin, seen)
+        self._include(chain, modules, origin)
+        rec = self.decls[module]
+        for doc, index in rec.definitions:
+            d = self.docs[doc].definitions[index]
+            for m in d.deferred_mixins:
+                if m.kind != "include":
+                    continue
+                dep = self._mixin_target(module, doc, index, m.target)
+                if dep is not None and dep not in seen:
+                    self._include_with_dependencies(chain, dep, origin, seen)
+
+    def _mixin_target(self, decl_id: int, doc: int, index: int, target: ConstPath | None, external: bool = False) -> int | None:
+        if target is None and external:
+            site = self.cref(doc, index)
+            return (site[0] if site else self.object_id) if site is not None else None
         if target is None:
             rec = self.decls[decl_id]
             return rec.attached if rec.kind == "SingletonClass" else decl_id
-        d = self.docs[doc].definitions[index]
-        site = self.cref(doc, index) if d.lexical else self.cref(doc, d.parent)
+        if external:
+            site = self.cref(doc, index)
+        else:
+            d = self.docs[doc].definitions[index]
+            site = self.cref(doc, index) if d.lexical else self.cref(doc, d.parent)
         if site is None:
             return None
         module = self.lookup_namespace(target, site)
@@ -733,6 +847,14 @@ class Resolver:
         self._bootstrap()
         self._phase_namespaces()
         self._invalidate()
+        self._collect_external_mixins()
+        # Decide which modules are concerns before any ancestors are kept: deciding needs
+        # constant lookups, and lookups compute ancestors, which depend on the answer.
+        self._concerns_known = False
+        for decl_id in [d for d, r in self.decls.items() if r.kind == "Module"]:
+            self.is_concern(decl_id)
+        self._concerns_known = True
+        self._invalidate(keep_concerns=True)
         self._allow_placeholders = True
         self._phase_members()
         # Every class and module gets its singleton class, so ``Foo::<Foo>`` always exists.
