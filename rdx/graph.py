@@ -13,10 +13,11 @@ from functools import lru_cache
 from importlib import resources
 from typing import Callable, Iterable, Sequence
 
-from rdx.discovery.files import collect_files, path_to_uri
+from rdx.discovery.files import collect_files, path_to_uri, uri_to_path
 from rdx.discovery.parse import RubyParser
 from rdx.discovery.pool import discover_files
 from rdx.errors import EncodingFailureError, InvalidArgumentError, IOFailureError, NotFoundError
+from rdx.model.declarations import DECLARATION_KINDS
 from rdx.model.records import ConstPath, FileResult
 from rdx.model.store import CORE_URI, GraphStore
 from rdx.query.handles import (
@@ -78,6 +79,10 @@ class Graph:
         """
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
+        try:
+            paths = list(paths)
+        except TypeError:
+            raise InvalidArgumentError(f"index_all expects a list of paths, got {paths!r}") from None
         roots = []
         for p in paths:
             if not isinstance(p, (str, os.PathLike)):
@@ -99,6 +104,8 @@ class Graph:
                 if entry.uri not in seen:
                     seen.add(entry.uri)
                     entries.append(entry)
+        known = {(p.path, p.code) for p in self._walk_problems}
+        problems = list({(p.path, p.code): p for p in problems if (p.path, p.code) not in known}.values())
         self._walk_problems.extend(problems)
         total = len(entries)
         done = 0
@@ -134,7 +141,7 @@ class Graph:
             raise InvalidArgumentError(f"source must be str or bytes, got {type(source).__name__}")
         path: str | None
         if "://" in uri:
-            path = uri[7:] if uri.startswith("file://") else None
+            path = uri_to_path(uri)
         else:
             path = uri
             uri = path_to_uri(uri)
@@ -153,6 +160,8 @@ class Graph:
 
     def delete_document(self, uri: str | os.PathLike[str]) -> bool:
         """Forget a document; returns False when it was not indexed."""
+        if not isinstance(uri, (str, os.PathLike)):
+            raise InvalidArgumentError(f"delete_document expects a URI or path, got {uri!r}")
         uri = os.fspath(uri)
         if "://" not in uri:
             uri = path_to_uri(uri)
@@ -227,6 +236,10 @@ class Graph:
             raise InvalidArgumentError("search query must be a non-empty string")
         if match_mode not in MATCH_MODES:
             raise InvalidArgumentError(f"match_mode {match_mode!r} is not one of {', '.join(MATCH_MODES)}")
+        if kind is not None and kind not in DECLARATION_KINDS:
+            raise InvalidArgumentError(f"kind {kind!r} is not one of {', '.join(DECLARATION_KINDS)}")
+        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+            raise InvalidArgumentError(f"limit must be a non-negative integer, got {limit!r}")
         view = self._ready()
         found = search_declarations(view.state.declarations.values(), query, match_mode, kind)
         if limit is not None:
@@ -244,6 +257,9 @@ class Graph:
         return [Document(view, i) for i in range(len(view.state.documents))]
 
     def document(self, uri_or_path: str) -> Document | None:
+        if not isinstance(uri_or_path, (str, os.PathLike)):
+            raise InvalidArgumentError(f"document expects a URI or path, got {uri_or_path!r}")
+        uri_or_path = os.fspath(uri_or_path)
         uri = uri_or_path if "://" in uri_or_path else path_to_uri(uri_or_path)
         view = self._ready()
         for i, d in enumerate(view.state.documents):

@@ -46,7 +46,10 @@ class WalkResult:
 
 
 def path_to_uri(path: str) -> str:
-    return Path(path).absolute().as_uri()
+    """A ``file://`` URI; names that are not valid UTF-8 are percent-encoded byte by byte."""
+    from urllib.parse import quote
+
+    return "file://" + quote(os.fsencode(os.path.abspath(path)), safe="/")
 
 
 def uri_to_path(uri: str) -> str | None:
@@ -119,10 +122,14 @@ def collect_files(root: str) -> WalkResult:
                 if _ignored(full, False, specs):
                     continue
                 try:
-                    entry.stat()
+                    st = entry.stat()
                 except OSError:
                     # A dangling symlink: report it once, with its path.
                     result.problems.append((full, Diagnostic("unreadable-file", "cannot read file: broken symbolic link", severity="error")))
+                    continue
+                if not stat.S_ISREG(st.st_mode):
+                    # A FIFO or device named like Ruby: opening it could block forever.
+                    result.problems.append((full, Diagnostic("not-a-file", "not a regular file; skipped", severity="error")))
                     continue
                 result.files.append(FileEntry(full, path_to_uri(full)))
         subdirs.sort(reverse=True)
@@ -146,10 +153,11 @@ def _ignored(path: str, is_dir: bool, specs: tuple[tuple[str, pathspec.PathSpec]
 def read_source(path: str) -> tuple[bytes | None, int, int, list[Diagnostic]]:
     """Read one file: (bytes or None, size, mtime_ns, diagnostics). Never raises."""
     try:
+        # Checked before opening: open() on a FIFO blocks until a writer appears.
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None, 0, 0, [Diagnostic("not-a-file", "not a regular file; skipped", severity="error")]
         with open(path, "rb") as f:
             st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                return None, 0, 0, [Diagnostic("not-a-file", "not a regular file", severity="error")]
             if st.st_size > MAX_FILE_BYTES:
                 return None, st.st_size, st.st_mtime_ns, [
                     Diagnostic("file-too-large", f"file is {st.st_size} bytes, over the {MAX_FILE_BYTES}-byte limit; skipped", severity="error")

@@ -56,7 +56,7 @@ _NAMESPACE_FACTORIES = {
 class _Scope:
     """An open scope during the walk: a namespace body or a method body."""
 
-    __slots__ = ("end", "body_start", "index", "is_method", "_visibility", "_module_function", "calls", "marks", "deferred")
+    __slots__ = ("end", "body_start", "index", "is_method", "_visibility", "_module_function", "calls", "marks", "deferred", "locals")
 
     def __init__(self, end: int, body_start: int, index: int, is_method: bool) -> None:
         self.end = end
@@ -72,6 +72,9 @@ class _Scope:
         # True for the block of ActiveSupport::Concern's ``included do ... end``, which runs in
         # the including class: its mixins apply there, after the concern itself.
         self.deferred = False
+        # Local variable names seen so far in this scope (parameters, assignments), so that a
+        # bare identifier can be told apart from a call of a method without arguments.
+        self.locals: set[bytes] = set()
 
     def advance(self, offset: int) -> None:
         marks = self.marks
@@ -165,6 +168,9 @@ class _Walker:
         self.setter_calls: set[int] = set()
         self.top_object: int = -1
         self.external_calls = 0
+        self.top_locals: set[bytes] = set()
+        self._error_until = -1
+        self._cursor: Any = None
         self.check_missing = False
 
     # -- walking -------------------------------------------------------------------------
@@ -173,6 +179,7 @@ class _Walker:
         self.check_missing = root.has_error
         handlers = _HANDLERS_BY_ID
         cursor = root.walk()
+        self._cursor = cursor
         check_missing = self.check_missing
         while True:
             node = cursor.node
@@ -455,14 +462,18 @@ class _Walker:
                     return
                 fields["receiver"] = recv
         visibility = self.pending_visibility.pop(node.start_byte, None)
-        if ns is None:
+        parent = scope
+        nested = scope is not None and scope.is_method
+        if fields or nested:
+            # ``def self.x``/``def Foo.x`` and defs run inside another method ignore the body's
+            # default visibility: they are public unless made otherwise explicitly.
+            visibility = visibility or "public"
+        elif ns is None:
             visibility = visibility or "private"  # top-level methods are private on Object
-            parent = scope
         else:
-            parent = scope
-            if visibility is None and not fields:
+            if visibility is None:
                 visibility = ns.visibility_at(node.start_byte)
-            if not fields and ns.module_function_at(node.start_byte):
+            if ns.module_function_at(node.start_byte):
                 fields["module_function"] = True
         index = self._add(
             "Method",
@@ -502,6 +513,8 @@ class _Walker:
             self._add("GlobalVariable", _text(left), left, left, scope)
         elif t == "call":
             self.setter_calls.add(left.start_byte)
+        elif t == "identifier":
+            self._locals(left.start_byte).add(left.text)
         elif t in ("constant", "scope_resolution"):
             path = self._const_path(left)
             if path is None or path.dynamic:
@@ -573,6 +586,47 @@ class _Walker:
         scope = self._scope(start)
         self.const_refs.append(ConstRef(path, scope.index if scope else -1))
         return None
+
+    def on_identifier(self, node: Any) -> None:
+        """A bare identifier: a local variable read or a call of a method without arguments.
+
+        Binding sites (parameters, assignment targets, rescue variables, patterns) are handled
+        by their parents, which are visited first and add the names to the scope's locals."""
+        field = self._cursor.field_name
+        if field is not None and field in _NOT_A_CALL_FIELDS:
+            if field == "pattern":
+                self._locals(node.start_byte).add(node.text)
+            return
+        start = node.start_byte
+        scope = self._scope(start)
+        word = node.text
+        if word in (scope.locals if scope is not None else self.top_locals):
+            return
+        if word == b"end":
+            # tree-sitter-ruby reads a stray ``end`` as an identifier; report it unless it is
+            # part of a syntax error already reported.
+            if start >= self._error_until:
+                self._diag("syntax-error", "unexpected 'end'", node)
+            return
+        self.method_refs.append(MethodRef(word.decode("utf-8", "replace"), start, node.end_byte, scope.index if scope else -1, 0))
+
+    def on_binding(self, node: Any) -> None:
+        """Parameter lists, multiple-assignment targets, rescue variables and patterns."""
+        names = self._locals(node.start_byte)
+        for child in node.named_children:
+            t = child.type
+            if t == "identifier":
+                names.add(child.text)
+            elif t.endswith("parameter") or t == "rest_assignment":
+                name = child.child_by_field_name("name")
+                if name is None and child.named_child_count:
+                    name = child.named_children[0]
+                if name is not None and name.type == "identifier":
+                    names.add(name.text)
+
+    def _locals(self, start: int) -> set[bytes]:
+        scope = self._scope(start)
+        return scope.locals if scope is not None else self.top_locals
 
     def on_call(self, node: Any) -> None:
         meth = node.child_by_field_name("method")
@@ -816,6 +870,29 @@ class _Walker:
     def on_error(self, node: Any) -> None:
         text = _text(node)[:40].splitlines()[0] if node.end_byte > node.start_byte else ""
         self._diag("syntax-error", f"syntax error near {text!r}", node)
+        self._error_until = max(self._error_until, node.end_byte)
+        self._recover_namespace(node)
+
+    def _recover_namespace(self, node: Any) -> None:
+        """Keep what parses: when tree-sitter wraps a broken ``class X``/``module X`` in an
+        ERROR node, its keyword and name survive as children. The first such pair opens a
+        namespace scope up to the end of the ERROR node, so the methods inside keep their owner."""
+        children = node.children
+        for i, child in enumerate(children[:-1]):
+            if child.is_named or child.type not in ("class", "module"):
+                continue
+            name_node = children[i + 1]
+            path = self._const_path(name_node)
+            if path is None or path.dynamic:
+                return
+            scope = self._scope(child.start_byte)
+            self.skip_const_until = name_node.end_byte
+            self._prefix_ref(path, scope)
+            kind = "Class" if child.type == "class" else "Module"
+            index = self._add(kind, path.text, node, name_node, scope, path=path, comments=self._comments_above(child))
+            self.definitions[index].start = child.start_byte
+            self.scopes.append(_Scope(node.end_byte, name_node.end_byte, index, False))
+            return
 
 
 _HANDLERS: dict[str, Callable[[_Walker, Any], Any]] = {
@@ -830,15 +907,28 @@ _HANDLERS: dict[str, Callable[[_Walker, Any], Any]] = {
     "scope_resolution": _Walker.on_constant,
     "call": _Walker.on_call,
     "alias": _Walker.on_alias,
+    "identifier": _Walker.on_identifier,
     "ERROR": _Walker.on_error,
 }
 
 # Dispatch on numeric kind ids of named nodes: cheaper than type strings, and keywords such
 # as the ``class`` token (an anonymous node with the same type string) never match.
+# Nodes whose identifier children (or parameters' names) bind local variables.
+_BINDING_NODES = (
+    "method_parameters", "lambda_parameters", "block_parameters", "left_assignment_list", "exception_variable",
+    "destructured_parameter", "destructured_left_assignment", "array_pattern", "find_pattern", "alternative_pattern",
+    "undef",
+)
+
+for _name in _BINDING_NODES:
+    _HANDLERS[_name] = _Walker.on_binding
+
 _HANDLERS_BY_ID: dict[int, Callable[[_Walker, Any], Any]] = {
     (65535 if name == "ERROR" else _LANGUAGE.id_for_node_kind(name, True)): handler for name, handler in _HANDLERS.items()
 }
 
+# Fields in which an identifier is never a call: names of methods, parameters and aliases.
+_NOT_A_CALL_FIELDS = frozenset({"name", "method", "alias", "pattern", "key"})
 _BLOCK_TYPES = frozenset({"block", "do_block", "lambda"})
 _MIXIN_CALLS = frozenset({"include", "prepend", "extend"})
 _SEND = frozenset({"send", "__send__", "public_send"})

@@ -67,7 +67,12 @@ def discover_file(entry: FileEntry, parser: RubyParser | None = None) -> FileRes
 
 def _work(batch: list[tuple[str, str]]) -> bytes:
     parser = _get_parser()
-    return _encoder.encode([discover_file(FileEntry(path, uri), parser) for path, uri in batch])
+    results = [discover_file(FileEntry(path, uri), parser) for path, uri in batch]
+    for r in results:
+        # The parent knows each file's path and URI; paths may not be valid UTF-8, which
+        # MessagePack cannot carry, so they stay behind and are put back in the parent.
+        r.path = None
+    return _encoder.encode(results)
 
 
 def _batches(entries: list[FileEntry], jobs: int) -> list[list[tuple[str, str]]]:
@@ -117,12 +122,14 @@ def discover_files(
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(_work, b): len(b) for b in batches}
+        futures = {pool.submit(_work, b): b for b in batches}
         for future in as_completed(futures):
-            for result in _decoder.decode(future.result()):
+            batch = futures[future]
+            for (path, _), result in zip(batch, _decoder.decode(future.result())):
+                result.path = path
                 yield result
             if progress:
-                progress(futures[future])
+                progress(len(batch))
 
 
 def iter_sources(items: Iterable[tuple[str, bytes]]) -> Iterator[FileResult]:

@@ -421,6 +421,7 @@ class Resolver:
 
     def _phase_members(self) -> None:
         visibility: list[tuple[int, int, DefinitionRecord]] = []
+        aliases: list[tuple[int, int, str]] = []
         for doc, result in enumerate(self.docs):
             defs = result.definitions
             for index, d in enumerate(defs):
@@ -431,7 +432,9 @@ class Resolver:
                     owner = self._namespace_owner(doc, d.parent)
                     if owner is None:
                         continue
-                    if kind != "AttrWriter":
+                    if kind == "MethodAlias":
+                        aliases.append((owner, self._method(owner, d.name, doc, index, d.visibility), f"{d.old_name}()"))
+                    elif kind != "AttrWriter":
                         self._method(owner, d.name, doc, index, d.visibility)
                     if kind in ("AttrWriter", "AttrAccessor"):
                         self._method(owner, d.name + "=", doc, index, d.visibility)
@@ -450,6 +453,11 @@ class Resolver:
                     visibility.append((doc, index, d))
         for doc, index, d in visibility:
             self._apply_visibility(doc, index, d)
+        # An alias copies the aliased method, visibility included.
+        for owner, alias, old in aliases:
+            original = self.find_member(owner, old)
+            if original is not None and original != alias:
+                self.decls[alias].visibility = self.decls[original].visibility
 
     def _declare_method(self, doc: int, index: int, d: DefinitionRecord) -> None:
         owner = self._namespace_owner(doc, d.parent)
