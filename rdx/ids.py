@@ -34,8 +34,13 @@ def stable_id(tag: str, *parts: str | int) -> int:
     return int.from_bytes(h.digest(), "little")
 
 
+def _fast(prefix: bytes, text: str) -> int:
+    # Same digest as ``stable_id(tag, text)``: incremental updates hash the concatenation.
+    return int.from_bytes(blake2b(prefix + text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+
+
 def uri_id(uri: str) -> int:
-    return stable_id("uri", uri)
+    return _fast(b"uri\xff", uri)
 
 
 def definition_id(uri: str, offset: int, name: str) -> int:
@@ -43,7 +48,7 @@ def definition_id(uri: str, offset: int, name: str) -> int:
 
 
 def declaration_id(fully_qualified_name: str) -> int:
-    return stable_id("decl", fully_qualified_name)
+    return _fast(b"decl\xff", fully_qualified_name)
 
 
 def name_id(unqualified: str, parent_scope: int, nesting: int) -> int:
