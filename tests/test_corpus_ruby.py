@@ -137,3 +137,23 @@ def test_key_framework_classes_match_exactly(ruby_and_rdx):
             continue
         ruby_chain = [a for a in by_name[name]["ancestors"] if a in corpus]
         assert [a.name for a in g[name].ancestors if a.name in corpus] == ruby_chain, name
+
+
+def test_singleton_class_ancestors_mostly_match_ruby(ruby_and_rdx):
+    """``Foo.singleton_class.ancestors``: extend, ``class << self``, superclass singletons, and
+    ActiveSupport::Concern's ClassMethods. FIXME: ``def self.included(base) base.extend(X)``
+    hooks (Singleton, Rails::Initializable, ...) and load-order-dependent extends still differ."""
+    rows, _, g, _ = ruby_and_rdx
+    corpus = {r["name"] for r in rows} - DYNAMIC_MIXINS
+    names = corpus | {f"{n}::<{n.split('::')[-1]}>" for n in corpus} | {"Class", "Module", "Object", "Kernel", "BasicObject"}
+    considered = matched = 0
+    for row in rows:
+        decl = g.get(row["name"])
+        if decl is None or row["name"].startswith(DYNAMIC_PREFIXES) or row["name"] in KNOWN_DIFFERENT:
+            continue
+        considered += 1
+        ruby_chain = [a for a in row["singleton_ancestors"] if a in names]
+        rdx_chain = [a.name for a in decl.singleton_class.ancestors if a.name in names]
+        matched += rdx_chain == ruby_chain
+    print(f"corpus singleton classes: {matched} of {considered} match Ruby")
+    assert matched / considered > 0.94

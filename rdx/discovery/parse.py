@@ -742,6 +742,8 @@ class _Walker:
         return scope
 
     def _mixin(self, node: Any, name: str, scope: _Scope | None) -> None:
+        if scope is None and name == "extend":
+            return  # Top-level ``extend`` extends the main object only, not Object.
         ns = self._directive_scope(node, scope)
         if ns is None:
             return

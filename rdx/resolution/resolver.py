@@ -616,7 +616,27 @@ class Resolver:
             return self.module_id if arec.kind != "Class" else self.class_id
         return self.singleton(sup)
 
-    def _mixin_ops(self, decl_id: int) -> list[tuple[str, int, int, ConstPath | None, bool]]:
+    def _keyed_ops(self, decl_id: int) -> list:
+        """The include/prepend ops of a namespace's own bodies, with their sort keys."""
+        saved = self._concerns_known
+        ops = self._mixin_ops(decl_id, keyed=True)
+        self._concerns_known = saved
+        return ops
+
+    def _concern_class_methods(self, module: int, seen: set[int]) -> list[int]:
+        if module in seen:
+            return []
+        seen.add(module)
+        self.ancestors(module)  # Records the concern's own concern dependencies.
+        out: list[int] = []
+        for dep in self._concern_deps.get(module, ()):
+            out.extend(self._concern_class_methods(dep, seen))
+        cm = self.follow(self._member_constant(module, "ClassMethods"))
+        if cm is not None and self.decls[cm].kind == "Module":
+            out.append(cm)
+        return out
+
+    def _mixin_ops(self, decl_id: int, keyed: bool = False) -> list:
         """(kind, doc, scope index, target, scope_is_site) in program order for a namespace.
 
         ``scope_is_site`` is False for mixins written in a namespace body, whose lookup site is
@@ -650,7 +670,20 @@ class Resolver:
             for doc, scope, m in self._external.get(rec.attached, ()):
                 if m.kind == "extend":
                     add(doc, scope, m.target.start if m.target is not None else 0, [m], ("extend",), True)
+            if self._concerns_known and not self.is_concern(rec.attached):
+                # Including a concern extends the class with the concern's ClassMethods (and
+                # those of the concerns it depends on, first).
+                for key, kind, doc, index, target, external in self._keyed_ops(rec.attached):
+                    if kind != "include":
+                        continue
+                    module = self._mixin_target(rec.attached, doc, index, target, external)
+                    if module is None or not self.is_concern(module):
+                        continue
+                    for n, cm in enumerate(self._concern_class_methods(module, set())):
+                        ops.append(((key[0], key[1], key[2] * 1000 + n), "include", doc, index, cm, external))
         ops.sort(key=lambda op: op[0])
+        if keyed:
+            return ops
         return [(kind, doc, index, target, external) for _, kind, doc, index, target, external in ops]
 
     def is_concern(self, decl_id: int) -> bool:
@@ -739,7 +772,9 @@ class Resolver:
                 if dep is not None and dep not in seen:
                     self._include_with_dependencies(chain, dep, origin, seen)
 
-    def _mixin_target(self, decl_id: int, doc: int, index: int, target: ConstPath | None, external: bool = False) -> int | None:
+    def _mixin_target(self, decl_id: int, doc: int, index: int, target: "ConstPath | int | None", external: bool = False) -> int | None:
+        if isinstance(target, int):
+            return target  # Already resolved (a concern's ClassMethods).
         if target is None and external:
             site = self.cref(doc, index)
             return (site[0] if site else self.object_id) if site is not None else None

@@ -41,6 +41,9 @@ end
 def corpus_file?(loc)
   loc && loc[0] && CORPUS.any? { |c| loc[0].start_with?(c) }
 end
+# Singleton class -> the module it belongs to (Ruby 3.1 has no Class#attached_object).
+ATTACHED = {}.compare_by_identity
+ObjectSpace.each_object(Module) { |m| ATTACHED[m.singleton_class] = m unless m.singleton_class? }
 out = []
 ObjectSpace.each_object(Module) do |m|
   name = (Module.instance_method(:name).bind(m).call rescue nil)
@@ -53,7 +56,16 @@ ObjectSpace.each_object(Module) do |m|
   loc = (Object.const_source_location(name) rescue nil)
   next unless corpus_file?(loc)
   anc = m.ancestors.map { |a| Module.instance_method(:name).bind(a).call rescue nil }
-  out << { "name" => name, "kind" => (m.is_a?(Class) ? "Class" : "Module"), "file" => loc[0], "ancestors" => anc }
+  sanc = m.singleton_class.ancestors.map do |a|
+    if a.singleton_class?
+      attached = ATTACHED[a]
+      n = attached && (Module.instance_method(:name).bind(attached).call rescue nil)
+      n ? "#{n}::<#{n.split('::').last}>" : nil
+    else
+      Module.instance_method(:name).bind(a).call rescue nil
+    end
+  end
+  out << { "name" => name, "kind" => (m.is_a?(Class) ? "Class" : "Module"), "file" => loc[0], "ancestors" => anc, "singleton_ancestors" => sanc }
 end
 STDERR.puts "failed: #{failed.join(', ')}" unless failed.empty?
 File.write(ENV["FEATURES_OUT"], $LOADED_FEATURES.select { |f| CORPUS.any? { |c| f.start_with?(c) } }.join("\n")) if ENV["FEATURES_OUT"]
