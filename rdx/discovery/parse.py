@@ -56,7 +56,7 @@ _NAMESPACE_FACTORIES = {
 class _Scope:
     """An open scope during the walk: a namespace body or a method body."""
 
-    __slots__ = ("end", "body_start", "index", "is_method", "_visibility", "_module_function", "calls", "marks", "deferred", "locals")
+    __slots__ = ("end", "body_start", "index", "is_method", "_visibility", "_module_function", "calls", "marks", "deferred", "locals", "hook_param")
 
     def __init__(self, end: int, body_start: int, index: int, is_method: bool) -> None:
         self.end = end
@@ -75,6 +75,9 @@ class _Scope:
         # Local variable names seen so far in this scope (parameters, assignments), so that a
         # bare identifier can be told apart from a call of a method without arguments.
         self.locals: set[bytes] = set()
+        # In ``def self.included(base)`` (and ``extended``/``prepended``/``append_features``):
+        # the parameter naming the including class, whose mixins apply like the module's own.
+        self.hook_param: bytes | None = None
 
     def advance(self, offset: int) -> None:
         marks = self.marks
@@ -486,7 +489,12 @@ class _Walker:
             comments=self._comments_above(node),
             **fields,
         )
-        self.scopes.append(_Scope(node.end_byte, name_node.end_byte, index, True))
+        method_scope = _Scope(node.end_byte, name_node.end_byte, index, True)
+        if fields.get("self_receiver") and name_node.text in _HOOKS:
+            params = node.child_by_field_name("parameters")
+            if params is not None and params.named_child_count and params.named_children[0].type == "identifier":
+                method_scope.hook_param = params.named_children[0].text
+        self.scopes.append(method_scope)
 
     def on_assignment(self, node: Any) -> None:
         left = node.child_by_field_name("left")
@@ -664,6 +672,8 @@ class _Walker:
         self.method_refs.append(
             MethodRef(name, meth.start_byte, meth.end_byte, scope.index if scope else -1, receiver_kind, receiver, receiver_text)
         )
+        if receiver_kind == 4 and scope is not None and scope.hook_param is not None and recv is not None and recv.text == scope.hook_param:
+            self._hook_mixin(node, name, scope)
         if receiver_kind == 0 and name == "included" and scope is not None and not scope.is_method:
             block = node.child_by_field_name("block")
             if block is not None:
@@ -682,6 +692,29 @@ class _Walker:
                 self._external_mixin(node, name, receiver, scope)
             elif name in _SEND:
                 self._send_mixin(node, receiver, scope)
+
+    def _hook_mixin(self, node: Any, name: str, scope: _Scope) -> None:
+        """``base.extend(ClassMethods)`` (or ``base.send(:include, X)``) in ``def self.included(base)``."""
+        args = node.child_by_field_name("arguments")
+        if args is None:
+            return
+        children = args.named_children
+        if name in _SEND and children:
+            name = _symbol_name(children[0]) or ""
+            children = children[1:]
+        if name not in _MIXIN_CALLS:
+            return
+        method = self.definitions[scope.index]
+        if method.parent < 0:
+            return
+        owner = self.definitions[method.parent]
+        if owner.kind not in ("Module", "Class"):
+            return
+        scope.calls += 1
+        for arg in children:
+            path = self._const_path(arg)
+            if path is not None and not path.dynamic:
+                owner.deferred_mixins.append(Mixin(name, path, scope.calls))
 
     def _external_mixin(self, node: Any, name: str, receiver: ConstPath, scope: _Scope | None) -> None:
         """``Foo.include(A, B)``: recorded against ``Foo``, resolved later."""
@@ -932,6 +965,7 @@ _HANDLERS_BY_ID: dict[int, Callable[[_Walker, Any], Any]] = {
 # Fields in which an identifier is never a call: names of methods, parameters and aliases.
 _NOT_A_CALL_FIELDS = frozenset({"name", "method", "alias", "pattern", "key"})
 _BLOCK_TYPES = frozenset({"block", "do_block", "lambda"})
+_HOOKS = frozenset({b"included", b"extended", b"prepended", b"append_features", b"inherited"})
 _MIXIN_CALLS = frozenset({"include", "prepend", "extend"})
 _SEND = frozenset({"send", "__send__", "public_send"})
 

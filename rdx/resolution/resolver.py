@@ -623,6 +623,19 @@ class Resolver:
         self._concerns_known = saved
         return ops
 
+    def _hook_extends(self, module: int) -> list[int]:
+        """Modules that ``def self.included(base); base.extend(X)`` adds to the includer's singleton."""
+        out: list[int] = []
+        for doc, index in self.decls[module].definitions:
+            d = self.docs[doc].definitions[index]
+            for m in d.deferred_mixins:
+                if m.kind == "extend" and m.target is not None:
+                    site = self.cref(doc, index)
+                    found = self.lookup_namespace(m.target, site) if site is not None else None
+                    if found is not None and self.decls[found].kind == "Module":
+                        out.append(found)
+        return out
+
     def _concern_class_methods(self, module: int, seen: set[int]) -> list[int]:
         if module in seen:
             return []
@@ -672,14 +685,17 @@ class Resolver:
                     add(doc, scope, m.target.start if m.target is not None else 0, [m], ("extend",), True)
             if self._concerns_known and not self.is_concern(rec.attached):
                 # Including a concern extends the class with the concern's ClassMethods (and
-                # those of the concerns it depends on, first).
+                # those of the concerns it depends on, first); ``def self.included(base)``
+                # hooks that call ``base.extend(X)`` do the same for any module.
                 for key, kind, doc, index, target, external in self._keyed_ops(rec.attached):
                     if kind != "include":
                         continue
                     module = self._mixin_target(rec.attached, doc, index, target, external)
-                    if module is None or not self.is_concern(module):
+                    if module is None:
                         continue
-                    for n, cm in enumerate(self._concern_class_methods(module, set())):
+                    extensions = self._concern_class_methods(module, set()) if self.is_concern(module) else []
+                    extensions += self._hook_extends(module)
+                    for n, cm in enumerate(extensions):
                         ops.append(((key[0], key[1], key[2] * 1000 + n), "include", doc, index, cm, external))
         ops.sort(key=lambda op: op[0])
         if keyed:
