@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Sequence
 
 from rdx.discovery.files import collect_files, path_to_uri, uri_to_path
 from rdx.discovery.parse import RubyParser
-from rdx.discovery.pool import discover_files
+from rdx.discovery.pool import discover_files, paused_gc
 from rdx.errors import EncodingFailureError, InvalidArgumentError, IOFailureError, NotFoundError
 from rdx.model.declarations import DECLARATION_KINDS
 from rdx.model.records import ConstPath, FileResult
@@ -170,7 +170,8 @@ class Graph:
     def resolve(self) -> None:
         """Resolve names, ancestors and references for everything indexed so far."""
         resolver = Resolver(sorted(self._store.documents.values(), key=lambda d: (d.uri != CORE_URI, d.uri)))
-        state = resolver.run()
+        with paused_gc():
+            state = resolver.run()
         self._store.resolved = state
         self._store.resolved_revision = self._store.revision
         self._view = View(state, resolver, self._store.revision)

@@ -1,6 +1,8 @@
 """Per-file discovery output: definitions, references, requires and diagnostics.
 
-These msgspec Structs are the only thing that crosses the worker-process boundary. They hold
+These msgspec Structs are the only thing that crosses the worker-process boundary. They are
+array-like (compact MessagePack) and not tracked by the garbage collector (``gc=False``): they
+never form reference cycles, and a corpus holds hundreds of thousands of them. They hold
 byte offsets, strings and small ints; no fully qualified names (those are computed in
 resolution) and no tree-sitter objects. Scopes are referenced by index into the same file's
 ``definitions`` list, so a file's records can be produced and merged without coordination.
@@ -48,7 +50,7 @@ DEFINITION_KINDS = (
 NAMESPACE_KINDS = frozenset({"Class", "Module", "SingletonClass"})
 
 
-class ConstPath(msgspec.Struct, array_like=True, frozen=True):
+class ConstPath(msgspec.Struct, array_like=True, frozen=True, gc=False):
     """A constant path as written: ``A::B`` is ``("A", "B")``; ``::A`` sets ``absolute``.
 
     ``dynamic`` marks a path whose scope is not a constant (``foo::Bar``); only its last
@@ -66,7 +68,7 @@ class ConstPath(msgspec.Struct, array_like=True, frozen=True):
         return ("::" if self.absolute else "") + "::".join(self.segments)
 
 
-class Mixin(msgspec.Struct, array_like=True, frozen=True):
+class Mixin(msgspec.Struct, array_like=True, frozen=True, gc=False):
     """One argument of ``include``/``prepend``/``extend``; ``target`` None means ``self``.
 
     ``call`` numbers the call within its namespace body so that ``include A, B`` (one call,
@@ -78,7 +80,7 @@ class Mixin(msgspec.Struct, array_like=True, frozen=True):
     call: int
 
 
-class ExternalMixin(msgspec.Struct, array_like=True, frozen=True):
+class ExternalMixin(msgspec.Struct, array_like=True, frozen=True, gc=False):
     """``Foo.include(M)`` / ``Foo.prepend(M)`` / ``Foo.extend(M)`` (or ``Foo.send(:include, M)``):
     a mixin applied to ``target`` from outside its body, at scope ``scope``."""
 
@@ -87,7 +89,7 @@ class ExternalMixin(msgspec.Struct, array_like=True, frozen=True):
     mixin: Mixin
 
 
-class DefinitionRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
+class DefinitionRecord(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     """One definition at one place in one file.
 
     ``parent`` is the index of the innermost enclosing scope definition (namespace or method)
@@ -122,14 +124,14 @@ class DefinitionRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     lexical: bool = True
 
 
-class ConstRef(msgspec.Struct, array_like=True, frozen=True):
+class ConstRef(msgspec.Struct, array_like=True, frozen=True, gc=False):
     """A constant reference; ``scope`` is the innermost enclosing scope definition index."""
 
     path: ConstPath
     scope: int
 
 
-class MethodRef(msgspec.Struct, array_like=True, frozen=True):
+class MethodRef(msgspec.Struct, array_like=True, frozen=True, gc=False):
     """A call site. ``receiver_kind``: 0 implicit self, 1 ``self``, 2 constant (``Foo.bar``),
     3 constant instance (``Foo.new.bar``), 4 anything else (``receiver_text`` keeps it)."""
 
@@ -142,7 +144,7 @@ class MethodRef(msgspec.Struct, array_like=True, frozen=True):
     receiver_text: str | None = None
 
 
-class Require(msgspec.Struct, array_like=True, frozen=True):
+class Require(msgspec.Struct, array_like=True, frozen=True, gc=False):
     """``require``/``require_relative``/``load`` with a literal string argument."""
 
     path: str
@@ -151,7 +153,7 @@ class Require(msgspec.Struct, array_like=True, frozen=True):
     end: int
 
 
-class Diagnostic(msgspec.Struct, array_like=True, frozen=True):
+class Diagnostic(msgspec.Struct, array_like=True, frozen=True, gc=False):
     """A problem found in a file: ``code`` is a stable kebab-case tag, ``start``/``end`` bytes."""
 
     code: str
@@ -161,7 +163,7 @@ class Diagnostic(msgspec.Struct, array_like=True, frozen=True):
     severity: str = "error"
 
 
-class FileResult(msgspec.Struct, kw_only=True):
+class FileResult(msgspec.Struct, kw_only=True, gc=False):
     """Everything discovery learned from one file. ``error`` is set when it could not be read."""
 
     uri: str
