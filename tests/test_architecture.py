@@ -17,7 +17,7 @@ ALLOWED = {
     "model": {"ids", "errors", "text"},
     "discovery": {"model", "ids", "text", "errors"},
     "resolution": {"model", "ids", "errors"},
-    "query": {"model", "text", "resolution", "errors"},
+    "query": {"model", "text", "resolution", "errors", "ids"},
     "data": set(),
 }
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import msgspec
 
+from rdx.ids import reference_id
 from rdx.model.records import DefinitionRecord, FileResult
 from rdx.model.store import ResolvedState
 from rdx.text import offset_to_position
@@ -329,6 +330,13 @@ class ConstantReference:
         self._index = index
 
     @property
+    def id(self) -> int:
+        """ReferenceId: stable hash of (uri, start offset, name)."""
+        d = self._view.state.documents[self._doc]
+        p = d.const_refs[self._index].path
+        return reference_id(d.uri, p.start, p.text)
+
+    @property
     def name(self) -> str:
         return self._view.state.documents[self._doc].const_refs[self._index].path.text
 
@@ -354,6 +362,13 @@ class MethodReference:
         self._view = view
         self._doc = doc
         self._index = index
+
+    @property
+    def id(self) -> int:
+        """ReferenceId: stable hash of (uri, start offset, name)."""
+        d = self._view.state.documents[self._doc]
+        r = d.method_refs[self._index]
+        return reference_id(d.uri, r.start, r.name)
 
     @property
     def name(self) -> str:
