@@ -31,7 +31,7 @@ from rdx.query.handles import (
     iter_method_references,
 )
 from rdx.query.search import MATCH_MODES, search_declarations
-from rdx.resolution.resolver import Resolver
+from rdx.resolution.resolver import Resolver, load_order
 from rdx.model.store import ResolvedState
 
 __all__ = ["Graph"]
@@ -169,7 +169,7 @@ class Graph:
 
     def resolve(self) -> None:
         """Resolve names, ancestors and references for everything indexed so far."""
-        resolver = Resolver(sorted(self._store.documents.values(), key=lambda d: (d.uri != CORE_URI, d.uri)))
+        resolver = Resolver(load_order(self._store.documents.values()))
         with paused_gc():
             state = resolver.run()
         self._store.resolved = state
