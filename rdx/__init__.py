@@ -15,6 +15,7 @@ from rdx.errors import (
     RdxError,
 )
 from rdx.graph import Graph
+from rdx.query.navigation import Completion, Hover, Reference, Target
 from rdx.query.handles import (
     ConstantReference,
     Declaration,
@@ -38,6 +39,10 @@ __all__ = [
     "ConstantReference",
     "MethodReference",
     "Diagnostic",
+    "Reference",
+    "Target",
+    "Hover",
+    "Completion",
     "ErrorCode",
     "RdxError",
     "InvalidArgumentError",

@@ -173,6 +173,63 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0 if found else EXIT_ERROR
 
 
+def _position(text: str) -> tuple[str, int, int]:
+    path, sep, rest = text.rpartition(":")
+    path2, sep2, line = path.rpartition(":")
+    if not sep or not sep2 or not line.isdigit() or not rest.isdigit() or not path2:
+        raise _Usage(f"position {text!r} is not PATH:LINE:COLUMN (line 1-based, column 0-based)")
+    if not os.path.exists(path2):
+        raise _Usage(f"{path2!r} does not exist")
+    return os.path.abspath(path2), int(line), int(rest)
+
+
+def cmd_refs(args: argparse.Namespace) -> int:
+    graph, _, _, _ = _index(args.project, args.jobs, True)
+    refs = graph.references_to(args.name)
+    lines = [f"{r.location}  {r.name}{'' if r.certain else '  (receiver unknown)'}" for r in refs]
+    _emit(args, [msgspec.to_builtins(r) for r in refs], "\n".join(lines) or "no references")
+    return 0
+
+
+def cmd_def(args: argparse.Namespace) -> int:
+    path, line, column = _position(args.position)
+    graph, _, _, _ = _index(args.project, args.jobs, True)
+    target = graph.definition_at(path, line, column)
+    if target is None:
+        _emit(args, None, "nothing to go to at that position")
+        return EXIT_ERROR
+    _emit(args, msgspec.to_builtins(target), "\n".join([f"{target.name} ({target.kind})", *(f"  {loc}" for loc in target.locations)]))
+    return 0
+
+
+def cmd_hover(args: argparse.Namespace) -> int:
+    path, line, column = _position(args.position)
+    graph, _, _, _ = _index(args.project, args.jobs, True)
+    hover = graph.hover_at(path, line, column)
+    if hover is None:
+        _emit(args, None, "nothing known at that position")
+        return EXIT_ERROR
+    title = hover.name
+    if hover.signature and title.endswith("()"):
+        title = title[:-2] + hover.signature
+    lines = [f"{title} ({hover.kind})"]
+    if hover.owner:
+        lines.append(f"  owner: {hover.owner}")
+    if hover.ancestors:
+        lines.append("  ancestors: " + " > ".join(hover.ancestors))
+    lines.extend(f"  {c}" for c in hover.comments)
+    _emit(args, msgspec.to_builtins(hover), "\n".join(lines))
+    return 0
+
+
+def cmd_complete(args: argparse.Namespace) -> int:
+    path, line, column = _position(args.position)
+    graph, _, _, _ = _index(args.project, args.jobs, True)
+    items = graph.completions_at(path, line, column)[: args.limit]
+    _emit(args, [msgspec.to_builtins(c) for c in items], "\n".join(f"{c.label}  ({c.kind}) {c.detail}" for c in items) or "no completions")
+    return 0
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
     graph, problems, t_disc, t_res = _index(args.path, args.jobs, True)
     stats, text = _summary(graph, problems, t_disc, t_res)
@@ -244,6 +301,23 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=20)
     common(p)
     p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("refs", help="references to a declaration (constants through aliases, method calls)")
+    p.add_argument("name", help="fully qualified name, e.g. Foo::Bar or Foo#bar()")
+    common(p)
+    p.set_defaults(func=cmd_refs)
+
+    for name, func, what in (
+        ("def", cmd_def, "go to the definition of what is at PATH:LINE:COL"),
+        ("hover", cmd_hover, "describe what is at PATH:LINE:COL"),
+        ("complete", cmd_complete, "completion candidates at PATH:LINE:COL"),
+    ):
+        p = sub.add_parser(name, help=what)
+        p.add_argument("position", help="PATH:LINE:COL (line 1-based, column 0-based)")
+        if name == "complete":
+            p.add_argument("--limit", type=int, default=50)
+        common(p)
+        p.set_defaults(func=func)
 
     p = sub.add_parser("stats", help="counts of files, definitions, declarations and references")
     p.add_argument("path", nargs="?", default=".")

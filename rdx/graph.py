@@ -30,6 +30,8 @@ from rdx.query.handles import (
     iter_constant_references,
     iter_method_references,
 )
+from rdx.query import navigation
+from rdx.query.navigation import Completion, Hover, Reference, Target
 from rdx.query.search import MATCH_MODES, search_declarations
 from rdx.resolution.resolver import Resolver, load_order
 from rdx.model.store import ResolvedState
@@ -60,6 +62,7 @@ class Graph:
         self._store = GraphStore()
         self._view: View | None = None
         self._walk_problems: list[Diagnostic] = []
+        self._sources: dict[str, bytes] = {}
         if core:
             self._store.put_document(_core_document())
 
@@ -156,6 +159,8 @@ class Graph:
 
             result.diagnostics.insert(0, RawDiagnostic("invalid-utf8", f"invalid UTF-8 at byte {exc.start}", exc.start, exc.start + 1, "warning"))
         self._store.put_document(result)
+        # Kept for completion, which needs the text before the cursor of unsaved buffers.
+        self._sources[uri] = data
         return [self._file_diagnostic(result, d) for d in result.diagnostics if d.severity == "error"]
 
     def delete_document(self, uri: str | os.PathLike[str]) -> bool:
@@ -165,6 +170,7 @@ class Graph:
         uri = os.fspath(uri)
         if "://" not in uri:
             uri = path_to_uri(uri)
+        self._sources.pop(uri, None)
         return self._store.remove_document(uri)
 
     def resolve(self) -> None:
@@ -299,6 +305,53 @@ class Graph:
             result = view.state.documents[doc]
             out.append(Diagnostic(code, message, severity, result.path or result.uri, view.location(doc, start, end)))
         return out
+
+    # -- navigation ----------------------------------------------------------------------
+
+    def references_to(self, name: str) -> list[Reference]:
+        """Every use of a declaration: constant references (through aliases), and for methods
+        the calls whose receiver resolves to the owner or a descendant, plus name-only matches
+        with an unknown receiver (``certain=False``)."""
+        view = self._ready()
+        return navigation.references_to(view, self[name])
+
+    def _position(self, path: str | os.PathLike[str], line: int, column: int) -> str:
+        if not isinstance(path, (str, os.PathLike)):
+            raise InvalidArgumentError(f"path must be a string, got {path!r}")
+        for value, what in ((line, "line"), (column, "column")):
+            if not isinstance(value, int) or isinstance(value, bool) or value < (1 if what == "line" else 0):
+                raise InvalidArgumentError(f"{what} must be an integer >= {1 if what == 'line' else 0}, got {value!r}")
+        path = os.fspath(path)
+        if "://" in path:
+            return path
+        return path_to_uri(path)
+
+    def definition_at(self, path: str | os.PathLike[str], line: int, column: int) -> Target | None:
+        """Go to definition: the declaration (or required document) at a position, or None."""
+        uri = self._position(path, line, column)
+        return navigation.definition_at(self._ready(), uri, line, column)
+
+    def hover_at(self, path: str | os.PathLike[str], line: int, column: int) -> Hover | None:
+        """Name, kind, signature, owner, ancestors and comments of what is at a position."""
+        uri = self._position(path, line, column)
+        return navigation.hover_at(self._ready(), uri, line, column)
+
+    def completions_at(self, path: str | os.PathLike[str], line: int, column: int) -> list[Completion]:
+        """Completion candidates at a position (after ``Foo::``, after ``recv.``, or in scope)."""
+        uri = self._position(path, line, column)
+        source = self._sources.get(uri)
+        if source is None:
+            file_path = uri_to_path(uri)
+            try:
+                with open(file_path or "", "rb") as f:
+                    source = f.read()
+            except OSError:
+                source = None
+        return navigation.completions_at(self._ready(), uri, line, column, source)
+
+    def dead_code_candidates(self) -> list[Declaration]:
+        """Methods never called by name and constants never referenced, outside Ruby core."""
+        return navigation.dead_code_candidates(self._ready())
 
     def stats(self) -> dict[str, object]:
         """Counts of documents, definitions, declarations (by kind), references, diagnostics."""

@@ -109,3 +109,17 @@ def test_console_script_runs_as_a_subprocess(project):
     proc = subprocess.run([sys.executable, "-m", "rdx.cli", "show", "App::User", "-C", str(project)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "App::User (Class)" in proc.stdout
+
+
+def test_navigation_commands(project, capsys):
+    b = project / "lib" / "b.rb"
+    code, out, _ = run(capsys, "refs", "App::Model", "-C", str(project))
+    assert code == 0 and out.strip().endswith("b.rb:2:15-2:20  Model")
+    code, out, _ = run(capsys, "def", f"{b}:2:17", "-C", str(project), "--json")
+    assert code == 0 and json.loads(out)["name"] == "App::Model"
+    code, out, _ = run(capsys, "hover", f"{b}:4:10", "-C", str(project))
+    assert code == 0 and out.startswith("App::User#name() (Method)")
+    code, out, _ = run(capsys, "complete", f"{b}:2:18", "-C", str(project), "--json")
+    assert code == 0 and [c["label"] for c in json.loads(out)][0] == "Model"
+    code, _, err = run(capsys, "def", f"{b}:x:1", "-C", str(project))
+    assert code == 2 and "PATH:LINE:COLUMN" in err

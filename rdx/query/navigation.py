@@ -1,0 +1,392 @@
+"""Navigation questions over a resolved graph: references, definition, hover, completion, dead code.
+
+Reads a resolved state and never changes it. Positions come in as (path, 1-based line, 0-based
+byte column) and are turned into byte offsets through ``rdx.text``; everything found at a
+position is the smallest definition name, constant reference or call that contains it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+import msgspec
+
+from rdx.model.records import FileResult
+from rdx.model.store import CORE_URI
+from rdx.query.handles import Declaration, Definition, Location, View
+from rdx.text import position_to_offset
+
+__all__ = [
+    "Reference",
+    "Target",
+    "Hover",
+    "Completion",
+    "references_to",
+    "definition_at",
+    "hover_at",
+    "completions_at",
+    "dead_code_candidates",
+]
+
+_COMPLETABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[?!=]?$")
+_IDENT_TAIL = re.compile(rb"[A-Za-z0-9_?!]*$")
+_CONST_PATH_TAIL = re.compile(rb"(?:::)?(?:[A-Z][A-Za-z0-9_]*::)*[A-Z][A-Za-z0-9_]*$")
+_RECEIVER_TAIL = re.compile(rb"(self|@{0,2}[A-Za-z_][A-Za-z0-9_]*|(?:::)?(?:[A-Z][A-Za-z0-9_]*::)*[A-Z][A-Za-z0-9_]*(?:\.new)?)$")
+# Methods Ruby calls by itself; never reported as dead.
+_IMPLICIT_METHODS = frozenset({
+    "initialize", "initialize_copy", "method_missing", "respond_to_missing?", "included", "extended",
+    "prepended", "inherited", "append_features", "method_added", "const_missing", "to_s", "inspect",
+    "to_str", "to_ary", "to_proc", "to_h", "to_hash", "each", "<=>", "==", "hash", "eql?", "call",
+    "coerce", "marshal_dump", "marshal_load", "_dump", "_load",
+})
+
+
+class Reference(msgspec.Struct, frozen=True):
+    """One use of a declaration. ``certain`` is False for name-only matches of a method whose
+    receiver could not be resolved (the call may or may not reach it)."""
+
+    kind: str  # "constant" or "method"
+    name: str
+    location: Location
+    certain: bool
+    receiver: str | None = None
+
+
+class Target(msgspec.Struct, frozen=True):
+    """Where something at a position is defined: a declaration, or a required document."""
+
+    name: str
+    kind: str
+    locations: list[Location]
+
+
+class Hover(msgspec.Struct, frozen=True):
+    name: str
+    kind: str
+    location: Location | None = None
+    signature: str | None = None
+    owner: str | None = None
+    visibility: str | None = None
+    ancestors: list[str] = []
+    comments: list[str] = []
+
+
+class Completion(msgspec.Struct, frozen=True):
+    label: str
+    kind: str
+    detail: str  # the fully qualified name
+
+
+def _doc_index(view: View, path_or_uri: str) -> int | None:
+    for i, d in enumerate(view.state.documents):
+        if d.uri == path_or_uri or d.path == path_or_uri:
+            return i
+    return None
+
+
+def _offset(doc: FileResult, line: int, column: int) -> int:
+    return position_to_offset(doc.line_starts or [0], line, column)
+
+
+def _is_core(view: View, decl_id: int) -> bool:
+    defs = view.state.declarations[decl_id].definitions
+    return bool(defs) and all(view.state.documents[d].uri == CORE_URI for d, _ in defs)
+
+
+# -- references ------------------------------------------------------------------------------
+
+
+def references_to(view: View, decl: Declaration) -> list[Reference]:
+    """Every reference to ``decl``: constants through aliases, methods through receivers."""
+    if decl.kind == "Method":
+        return list(_method_references(view, decl))
+    return list(_constant_references(view, decl))
+
+
+def _constant_references(view: View, decl: Declaration) -> Iterator[Reference]:
+    resolver = view.resolver
+    target = decl.id
+    for doc, result in enumerate(view.state.documents):
+        targets = view.state.constant_targets[doc]
+        for i, ref in enumerate(result.const_refs):
+            found = targets[i]
+            if found is None:
+                continue
+            if found == target or (view.state.declarations[found].kind == "ConstantAlias" and resolver.follow(found) == target):
+                yield Reference("constant", ref.path.text, view.location(doc, ref.path.start, ref.path.end), True)
+
+
+def _method_references(view: View, decl: Declaration) -> Iterator[Reference]:
+    state = view.state
+    rec = state.declarations[decl.id]
+    owner = rec.owner
+    name = rec.unqualified[:-2] if rec.unqualified.endswith("()") else rec.unqualified
+    descendants = set(view.descendants().get(owner, ())) | {owner} if owner is not None else set()
+    for doc, result in enumerate(state.documents):
+        receivers = state.method_receivers[doc]
+        for i, ref in enumerate(result.method_refs):
+            if ref.name != name:
+                continue
+            recv = receivers[i]
+            location = view.location(doc, ref.start, ref.end)
+            text = _receiver_text(ref)
+            if recv is None:
+                yield Reference("method", name, location, False, text)
+            elif recv in descendants:
+                reached = view.resolver.find_member(recv, rec.unqualified)
+                if reached == decl.id:
+                    yield Reference("method", name, location, True, text)
+
+
+def _receiver_text(ref) -> str | None:  # type: ignore[no-untyped-def]
+    if ref.receiver is not None:
+        return ref.receiver.text + (".new" if ref.receiver_kind == 3 else "")
+    if ref.receiver_kind == 1:
+        return "self"
+    return ref.receiver_text
+
+
+# -- what is at a position -------------------------------------------------------------------
+
+
+def _thing_at(view: View, doc: int, offset: int):  # type: ignore[no-untyped-def]
+    """The smallest definition name, constant reference, call or require containing ``offset``."""
+    result = view.state.documents[doc]
+    best = None
+    best_size = None
+
+    def consider(start: int, end: int, item) -> None:  # type: ignore[no-untyped-def]
+        nonlocal best, best_size
+        if start <= offset <= end and (best_size is None or end - start < best_size):
+            best, best_size = item, end - start
+
+    for i, d in enumerate(result.definitions):
+        consider(d.name_start, d.name_end, ("definition", i))
+    for i, r in enumerate(result.const_refs):
+        consider(r.path.start, r.path.end, ("constant", i))
+    for i, r in enumerate(result.method_refs):
+        consider(r.start, r.end, ("method", i))
+    for i, r in enumerate(result.requires):
+        if r.start <= offset <= r.end:
+            return ("require", i)  # The whole require call, name included, goes to the file.
+    return best
+
+
+def _declaration_at(view: View, doc: int, offset: int) -> int | None:
+    found = _thing_at(view, doc, offset)
+    if found is None:
+        return None
+    kind, i = found
+    state = view.state
+    if kind == "definition":
+        return state.definition_declarations[doc][i]
+    if kind == "constant":
+        return state.constant_targets[doc][i]
+    if kind == "method":
+        recv = state.method_receivers[doc][i]
+        if recv is None:
+            return None
+        return view.resolver.find_member(recv, state.documents[doc].method_refs[i].name + "()")
+    return None
+
+
+def definition_at(view: View, path: str, line: int, column: int) -> Target | None:
+    doc = _doc_index(view, path)
+    if doc is None:
+        return None
+    result = view.state.documents[doc]
+    offset = _offset(result, line, column)
+    found = _thing_at(view, doc, offset)
+    if found is None:
+        return None
+    if found[0] == "require":
+        req = result.requires[found[1]]
+        target = _require_target(view, result, req)
+        if target is None:
+            return None
+        return Target(req.path, "Document", [Location(target.path or target.uri, 1, 0, 1, 0, target.uri)])
+    if found[0] == "method" and view.state.method_receivers[doc][found[1]] is None:
+        # Unknown receiver: every method of that name is a candidate.
+        name = result.method_refs[found[1]].name + "()"
+        locations = [
+            Definition(view, d, i).location
+            for rec in view.state.declarations.values()
+            if rec.kind == "Method" and rec.unqualified == name
+            for d, i in rec.definitions[:1]
+        ]
+        # Project code first: the core stub's locations only matter when nothing else matches.
+        own = [loc for loc in locations if loc.uri != CORE_URI]
+        locations = own or locations
+        return Target(name, "Method", locations[:50]) if locations else None
+    decl_id = _declaration_at(view, doc, offset)
+    if decl_id is None:
+        return None
+    decl = Declaration(view, decl_id)
+    target_decl = decl.target if decl.kind == "ConstantAlias" and decl.target is not None else decl
+    return Target(target_decl.name, target_decl.kind, [d.location for d in target_decl.definitions])
+
+
+def _require_target(view: View, doc: FileResult, req) -> FileResult | None:  # type: ignore[no-untyped-def]
+    import posixpath
+
+    name = req.path if req.path.endswith(".rb") else req.path + ".rb"
+    if req.relative and doc.path:
+        wanted = posixpath.normpath(posixpath.join(posixpath.dirname(doc.path), name))
+        return next((d for d in view.state.documents if d.path and posixpath.normpath(d.path) == wanted), None)
+    return next((d for d in view.state.documents if d.path and d.path.endswith("/" + name)), None)
+
+
+def hover_at(view: View, path: str, line: int, column: int) -> Hover | None:
+    doc = _doc_index(view, path)
+    if doc is None:
+        return None
+    decl_id = _declaration_at(view, doc, _offset(view.state.documents[doc], line, column))
+    if decl_id is None:
+        return None
+    d = Declaration(view, decl_id)
+    defs = d.definitions
+    signature = next((x.signature for x in defs if x.signature), None)
+    owner = d.owner
+    return Hover(
+        name=d.name,
+        kind=d.kind,
+        location=d.location,
+        signature=signature,
+        owner=owner.name if owner is not None and owner.id != d.id else None,
+        visibility=d.visibility if d.kind == "Method" else None,
+        ancestors=[a.name for a in d.ancestors] if d.kind in ("Class", "Module", "SingletonClass", "Todo") else [],
+        comments=d.comments,
+    )
+
+
+# -- completion ------------------------------------------------------------------------------
+
+
+def completions_at(view: View, path: str, line: int, column: int, source: bytes | None) -> list[Completion]:
+    """Candidates at a position; ``source`` is the document's current text (needed to see what
+    was typed before the cursor)."""
+    doc = _doc_index(view, path)
+    if doc is None or source is None:
+        return []
+    result = view.state.documents[doc]
+    offset = min(_offset(result, line, column), len(source))
+    before = source[:offset]
+    prefix = _IDENT_TAIL.search(before).group().decode("utf-8", "replace")  # type: ignore[union-attr]
+    head = before[: len(before) - len(prefix.encode())]
+    state = view.state
+    resolver = view.resolver
+    scope = _scope_at(result, offset)
+    site = resolver.cref(doc, scope) or ()
+    candidates: dict[str, tuple[str, str]] = {}
+
+    def add_members(ns: int, constants: bool, methods: bool) -> None:
+        for anc in resolver.ancestors(ns):
+            for key, member in state.declarations[anc].members.items():
+                mrec = state.declarations[member]
+                if constants and mrec.kind in ("Class", "Module", "Constant", "ConstantAlias", "Todo"):
+                    candidates.setdefault(key, (mrec.kind, mrec.name))
+                elif methods and mrec.kind == "Method" and key.endswith("()"):
+                    candidates.setdefault(key[:-2], ("Method", mrec.name))
+
+    if head.endswith(b"::"):
+        m = _CONST_PATH_TAIL.search(head[:-2])
+        ns = _lookup_text(view, m.group().decode() if m else "", site)
+        if ns is not None:
+            add_members(ns, constants=True, methods=False)
+            add_members(resolver.singleton(ns), constants=False, methods=True)
+    elif head.endswith(b".") or head.endswith(b"&."):
+        m = _RECEIVER_TAIL.search(head[:-2] if head.endswith(b"&.") else head[:-1])
+        recv = m.group().decode() if m else ""
+        ns = None
+        if recv == "self":
+            ns = resolver.self_class(doc, scope)
+        elif recv.endswith(".new"):
+            ns = _lookup_text(view, recv[:-4], site)
+        elif recv[:1].isupper() or recv.startswith("::"):
+            found = _lookup_text(view, recv, site)
+            ns = resolver.singleton(found) if found is not None else None
+        if ns is not None:
+            add_members(ns, constants=False, methods=True)
+    else:
+        for lexical in site:
+            for key, member in state.declarations[lexical].members.items():
+                mrec = state.declarations[member]
+                if mrec.kind in ("Class", "Module", "Constant", "ConstantAlias", "Todo"):
+                    candidates.setdefault(key, (mrec.kind, mrec.name))
+        add_members(site[0] if site else state.object_id, constants=True, methods=False)
+        add_members(state.object_id, constants=True, methods=False)
+        me = resolver.self_class(doc, scope)
+        if me is not None:
+            add_members(me, constants=False, methods=True)
+    items = [
+        Completion(label, kind, detail)
+        for label, (kind, detail) in candidates.items()
+        if label.startswith(prefix) and _COMPLETABLE.match(label)
+    ]
+    # An exact match first, then constants (after ``::`` they are what is usually wanted), then
+    # shorter labels, then alphabetical.
+    items.sort(key=lambda c: (c.label != prefix, c.kind == "Method", len(c.label), c.label))
+    return items
+
+
+def _scope_at(result: FileResult, offset: int) -> int:
+    """Index of the innermost scope definition (namespace or method) containing ``offset``."""
+    best = -1
+    size = None
+    for i, d in enumerate(result.definitions):
+        if d.kind in ("Class", "Module", "SingletonClass", "Method") and d.start <= offset <= d.end and d.end > d.start:
+            if size is None or d.end - d.start < size:
+                best, size = i, d.end - d.start
+    return best
+
+
+def _lookup_text(view: View, text: str, site: tuple[int, ...]) -> int | None:
+    from rdx.model.records import ConstPath
+
+    if not text:
+        return None
+    absolute = text.startswith("::")
+    segments = tuple((text[2:] if absolute else text).split("::"))
+    return view.resolver.lookup_namespace(ConstPath(segments, absolute, 0, 0), site)
+
+
+# -- dead code -------------------------------------------------------------------------------
+
+
+def dead_code_candidates(view: View) -> list[Declaration]:
+    """Methods never called by name anywhere and constants never referenced (through aliases).
+
+    Name-based for methods (any call of that name counts as a use), so a candidate really has no
+    caller in the indexed code; it may still be called dynamically or from outside."""
+    state = view.state
+    called: set[str] = set()
+    for result in state.documents:
+        for ref in result.method_refs:
+            called.add(ref.name)
+        for d in result.definitions:
+            if d.kind == "MethodAlias" and d.old_name:
+                called.add(d.old_name)
+            elif d.kind == "MethodVisibility":
+                pass
+    used_constants: set[int] = set()
+    for doc, targets in enumerate(state.constant_targets):
+        for t in targets:
+            if t is not None:
+                used_constants.add(t)
+                followed = view.resolver.follow(t)
+                if followed is not None:
+                    used_constants.add(followed)
+    out = []
+    for decl_id, rec in state.declarations.items():
+        if not rec.definitions or _is_core(view, decl_id):
+            continue
+        if rec.kind == "Method":
+            name = rec.unqualified[:-2]
+            if name in called or name in _IMPLICIT_METHODS or name.endswith("=") and name[:-1] in called:
+                continue
+            out.append(decl_id)
+        elif rec.kind in ("Constant", "ConstantAlias", "Class", "Module") and decl_id not in used_constants:
+            out.append(decl_id)
+    out.sort(key=lambda d: state.declarations[d].name)
+    return [Declaration(view, d) for d in out]
