@@ -47,8 +47,8 @@ def _baseline_work(paths: list[str]) -> int:
 
 
 def phase_baseline(roots: list[str], jobs: int) -> dict:
-    from concurrent.futures import ProcessPoolExecutor
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     from rdx.discovery.files import collect_files
 

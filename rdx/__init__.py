@@ -15,7 +15,6 @@ from rdx.errors import (
     RdxError,
 )
 from rdx.graph import Graph
-from rdx.query.navigation import Completion, Hover, Reference, Target
 from rdx.query.handles import (
     ConstantReference,
     Declaration,
@@ -26,31 +25,32 @@ from rdx.query.handles import (
     MethodReference,
     Mixin,
 )
+from rdx.query.navigation import Completion, Hover, Reference, Target
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Graph",
+    "Completion",
+    "ConstantReference",
     "Declaration",
     "Definition",
-    "Document",
-    "Location",
-    "Mixin",
-    "ConstantReference",
-    "MethodReference",
     "Diagnostic",
+    "Document",
+    "EncodingFailureError",
+    "ErrorCode",
+    "Graph",
+    "Hover",
+    "IOFailureError",
+    "InternalError",
+    "InvalidArgumentError",
+    "InvalidHandleError",
+    "Location",
+    "MethodReference",
+    "Mixin",
+    "NotFoundError",
+    "NotResolvedError",
+    "RdxError",
     "Reference",
     "Target",
-    "Hover",
-    "Completion",
-    "ErrorCode",
-    "RdxError",
-    "InvalidArgumentError",
-    "NotFoundError",
-    "InvalidHandleError",
-    "IOFailureError",
-    "EncodingFailureError",
-    "NotResolvedError",
-    "InternalError",
     "__version__",
 ]

@@ -11,8 +11,9 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Sequence
 from importlib import resources
-from typing import Any, Sequence
+from typing import Any
 
 import msgspec
 

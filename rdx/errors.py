@@ -11,15 +11,15 @@ from __future__ import annotations
 from enum import IntEnum
 
 __all__ = [
-    "ErrorCode",
-    "RdxError",
-    "InvalidArgumentError",
-    "NotFoundError",
-    "InvalidHandleError",
-    "IOFailureError",
     "EncodingFailureError",
-    "NotResolvedError",
+    "ErrorCode",
+    "IOFailureError",
     "InternalError",
+    "InvalidArgumentError",
+    "InvalidHandleError",
+    "NotFoundError",
+    "NotResolvedError",
+    "RdxError",
     "error_for_code",
 ]
 

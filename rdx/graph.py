@@ -9,9 +9,9 @@ layer (``rdx.query``) answers questions. Queries on a graph changed since the la
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from importlib import resources
-from typing import Callable, Iterable, Sequence
 
 from rdx.discovery.files import collect_files, path_to_uri, uri_to_path
 from rdx.discovery.parse import RubyParser
@@ -19,7 +19,8 @@ from rdx.discovery.pool import discover_files, paused_gc
 from rdx.errors import EncodingFailureError, InvalidArgumentError, IOFailureError, NotFoundError
 from rdx.model.declarations import DECLARATION_KINDS
 from rdx.model.records import ConstPath, FileResult
-from rdx.model.store import CORE_URI, GraphStore
+from rdx.model.store import CORE_URI, GraphStore, ResolvedState
+from rdx.query import navigation
 from rdx.query.handles import (
     ConstantReference,
     Declaration,
@@ -30,11 +31,9 @@ from rdx.query.handles import (
     iter_constant_references,
     iter_method_references,
 )
-from rdx.query import navigation
 from rdx.query.navigation import Completion, Hover, Reference, Target
 from rdx.query.search import MATCH_MODES, search_declarations
 from rdx.resolution.resolver import Resolver, load_order
-from rdx.model.store import ResolvedState
 
 __all__ = ["Graph"]
 
@@ -285,8 +284,8 @@ class Graph:
     def _file_diagnostic(self, result: FileResult, d) -> Diagnostic:  # type: ignore[no-untyped-def]
         location = None
         if d.end > d.start and result.line_starts:
-            from rdx.text import offset_to_position
             from rdx.query.handles import Location
+            from rdx.text import offset_to_position
 
             sl, sc = offset_to_position(result.line_starts, d.start)
             el, ec = offset_to_position(result.line_starts, d.end)

@@ -11,13 +11,13 @@ from __future__ import annotations
 from hashlib import blake2b
 
 __all__ = [
-    "stable_id",
-    "uri_id",
-    "definition_id",
     "declaration_id",
+    "definition_id",
     "name_id",
-    "string_id",
     "reference_id",
+    "stable_id",
+    "string_id",
+    "uri_id",
 ]
 
 

@@ -27,8 +27,7 @@ def line_starts(source: bytes) -> list[int]:
 def offset_to_position(starts: list[int], offset: int) -> tuple[int, int]:
     """(1-based line, 0-based byte column) of ``offset``."""
     line = bisect_right(starts, offset) - 1
-    if line < 0:
-        line = 0
+    line = max(line, 0)
     return line + 1, offset - starts[line]
 
 

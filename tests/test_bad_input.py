@@ -166,7 +166,7 @@ def indexed_by_jobs(tree):
             PoolSpy.created = 0
             calls: list[tuple[int, int]] = []
             g = rdx.Graph()
-            returned = g.index_all([root], jobs=jobs, progress=lambda done, total: calls.append((done, total)))
+            returned = g.index_all([root], jobs=jobs, progress=lambda done, total, calls=calls: calls.append((done, total)))
             g.resolve()
             out[jobs] = {"graph": g, "returned": returned, "progress": calls, "pools": PoolSpy.created}
     return out

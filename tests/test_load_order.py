@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import rdx
-
 from conftest import RUBY, run_ruby
+
+import rdx
 
 
 def _index_dir(tmp_path, files):

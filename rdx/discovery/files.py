@@ -12,13 +12,12 @@ import os
 import stat
 from dataclasses import dataclass, field
 from hashlib import blake2b
-from pathlib import Path
 
 import pathspec
 
 from rdx.model.records import Diagnostic
 
-__all__ = ["RUBY_EXTENSIONS", "RUBY_FILENAMES", "SKIPPED_DIRS", "FileEntry", "collect_files", "read_source", "path_to_uri", "uri_to_path"]
+__all__ = ["RUBY_EXTENSIONS", "RUBY_FILENAMES", "SKIPPED_DIRS", "FileEntry", "collect_files", "path_to_uri", "read_source", "uri_to_path"]
 
 RUBY_EXTENSIONS = frozenset({".rb", ".rake", ".gemspec", ".ru", ".rbi"})
 RUBY_FILENAMES = frozenset({"Gemfile", "Rakefile", "Guardfile", "Capfile", "Thorfile"})

@@ -9,7 +9,8 @@ definition so that resolution can rebuild the lexical nesting. It must not impor
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import tree_sitter
 import tree_sitter_ruby
@@ -56,7 +57,7 @@ _NAMESPACE_FACTORIES = {
 class _Scope:
     """An open scope during the walk: a namespace body or a method body."""
 
-    __slots__ = ("end", "body_start", "index", "is_method", "_visibility", "_module_function", "calls", "marks", "deferred", "locals", "hook_param")
+    __slots__ = ("_module_function", "_visibility", "body_start", "calls", "deferred", "end", "hook_param", "index", "is_method", "locals", "marks")
 
     def __init__(self, end: int, body_start: int, index: int, is_method: bool) -> None:
         self.end = end

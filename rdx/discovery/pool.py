@@ -11,9 +11,9 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 import msgspec
 
@@ -21,7 +21,7 @@ from rdx.discovery.files import FileEntry, content_hash, read_source
 from rdx.discovery.parse import RubyParser
 from rdx.model.records import Diagnostic, FileResult
 
-__all__ = ["discover_files", "discover_file", "default_jobs", "paused_gc"]
+__all__ = ["default_jobs", "discover_file", "discover_files", "paused_gc"]
 
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(list[FileResult])
@@ -147,7 +147,7 @@ def discover_files(
             batch = futures[future]
             with paused_gc():
                 decoded = _decoder.decode(future.result())
-            for (path, _), result in zip(batch, decoded):
+            for (path, _), result in zip(batch, decoded, strict=False):
                 result.path = path
                 yield result
             if progress:

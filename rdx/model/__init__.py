@@ -3,34 +3,34 @@
 Nothing here does I/O or parsing; it imports only ``rdx.ids``, ``rdx.errors`` and ``rdx.text``.
 """
 
+from rdx.model.declarations import DECLARATION_KINDS, DeclarationRecord
 from rdx.model.records import (
+    DEFINITION_KINDS,
+    NAMESPACE_KINDS,
     ConstPath,
     ConstRef,
-    Diagnostic,
     DefinitionRecord,
+    Diagnostic,
     FileResult,
     MethodRef,
     Mixin,
     Require,
-    DEFINITION_KINDS,
-    NAMESPACE_KINDS,
 )
-from rdx.model.declarations import DeclarationRecord, DECLARATION_KINDS
 
 __all__ = [
+    "DECLARATION_KINDS",
+    "DEFINITION_KINDS",
+    "NAMESPACE_KINDS",
     "ConstPath",
     "ConstRef",
-    "Diagnostic",
+    "DeclarationRecord",
     "DefinitionRecord",
+    "Diagnostic",
     "FileResult",
     "MethodRef",
     "Mixin",
     "Require",
-    "DEFINITION_KINDS",
-    "NAMESPACE_KINDS",
-    "DeclarationRecord",
-    "DECLARATION_KINDS",
 ]
-from rdx.model.store import CORE_URI, GraphStore, ResolvedState  # noqa: E402
+from rdx.model.store import CORE_URI, GraphStore, ResolvedState
 
 __all__ += ["CORE_URI", "GraphStore", "ResolvedState"]

@@ -7,7 +7,7 @@ the store can be rebuilt or persisted without pointer cycles. Resolution owns al
 
 from __future__ import annotations
 
-__all__ = ["DeclarationRecord", "DECLARATION_KINDS", "NAMESPACE_DECLARATION_KINDS"]
+__all__ = ["DECLARATION_KINDS", "NAMESPACE_DECLARATION_KINDS", "DeclarationRecord"]
 
 # ``Todo`` is a placeholder namespace: a name used as a parent (``class Foo::Bar``) that has no
 # definition anywhere. It is promoted to Class or Module when a real definition appears.
@@ -31,18 +31,18 @@ class DeclarationRecord:
     """Mutable record of one declaration; see the module docstring."""
 
     __slots__ = (
-        "id",
-        "name",
-        "unqualified",
-        "kind",
-        "owner",
-        "definitions",
-        "members",
-        "superclass",
-        "singleton",
         "attached",
-        "target",
+        "definitions",
+        "id",
+        "kind",
+        "members",
+        "name",
+        "owner",
         "private",
+        "singleton",
+        "superclass",
+        "target",
+        "unqualified",
         "visibility",
     )
 

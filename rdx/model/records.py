@@ -13,17 +13,17 @@ from __future__ import annotations
 import msgspec
 
 __all__ = [
-    "ConstPath",
-    "Mixin",
-    "ExternalMixin",
-    "DefinitionRecord",
-    "ConstRef",
-    "MethodRef",
-    "Require",
-    "Diagnostic",
-    "FileResult",
     "DEFINITION_KINDS",
     "NAMESPACE_KINDS",
+    "ConstPath",
+    "ConstRef",
+    "DefinitionRecord",
+    "Diagnostic",
+    "ExternalMixin",
+    "FileResult",
+    "MethodRef",
+    "Mixin",
+    "Require",
 ]
 
 # Rubydex's definition kinds, plus nothing invented: ``Class.new``/``Struct.new``/``Data.define``

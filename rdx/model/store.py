@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import FileResult
 
-__all__ = ["GraphStore", "ResolvedState", "CORE_URI"]
+__all__ = ["CORE_URI", "GraphStore", "ResolvedState"]
 
 # The built-in description of Ruby core, indexed like any other document and always first.
 CORE_URI = "rdx-core:///core.rb"

@@ -8,7 +8,8 @@ compare ``revision`` to tell whether an answer is stale.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -21,13 +22,13 @@ if TYPE_CHECKING:
     from rdx.resolution.resolver import Resolver
 
 __all__ = [
-    "Location",
-    "Definition",
-    "Declaration",
     "ConstantReference",
-    "MethodReference",
+    "Declaration",
+    "Definition",
     "Diagnostic",
     "Document",
+    "Location",
+    "MethodReference",
     "Mixin",
     "View",
 ]
@@ -71,9 +72,9 @@ class Diagnostic(msgspec.Struct, frozen=True):
 class View:
     """Shared access to a resolved state; every public record of a graph holds one."""
 
-    __slots__ = ("state", "resolver", "revision", "_descendants", "_site_names")
+    __slots__ = ("_descendants", "_site_names", "resolver", "revision", "state")
 
-    def __init__(self, state: ResolvedState, resolver: "Resolver", revision: int) -> None:
+    def __init__(self, state: ResolvedState, resolver: Resolver, revision: int) -> None:
         self.state = state
         self.resolver = resolver
         self.revision = revision
@@ -86,7 +87,7 @@ class View:
         el, ec = offset_to_position(starts, end)
         return Location(result.path or result.uri, sl, sc, el, ec, result.uri)
 
-    def declaration(self, decl_id: int | None) -> "Declaration | None":
+    def declaration(self, decl_id: int | None) -> Declaration | None:
         if decl_id is None or decl_id not in self.state.declarations:
             return None
         return Declaration(self, decl_id)
@@ -120,7 +121,7 @@ class View:
 class Definition:
     """One definition at one place, with what discovery saw there."""
 
-    __slots__ = ("_view", "_doc", "_index")
+    __slots__ = ("_doc", "_index", "_view")
 
     def __init__(self, view: View, doc: int, index: int) -> None:
         self._view = view
@@ -191,7 +192,7 @@ class Definition:
         return r.old_name
 
     @property
-    def declaration(self) -> "Declaration | None":
+    def declaration(self) -> Declaration | None:
         return self._view.declaration(self._view.state.definition_declarations[self._doc][self._index])
 
     def __repr__(self) -> str:
@@ -258,18 +259,18 @@ class Declaration:
         return out
 
     @property
-    def owner(self) -> "Declaration | None":
+    def owner(self) -> Declaration | None:
         return self._view.declaration(self._rec.owner)
 
     @property
-    def members(self) -> list["Declaration"]:
+    def members(self) -> list[Declaration]:
         decls = self._view.state.declarations
         return [Declaration(self._view, m) for _, m in sorted(self._rec.members.items()) if m in decls and m != self.id]
 
-    def member(self, name: str) -> "Declaration | None":
+    def member(self, name: str) -> Declaration | None:
         return self._view.declaration(self._rec.members.get(name))
 
-    def find_member(self, name: str, only_inherited: bool = False) -> "Declaration | None":
+    def find_member(self, name: str, only_inherited: bool = False) -> Declaration | None:
         """Look ``name`` (``bar()``, ``Baz``, ``@x``) up through the ancestors, as Ruby would."""
         decls = self._view.state.declarations
         for anc in self._view.state.ancestors.get(self.id, (self.id,)):
@@ -281,29 +282,29 @@ class Declaration:
         return None
 
     @property
-    def ancestors(self) -> list["Declaration"]:
+    def ancestors(self) -> list[Declaration]:
         return [Declaration(self._view, a) for a in self._view.state.ancestors.get(self.id, (self.id,))]
 
     @property
-    def descendants(self) -> list["Declaration"]:
+    def descendants(self) -> list[Declaration]:
         decls = self._view.state.declarations
         ids = self._view.descendants().get(self.id, [])
         return sorted((Declaration(self._view, d) for d in ids), key=lambda d: decls[d.id].name)
 
     @property
-    def superclass(self) -> "Declaration | None":
+    def superclass(self) -> Declaration | None:
         return self._view.declaration(self._rec.superclass)
 
     @property
-    def singleton_class(self) -> "Declaration | None":
+    def singleton_class(self) -> Declaration | None:
         return self._view.declaration(self._rec.singleton)
 
     @property
-    def attached_object(self) -> "Declaration | None":
+    def attached_object(self) -> Declaration | None:
         return self._view.declaration(self._rec.attached)
 
     @property
-    def target(self) -> "Declaration | None":
+    def target(self) -> Declaration | None:
         """For a ConstantAlias: the declaration it names (after following chains)."""
         rec = self._rec
         if rec.kind != "ConstantAlias":
@@ -322,7 +323,7 @@ class Declaration:
 class ConstantReference:
     """A constant as written somewhere, and what it resolves to."""
 
-    __slots__ = ("_view", "_doc", "_index")
+    __slots__ = ("_doc", "_index", "_view")
 
     def __init__(self, view: View, doc: int, index: int) -> None:
         self._view = view
@@ -356,7 +357,7 @@ class ConstantReference:
 class MethodReference:
     """A call site: the method name, where, and the namespace its receiver is an instance of."""
 
-    __slots__ = ("_view", "_doc", "_index")
+    __slots__ = ("_doc", "_index", "_view")
 
     def __init__(self, view: View, doc: int, index: int) -> None:
         self._view = view
@@ -406,7 +407,7 @@ class MethodReference:
 class Document:
     """An indexed file."""
 
-    __slots__ = ("_view", "_doc")
+    __slots__ = ("_doc", "_view")
 
     def __init__(self, view: View, doc: int) -> None:
         self._view = view

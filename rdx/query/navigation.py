@@ -8,7 +8,7 @@ position is the smallest definition name, constant reference or call that contai
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 import msgspec
 
@@ -18,15 +18,15 @@ from rdx.query.handles import Declaration, Definition, Location, View
 from rdx.text import position_to_offset
 
 __all__ = [
+    "Completion",
+    "Hover",
     "Reference",
     "Target",
-    "Hover",
-    "Completion",
-    "references_to",
-    "definition_at",
-    "hover_at",
     "completions_at",
     "dead_code_candidates",
+    "definition_at",
+    "hover_at",
+    "references_to",
 ]
 
 _COMPLETABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[?!=]?$")
@@ -121,7 +121,7 @@ def _method_references(view: View, decl: Declaration) -> Iterator[Reference]:
     state = view.state
     rec = state.declarations[decl.id]
     owner = rec.owner
-    name = rec.unqualified[:-2] if rec.unqualified.endswith("()") else rec.unqualified
+    name = rec.unqualified.removesuffix("()")
     descendants = set(view.descendants().get(owner, ())) | {owner} if owner is not None else set()
     for doc, result in enumerate(state.documents):
         receivers = state.method_receivers[doc]
@@ -370,7 +370,7 @@ def dead_code_candidates(view: View) -> list[Declaration]:
             elif d.kind == "MethodVisibility":
                 pass
     used_constants: set[int] = set()
-    for doc, targets in enumerate(state.constant_targets):
+    for _doc, targets in enumerate(state.constant_targets):
         for t in targets:
             if t is not None:
                 used_constants.add(t)

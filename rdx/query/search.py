@@ -8,11 +8,11 @@ Reads a resolved state only. Fuzzy matching splits names into sub-word tokens (`
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from rdx.model.declarations import DeclarationRecord
 
-__all__ = ["search_declarations", "MATCH_MODES"]
+__all__ = ["MATCH_MODES", "search_declarations"]
 
 MATCH_MODES = ("exact", "prefix", "fuzzy")
 _TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+|[^\w\s:#]+")

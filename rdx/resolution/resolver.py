@@ -17,14 +17,14 @@ ResolvedState; it does no I/O and never imports discovery. The phases:
 from __future__ import annotations
 
 import posixpath
-from typing import Iterable
+from collections.abc import Iterable
 
 from rdx.ids import declaration_id
-from rdx.model.declarations import NAMESPACE_DECLARATION_KINDS, DeclarationRecord
+from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import ConstPath, DefinitionRecord, FileResult
 from rdx.model.store import CORE_URI, ResolvedState
 
-__all__ = ["Resolver", "resolve_documents", "load_order", "CONSTANT_KINDS"]
+__all__ = ["CONSTANT_KINDS", "Resolver", "load_order", "resolve_documents"]
 
 CONSTANT_KINDS = frozenset({"Class", "Module", "Constant", "ConstantAlias", "Todo"})
 _NAMESPACE_DEF_KINDS = frozenset({"Class", "Module", "SingletonClass"})
@@ -428,7 +428,7 @@ class Resolver:
                 placeholders = True
             else:
                 break
-        for doc, index, d in pending:
+        for doc, _index, d in pending:
             self.state.diagnostics.append(
                 (doc, "unresolved-definition", f"cannot place {d.kind.lower()} {d.name!r}: its enclosing scope is not declared", d.start, d.end, "warning")
             )
@@ -841,7 +841,7 @@ class Resolver:
                 if dep is not None and dep not in seen:
                     self._include_with_dependencies(chain, dep, origin, seen)
 
-    def _mixin_target(self, decl_id: int, doc: int, index: int, target: "ConstPath | int | None", external: bool = False) -> int | None:
+    def _mixin_target(self, decl_id: int, doc: int, index: int, target: ConstPath | int | None, external: bool = False) -> int | None:
         if isinstance(target, int):
             return target  # Already resolved (a concern's ClassMethods).
         if target is None and external:
