@@ -28,6 +28,8 @@ bench: $(STAMP) system-deps
 lint: $(STAMP)
 	$(BIN)/pip install --quiet ruff
 	$(BIN)/ruff check rdx rdx_mcp tests bench
+	$(BIN)/pip install --quiet mypy
+	$(BIN)/mypy rdx --ignore-missing-imports
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache

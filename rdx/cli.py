@@ -96,7 +96,8 @@ def _summary(graph: rdx.Graph, problems: list[rdx.Diagnostic], discovery: float,
     stats["discovery_seconds"] = round(discovery, 3)
     stats["resolution_seconds"] = round(resolution, 3)
     stats["problems"] = [str(p) for p in problems]
-    kinds = ", ".join(f"{k} {v}" for k, v in stats["declarations_by_kind"].items())  # type: ignore[union-attr]
+    by_kind: dict[str, int] = stats["declarations_by_kind"]  # type: ignore[assignment]
+    kinds = ", ".join(f"{k} {v}" for k, v in by_kind.items())
     lines = [
         f"indexed {stats['documents']} files ({stats['bytes']} bytes) in {discovery:.2f}s, resolved in {resolution:.2f}s",
         f"{stats['definitions']} definitions, {stats['declarations']} declarations ({kinds})",

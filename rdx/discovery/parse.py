@@ -960,7 +960,7 @@ for _name in _BINDING_NODES:
     _HANDLERS[_name] = _Walker.on_binding
 
 _HANDLERS_BY_ID: dict[int, Callable[[_Walker, Any], Any]] = {
-    (65535 if name == "ERROR" else _LANGUAGE.id_for_node_kind(name, True)): handler for name, handler in _HANDLERS.items()
+    (65535 if name == "ERROR" else int(_LANGUAGE.id_for_node_kind(name, True) or 0)): handler for name, handler in _HANDLERS.items()
 }
 
 # Fields in which an identifier is never a call: names of methods, parameters and aliases.

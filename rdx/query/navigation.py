@@ -163,10 +163,10 @@ def _thing_at(view: View, doc: int, offset: int):  # type: ignore[no-untyped-def
 
     for i, d in enumerate(result.definitions):
         consider(d.name_start, d.name_end, ("definition", i))
-    for i, r in enumerate(result.const_refs):
-        consider(r.path.start, r.path.end, ("constant", i))
-    for i, r in enumerate(result.method_refs):
-        consider(r.start, r.end, ("method", i))
+    for i, c in enumerate(result.const_refs):
+        consider(c.path.start, c.path.end, ("constant", i))
+    for i, m in enumerate(result.method_refs):
+        consider(m.start, m.end, ("method", i))
     for i, r in enumerate(result.requires):
         if r.start <= offset <= r.end:
             return ("require", i)  # The whole require call, name included, goes to the file.

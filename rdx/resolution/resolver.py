@@ -358,8 +358,10 @@ class Resolver:
         elif len(path.segments) == 1:
             owner = self.object_id
         else:
-            owner = self.lookup_namespace(path, parent_site, len(path.segments) - 1)
-            if owner is None:
+            found_owner = self.lookup_namespace(path, parent_site, len(path.segments) - 1)
+            if found_owner is not None:
+                owner = found_owner
+            else:
                 if not placeholders:
                     return False
                 owner = self._placeholder(path, parent_site, len(path.segments) - 1)
@@ -708,7 +710,7 @@ class Resolver:
         ``scope_is_site`` is False for mixins written in a namespace body, whose lookup site is
         that body, and True for ``Foo.include(M)`` calls, whose site is the call's scope."""
         rec = self.decls[decl_id]
-        ops: list[tuple[tuple[int, int, int], str, int, int, ConstPath | None, bool]] = []
+        ops: list[tuple] = []
 
         def add(doc: int, index: int, pos: int, mixins: list, kinds: tuple[str, ...], external: bool) -> None:
             by_call: dict[int, list] = {}
@@ -837,9 +839,9 @@ class Resolver:
             for m in d.deferred_mixins:
                 if m.kind != "include":
                     continue
-                dep = self._mixin_target(module, doc, index, m.target)
-                if dep is not None and dep not in seen:
-                    self._include_with_dependencies(chain, dep, origin, seen)
+                dep_id = self._mixin_target(module, doc, index, m.target)
+                if dep_id is not None and dep_id not in seen:
+                    self._include_with_dependencies(chain, dep_id, origin, seen)
 
     def _mixin_target(self, decl_id: int, doc: int, index: int, target: ConstPath | int | None, external: bool = False) -> int | None:
         if isinstance(target, int):
