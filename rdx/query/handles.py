@@ -273,7 +273,11 @@ class Declaration:
     def find_member(self, name: str, only_inherited: bool = False) -> Declaration | None:
         """Look ``name`` (``bar()``, ``Baz``, ``@x``) up through the ancestors, as Ruby would."""
         decls = self._view.state.declarations
-        for anc in self._view.state.ancestors.get(self.id, (self.id,)):
+        chain = self._view.state.ancestors.get(self.id, (self.id,))
+        if name[:1] not in ("@", "$") and not name.endswith(")") and chain and chain[0] != self.id:
+            # Constants live in the namespace's own table, ahead of its prepended modules.
+            chain = (self.id, *(a for a in chain if a != self.id))
+        for anc in chain:
             if only_inherited and anc == self.id:
                 continue
             found = decls[anc].members.get(name)

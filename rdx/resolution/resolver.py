@@ -106,7 +106,10 @@ class Resolver:
         self.state.definition_declarations = self.def_decl
         self._crefs: dict[tuple[int, int], Site] = {}
         self._ancestors: dict[int, tuple[int, ...]] = {}
-        self._in_progress: dict[int, list[int]] = {}
+        self._in_progress: dict[int, tuple[list[int], list[int]]] = {}
+        self._times: dict[int, tuple[int, ...]] = {}
+        # Length of the superclass part of each chain being built (a stack, one per frame).
+        self._super_len: list[int] = []
         self._superclass_done: set[int] = set()
         self._alias_cache: dict[int, int | None] = {}
         self._lookup_cache: dict[tuple[str, Site], int | None] = {}
@@ -267,6 +270,14 @@ class Resolver:
             return m
         return None
 
+    def constant_ancestors(self, ns: int) -> list[int]:
+        """Where constants are looked up through ``ns``'s ancestry: the namespace itself first
+        (it holds its constant table even when modules are prepended), then the rest in order."""
+        chain = self.ancestors(ns)
+        if chain and chain[0] == ns:
+            return list(chain)
+        return [ns] + [a for a in chain if a != ns]
+
     def lookup_lexical(self, name: str, site: Site, exclude: int | None = None) -> int | None:
         """Unqualified constant lookup: lexical scopes, ancestors of the innermost, Object."""
         key = (name, site)
@@ -281,7 +292,7 @@ class Resolver:
             result = None
         if result is None:
             inner = site[0] if site else self.object_id
-            scopes = list(self.ancestors(inner))
+            scopes = self.constant_ancestors(inner)
             if self.decls[inner].kind != "Class" and self.decls[inner].kind != "SingletonClass":
                 scopes.extend(self.ancestors(self.object_id))
             for anc in scopes:
@@ -296,7 +307,7 @@ class Resolver:
     def lookup_scoped(self, ns: int, name: str) -> int | None:
         """``Ns::Name``: Ns and its ancestors, skipping Object unless Ns is Object; private hidden."""
         obj = self.object_id
-        for anc in self.ancestors(ns):
+        for anc in self.constant_ancestors(ns):
             if anc == obj and ns != obj:
                 continue
             m = self._member_constant(anc, name)
@@ -448,6 +459,7 @@ class Resolver:
         return False
 
     def _invalidate(self, keep_concerns: bool = False) -> None:
+        self._times.clear()
         if not keep_concerns:
             self._concern_cache.clear()
         self._concern_deps.clear()
@@ -778,44 +790,63 @@ class Resolver:
         return result
 
     def ancestors(self, decl_id: int) -> tuple[int, ...]:
+        return self._chain(decl_id)[0]
+
+    def _chain(self, decl_id: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Linearized ancestors and, parallel to them, when each entry joined this chain.
+
+        Times are ``doc << 32 | offset`` of the mixin call that inserted the entry (-1 for the
+        classes themselves). Ruby skips a module "already in the chain" by looking at the
+        superclasses as they are at that moment, so a superclass's include made later (in load
+        order) does not stop an earlier include in the subclass."""
         cached = self._ancestors.get(decl_id)
         if cached is not None:
-            return cached
+            return cached, self._times[decl_id]
         partial = self._in_progress.get(decl_id)
         if partial is not None:
             # A lookup made while computing this chain sees it as far as it got, as in Ruby,
             # where each include runs after the previous ones. Whatever is computed from a
             # partial chain is provisional and is not cached (see ``_partial_hits``).
             self._partial_hits.append(decl_id)
-            return tuple(x for x in partial if x != _HEAD)
+            chain, times = partial
+            return tuple(chain[1:]), tuple(times[1:])
         rec = self.decls[decl_id]
         if not rec.is_namespace:
-            return (decl_id,)
+            return (decl_id,), (-1,)
         chain: list[int] = [_HEAD, decl_id]
-        self._in_progress[decl_id] = chain
+        times: list[int] = [-1, -1]
+        self._in_progress[decl_id] = (chain, times)
+        depth = len(self._super_len)
         hits_before = len(self._partial_hits)
         self._concern_deps[decl_id] = []
         try:
             sup = self.superclass(decl_id)
             if sup is not None:
-                chain.extend(self.ancestors(sup))
+                sup_chain, sup_times = self._chain(sup)
+                chain.extend(sup_chain)
+                times.extend(sup_times)
+            self._super_len.append(len(chain) - 2)
             origin = 1
             concern = self._concerns_known and rec.kind == "Module" and self.is_concern(decl_id)
-            for kind, doc, index, target, external in self._mixin_ops(decl_id):
+            for key, kind, doc, index, target, external in self._mixin_ops(decl_id, keyed=True):
                 module = self._mixin_target(decl_id, doc, index, target, external)
                 if module is None:
                     continue
+                when = (key[0] << 32) | key[1]
                 if kind == "include":
                     if concern and self.is_concern(module):
                         # A concern including a concern only records it as a dependency.
                         self._concern_deps.setdefault(decl_id, []).append(module)
                         continue
-                    self._include_with_dependencies(chain, module, origin, set())
+                    self._include_with_dependencies(chain, times, module, origin, set(), when)
                 else:
-                    origin = self._prepend(chain, self.ancestors(module), origin)
+                    origin = self._prepend(chain, times, self.ancestors(module), origin, when)
         finally:
             del self._in_progress[decl_id]
-        result = tuple(x for x in chain if x != _HEAD)
+            if len(self._super_len) > depth:
+                self._super_len.pop()
+        result = tuple(chain[1:])
+        result_times = tuple(times[1:])
         hits = self._partial_hits[hits_before:]
         del self._partial_hits[hits_before:]
         others = [h for h in hits if h != decl_id]
@@ -823,16 +854,17 @@ class Resolver:
             self._partial_hits.extend(others)  # Still provisional for the frames that use us.
         else:
             self._ancestors[decl_id] = result
-        return result
+            self._times[decl_id] = result_times
+        return result, result_times
 
-    def _include_with_dependencies(self, chain: list[int], module: int, origin: int, seen: set[int]) -> None:
+    def _include_with_dependencies(self, chain: list[int], times: list[int], module: int, origin: int, seen: set[int], when: int) -> None:
         """Include ``module``, after the concerns it depends on (ActiveSupport::Concern)."""
         modules = self.ancestors(module)
         if module not in seen:
             seen.add(module)
             for dep in self._concern_deps.get(module, ()):
-                self._include_with_dependencies(chain, dep, origin, seen)
-        self._include(chain, modules, origin)
+                self._include_with_dependencies(chain, times, dep, origin, seen, when)
+        self._include(chain, times, modules, origin, when, self._super_len[-1])
         rec = self.decls[module]
         for doc, index in rec.definitions:
             d = self.docs[doc].definitions[index]
@@ -841,7 +873,7 @@ class Resolver:
                     continue
                 dep_id = self._mixin_target(module, doc, index, m.target)
                 if dep_id is not None and dep_id not in seen:
-                    self._include_with_dependencies(chain, dep_id, origin, seen)
+                    self._include_with_dependencies(chain, times, dep_id, origin, seen, when)
 
     def _mixin_target(self, decl_id: int, doc: int, index: int, target: ConstPath | int | None, external: bool = False) -> int | None:
         if isinstance(target, int):
@@ -875,32 +907,36 @@ class Resolver:
         kind = self.decls[decl_id].kind
         return kind == "Class" or kind == "SingletonClass"
 
-    def _include(self, chain: list[int], modules: tuple[int, ...], origin: int) -> None:
-        """Ruby's include: skip modules already in the chain, keep relative order."""
+    def _include(self, chain: list[int], times: list[int], modules: tuple[int, ...], origin: int, when: int, super_len: int) -> None:
+        """Ruby's include: skip modules already in the chain, keep relative order.
+
+        The last ``super_len`` entries are the superclass's chain; reaching them is reaching the
+        superclass (Ruby's ``superclass_seen``), whatever the superclass has prepended."""
         c = origin
         for m in modules:
             c_seen = False
-            superclass_seen = False
             found = False
+            boundary = len(chain) - super_len
             for p in range(1, len(chain)):
                 if p == c:
                     c_seen = True
-                entry = chain[p]
                 if p == origin:
                     continue
-                if entry == m and not self._is_class_entry(entry):
-                    if not superclass_seen and c_seen:
+                if chain[p] == m and not self._is_class_entry(m):
+                    if p >= boundary:
+                        if times[p] > when:
+                            continue  # Mixed into a superclass later: not there yet.
+                    elif c_seen:
                         c = p
                     found = True
                     break
-                if self._is_class_entry(entry):
-                    superclass_seen = True
             if found:
                 continue
             chain.insert(c + 1, m)
+            times.insert(c + 1, when)
             c += 1
 
-    def _prepend(self, chain: list[int], modules: tuple[int, ...], origin: int) -> int:
+    def _prepend(self, chain: list[int], times: list[int], modules: tuple[int, ...], origin: int, when: int) -> int:
         """Ruby's prepend: insert ahead of the class, skipping modules already prepended."""
         c = 0
         for m in modules:
@@ -913,6 +949,7 @@ class Resolver:
             if found:
                 continue
             chain.insert(c + 1, m)
+            times.insert(c + 1, when)
             c += 1
             origin += 1
         return origin
