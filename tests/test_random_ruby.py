@@ -17,9 +17,9 @@ import subprocess
 from dataclasses import dataclass, field
 
 import pytest
+from conftest import RUBY
 
 import rdx
-from conftest import RUBY
 
 NAMES = ["A", "B", "C", "D", "E"]
 SEEDS = range(150)
@@ -193,7 +193,7 @@ puts JSON.generate(out)
 def _run(program: Program, tmp_path) -> tuple[dict, rdx.Graph]:
     names = [f"f{i}.rb" for i in range(3)] + ["zz_probe.rb"]
     sources = ["\n".join(f) + "\n" for f in program.files] + [program.probe_source]
-    for name, src in zip(names, sources):
+    for name, src in zip(names, sources, strict=False):
         (tmp_path / name).write_text(src)
     driver = "require 'json'\n" + RUBY_DRIVER % {
         "requires": "\n".join(f'require_relative "{n}"' for n in names),
@@ -203,7 +203,7 @@ def _run(program: Program, tmp_path) -> tuple[dict, rdx.Graph]:
     proc = subprocess.run([RUBY, "--disable-gems", str(tmp_path / "main.rb")], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr + "\n" + "\n".join(sources)
     g = rdx.Graph()
-    for name, src in zip(names, sources):
+    for name, src in zip(names, sources, strict=False):
         g.index_source(f"file://{tmp_path}/{name}", src)
     g.resolve()
     return json.loads(proc.stdout), g

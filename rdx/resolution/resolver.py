@@ -808,8 +808,7 @@ class Resolver:
             # where each include runs after the previous ones. Whatever is computed from a
             # partial chain is provisional and is not cached (see ``_partial_hits``).
             self._partial_hits.append(decl_id)
-            chain, times = partial
-            return tuple(chain[1:]), tuple(times[1:])
+            return tuple(partial[0][1:]), tuple(partial[1][1:])
         rec = self.decls[decl_id]
         if not rec.is_namespace:
             return (decl_id,), (-1,)
