@@ -22,6 +22,7 @@ from conftest import RUBY
 import rdx
 
 NAMES = ["A", "B", "C", "D", "E"]
+METHODS = ["m1", "m2", "m3"]
 SEEDS = range(150)
 
 
@@ -95,6 +96,10 @@ class Program:
             lines.append(f"{const} = {value}")
             if rng.random() < 0.2:
                 lines.append(f"private_constant :{const}")
+        for method in rng.sample(METHODS, k=rng.randint(0, 2)):
+            lines.append(f"def {method}; end")
+        if rng.random() < 0.3:
+            lines.append(f"def self.{rng.choice(METHODS)}; end")
         if rng.random() < 0.15 and len(self.namespaces) > 1:
             target = rng.choice([m for m in self.namespaces.values() if getattr(m, "_emitted", False)] or [ns])
             alias = rng.choice(["AL", "AK"])
@@ -177,11 +182,17 @@ def label(mod)
   s = mod.inspect
   s =~ /\A#<Class:(.*)>\z/ ? "#{$1}::<#{$1.split('::').last}>" : nil
 end
-out = { "ancestors" => {}, "singleton" => {}, "probes" => [] }
+out = { "ancestors" => {}, "singleton" => {}, "probes" => [], "owners" => {} }
 %(names)s.each do |n|
   m = Object.const_get(n)
   out["ancestors"][n] = m.ancestors.map { |a| label(a) }
   out["singleton"][n] = m.singleton_class.ancestors.map { |a| label(a) }
+  %(methods)s.each do |meth|
+    owner = (m.instance_method(meth).owner rescue nil)
+    out["owners"]["#{n}##{meth}"] = owner && label(owner)
+    sowner = (m.singleton_class.instance_method(meth).owner rescue nil)
+    out["owners"]["#{n}.#{meth}"] = sowner && label(sowner)
+  end
 end
 PROBES.each do |id, v|
   out["probes"] << [id, v.is_a?(Module) ? "M:#{v.name}" : (v.is_a?(Integer) ? "I:#{v}" : nil)]
@@ -198,6 +209,7 @@ def _run(program: Program, tmp_path) -> tuple[dict, rdx.Graph]:
     driver = "require 'json'\n" + RUBY_DRIVER % {
         "requires": "\n".join(f'require_relative "{n}"' for n in names),
         "names": json.dumps(sorted(program.namespaces)),
+        "methods": json.dumps(METHODS),
     }
     (tmp_path / "main.rb").write_text(driver)
     proc = subprocess.run([RUBY, "--disable-gems", str(tmp_path / "main.rb")], capture_output=True, text=True, timeout=60)
@@ -231,6 +243,11 @@ def test_random_program_agrees_with_ruby(seed, tmp_path):
         expected = _restrict(chain, names)
         got = _restrict([a.name for a in g[name].singleton_class.ancestors], names)
         assert got == expected, f"singleton ancestors of {name} (seed {seed})"
+    for key, owner in ruby["owners"].items():
+        ns, sep, method = key.partition("#") if "#" in key else key.partition(".")
+        decl = g[ns] if sep == "#" else g[ns].singleton_class
+        found = decl.find_member(f"{method}()")
+        assert (found.owner.name if found else None) == owner, f"owner of {key} (seed {seed})"
     for pid, value in ruby["probes"]:
         nesting, expr = program.probes[pid]
         decl = g.resolve_constant(expr, nesting)
