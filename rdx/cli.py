@@ -193,9 +193,15 @@ def cmd_refs(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_def(args: argparse.Namespace) -> int:
+def _graph_at(args: argparse.Namespace) -> tuple[rdx.Graph, str, int, int]:
+    """Parse ``PATH:LINE:COL`` (before indexing, so a bad position fails fast) and index."""
     path, line, column = _position(args.position)
     graph, _, _, _ = _index(args.project, args.jobs, True)
+    return graph, path, line, column
+
+
+def cmd_def(args: argparse.Namespace) -> int:
+    graph, path, line, column = _graph_at(args)
     target = graph.definition_at(path, line, column)
     if target is None:
         _emit(args, None, "nothing to go to at that position")
@@ -205,8 +211,7 @@ def cmd_def(args: argparse.Namespace) -> int:
 
 
 def cmd_hover(args: argparse.Namespace) -> int:
-    path, line, column = _position(args.position)
-    graph, _, _, _ = _index(args.project, args.jobs, True)
+    graph, path, line, column = _graph_at(args)
     hover = graph.hover_at(path, line, column)
     if hover is None:
         _emit(args, None, "nothing known at that position")
@@ -225,8 +230,7 @@ def cmd_hover(args: argparse.Namespace) -> int:
 
 
 def cmd_complete(args: argparse.Namespace) -> int:
-    path, line, column = _position(args.position)
-    graph, _, _, _ = _index(args.project, args.jobs, True)
+    graph, path, line, column = _graph_at(args)
     items = graph.completions_at(path, line, column)[: args.limit]
     _emit(args, [msgspec.to_builtins(c) for c in items], "\n".join(f"{c.label}  ({c.kind}) {c.detail}" for c in items) or "no completions")
     return 0
