@@ -96,6 +96,25 @@ def phase_rdx(roots: list[str], jobs: int) -> dict:
     }
 
 
+def phase_warm(roots: list[str], jobs: int) -> dict:
+    """A cold Graph.open (writes the snapshot), then a warm one with nothing changed."""
+    import tempfile
+
+    import rdx
+
+    cache = tempfile.mkdtemp(prefix="rdx-bench-")
+    t0 = time.perf_counter()
+    cold = rdx.Graph.open(roots, cache_dir=cache, jobs=jobs)
+    cold.resolve()
+    t1 = time.perf_counter()
+    warm = rdx.Graph.open(roots, cache_dir=cache, jobs=jobs)
+    t2 = time.perf_counter()
+    warm.resolve()
+    t3 = time.perf_counter()
+    assert warm.open_stats["parsed"] == 0, warm.open_stats
+    return {"cold_seconds": t1 - t0, "warm_open_seconds": t2 - t1, "warm_seconds": t3 - t1, "peak_rss_mb": _peak_rss_mb()}
+
+
 def _child(phase: str, roots: list[str], jobs: int) -> dict:
     out = subprocess.run(
         [sys.executable, __file__, "--phase", phase, "--jobs", str(jobs), *roots], capture_output=True, text=True, check=True
@@ -107,7 +126,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("paths", nargs="*", default=None)
     ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
-    ap.add_argument("--phase", choices=["baseline", "rdx"], default=None)
+    ap.add_argument("--phase", choices=["baseline", "rdx", "warm"], default=None)
     ap.add_argument("--repeat", type=int, default=1, help="runs of each phase; the best time is kept")
     args = ap.parse_args()
     roots = [p for p in (args.paths or DEFAULT_CORPUS) if os.path.exists(p)]
@@ -118,6 +137,9 @@ def main() -> None:
         return
     if args.phase == "rdx":
         print(json.dumps(phase_rdx(roots, args.jobs)))
+        return
+    if args.phase == "warm":
+        print(json.dumps(phase_warm(roots, args.jobs)))
         return
     # Warm the page cache so neither phase pays for the first read of the corpus.
     _child("baseline", roots, args.jobs)
@@ -139,6 +161,11 @@ def main() -> None:
     print(f"ratio full index / baseline: {ratio:.2f}x (target <= 1.5x)")
     print(f"resolution share of total: {res_share:.0%} (target < 20%)")
     print(f"peak RSS: {full['peak_rss_mb']:.0f} MB (target < 500 MB)")
+    warm = _child("warm", roots, args.jobs)
+    print(
+        f"warm start (snapshot, nothing changed): open {warm['warm_open_seconds']:.2f}s, open + resolve {warm['warm_seconds']:.2f}s "
+        f"= {warm['warm_seconds'] / warm['cold_seconds']:.0%} of a cold open + resolve ({warm['cold_seconds']:.2f}s)"
+    )
 
 
 if __name__ == "__main__":

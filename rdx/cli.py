@@ -39,11 +39,19 @@ def _example_root() -> str:
     return str(resources.files("rdx.data").joinpath("example"))
 
 
-def _index(project: str, jobs: int | None, quiet: bool) -> tuple[rdx.Graph, list[rdx.Diagnostic], float, float]:
-    graph = rdx.Graph()
+def _index(project: str, jobs: int | None, quiet: bool, cache: str | None | bool = None) -> tuple[rdx.Graph, list[rdx.Diagnostic], float, float]:
+    """Index ``project``: from its snapshot (``cache``: None for the default ``.rdx/``, a
+    directory, or False for no snapshot at all), resolve, and time both steps."""
     t0 = time.perf_counter()
-    show_progress = not quiet and sys.stderr.isatty()
-    if show_progress:
+
+    def load(progress: Any = None) -> rdx.Graph:
+        if cache is False:
+            graph = rdx.Graph()
+            graph.index_all([project], jobs=jobs, progress=progress)
+            return graph
+        return rdx.Graph.open([project], cache_dir=cache if isinstance(cache, str) else None, jobs=jobs, progress=progress)
+
+    if not quiet and sys.stderr.isatty():
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         with Progress(TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True) as bar:
@@ -52,13 +60,20 @@ def _index(project: str, jobs: int | None, quiet: bool) -> tuple[rdx.Graph, list
             def tick(done: int, total: int) -> None:
                 bar.update(task, completed=done, total=total)
 
-            problems = graph.index_all([project], jobs=jobs, progress=tick)
+            graph = load(tick)
     else:
-        problems = graph.index_all([project], jobs=jobs)
+        graph = load()
+    problems = [d for d in graph.diagnostics if d.severity == "error"]
     t1 = time.perf_counter()
     graph.resolve()
     t2 = time.perf_counter()
     return graph, problems, t1 - t0, t2 - t1
+
+
+def _cache(args: argparse.Namespace) -> str | None | bool:
+    if getattr(args, "no_cache", False):
+        return False
+    return getattr(args, "cache_dir", None)
 
 
 def _decl_json(d: rdx.Declaration, full: bool = False) -> dict[str, Any]:
@@ -113,7 +128,7 @@ def _summary(graph: rdx.Graph, problems: list[rdx.Diagnostic], discovery: float,
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    graph, problems, t_disc, t_res = _index(args.path, args.jobs, args.json)
+    graph, problems, t_disc, t_res = _index(args.path, args.jobs, args.json, _cache(args))
     stats, text = _summary(graph, problems, t_disc, t_res)
     _emit(args, stats, text)
     return 0
@@ -146,14 +161,14 @@ def _show_text(d: rdx.Declaration) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    graph, _, _, _ = _index(args.project, args.jobs, True)
+    graph, _, _, _ = _index(args.project, args.jobs, True, _cache(args))
     d = graph[args.name]
     _emit(args, _decl_json(d, full=True), _show_text(d))
     return 0
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
-    graph, _, _, _ = _index(args.project, args.jobs, True)
+    graph, _, _, _ = _index(args.project, args.jobs, True, _cache(args))
     nesting = [n for n in (args.nesting or "").split(",") if n]
     d = graph.resolve_constant(args.name, nesting)
     if d is None:
@@ -165,7 +180,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    graph, _, _, _ = _index(args.project, args.jobs, True)
+    graph, _, _, _ = _index(args.project, args.jobs, True, _cache(args))
     found = graph.search(args.query, kind=args.kind, match_mode=args.mode, limit=args.limit)
     _emit(
         args,
@@ -186,7 +201,7 @@ def _position(text: str) -> tuple[str, int, int]:
 
 
 def cmd_refs(args: argparse.Namespace) -> int:
-    graph, _, _, _ = _index(args.project, args.jobs, True)
+    graph, _, _, _ = _index(args.project, args.jobs, True, _cache(args))
     refs = graph.references_to(args.name)
     lines = [f"{r.location}  {r.name}{'' if r.certain else '  (receiver unknown)'}" for r in refs]
     _emit(args, [msgspec.to_builtins(r) for r in refs], "\n".join(lines) or "no references")
@@ -196,7 +211,7 @@ def cmd_refs(args: argparse.Namespace) -> int:
 def _graph_at(args: argparse.Namespace) -> tuple[rdx.Graph, str, int, int]:
     """Parse ``PATH:LINE:COL`` (before indexing, so a bad position fails fast) and index."""
     path, line, column = _position(args.position)
-    graph, _, _, _ = _index(args.project, args.jobs, True)
+    graph, _, _, _ = _index(args.project, args.jobs, True, _cache(args))
     return graph, path, line, column
 
 
@@ -237,7 +252,7 @@ def cmd_complete(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    graph, problems, t_disc, t_res = _index(args.path, args.jobs, True)
+    graph, problems, t_disc, t_res = _index(args.path, args.jobs, True, _cache(args))
     stats, text = _summary(graph, problems, t_disc, t_res)
     _emit(args, stats, text)
     return 0
@@ -246,7 +261,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     """Index the built-in example project and answer a few questions about it."""
     root = _example_root()
-    graph, problems, t_disc, t_res = _index(root, 1, True)
+    graph, problems, t_disc, t_res = _index(root, 1, True, False)
     stats, summary = _summary(graph, problems, t_disc, t_res)
     product = graph["Shop::Models::Product"]
     answers: dict[str, Any] = {
@@ -281,6 +296,8 @@ def _build_parser() -> argparse.ArgumentParser:
     def common(p: argparse.ArgumentParser, project: bool = True) -> None:
         p.add_argument("--json", action="store_true", help="print JSON instead of text")
         p.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: one per core)")
+        p.add_argument("--cache-dir", default=None, help="where the index snapshot lives (default: .rdx/ in the project)")
+        p.add_argument("--no-cache", action="store_true", help="neither read nor write the index snapshot")
         if project:
             p.add_argument("--project", "-C", default=".", help="project root to index (default: current directory)")
 

@@ -13,7 +13,10 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from importlib import resources
 
-from rdx.discovery.files import collect_files, path_to_uri, uri_to_path
+import msgspec
+
+from rdx.cache.snapshot import SCHEMA_VERSION, Snapshot, default_cache_dir, load_snapshot, save_snapshot, writer_lock
+from rdx.discovery.files import FileEntry, collect_files, content_hash, path_to_uri, uri_to_path
 from rdx.discovery.parse import RubyParser
 from rdx.discovery.pool import discover_files, paused_gc
 from rdx.errors import EncodingFailureError, InvalidArgumentError, IOFailureError, NotFoundError
@@ -54,6 +57,11 @@ def _parse_path(text: str) -> ConstPath:
     return ConstPath(segments, absolute, 0, 0)
 
 
+def _check_jobs(jobs: object) -> None:
+    if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
+        raise InvalidArgumentError(f"jobs must be a positive integer, got {jobs!r}")
+
+
 class Graph:
     """A semantic graph of a Ruby codebase (see the README for a tour)."""
 
@@ -62,6 +70,8 @@ class Graph:
         self._view: View | None = None
         self._walk_problems: list[Diagnostic] = []
         self._sources: dict[str, bytes] = {}
+        # What the last ``Graph.open`` reused from the snapshot and what it parsed again.
+        self.open_stats: dict[str, object] = {}
         if core:
             self._store.put_document(_core_document())
 
@@ -79,36 +89,8 @@ class Graph:
         A bad file never raises: it becomes a diagnostic and the rest of the index is intact.
         A root that does not exist raises IOFailureError before anything is indexed.
         """
-        if isinstance(paths, (str, os.PathLike)):
-            paths = [paths]
-        try:
-            paths = list(paths)
-        except TypeError:
-            raise InvalidArgumentError(f"index_all expects a list of paths, got {paths!r}") from None
-        roots = []
-        for p in paths:
-            if not isinstance(p, (str, os.PathLike)):
-                raise InvalidArgumentError(f"index_all expects paths, got {p!r}")
-            p = os.fspath(p)
-            if not os.path.exists(p):
-                raise IOFailureError(f"path {p!r} does not exist; pass an existing file or directory")
-            roots.append(p)
-        if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
-            raise InvalidArgumentError(f"jobs must be a positive integer, got {jobs!r}")
-        entries = []
-        problems: list[Diagnostic] = []
-        seen: set[str] = set()
-        for root in roots:
-            walk = collect_files(root)
-            for path, diag in walk.problems:
-                problems.append(Diagnostic(diag.code, diag.message, diag.severity, path))
-            for entry in walk.files:
-                if entry.uri not in seen:
-                    seen.add(entry.uri)
-                    entries.append(entry)
-        known = {(p.path, p.code) for p in self._walk_problems}
-        problems = list({(p.path, p.code): p for p in problems if (p.path, p.code) not in known}.values())
-        self._walk_problems.extend(problems)
+        _check_jobs(jobs)
+        entries, problems = self._collect(paths)
         total = len(entries)
         done = 0
 
@@ -124,6 +106,108 @@ class Graph:
                 if d.severity == "error":
                     problems.append(self._file_diagnostic(result, d))
         return problems
+
+    @staticmethod
+    def _roots(paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str]) -> list[str]:
+        if isinstance(paths, (str, os.PathLike)):
+            paths = [paths]
+        try:
+            paths = list(paths)
+        except TypeError:
+            raise InvalidArgumentError(f"expected a list of paths, got {paths!r}") from None
+        roots = []
+        for p in paths:
+            if not isinstance(p, (str, os.PathLike)):
+                raise InvalidArgumentError(f"expected paths, got {p!r}")
+            p = os.fspath(p)
+            if not os.path.exists(p):
+                raise IOFailureError(f"path {p!r} does not exist; pass an existing file or directory")
+            roots.append(p)
+        return roots
+
+    def _collect(self, paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str]) -> tuple[list[FileEntry], list[Diagnostic]]:
+        """Files under ``paths`` (deduplicated) and the walk's problems, each reported once."""
+        entries: list[FileEntry] = []
+        problems: list[Diagnostic] = []
+        seen: set[str] = set()
+        for root in self._roots(paths):
+            walk = collect_files(root)
+            for path, diag in walk.problems:
+                problems.append(Diagnostic(diag.code, diag.message, diag.severity, path))
+            for entry in walk.files:
+                if entry.uri not in seen:
+                    seen.add(entry.uri)
+                    entries.append(entry)
+        known = {(p.path, p.code) for p in self._walk_problems}
+        problems = list({(p.path, p.code): p for p in problems if (p.path, p.code) not in known}.values())
+        self._walk_problems.extend(problems)
+        return entries, problems
+
+    @classmethod
+    def open(
+        cls,
+        roots: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
+        *,
+        cache_dir: str | os.PathLike[str] | None = None,
+        jobs: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> "Graph":
+        """A graph of the project at ``roots``, starting warm from the snapshot in ``cache_dir``
+        (default: ``.rdx/`` in the first root). Files are checked by size and mtime, then by
+        content hash; only changed and new files are parsed, deleted ones are dropped, and the
+        snapshot is rewritten when anything changed. A bad snapshot is reported and rebuilt."""
+        _check_jobs(jobs)
+        graph = cls()
+        root_list = [os.path.abspath(r) for r in cls._roots(roots)]
+        cache = os.fspath(cache_dir) if cache_dir is not None else default_cache_dir(root_list[0])
+        with paused_gc():
+            snapshot, problem = load_snapshot(cache, root_list)
+        if problem is not None:
+            graph._walk_problems.append(Diagnostic("snapshot-rebuilt", problem, "warning", cache))
+        previous = {d.path: d for d in snapshot.documents} if snapshot is not None else {}
+        entries, _ = graph._collect(root_list)
+        reused: list[FileResult] = []
+        stale: list[FileEntry] = []
+        for entry in entries:
+            prev = previous.get(entry.path)
+            if prev is None or prev.uri != entry.uri:
+                stale.append(entry)
+                continue
+            try:
+                st = os.stat(entry.path)
+            except OSError:
+                stale.append(entry)  # Discovery reports the problem.
+                continue
+            if st.st_size == prev.size and st.st_mtime_ns == prev.mtime_ns:
+                reused.append(prev)
+                continue
+            # Touched but maybe not changed: compare the content hash before parsing again.
+            try:
+                with open(entry.path, "rb") as f:
+                    same = prev.content_hash != 0 and content_hash(f.read()) == prev.content_hash
+            except OSError:
+                same = False
+            if same:
+                reused.append(msgspec.structs.replace(prev, mtime_ns=st.st_mtime_ns, size=st.st_size))
+            else:
+                stale.append(entry)
+        for result in reused:
+            graph._store.put_document(result)
+        fresh = list(discover_files(stale, jobs=jobs, progress=(lambda n: progress(n, len(stale))) if progress else None))
+        for result in fresh:
+            graph._store.put_document(result)
+        deleted = len(set(previous) - {e.path for e in entries})
+        graph.open_stats = {"reused": len(reused), "parsed": len(fresh), "deleted": deleted, "snapshot": snapshot is not None}
+        if fresh or deleted or snapshot is None or len(reused) != len(snapshot.documents):
+            documents = [d for d in graph._store.documents.values() if d.uri != CORE_URI]
+            try:
+                with writer_lock(cache):
+                    save_snapshot(cache, Snapshot(schema=SCHEMA_VERSION, roots=root_list, documents=documents))
+            except OSError as exc:
+                graph._walk_problems.append(
+                    Diagnostic("snapshot-unwritable", f"cannot write the index snapshot in {cache}: {exc.strerror}", "warning", cache)
+                )
+        return graph
 
     def index_source(self, uri: str | os.PathLike[str], source: str | bytes) -> list[Diagnostic]:
         """Index (or re-index) one document from text; ``uri`` may be a URI or a path."""
@@ -147,8 +231,6 @@ class Graph:
         else:
             path = uri
             uri = path_to_uri(uri)
-        from rdx.discovery.files import content_hash
-
         result = RubyParser().discover(uri, data, path)
         result.content_hash = content_hash(data)
         try:

@@ -19,6 +19,7 @@ ALLOWED = {
     "resolution": {"model", "ids", "errors"},
     "query": {"model", "text", "resolution", "errors", "ids"},
     "data": set(),
+    "cache": {"model"},
 }
 
 

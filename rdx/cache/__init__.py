@@ -1,0 +1,1 @@
+"""Persistence: the on-disk snapshot of discovery results (see snapshot.py)."""

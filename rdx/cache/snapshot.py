@@ -1,0 +1,104 @@
+"""The persisted snapshot of a project's discovery results.
+
+A snapshot is one MessagePack file (``index.msgpack`` in the cache directory, ``.rdx/`` in the
+project by default) holding a schema version, the roots it describes and every document's
+FileResult, which already carries the file's size, mtime and content hash. It is written to a
+temporary file and renamed into place, so a reader sees the old or the new snapshot, never half
+of one; writers also serialize on a lock file so two indexers do not race. Anything unreadable
+(truncated, corrupted, another schema) is reported in one line and ignored: the caller rebuilds.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import tempfile
+from contextlib import contextmanager
+from typing import Iterator
+
+import msgspec
+
+from rdx.model.records import FileResult
+
+__all__ = ["SCHEMA_VERSION", "Snapshot", "load_snapshot", "save_snapshot", "writer_lock", "default_cache_dir"]
+
+# Bump whenever FileResult or any record inside it changes shape.
+SCHEMA_VERSION = 3
+SNAPSHOT_NAME = "index.msgpack"
+
+
+class Snapshot(msgspec.Struct, kw_only=True, gc=False):
+    schema: int
+    roots: list[str]
+    documents: list[FileResult]
+
+
+_decoder = msgspec.msgpack.Decoder(Snapshot)
+_header_decoder = msgspec.msgpack.Decoder(dict)
+
+
+def default_cache_dir(root: str) -> str:
+    return os.path.join(root if os.path.isdir(root) else os.path.dirname(os.path.abspath(root)), ".rdx")
+
+
+def load_snapshot(cache_dir: str, roots: list[str]) -> tuple[Snapshot | None, str | None]:
+    """(snapshot, None), or (None, reason) when there is none or it cannot be used."""
+    path = os.path.join(cache_dir, SNAPSHOT_NAME)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, f"cannot read the index snapshot {path}: {exc.strerror}; rebuilding"
+    try:
+        snapshot = _decoder.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        # An older schema may not even decode as a Snapshot; say which when we can tell.
+        try:
+            schema = _header_decoder.decode(data).get("schema")
+        except Exception:
+            schema = None
+        if schema is not None and schema != SCHEMA_VERSION:
+            return None, f"the index snapshot {path} has schema {schema}, this rdx uses {SCHEMA_VERSION}; rebuilding"
+        return None, f"the index snapshot {path} is corrupted ({exc}); rebuilding"
+    if snapshot.schema != SCHEMA_VERSION:
+        return None, f"the index snapshot {path} has schema {snapshot.schema}, this rdx uses {SCHEMA_VERSION}; rebuilding"
+    if sorted(snapshot.roots) != sorted(roots):
+        return None, f"the index snapshot {path} describes other roots; rebuilding"
+    return snapshot, None
+
+
+@contextmanager
+def writer_lock(cache_dir: str) -> Iterator[None]:
+    """Exclusive lock for writers of one cache directory (released on exit or process death)."""
+    os.makedirs(cache_dir, exist_ok=True)
+    with open(os.path.join(cache_dir, "lock"), "a+b") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+
+def save_snapshot(cache_dir: str, snapshot: Snapshot) -> None:
+    """Write atomically: a temporary file in the same directory, fsynced, then renamed."""
+    os.makedirs(cache_dir, exist_ok=True)
+    ignore = os.path.join(cache_dir, ".gitignore")
+    if not os.path.exists(ignore):
+        with open(ignore, "w") as f:
+            f.write("# rdx's index cache; safe to delete.\n*\n")
+    data = msgspec.msgpack.encode(snapshot)
+    fd, tmp = tempfile.mkstemp(prefix=".index-", suffix=".tmp", dir=cache_dir)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, os.path.join(cache_dir, SNAPSHOT_NAME))
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
