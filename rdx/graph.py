@@ -151,7 +151,7 @@ class Graph:
         cache_dir: str | os.PathLike[str] | None = None,
         jobs: int | None = None,
         progress: Callable[[int, int], None] | None = None,
-    ) -> "Graph":
+    ) -> Graph:
         """A graph of the project at ``roots``, starting warm from the snapshot in ``cache_dir``
         (default: ``.rdx/`` in the first root). Files are checked by size and mtime, then by
         content hash; only changed and new files are parsed, deleted ones are dropped, and the
