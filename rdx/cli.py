@@ -128,9 +128,34 @@ def _summary(graph: rdx.Graph, problems: list[rdx.Diagnostic], discovery: float,
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    if args.dry_run:
+        return _dry_run(args)
     graph, problems, t_disc, t_res = _index(args.path, args.jobs, args.json, _cache(args))
     stats, text = _summary(graph, problems, t_disc, t_res)
     _emit(args, stats, text)
+    return 0
+
+
+def _dry_run(args: argparse.Namespace) -> int:
+    """List what would be indexed, counted per directory, and what would be skipped."""
+    paths, skipped, config = rdx.Graph.plan(args.path)
+    root = os.path.abspath(args.path)
+    per_dir: dict[str, int] = {}
+    for p in paths:
+        d = os.path.relpath(os.path.dirname(p), root) if os.path.isdir(root) else os.path.dirname(p)
+        per_dir[d] = per_dir.get(d, 0) + 1
+    data = {
+        "config": config.source,
+        "files": len(paths),
+        "directories": dict(sorted(per_dir.items())),
+        "skipped": [str(p) for p in skipped],
+    }
+    lines = [f"would index {len(paths)} files" + (f" (config: {config.source})" if config.source else "")]
+    lines += [f"  {count:6d}  {d}" for d, count in sorted(per_dir.items())]
+    if skipped:
+        lines.append(f"would skip {len(skipped)}:")
+        lines += [f"  {p}" for p in skipped]
+    _emit(args, data, "\n".join(lines))
     return 0
 
 
@@ -251,6 +276,34 @@ def cmd_complete(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_watch(args: argparse.Namespace) -> int:
+    """Keep the index (and its snapshot) fresh while files change; print each update."""
+    import watchfiles
+
+    from rdx.discovery.files import is_ruby_file
+
+    root = os.path.abspath(args.path)
+    graph = rdx.Graph.open([root], cache_dir=args.cache_dir, jobs=args.jobs)
+    graph.resolve()
+    print(f"watching {root}: {graph.stats()['documents']} files indexed (revision {graph.revision})", flush=True)
+    batches = 0
+
+    def ruby_only(change: watchfiles.Change, path: str) -> bool:
+        return is_ruby_file(os.path.basename(path)) and "/.rdx/" not in path and "/.git/" not in path
+
+    for changes in watchfiles.watch(root, watch_filter=ruby_only, debounce=args.debounce, rust_timeout=0, yield_on_timeout=False):
+        t0 = time.perf_counter()
+        updated, removed = graph.refresh_paths(sorted({p for _, p in changes}))
+        graph.resolve()
+        graph.save()
+        ms = (time.perf_counter() - t0) * 1000
+        print(f"updated {updated} and removed {removed} files in {ms:.0f} ms (revision {graph.revision})", flush=True)
+        batches += 1
+        if args.exit_after and batches >= args.exit_after:
+            break
+    return 0
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
     graph, problems, t_disc, t_res = _index(args.path, args.jobs, True, _cache(args))
     stats, text = _summary(graph, problems, t_disc, t_res)
@@ -303,6 +356,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("index", help="index a project and print a summary")
     p.add_argument("path", nargs="?", default=".", help="directory or file (default: current directory)")
+    p.add_argument("--dry-run", action="store_true", help="list what would be indexed, per directory, and stop")
     common(p, project=False)
     p.set_defaults(func=cmd_index)
 
@@ -341,6 +395,14 @@ def _build_parser() -> argparse.ArgumentParser:
             p.add_argument("--limit", type=int, default=50)
         common(p)
         p.set_defaults(func=func)
+
+    p = sub.add_parser("watch", help="keep the index fresh while files change, printing each update")
+    p.add_argument("path", nargs="?", default=".")
+    p.add_argument("--jobs", "-j", type=int, default=None)
+    p.add_argument("--cache-dir", default=None)
+    p.add_argument("--debounce", type=int, default=200, help="milliseconds to group changes (default 200)")
+    p.add_argument("--exit-after", type=int, default=0, help="stop after this many updates (for scripts and tests)")
+    p.set_defaults(func=cmd_watch)
 
     p = sub.add_parser("stats", help="counts of files, definitions, declarations and references")
     p.add_argument("path", nargs="?", default=".")

@@ -16,6 +16,7 @@ from importlib import resources
 import msgspec
 
 from rdx.cache.snapshot import SCHEMA_VERSION, Snapshot, default_cache_dir, load_snapshot, save_snapshot, writer_lock
+from rdx.discovery.config import WorkspaceConfig, load_config
 from rdx.discovery.files import FileEntry, collect_files, content_hash, path_to_uri, uri_to_path
 from rdx.discovery.parse import RubyParser
 from rdx.discovery.pool import discover_files, paused_gc
@@ -72,6 +73,9 @@ class Graph:
         self._sources: dict[str, bytes] = {}
         # What the last ``Graph.open`` reused from the snapshot and what it parsed again.
         self.open_stats: dict[str, object] = {}
+        self.config = WorkspaceConfig()
+        # (roots, cache directory) of a graph made by ``Graph.open``.
+        self._workspace: tuple[list[str], str] | None = None
         if core:
             self._store.put_document(_core_document())
 
@@ -125,13 +129,15 @@ class Graph:
             roots.append(p)
         return roots
 
-    def _collect(self, paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str]) -> tuple[list[FileEntry], list[Diagnostic]]:
+    def _collect(
+        self, paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str], config: WorkspaceConfig | None = None, config_root: str | None = None
+    ) -> tuple[list[FileEntry], list[Diagnostic]]:
         """Files under ``paths`` (deduplicated) and the walk's problems, each reported once."""
         entries: list[FileEntry] = []
         problems: list[Diagnostic] = []
         seen: set[str] = set()
         for root in self._roots(paths):
-            walk = collect_files(root)
+            walk = collect_files(root, config, config_root)
             for path, diag in walk.problems:
                 problems.append(Diagnostic(diag.code, diag.message, diag.severity, path))
             for entry in walk.files:
@@ -159,13 +165,21 @@ class Graph:
         _check_jobs(jobs)
         graph = cls()
         root_list = [os.path.abspath(r) for r in cls._roots(roots)]
+        config = load_config(root_list[0])
+        graph.config = config
+        load_paths = [p for p in config.load_paths if p not in root_list and os.path.exists(p)]
         cache = os.fspath(cache_dir) if cache_dir is not None else default_cache_dir(root_list[0])
         with paused_gc():
             snapshot, problem = load_snapshot(cache, root_list)
         if problem is not None:
             graph._walk_problems.append(Diagnostic("snapshot-rebuilt", problem, "warning", cache))
         previous = {d.path: d for d in snapshot.documents} if snapshot is not None else {}
-        entries, _ = graph._collect(root_list)
+        entries, _ = graph._collect(root_list, config, root_list[0])
+        if load_paths:
+            # Load paths are indexed whole: ``include`` selects within the project only.
+            extra, _ = graph._collect(load_paths, msgspec.structs.replace(config, include=()), root_list[0])
+            known = {e.uri for e in entries}
+            entries += [e for e in extra if e.uri not in known]
         reused: list[FileResult] = []
         stale: list[FileEntry] = []
         for entry in entries:
@@ -198,16 +212,57 @@ class Graph:
             graph._store.put_document(result)
         deleted = len(set(previous) - {e.path for e in entries})
         graph.open_stats = {"reused": len(reused), "parsed": len(fresh), "deleted": deleted, "snapshot": snapshot is not None}
+        graph._workspace = (root_list, cache)
         if fresh or deleted or snapshot is None or len(reused) != len(snapshot.documents):
-            documents = [d for d in graph._store.documents.values() if d.uri != CORE_URI]
-            try:
-                with writer_lock(cache):
-                    save_snapshot(cache, Snapshot(schema=SCHEMA_VERSION, roots=root_list, documents=documents))
-            except OSError as exc:
-                graph._walk_problems.append(
-                    Diagnostic("snapshot-unwritable", f"cannot write the index snapshot in {cache}: {exc.strerror}", "warning", cache)
-                )
+            graph.save()
         return graph
+
+    def save(self) -> None:
+        """Write the snapshot of a graph made by ``Graph.open`` (atomically, under the lock)."""
+        if self._workspace is None:
+            raise InvalidArgumentError("save() needs a graph made by Graph.open(root); this one has no cache directory")
+        roots, cache = self._workspace
+        documents = [d for d in self._store.documents.values() if d.uri != CORE_URI]
+        try:
+            with writer_lock(cache):
+                save_snapshot(cache, Snapshot(schema=SCHEMA_VERSION, roots=roots, documents=documents))
+        except OSError as exc:
+            self._walk_problems.append(
+                Diagnostic("snapshot-unwritable", f"cannot write the index snapshot in {cache}: {exc.strerror}", "warning", cache)
+            )
+
+    def refresh_paths(self, paths: Iterable[str]) -> tuple[int, int]:
+        """Re-read files that changed on disk: re-parse those that exist (and still belong to
+        the workspace), forget those that are gone. Returns (updated, removed)."""
+        updated = removed = 0
+        fresh: list[FileEntry] = []
+        for path in paths:
+            path = os.path.abspath(path)
+            uri = path_to_uri(path)
+            if os.path.isfile(path):
+                fresh.append(FileEntry(path, uri))
+            elif self._store.remove_document(uri):
+                self._sources.pop(uri, None)
+                removed += 1
+        for result in discover_files(fresh, jobs=1):
+            self._store.put_document(result)
+            self._sources.pop(result.uri, None)
+            updated += 1
+        return updated, removed
+
+    @staticmethod
+    def plan(root: str | os.PathLike[str]) -> tuple[list[str], list[Diagnostic], WorkspaceConfig]:
+        """What ``Graph.open(root)`` would index (paths), what it would skip, and the config used."""
+        root = os.path.abspath(Graph._roots(root)[0])
+        config = load_config(root)
+        graph = Graph(core=False)
+        entries, problems = graph._collect([root], config, root)
+        load_paths = [p for p in config.load_paths if os.path.exists(p) and p != root]
+        if load_paths:
+            extra, more = graph._collect(load_paths, msgspec.structs.replace(config, include=()), root)
+            entries += extra
+            problems += more
+        return [e.path for e in entries], problems, config
 
     def index_source(self, uri: str | os.PathLike[str], source: str | bytes) -> list[Diagnostic]:
         """Index (or re-index) one document from text; ``uri`` may be a URI or a path."""

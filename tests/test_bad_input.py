@@ -319,8 +319,8 @@ def test_file_vanishing_between_walk_and_read(tmp_path, monkeypatch, jobs):
     doomed = write(tmp_path / "doomed.rb", "class Doomed; end\n")
     real_collect = rdx.graph.collect_files
 
-    def collect_then_delete(root):
-        walk = real_collect(root)
+    def collect_then_delete(root, *config):
+        walk = real_collect(root, *config)
         assert any(f.path == str(doomed) for f in walk.files)
         doomed.unlink()
         return walk

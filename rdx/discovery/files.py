@@ -15,6 +15,7 @@ from hashlib import blake2b
 
 import pathspec
 
+from rdx.discovery.config import WorkspaceConfig
 from rdx.model.records import Diagnostic
 
 __all__ = ["RUBY_EXTENSIONS", "RUBY_FILENAMES", "SKIPPED_DIRS", "FileEntry", "collect_files", "path_to_uri", "read_source", "uri_to_path"]
@@ -73,11 +74,33 @@ def _load_gitignore(directory: str) -> pathspec.PathSpec | None:
     return spec if len(spec) else None
 
 
-def collect_files(root: str) -> WalkResult:
-    """Every Ruby file under ``root`` (a directory or a single file), sorted by path."""
+def collect_files(root: str, config: WorkspaceConfig | None = None, config_root: str | None = None) -> WalkResult:
+    """Every Ruby file under ``root`` (a directory or a single file), sorted by path.
+
+    With a workspace ``config``, its include/exclude globs (relative to ``config_root``) and
+    size limit apply; files over the limit are reported and skipped."""
     result = WalkResult()
+    include = config.include_spec() if config else None
+    exclude = config.exclude_spec() if config else None
+    limit = config.max_file_size if config else None
+    base = os.path.abspath(config_root or root)
+
+    def wanted(path: str, size: int) -> bool:
+        rel = os.path.relpath(path, base).replace(os.sep, "/")
+        if include is not None and not include.match_file(rel):
+            return False
+        if exclude is not None and exclude.match_file(rel):
+            return False
+        if limit is not None and size > limit:
+            result.problems.append(
+                (path, Diagnostic("file-too-large", f"file is {size} bytes, over the {limit}-byte limit (max_file_size); skipped", severity="warning"))
+            )
+            return False
+        return True
+
     if os.path.isfile(root):
-        result.files.append(FileEntry(root, path_to_uri(root)))
+        if config is None or wanted(os.path.abspath(root), os.path.getsize(root)):
+            result.files.append(FileEntry(root, path_to_uri(root)))
         return result
     root = os.path.abspath(root)
     seen_dirs: set[tuple[int, int]] = set()
@@ -129,6 +152,8 @@ def collect_files(root: str) -> WalkResult:
                 if not stat.S_ISREG(st.st_mode):
                     # A FIFO or device named like Ruby: opening it could block forever.
                     result.problems.append((full, Diagnostic("not-a-file", "not a regular file; skipped", severity="error")))
+                    continue
+                if config is not None and not wanted(full, st.st_size):
                     continue
                 result.files.append(FileEntry(full, path_to_uri(full)))
         subdirs.sort(reverse=True)

@@ -129,6 +129,11 @@ class Definition:
         self._index = index
 
     @property
+    def revision(self) -> int:
+        """The graph revision this answer describes; compare with ``Graph.revision``."""
+        return self._view.revision
+
+    @property
     def _record(self) -> DefinitionRecord:
         return self._view.state.documents[self._doc].definitions[self._index]
 
@@ -207,6 +212,11 @@ class Declaration:
     def __init__(self, view: View, decl_id: int) -> None:
         self._view = view
         self.id = decl_id
+
+    @property
+    def revision(self) -> int:
+        """The graph revision this answer describes; compare with ``Graph.revision``."""
+        return self._view.revision
 
     @property
     def _rec(self):  # type: ignore[no-untyped-def]
@@ -335,6 +345,11 @@ class ConstantReference:
         self._index = index
 
     @property
+    def revision(self) -> int:
+        """The graph revision this answer describes; compare with ``Graph.revision``."""
+        return self._view.revision
+
+    @property
     def id(self) -> int:
         """ReferenceId: stable hash of (uri, start offset, name)."""
         d = self._view.state.documents[self._doc]
@@ -367,6 +382,11 @@ class MethodReference:
         self._view = view
         self._doc = doc
         self._index = index
+
+    @property
+    def revision(self) -> int:
+        """The graph revision this answer describes; compare with ``Graph.revision``."""
+        return self._view.revision
 
     @property
     def id(self) -> int:
@@ -416,6 +436,11 @@ class Document:
     def __init__(self, view: View, doc: int) -> None:
         self._view = view
         self._doc = doc
+
+    @property
+    def revision(self) -> int:
+        """The graph revision this answer describes; compare with ``Graph.revision``."""
+        return self._view.revision
 
     @property
     def _result(self) -> FileResult:
