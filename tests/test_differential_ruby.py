@@ -670,7 +670,6 @@ def test_extend_and_extend_self(tmp_path):
     )
 
 
-@xfail("`extend self` after another extend: Ruby puts self first ([C::<C>, C, E, ...]), rdx puts it last")
 def test_extend_self_after_another_extend(tmp_path):
     check_against_ruby(
         tmp_path,
@@ -1213,7 +1212,6 @@ def test_module_function_and_visibility(tmp_path):
     )
 
 
-@xfail("a method redefined after `private :m` / `module_function :m` is public again in Ruby; rdx keeps it private")
 def test_redefinition_after_private_is_public(tmp_path):
     check_against_ruby(
         tmp_path,
@@ -1612,7 +1610,6 @@ def test_classes_made_with_class_new(tmp_path):
     )
 
 
-@xfail("`module AL` where AL = Real reopens Real in Ruby (Real::NEWC); rdx turns AL into a new module AL (AL::NEWC)")
 def test_reopening_through_a_constant_alias(tmp_path):
     """``module AL`` where AL holds a module reopens that module (Ruby checks the value)."""
     check_against_ruby(
@@ -1899,7 +1896,6 @@ def test_top_level_methods_are_private_methods_of_object(tmp_path):
     )
 
 
-@xfail("a top-level `class Inner` reopens M::Inner in Ruby when Object includes M; rdx declares a new ::Inner")
 def test_top_level_class_reopens_one_from_a_module_included_into_object(tmp_path):
     check_against_ruby(
         tmp_path,
@@ -1922,22 +1918,7 @@ def test_top_level_class_reopens_one_from_a_module_included_into_object(tmp_path
 # -- random programs -------------------------------------------------------------------------
 
 SEEDS = range(150)
-_REDEFINED = "a method redefined after `private`/`module_function` is public again in Ruby, rdx keeps it private (see test_redefinition_after_private_is_public)"
-_EXTEND_SELF = "`extend self` after another extend: rdx orders the singleton chain wrongly (see test_extend_self_after_another_extend)"
 KNOWN_BAD_SEEDS: dict[int, str] = {
-    0: _REDEFINED,
-    10: _REDEFINED,
-    20: _REDEFINED,
-    24: _REDEFINED,
-    41: _REDEFINED,
-    54: _REDEFINED,
-    69: _REDEFINED,
-    71: _REDEFINED,
-    74: _REDEFINED,
-    90: _EXTEND_SELF,
-    94: _REDEFINED,
-    118: _REDEFINED,
-    140: _REDEFINED,
 }
 
 

@@ -715,7 +715,7 @@ class _Walker:
         for arg in children:
             path = self._const_path(arg)
             if path is not None and not path.dynamic:
-                owner.deferred_mixins.append(Mixin(name, path, scope.calls))
+                owner.deferred_mixins.append(Mixin(name, path, scope.calls, node.start_byte))
 
     def _external_mixin(self, node: Any, name: str, receiver: ConstPath, scope: _Scope | None) -> None:
         """``Foo.include(A, B)``: recorded against ``Foo``, resolved later."""
@@ -726,13 +726,13 @@ class _Walker:
         for arg in args.named_children:
             if arg.type == "self":
                 # ``Foo.include self``: the namespace around the call.
-                self.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(name, None, self.external_calls)))
+                self.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(name, None, self.external_calls, node.start_byte)))
                 continue
             path = self._const_path(arg)
             if path is None or path.dynamic:
                 self._diag("dynamic-mixin", f"cannot resolve '{receiver.text}.{name}({_text(arg)[:80]})' statically", arg, "warning")
                 continue
-            self.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(name, path, self.external_calls)))
+            self.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(name, path, self.external_calls, node.start_byte)))
 
     def _send_mixin(self, node: Any, receiver: ConstPath | None, scope: _Scope | None) -> None:
         """``Foo.send(:include, M)`` and ``send(:include, M)`` in a namespace body."""
@@ -747,7 +747,7 @@ class _Walker:
         if receiver is not None:
             self.external_calls += 1
             for path in paths:
-                self.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(verb, path, self.external_calls)))
+                self.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(verb, path, self.external_calls, node.start_byte)))
             return
         ns = self._directive_scope(node, scope)
         if ns is None:
@@ -755,7 +755,7 @@ class _Walker:
         ns.calls += 1
         owner = self.definitions[ns.index]
         for path in paths:
-            owner.mixins.append(Mixin(verb, path, ns.calls))
+            owner.mixins.append(Mixin(verb, path, ns.calls, node.start_byte))
 
     # -- directives: calls on self with a meaning for the graph ----------------------------
 
@@ -790,13 +790,13 @@ class _Walker:
         for arg in args.named_children:
             if arg.type == "self":
                 if not ns.deferred:
-                    into.append(Mixin(name, None, ns.calls))
+                    into.append(Mixin(name, None, ns.calls, node.start_byte))
                 continue
             path = self._const_path(arg)
             if path is None or path.dynamic:
                 self._diag("dynamic-mixin", f"cannot resolve '{name} {_text(arg)[:80]}' statically", arg, "warning")
                 continue
-            into.append(Mixin(name, path, ns.calls))
+            into.append(Mixin(name, path, ns.calls, node.start_byte))
 
     def _attr(self, node: Any, name: str, scope: _Scope | None) -> None:
         ns = self._directive_scope(node, scope)

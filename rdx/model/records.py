@@ -78,6 +78,8 @@ class Mixin(msgspec.Struct, array_like=True, frozen=True, gc=False):
     kind: str
     target: ConstPath | None
     call: int
+    # Byte offset of the call, which orders mixins (``extend E; extend self``).
+    start: int = 0
 
 
 class ExternalMixin(msgspec.Struct, array_like=True, frozen=True, gc=False):

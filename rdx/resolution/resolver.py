@@ -378,6 +378,31 @@ class Resolver:
                 owner = self._placeholder(path, parent_site, len(path.segments) - 1)
         name = path.segments[-1]
         kind = d.kind
+        if kind in ("Class", "Module"):
+            existing = self._member_constant(owner, name)
+            if existing is None and owner == self.object_id and self._object_mixins:
+                # At top level, ``class Foo`` also reopens a Foo that Object gets from a module
+                # it includes (Ruby checks Object's ancestors for the constant). Object's chain
+                # may have grown since it was cached in this round: recompute it.
+                self._ancestors.pop(self.object_id, None)
+                inherited = self.lookup_scoped(self.object_id, name)
+                if inherited is not None and self.decls[inherited].owner != self.object_id:
+                    existing = inherited
+            if existing is not None and self.decls[existing].kind == "ConstantAlias":
+                # ``AL = Real; module AL`` reopens Real.
+                target = self.follow(existing)
+                if target is not None and self.decls[target].kind in (kind, "Todo"):
+                    existing = target
+                elif target is None and not placeholders:
+                    return False  # The alias may resolve once more is declared.
+                else:
+                    existing = None
+            if existing is not None and self.decls[existing].kind in (kind, "Todo") and existing != owner:
+                rec = self.decls[existing]
+                if rec.kind == "Todo":
+                    rec.kind = kind
+                self._attach(doc, index, existing)
+                return True
         rec = self._declare(self._qualify(owner, name), name, kind, owner)
         if rec.kind == "ConstantAlias" and kind in ("Class", "Module"):
             rec.kind = kind
@@ -411,6 +436,10 @@ class Resolver:
         return current
 
     def _phase_namespaces(self) -> None:
+        # Whether any file includes modules into Object (top-level ``include M``).
+        self._object_mixins = any(
+            d.kind == "Class" and d.name == "Object" and d.mixins for result in self.docs[1:] for d in result.definitions
+        )
         pending: list[tuple[int, int, DefinitionRecord]] = []
         for doc, result in enumerate(self.docs):
             for index, d in enumerate(result.definitions):
@@ -487,8 +516,9 @@ class Resolver:
     # -- phase 2: members ----------------------------------------------------------------
 
     def _phase_members(self) -> None:
-        visibility: list[tuple[int, int, DefinitionRecord]] = []
-        aliases: list[tuple[int, int, str]] = []
+        """Methods, attributes, aliases, variables and visibility changes, in program order:
+        ``private :m`` affects the ``m`` defined so far, and a later ``def m`` is public again,
+        as in Ruby; an alias copies the visibility its original has at that point."""
         for doc, result in enumerate(self.docs):
             defs = result.definitions
             for index, d in enumerate(defs):
@@ -500,7 +530,10 @@ class Resolver:
                     if owner is None:
                         continue
                     if kind == "MethodAlias":
-                        aliases.append((owner, self._method(owner, d.name, doc, index, d.visibility), f"{d.old_name}()"))
+                        alias = self._method(owner, d.name, doc, index, d.visibility)
+                        original = self.find_member(owner, f"{d.old_name}()")
+                        if original is not None and original != alias:
+                            self.decls[alias].visibility = self.decls[original].visibility
                     elif kind != "AttrWriter":
                         self._method(owner, d.name, doc, index, d.visibility)
                     if kind in ("AttrWriter", "AttrAccessor"):
@@ -517,14 +550,7 @@ class Resolver:
                     rec = self._declare(d.name, d.name, "GlobalVariable", self.object_id)
                     self._attach(doc, index, rec.id)
                 elif kind in ("MethodVisibility", "ConstantVisibility"):
-                    visibility.append((doc, index, d))
-        for doc, index, d in visibility:
-            self._apply_visibility(doc, index, d)
-        # An alias copies the aliased method, visibility included.
-        for owner, alias, old in aliases:
-            original = self.find_member(owner, old)
-            if original is not None and original != alias:
-                self.decls[alias].visibility = self.decls[original].visibility
+                    self._apply_visibility(doc, index, d)
 
     def _declare_method(self, doc: int, index: int, d: DefinitionRecord) -> None:
         owner = self._namespace_owner(doc, d.parent)
@@ -730,7 +756,7 @@ class Resolver:
                 if m.kind in kinds:
                     by_call.setdefault(m.call, []).append(m)
             for group in by_call.values():
-                first = group[0].target.start if group[0].target is not None else pos
+                first = group[0].start
                 # ``include A, B`` inserts B first, then A, so A ends up first in the chain.
                 for order, m in enumerate(reversed(group)):
                     ops.append(((doc, first, order), "include" if m.kind == "extend" else m.kind, doc, index, m.target, external))
@@ -741,7 +767,7 @@ class Resolver:
                 add(doc, index, d.start, d.mixins, ("include", "prepend"), False)
         for doc, scope, m in self._external.get(decl_id, ()):
             if m.kind != "extend":
-                add(doc, scope, m.target.start if m.target is not None else 0, [m], ("include", "prepend"), True)
+                add(doc, scope, m.start, [m], ("include", "prepend"), True)
         if rec.kind == "SingletonClass" and rec.attached is not None:
             for doc, index in self.decls[rec.attached].definitions:
                 d = self.docs[doc].definitions[index]
@@ -749,7 +775,7 @@ class Resolver:
                     add(doc, index, d.start, d.mixins, ("extend",), False)
             for doc, scope, m in self._external.get(rec.attached, ()):
                 if m.kind == "extend":
-                    add(doc, scope, m.target.start if m.target is not None else 0, [m], ("extend",), True)
+                    add(doc, scope, m.start, [m], ("extend",), True)
             if self._concerns_known and not self.is_concern(rec.attached):
                 # Including a concern extends the class with the concern's ClassMethods (and
                 # those of the concerns it depends on, first); ``def self.included(base)``
