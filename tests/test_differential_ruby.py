@@ -796,7 +796,6 @@ def test_singleton_class_of_singleton_class(tmp_path):
     )
 
 
-@xfail("Ruby has a singleton class of every singleton class; rdx only has one where `class << self` is nested (Bar's is None)")
 def test_singleton_class_of_singleton_class_of_a_subclass(tmp_path):
     check_against_ruby(
         tmp_path,
@@ -1753,9 +1752,6 @@ def test_struct_new_constant(tmp_path):
     )
 
 
-@xfail(
-    "superclass `A::D` in `module A; class A < A::D`: Ruby evaluates it before A::A exists (A::D); rdx resolves the head `A` to the class being defined and makes a Todo A::A::D"
-)
 def test_superclass_path_whose_head_names_the_class_being_defined(tmp_path):
     check_against_ruby(
         tmp_path,

@@ -311,7 +311,15 @@ class Declaration:
 
     @property
     def singleton_class(self) -> Declaration | None:
-        return self._view.declaration(self._rec.singleton)
+        """The singleton class; Ruby has one for every namespace, singleton classes included,
+        so one of a singleton class is created (with its ancestors) the first time it is asked."""
+        rec = self._rec
+        if rec.singleton is None and rec.is_namespace:
+            resolver = self._view.resolver
+            single = resolver.singleton(self.id)
+            resolver.ancestors(single)
+            return self._view.declaration(single)
+        return self._view.declaration(rec.singleton)
 
     @property
     def attached_object(self) -> Declaration | None:

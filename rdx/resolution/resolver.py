@@ -671,10 +671,18 @@ class Resolver:
             if site is None:
                 continue
             target = self.lookup_namespace(d.superclass, site)
-            if target == decl_id and len(d.superclass.segments) == 1 and not d.superclass.absolute:
-                # ``class SchemaDumper < SchemaDumper``: Ruby evaluates the superclass before the
-                # new constant exists, so the lookup continues past the class itself.
+            if not d.superclass.absolute and self.follow(self.lookup_lexical(d.superclass.segments[0], site)) == decl_id:
+                # ``class SchemaDumper < SchemaDumper`` or ``class A < A::D`` inside ``module A``:
+                # Ruby evaluates the superclass before the new constant exists, so the lookup of
+                # its first segment continues past the class itself.
                 target = self.follow(self.lookup_lexical(d.superclass.segments[0], site, exclude=decl_id))
+                for seg in d.superclass.segments[1:]:
+                    if target is None or not self.decls[target].is_namespace:
+                        target = None
+                        break
+                    target = self.follow(self.lookup_scoped(target, seg))
+                if target is not None and not self.decls[target].is_namespace:
+                    target = None
             if target is None:
                 if not self._allow_placeholders:
                     continue
