@@ -22,6 +22,13 @@ def build_graph(files: dict[str, str], core: bool = True) -> rdx.Graph:
     return g
 
 
+def write(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path``, creating parent directories."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
 def run_ruby(script: str, tmp_path: Path, timeout: float = 60) -> str:
     """Run ``script`` with the system Ruby and return its stdout (fails the test on error)."""
     assert RUBY is not None, "ruby is required for the differential tests (make test installs it)"

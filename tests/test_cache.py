@@ -11,14 +11,10 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from conftest import write
 
 import rdx
 from rdx.cache.snapshot import SCHEMA_VERSION, SNAPSHOT_NAME
-
-
-def write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
 
 
 @pytest.fixture

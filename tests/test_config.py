@@ -6,14 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import write
 
 import rdx
 from rdx.cli import main
-
-
-def write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
 
 
 @pytest.fixture

@@ -342,8 +342,8 @@ class Declaration:
         return self._view.declaration(target)
 
 
-class ConstantReference:
-    """A constant as written somewhere, and what it resolves to."""
+class _Indexed:
+    """A view of the ``index``-th record of one kind in document ``doc``."""
 
     __slots__ = ("_doc", "_index", "_view")
 
@@ -356,6 +356,12 @@ class ConstantReference:
     def revision(self) -> int:
         """The graph revision this answer describes; compare with ``Graph.revision``."""
         return self._view.revision
+
+
+class ConstantReference(_Indexed):
+    """A constant as written somewhere, and what it resolves to."""
+
+    __slots__ = ()
 
     @property
     def id(self) -> int:
@@ -381,20 +387,10 @@ class ConstantReference:
         return f"<ConstantReference {self.name} at {self.location}>"
 
 
-class MethodReference:
+class MethodReference(_Indexed):
     """A call site: the method name, where, and the namespace its receiver is an instance of."""
 
-    __slots__ = ("_doc", "_index", "_view")
-
-    def __init__(self, view: View, doc: int, index: int) -> None:
-        self._view = view
-        self._doc = doc
-        self._index = index
-
-    @property
-    def revision(self) -> int:
-        """The graph revision this answer describes; compare with ``Graph.revision``."""
-        return self._view.revision
+    __slots__ = ()
 
     @property
     def id(self) -> int:
