@@ -291,7 +291,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
     def ruby_only(change: watchfiles.Change, path: str) -> bool:
         return is_ruby_file(os.path.basename(path)) and "/.rdx/" not in path and "/.git/" not in path
 
-    for changes in watchfiles.watch(root, watch_filter=ruby_only, debounce=args.debounce, rust_timeout=0, yield_on_timeout=False):
+    ready = False
+    # A timeout yields an empty set: the first one says the watcher is running.
+    for changes in watchfiles.watch(root, watch_filter=ruby_only, debounce=args.debounce, rust_timeout=200, yield_on_timeout=True):
+        if not changes:
+            if not ready:
+                ready = True
+                print("ready", flush=True)
+            continue
         t0 = time.perf_counter()
         updated, removed = graph.refresh_paths(sorted({p for _, p in changes}))
         graph.resolve()

@@ -8,6 +8,7 @@ It imports nothing from rdx.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from hashlib import blake2b
 
 __all__ = [
@@ -47,7 +48,9 @@ def definition_id(uri: str, offset: int, name: str) -> int:
     return stable_id("def", uri, offset, name)
 
 
+@lru_cache(maxsize=1 << 20)
 def declaration_id(fully_qualified_name: str) -> int:
+    # Cached: every resolve() declares the same names again, and hashing dominates its cost.
     return _fast(b"decl\xff", fully_qualified_name)
 
 
