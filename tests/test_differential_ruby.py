@@ -1324,7 +1324,6 @@ def test_constant_assigned_after_the_reference(tmp_path):
     )
 
 
-@xfail("`remove_method :n` in G: Ruby finds the inherited E#n, rdx still reports G#n()")
 def test_undef_and_remove_method(tmp_path):
     check_against_ruby(
         tmp_path,
@@ -1346,7 +1345,6 @@ def test_undef_and_remove_method(tmp_path):
     )
 
 
-@xfail("`undef_method :m` / `undef m` hides the inherited m in Ruby (instance_method raises); rdx still finds E#m()")
 def test_undef_method_hides_inherited(tmp_path):
     check_against_ruby(
         tmp_path,

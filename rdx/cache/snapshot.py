@@ -23,7 +23,7 @@ from rdx.model.records import FileResult
 __all__ = ["SCHEMA_VERSION", "Snapshot", "load_snapshot", "save_snapshot", "writer_lock", "default_cache_dir"]
 
 # Bump whenever FileResult or any record inside it changes shape.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 SNAPSHOT_NAME = "index.msgpack"
 
 

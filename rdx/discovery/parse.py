@@ -903,6 +903,30 @@ class _Walker:
             comments=self._comments_above(node),
         )
 
+    def on_undef(self, node: Any) -> bool:
+        """``undef a, :b``: recorded like ``undef_method`` (a MethodVisibility of "undefined")."""
+        scope = self._scope(node.start_byte)
+        ns = self._namespace_scope(scope)
+        if ns is None and scope is None:
+            ns = self._top_object(node)
+        if ns is None:
+            return False
+        for child in node.named_children:
+            name = _symbol_name(child) if child.type != "identifier" and child.type != "operator" else _text(child)
+            if name:
+                self._add("MethodVisibility", name, child, child, ns, visibility="undefined")
+        return False  # The names are not calls.
+
+    def _undef_method(self, node: Any, name: str, scope: _Scope | None) -> None:
+        """``undef_method :m`` hides ``m`` (inherited too); ``remove_method :m`` drops this
+        namespace's own ``m`` so the inherited one shows again."""
+        ns = self._directive_scope(node, scope)
+        if ns is None:
+            return
+        visibility = "undefined" if name == "undef_method" else "removed"
+        for sym, arg in self._string_args(node):
+            self._add("MethodVisibility", sym, arg, arg, ns, visibility=visibility)
+
     def on_error(self, node: Any) -> None:
         text = _text(node)[:40].splitlines()[0] if node.end_byte > node.start_byte else ""
         self._diag("syntax-error", f"syntax error near {text!r}", node)
@@ -943,6 +967,7 @@ _HANDLERS: dict[str, Callable[[_Walker, Any], Any]] = {
     "scope_resolution": _Walker.on_constant,
     "call": _Walker.on_call,
     "alias": _Walker.on_alias,
+    "undef": _Walker.on_undef,
     "identifier": _Walker.on_identifier,
     "ERROR": _Walker.on_error,
 }
@@ -953,7 +978,6 @@ _HANDLERS: dict[str, Callable[[_Walker, Any], Any]] = {
 _BINDING_NODES = (
     "method_parameters", "lambda_parameters", "block_parameters", "left_assignment_list", "exception_variable",
     "destructured_parameter", "destructured_left_assignment", "array_pattern", "find_pattern", "alternative_pattern",
-    "undef",
 )
 
 for _name in _BINDING_NODES:
@@ -988,6 +1012,8 @@ _DIRECTIVES: dict[str, Callable[[_Walker, Any, str, _Scope | None], None]] = {
     "private_constant": _Walker._constant_visibility,
     "public_constant": _Walker._constant_visibility,
     "define_method": _Walker._define_method,
+    "undef_method": _Walker._undef_method,
+    "remove_method": _Walker._undef_method,
     "require": _Walker._require,
     "require_relative": _Walker._require,
     "load": _Walker._require,

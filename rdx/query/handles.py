@@ -292,6 +292,8 @@ class Declaration:
                 continue
             found = decls[anc].members.get(name)
             if found is not None:
+                if decls[found].visibility == "undefined":
+                    return None  # ``undef``: the lookup stops here.
                 return Declaration(self._view, found)
         return None
 

@@ -597,6 +597,16 @@ class Resolver:
             i = d.parent
         return self.object_id
 
+    def _forget(self, decl_id: int) -> None:
+        """Remove a member declaration (``remove_method``) and unlink its definitions."""
+        rec = self.decls.pop(decl_id)
+        self.by_name.pop(rec.name, None)
+        if rec.owner is not None and self.decls[rec.owner].members.get(rec.unqualified) == decl_id:
+            del self.decls[rec.owner].members[rec.unqualified]
+        for doc, index in rec.definitions:
+            if self.def_decl[doc][index] == decl_id:
+                self.def_decl[doc][index] = None
+
     def _apply_visibility(self, doc: int, index: int, d: DefinitionRecord) -> None:
         owner = self._namespace_owner(doc, d.parent)
         if owner is None:
@@ -617,6 +627,19 @@ class Resolver:
             owner = self.singleton(owner)
         key = f"{d.name}()"
         method = self.decls[owner].members.get(key)
+        if d.visibility == "removed":
+            # ``remove_method``: this namespace's own method goes; an inherited one shows again.
+            if method is None:
+                self.state.diagnostics.append((doc, "unknown-method", f"remove_method names {d.name!r}, which is not defined here", d.start, d.end, "warning"))
+                return
+            self._forget(method)
+            return
+        if d.visibility == "undefined":
+            # ``undef``/``undef_method``: lookups stop here, inherited definitions included.
+            rec = self._declare(f"{self.decls[owner].name}#{key}", key, "Method", owner)
+            rec.visibility = "undefined"
+            self._attach(doc, index, rec.id)
+            return
         if d.visibility == "module_function":
             if method is None:
                 return
@@ -991,7 +1014,7 @@ class Resolver:
         for anc in self.ancestors(decl_id):
             found = self.decls[anc].members.get(member)
             if found is not None:
-                return found
+                return None if self.decls[found].visibility == "undefined" else found
         return None
 
     # -- phase 4: references -------------------------------------------------------------
