@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from rdx.ids import reference_id
+from rdx.ids import name_id, reference_id, string_id, uri_id
 from rdx.model.records import DefinitionRecord, FileResult
 from rdx.model.store import ResolvedState
 from rdx.text import offset_to_position
@@ -102,11 +102,14 @@ class View:
             self._descendants = out
         return self._descendants
 
-    def nesting_text(self, doc: int, index: int) -> list[str]:
-        """Lexical scopes around definition ``index`` as written, outermost first."""
+    def nesting_text(self, doc: int, index: int, inclusive: bool = False) -> list[str]:
+        """Lexical scopes around definition ``index`` as written, outermost first (``index``
+        itself included when ``inclusive``, as for the scope of a reference)."""
         defs = self.state.documents[doc].definitions
         out: list[str] = []
-        i = defs[index].parent if index >= 0 else -1
+        if index < 0:
+            return out
+        i = index if inclusive else defs[index].parent
         while i >= 0:
             d = defs[i]
             if d.kind in ("Class", "Module") and d.lexical and d.path is not None:
@@ -377,6 +380,16 @@ class ConstantReference(_Indexed):
         return self._view.state.documents[self._doc].const_refs[self._index].path.text
 
     @property
+    def name_id(self) -> int:
+        """NameId of the unresolved name: its last segment, the scope written before it, and the
+        lexical nesting around it (stable across runs, like Rubydex's)."""
+        ref = self._view.state.documents[self._doc].const_refs[self._index]
+        segments = ref.path.segments
+        scope = ("::" if ref.path.absolute else "") + "::".join(segments[:-1])
+        nesting = "\x00".join(self._view.nesting_text(self._doc, ref.scope, inclusive=True))
+        return name_id(segments[-1], string_id(scope), string_id(nesting))
+
+    @property
     def location(self) -> Location:
         p = self._view.state.documents[self._doc].const_refs[self._index].path
         return self._view.location(self._doc, p.start, p.end)
@@ -451,6 +464,11 @@ class Document:
     @property
     def _result(self) -> FileResult:
         return self._view.state.documents[self._doc]
+
+    @property
+    def id(self) -> int:
+        """UriId: stable hash of the document's URI."""
+        return uri_id(self._result.uri)
 
     @property
     def uri(self) -> str:
