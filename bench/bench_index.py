@@ -112,24 +112,36 @@ def phase_warm(roots: list[str], jobs: int) -> dict:
     warm.resolve()
     t3 = time.perf_counter()
     assert warm.open_stats["parsed"] == 0, warm.open_stats
-    # Single-file update: edit a method body in one real file, re-index it, resolve; median of 5.
+    # Single-file updates on one real file, median of 5 each: an edit that keeps every
+    # definition (new code and a comment inside a method body, all later positions move), and
+    # an edit that adds a method (a full resolve).
     import statistics
 
-    target = next(d for d in warm.documents if d.path and d.path.endswith("/set.rb"))
+    target = next(d for d in warm.documents if d.path and d.path.endswith("/3.1.0/set.rb"))
     with open(target.path, "rb") as f:
         original = f.read()
-    updates = []
+    marker = b"\n  def initialize(enum = nil, &block)"
+    assert marker in original
+    body_updates, shape_updates = [], []
+    for i in range(5):
+        edited = original.replace(marker, f"\n  # edited {i}{marker.decode()}".encode(), 1)
+        edited = edited.replace(b"@hash ||= Hash.new(false)", f"@hash ||= Hash.new(false); x{i} = size".encode(), 1)
+        u0 = time.perf_counter()
+        warm.index_source(target.path, edited)
+        warm.resolve()
+        body_updates.append(time.perf_counter() - u0)
     for i in range(5):
         edited = original + f"\nclass Set\n  def rdx_bench_{i}; end\nend\n".encode()
         u0 = time.perf_counter()
         warm.index_source(target.path, edited)
         warm.resolve()
-        updates.append(time.perf_counter() - u0)
+        shape_updates.append(time.perf_counter() - u0)
     return {
         "cold_seconds": t1 - t0,
         "warm_open_seconds": t2 - t1,
         "warm_seconds": t3 - t1,
-        "update_median_seconds": statistics.median(updates),
+        "update_median_seconds": statistics.median(body_updates),
+        "shape_update_median_seconds": statistics.median(shape_updates),
         "peak_rss_mb": _peak_rss_mb(),
     }
 
@@ -185,7 +197,10 @@ def main() -> None:
         f"warm start (snapshot, nothing changed): open {warm['warm_open_seconds']:.2f}s, open + resolve {warm['warm_seconds']:.2f}s "
         f"= {warm['warm_seconds'] / warm['cold_seconds']:.0%} of a cold open + resolve ({warm['cold_seconds']:.2f}s) (target < 10%)"
     )
-    print(f"single-file update (re-index one file + resolve), median of 5: {warm['update_median_seconds'] * 1000:.0f} ms (target < 100 ms)")
+    print(
+        f"single-file update (re-index + resolve), median of 5: {warm['update_median_seconds'] * 1000:.0f} ms for a method-body edit "
+        f"(target < 100 ms), {warm['shape_update_median_seconds'] * 1000:.0f} ms for an edit that adds a method (full resolve)"
+    )
 
 
 if __name__ == "__main__":

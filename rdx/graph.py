@@ -310,13 +310,29 @@ class Graph:
         return self._store.remove_document(uri)
 
     def resolve(self) -> None:
-        """Resolve names, ancestors and references for everything indexed so far."""
-        resolver = Resolver(load_order(self._store.documents.values()))
+        """Resolve names, ancestors and references for everything indexed so far.
+
+        After edits that only change code inside method bodies (the same definitions, nesting,
+        mixins and visibility), only the edited documents' references are resolved again;
+        anything else resolves from scratch. Either way the answers are the same."""
+        store = self._store
+        if self._view is not None and store.resolved is not None and not store.added_or_removed and store.replaced:
+            resolver = self._view.resolver
+            state: ResolvedState | None = store.resolved
+            with paused_gc():
+                for uri in sorted(store.replaced):
+                    state = resolver.refresh_document(store.documents[uri])
+                    if state is None:
+                        break
+            if state is not None:
+                store.mark_resolved(state)
+                self._view = View(state, resolver, store.revision)
+                return
+        resolver = Resolver(load_order(store.documents.values()))
         with paused_gc():
             state = resolver.run()
-        self._store.resolved = state
-        self._store.resolved_revision = self._store.revision
-        self._view = View(state, resolver, self._store.revision)
+        store.mark_resolved(state)
+        self._view = View(state, resolver, store.revision)
 
     # -- questions -----------------------------------------------------------------------
 

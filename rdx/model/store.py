@@ -47,16 +47,31 @@ class GraphStore:
         self.resolved: ResolvedState | None = None
         self.revision = 0
         self.resolved_revision = -1
+        # Since the last resolve: URIs whose documents were replaced, and whether any document
+        # was added or removed (which always needs a full resolve).
+        self.replaced: set[str] = set()
+        self.added_or_removed = False
 
     def put_document(self, result: FileResult) -> None:
+        if result.uri in self.documents:
+            self.replaced.add(result.uri)
+        else:
+            self.added_or_removed = True
         self.documents[result.uri] = result
         self.revision += 1
 
     def remove_document(self, uri: str) -> bool:
         if self.documents.pop(uri, None) is None:
             return False
+        self.added_or_removed = True
         self.revision += 1
         return True
+
+    def mark_resolved(self, state: ResolvedState) -> None:
+        self.resolved = state
+        self.resolved_revision = self.revision
+        self.replaced.clear()
+        self.added_or_removed = False
 
     @property
     def is_stale(self) -> bool:

@@ -41,6 +41,51 @@ def resolve_documents(documents: Iterable[FileResult]) -> ResolvedState:
     return Resolver(load_order(documents)).run()
 
 
+def _strip(path: ConstPath | None) -> tuple | None:
+    return None if path is None else (path.segments, path.absolute, path.dynamic)
+
+
+def _mixins(mixins: list) -> tuple:
+    return tuple((m.kind, _strip(m.target), m.call) for m in mixins)
+
+
+def _signature(result: FileResult) -> tuple:
+    """Everything in a document that resolution reads, except positions, comments, method
+    signatures and references: two documents with equal signatures declare the same things."""
+    defs = tuple(
+        (
+            d.kind, d.name, d.parent, _strip(d.path), _strip(d.superclass), d.superclass_self, _mixins(d.mixins),
+            _mixins(d.deferred_mixins), _strip(d.receiver), d.self_receiver, d.visibility, d.module_function,
+            _strip(d.target), d.old_name, d.lexical,
+        )
+        for d in result.definitions
+    )
+    externals = tuple((_strip(e.target), e.scope, e.mixin.kind, _strip(e.mixin.target), e.mixin.call) for e in result.external_mixins)
+    requires = tuple((r.path, r.relative) for r in result.requires)
+    return (result.uri, defs, externals, requires)
+
+
+def _position_map(old: FileResult, new: FileResult) -> dict[tuple[int, int], tuple[int, int]]:
+    """Old (start, end) spans of definitions and constant paths -> their spans in ``new``
+    (the two documents have equal signatures, so their records correspond one to one)."""
+    spans: dict[tuple[int, int], tuple[int, int]] = {}
+
+    def paths(a: ConstPath | None, b: ConstPath | None) -> None:
+        if a is not None and b is not None:
+            spans.setdefault((a.start, a.end), (b.start, b.end))
+
+    for a, b in zip(old.definitions, new.definitions, strict=True):
+        spans.setdefault((a.start, a.end), (b.start, b.end))
+        for x, y in ((a.path, b.path), (a.superclass, b.superclass), (a.receiver, b.receiver), (a.target, b.target)):
+            paths(x, y)
+        for ma, mb in zip(a.mixins + a.deferred_mixins, b.mixins + b.deferred_mixins, strict=True):
+            paths(ma.target, mb.target)
+    for ea, eb in zip(old.external_mixins, new.external_mixins, strict=True):
+        paths(ea.target, eb.target)
+        paths(ea.mixin.target, eb.mixin.target)
+    return spans
+
+
 def load_order(documents: Iterable[FileResult]) -> list[FileResult]:
     """Documents in an approximation of Ruby's load order.
 
@@ -1022,31 +1067,81 @@ class Resolver:
     def _phase_references(self) -> None:
         const_targets: list[list[int | None]] = []
         receivers: list[list[int | None]] = []
-        for doc, result in enumerate(self.docs):
-            targets: list[int | None] = []
-            for ref in result.const_refs:
-                site = self.cref(doc, ref.scope)
-                targets.append(self.lookup_path(ref.path, site) if site is not None else None)
+        for doc in range(len(self.docs)):
+            targets, recv = self._document_references(doc)
             const_targets.append(targets)
-            recv: list[int | None] = []
-            self_cache: dict[int, int | None] = {}
-            for mref in result.method_refs:
-                rk = mref.receiver_kind
-                if rk <= 1:
-                    if mref.scope not in self_cache:
-                        self_cache[mref.scope] = self.self_class(doc, mref.scope)
-                    recv.append(self_cache[mref.scope])
-                elif rk == 2 or rk == 3:
-                    site = self.cref(doc, mref.scope)
-                    ns = self.lookup_namespace(mref.receiver, site) if site is not None and mref.receiver else None
-                    if ns is not None and rk == 2:
-                        ns = self.singleton(ns)
-                    recv.append(ns)
-                else:
-                    recv.append(None)
             receivers.append(recv)
         self.state.constant_targets = const_targets
         self.state.method_receivers = receivers
+
+    def _document_references(self, doc: int) -> tuple[list[int | None], list[int | None]]:
+        """Resolved constant references and method-call receivers of one document."""
+        result = self.docs[doc]
+        targets: list[int | None] = []
+        for ref in result.const_refs:
+            site = self.cref(doc, ref.scope)
+            targets.append(self.lookup_path(ref.path, site) if site is not None else None)
+        recv: list[int | None] = []
+        self_cache: dict[int, int | None] = {}
+        for mref in result.method_refs:
+            rk = mref.receiver_kind
+            if rk <= 1:
+                if mref.scope not in self_cache:
+                    self_cache[mref.scope] = self.self_class(doc, mref.scope)
+                recv.append(self_cache[mref.scope])
+            elif rk == 2 or rk == 3:
+                site = self.cref(doc, mref.scope)
+                ns = self.lookup_namespace(mref.receiver, site) if site is not None and mref.receiver else None
+                if ns is not None and rk == 2:
+                    ns = self.singleton(ns)
+                recv.append(ns)
+            else:
+                recv.append(None)
+        return targets, recv
+
+    # -- incremental ---------------------------------------------------------------------
+
+    def refresh_document(self, new: FileResult) -> ResolvedState | None:
+        """A new state for an edit of one document that leaves its definitions as they were
+        (same kinds, names, nesting, mixins, visibility; only positions, comments, signatures
+        and the code inside method bodies changed), or None when a full resolve is needed.
+
+        Everything but the document's own references is then provably unchanged, so the new
+        state shares the declarations and ancestors and only re-resolves that document's
+        references and moves its diagnostics. The previous state is left intact."""
+        index = next((i for i, d in enumerate(self.docs) if d.uri == new.uri), None)
+        if index is None:
+            return None
+        old = self.docs[index]
+        if _signature(old) != _signature(new):
+            return None
+        moved = _position_map(old, new)
+        diagnostics = []
+        for diag in self.state.diagnostics:
+            if diag[0] == index:
+                span = moved.get((diag[3], diag[4]))
+                if span is None:
+                    return None
+                diag = (diag[0], diag[1], diag[2], span[0], span[1], diag[5])
+            diagnostics.append(diag)
+        docs = list(self.docs)
+        docs[index] = new
+        self.docs = docs
+        previous = self.state
+        state = ResolvedState(
+            documents=docs,
+            declarations=previous.declarations,
+            by_name=previous.by_name,
+            definition_declarations=previous.definition_declarations,
+            constant_targets=list(previous.constant_targets),
+            method_receivers=list(previous.method_receivers),
+            ancestors=previous.ancestors,
+            diagnostics=diagnostics,
+            object_id=previous.object_id,
+        )
+        self.state = state
+        state.constant_targets[index], state.method_receivers[index] = self._document_references(index)
+        return state
 
     # -- driver --------------------------------------------------------------------------
 
