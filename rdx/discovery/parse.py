@@ -601,9 +601,9 @@ class _Walker:
 
         Binding sites (parameters, assignment targets, rescue variables, patterns) are handled
         by their parents, which are visited first and add the names to the scope's locals."""
-        field = self._cursor.field_name
-        if field is not None and field in _NOT_A_CALL_FIELDS:
-            if field == "pattern":
+        field = self._cursor.field_id
+        if field and field in _NOT_A_CALL_FIELD_IDS:
+            if field == _PATTERN_FIELD_ID:
                 self._locals(node.start_byte).add(node.text)
             return
         start = node.start_byte
@@ -989,6 +989,8 @@ _HANDLERS_BY_ID: dict[int, Callable[[_Walker, Any], Any]] = {
 
 # Fields in which an identifier is never a call: names of methods, parameters and aliases.
 _NOT_A_CALL_FIELDS = frozenset({"name", "method", "alias", "pattern", "key"})
+_NOT_A_CALL_FIELD_IDS = frozenset(i for f in _NOT_A_CALL_FIELDS if (i := _LANGUAGE.field_id_for_name(f)))
+_PATTERN_FIELD_ID = _LANGUAGE.field_id_for_name("pattern")
 _BLOCK_TYPES = frozenset({"block", "do_block", "lambda"})
 _HOOKS = frozenset({b"included", b"extended", b"prepended", b"append_features", b"inherited"})
 _MIXIN_CALLS = frozenset({"include", "prepend", "extend"})
