@@ -311,6 +311,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve the project over MCP; the server lives in the separate ``rdx_mcp`` package."""
+    from rdx_mcp.__main__ import main as mcp_main
+
+    argv = [args.path] + (["--http", args.http] if args.http else []) + (["--cache-dir", args.cache_dir] if args.cache_dir else [])
+    return mcp_main(argv)
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
     graph, problems, t_disc, t_res = _index(args.path, args.jobs, True, _cache(args))
     stats, text = _summary(graph, problems, t_disc, t_res)
@@ -410,6 +418,12 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--debounce", type=int, default=200, help="milliseconds to group changes (default 200)")
     p.add_argument("--exit-after", type=int, default=0, help="stop after this many updates (for scripts and tests)")
     p.set_defaults(func=cmd_watch)
+
+    p = sub.add_parser("mcp", help="serve the project to AI agents over MCP (stdio, or --http HOST:PORT)")
+    p.add_argument("path", nargs="?", default=".")
+    p.add_argument("--http", default=None, help="loopback HOST:PORT for streamable HTTP")
+    p.add_argument("--cache-dir", default=None)
+    p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser("stats", help="counts of files, definitions, declarations and references")
     p.add_argument("path", nargs="?", default=".")

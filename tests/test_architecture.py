@@ -59,9 +59,11 @@ def test_outer_packages_use_only_the_public_api():
         for path in sorted((ROOT / pkg).rglob("*.py")):
             tree = ast.parse(path.read_text())
             for node in ast.walk(tree):
-                if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("rdx"):
+                if isinstance(node, ast.ImportFrom) and node.module and (node.module == "rdx" or node.module.startswith("rdx.")):
                     assert node.module == "rdx", f"{path} imports {node.module}; use names exported by rdx"
                     assert {a.name for a in node.names} <= public
+                if isinstance(node, ast.Import):
+                    assert not any(a.name.startswith("rdx.") for a in node.names), f"{path} imports rdx internals"
 
 
 def test_every_module_has_a_docstring():

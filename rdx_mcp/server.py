@@ -1,0 +1,396 @@
+"""The rdx MCP server: thin tool adapters over the public ``rdx`` API.
+
+A ``Workspace`` owns one project's graph. It indexes in a background thread (warm from the
+``.rdx/`` snapshot when there is one) and keeps the graph fresh from file-system events, so tools
+answer at once: before the first index is ready they return an ``indexing`` error with progress.
+Every list tool pages with ``limit``/``offset`` and says ``total``/``next_offset``; lists are in a
+documented, deterministic order. Errors the model can act on are tool errors whose text is a JSON
+object ``{type, message, suggestion}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel, Field
+
+import rdx
+
+__all__ = ["Workspace", "build_server"]
+
+MAX_SEARCH = 100
+MAX_DESCENDANTS = 500
+MAX_REFERENCES = 200
+
+
+def _error(kind: str, message: str, suggestion: str) -> ToolError:
+    return ToolError(json.dumps({"type": kind, "message": message, "suggestion": suggestion}))
+
+
+class Workspace:
+    """A project root, its graph, and the thread that keeps the graph current."""
+
+    def __init__(self, root: str, *, cache_dir: str | None = None, watch: bool = True) -> None:
+        self.root = os.path.abspath(root)
+        self.cache_dir = cache_dir
+        self._lock = threading.RLock()
+        self._graph: rdx.Graph | None = None
+        self._progress = (0, 0)
+        self._error: str | None = None
+        self.last_indexed: float | None = None
+        self.pending: set[str] = set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(watch,), name="rdx-index", daemon=True)
+
+    def start(self) -> Workspace:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def wait_ready(self, timeout: float = 120.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._graph is not None or self._error is not None:
+                return self._graph is not None
+            time.sleep(0.02)
+        return False
+
+    def _run(self, watch: bool) -> None:
+        try:
+            graph = rdx.Graph.open([self.root], cache_dir=self.cache_dir, progress=self._on_progress)
+            graph.resolve()
+        except Exception as exc:  # Reported through every tool call instead of killing the server.
+            self._error = f"indexing {self.root} failed: {exc}"
+            return
+        with self._lock:
+            self._graph = graph
+            self.last_indexed = time.time()
+        if watch:
+            self._watch()
+
+    def _on_progress(self, done: int, total: int) -> None:
+        self._progress = (done, total)
+
+    def _watch(self) -> None:
+        import watchfiles
+
+        def ruby_only(change: watchfiles.Change, path: str) -> bool:
+            return path.endswith((".rb", ".rake", ".gemspec")) and "/.rdx/" not in path
+
+        for changes in watchfiles.watch(self.root, watch_filter=ruby_only, stop_event=self._stop, rust_timeout=500, yield_on_timeout=True):
+            if not changes:
+                continue
+            paths = sorted({p for _, p in changes})
+            with self._lock:
+                self.pending.update(paths)
+                assert self._graph is not None
+                self._graph.refresh_paths(paths)
+                self._graph.resolve()
+                self.pending.clear()
+                self.last_indexed = time.time()
+
+    def graph(self) -> rdx.Graph:
+        """The ready graph, or an ``indexing`` tool error with progress."""
+        if self._error is not None:
+            raise _error("index_failed", self._error, "check that the project path exists and is readable")
+        if self._graph is None:
+            done, total = self._progress
+            raise _error("indexing", f"the project is still being indexed ({done} of {total or '?'} files)", "retry in a few seconds")
+        return self._graph
+
+    def rel(self, path: str | None) -> str | None:
+        if path is None:
+            return None
+        try:
+            rel = os.path.relpath(path, self.root)
+        except ValueError:
+            return path
+        return path if rel.startswith("..") else rel
+
+    def loc(self, location: rdx.Location | None) -> str | None:
+        if location is None:
+            return None
+        path = self.rel(location.path) if "://" not in location.path else location.path
+        return f"{path}:{location.start_line}:{location.start_column}-{location.end_line}:{location.end_column}"
+
+
+# -- output models (each becomes the tool's outputSchema) ---------------------------------
+
+
+class Item(BaseModel):
+    name: str
+    kind: str
+    location: str | None = None
+
+
+class Page(BaseModel):
+    """One page of a list: ``items`` ordered as documented by the tool."""
+
+    total: int
+    offset: int
+    limit: int
+    next_offset: int | None
+    items: list[Item]
+    limit_clamped: bool = False
+    truncated: bool = False
+
+
+class RefItem(BaseModel):
+    location: str
+    name: str
+    certain: bool = True
+    receiver: str | None = None
+
+
+class RefPage(BaseModel):
+    total: int
+    offset: int
+    limit: int
+    next_offset: int | None
+    items: list[RefItem]
+    limit_clamped: bool = False
+    truncated: bool = False
+
+
+class DefinitionOut(BaseModel):
+    kind: str
+    location: str | None
+    comments: list[str] = []
+    signature: str | None = None
+
+
+class DeclarationOut(BaseModel):
+    name: str
+    kind: str
+    owner: str | None = None
+    visibility: str | None = None
+    definitions: list[DefinitionOut]
+    ancestors: list[str] = []
+    members: list[Item] = []
+    truncated: bool = False
+
+
+class Status(BaseModel):
+    state: str
+    revision: int | None = None
+    files: int | None = None
+    indexed_files: int = 0
+    total_files: int = 0
+    pending_changes: int = 0
+    last_indexed: float | None = None
+
+
+# Parameter types shared by the tools (module level: the SDK evaluates annotations by name).
+Offset = Annotated[int, Field(ge=0, description="index of the first item")]
+MaxTokens = Annotated[int | None, Field(ge=1, description="trim lists to about this many tokens")]
+
+
+def _page(items: list[Any], offset: int, limit: int, maximum: int, max_tokens: int | None) -> tuple[list[Any], dict[str, Any]]:
+    clamped = limit > maximum
+    limit = min(limit, maximum)
+    chunk = items[offset : offset + limit]
+    truncated = False
+    if max_tokens is not None:
+        # About four characters a token: drop items from the end until the page fits.
+        while chunk and len(json.dumps([c.model_dump() for c in chunk])) // 4 > max_tokens:
+            chunk = chunk[:-1]
+            truncated = True
+    end = offset + len(chunk)
+    meta = {
+        "total": len(items),
+        "offset": offset,
+        "limit": limit,
+        "next_offset": end if end < len(items) else None,
+        "limit_clamped": clamped,
+        "truncated": truncated,
+    }
+    return chunk, meta
+
+
+def build_server(workspace: Workspace) -> MCPServer:
+    """The MCP server with every rdx tool bound to ``workspace``."""
+    import functools
+
+    def locked(fn: Any) -> Any:
+        # Tools and the watcher thread share one graph: one at a time.
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            with workspace._lock:
+                return fn(*args, **kwargs)
+
+        return run
+
+    real_tool = MCPServer.tool
+
+    def tool(self: MCPServer, *a: Any, **kw: Any) -> Any:
+        register = real_tool(self, *a, **kw)
+        return lambda fn: register(locked(fn))
+
+    server: MCPServer = MCPServer(
+        "rdx",
+        instructions="Semantic code graph of a Ruby project: declarations (Foo::Bar, Foo#bar(), Foo::<Foo>), ancestors, references.",
+        version=rdx.__version__,
+    )
+    server.tool = tool.__get__(server)  # type: ignore[method-assign]
+
+    def declaration(g: rdx.Graph, name: str) -> rdx.Declaration:
+        decl = g.get(name)
+        if decl is None:
+            wanted = name.split("#")[-1].split("::")[-1] or name
+            method = "#" in name
+            near = [d.name for d in g.search(wanted, limit=50) if (d.kind == "Method") == method][:5] if wanted.strip() else []
+            raise _error("not_found", f"no declaration named {name!r}", f"did you mean: {', '.join(near)}" if near else "use search_declarations")
+        return decl
+
+    def item(d: rdx.Declaration) -> Item:
+        return Item(name=d.name, kind=d.kind, location=workspace.loc(d.location))
+
+    @server.tool(description="Find declarations by name; best match first.")
+    def search_declarations(
+        query: Annotated[str, Field(min_length=1)],
+        kind: Annotated[str | None, Field(description="Class, Module, Method, Constant, ...")] = None,
+        match_mode: Annotated[str, Field(pattern="^(fuzzy|exact|prefix)$")] = "fuzzy",
+        limit: Annotated[int, Field(ge=1)] = 20,
+        offset: Offset = 0,
+        max_tokens: MaxTokens = None,
+    ) -> Page:
+        g = workspace.graph()
+        try:
+            found = g.search(query, kind=kind, match_mode=match_mode)
+        except rdx.InvalidArgumentError as exc:
+            raise _error("invalid_argument", str(exc), "fix the argument named in the message") from None
+        chunk, meta = _page([item(d) for d in found], offset, limit, MAX_SEARCH, max_tokens)
+        return Page(items=chunk, **meta)
+
+    @server.tool(description="A declaration: kind, definitions with locations and comments, ancestors, members.")
+    def get_declaration(name: str, max_tokens: MaxTokens = None) -> DeclarationOut:
+        g = workspace.graph()
+        d = declaration(g, name)
+        out = DeclarationOut(
+            name=d.name,
+            kind=d.kind,
+            owner=d.owner.name if d.owner is not None and d.owner.id != d.id else None,
+            visibility=d.visibility if d.kind == "Method" else None,
+            definitions=[DefinitionOut(kind=x.kind, location=workspace.loc(x.location), comments=x.comments, signature=x.signature) for x in d.definitions],
+            ancestors=[a.name for a in d.ancestors] if d.kind in ("Class", "Module", "SingletonClass", "Todo") else [],
+            members=[item(m) for m in d.members],
+        )
+        if max_tokens is not None:
+            while out.members and len(out.model_dump_json()) // 4 > max_tokens:
+                out.members = out.members[: len(out.members) // 2]
+                out.truncated = True
+        return out
+
+    @server.tool(description="Classes and modules that have this one among their ancestors, by name.")
+    def get_descendants(name: str, limit: Annotated[int, Field(ge=1)] = 100, offset: Offset = 0, max_tokens: MaxTokens = None) -> Page:
+        g = workspace.graph()
+        chunk, meta = _page([item(d) for d in declaration(g, name).descendants], offset, limit, MAX_DESCENDANTS, max_tokens)
+        return Page(items=chunk, **meta)
+
+    @server.tool(description="Ancestors of a class or module, in Ruby's lookup order.")
+    def get_ancestors(name: str) -> Page:
+        g = workspace.graph()
+        items = [item(a) for a in declaration(g, name).ancestors]
+        return Page(total=len(items), offset=0, limit=len(items), next_offset=None, items=items)
+
+    def references(name: str, want: str, offset: int, limit: int, max_tokens: int | None) -> RefPage:
+        g = workspace.graph()
+        d = declaration(g, name)
+        if (d.kind == "Method") != (want == "method"):
+            other = "find_method_references" if d.kind == "Method" else "find_constant_references"
+            raise _error("invalid_argument", f"{name} is a {d.kind}", f"use {other}")
+        found = sorted(g.references_to(d.name), key=lambda r: (r.location.path, r.location.start_line, r.location.start_column))
+        # Documented order: by file path, then line, then column.
+        refs = [RefItem(location=workspace.loc(r.location) or "", name=r.name, certain=r.certain, receiver=r.receiver) for r in found]
+        chunk, meta = _page(refs, offset, limit, MAX_REFERENCES, max_tokens)
+        return RefPage(items=chunk, **meta)
+
+    @server.tool(description="Where a constant (class, module, constant) is referenced, through aliases; by location.")
+    def find_constant_references(name: str, limit: Annotated[int, Field(ge=1)] = 50, offset: Offset = 0, max_tokens: MaxTokens = None) -> RefPage:
+        return references(name, "constant", offset, limit, max_tokens)
+
+    @server.tool(description="Call sites of a method like Foo#bar(); certain=false when the receiver is unknown.")
+    def find_method_references(name: str, limit: Annotated[int, Field(ge=1)] = 50, offset: Offset = 0, max_tokens: MaxTokens = None) -> RefPage:
+        return references(name, "method", offset, limit, max_tokens)
+
+    @server.tool(description="Declarations defined in one file, in file order.")
+    def get_file_declarations(file_path: str) -> Page:
+        g = workspace.graph()
+        path = file_path if os.path.isabs(file_path) else os.path.join(workspace.root, file_path)
+        doc = g.document(path)
+        if doc is None:
+            raise _error("not_found", f"{file_path!r} is not indexed", "pass a path relative to the project root")
+        items = []
+        for defn in doc.definitions:
+            decl = defn.declaration
+            if decl is not None:
+                items.append(Item(name=decl.name, kind=defn.kind, location=workspace.loc(defn.location)))
+        return Page(total=len(items), offset=0, limit=len(items), next_offset=None, items=items)
+
+    @server.tool(description="What a constant written inside a nesting (outermost first, as written) refers to.")
+    def resolve_constant(name: str, nesting: list[str] | None = None) -> Item:
+        g = workspace.graph()
+        try:
+            d = g.resolve_constant(name, nesting or [])
+        except rdx.InvalidArgumentError as exc:
+            raise _error("invalid_argument", str(exc), "pass a constant path such as Foo::Bar") from None
+        if d is None:
+            raise _error("not_found", f"{name} does not resolve inside {' > '.join(nesting or []) or 'the top level'}", "check the nesting")
+        return item(d)
+
+    def position(file_path: str) -> str:
+        return file_path if os.path.isabs(file_path) else os.path.join(workspace.root, file_path)
+
+    @server.tool(description="Go to definition from a position (line 1-based, column 0-based).")
+    def definition_at(file_path: str, line: Annotated[int, Field(ge=1)], column: Annotated[int, Field(ge=0)]) -> Page:
+        g = workspace.graph()
+        target = g.definition_at(position(file_path), line, column)
+        if target is None:
+            raise _error("not_found", f"nothing to go to at {file_path}:{line}:{column}", "point at a constant, a method call or a require")
+        items = [Item(name=target.name, kind=target.kind, location=workspace.loc(loc)) for loc in target.locations]
+        return Page(total=len(items), offset=0, limit=len(items), next_offset=None, items=items)
+
+    @server.tool(description="Name, kind, signature, owner, ancestors and comments at a position.")
+    def hover_at(file_path: str, line: Annotated[int, Field(ge=1)], column: Annotated[int, Field(ge=0)]) -> DeclarationOut:
+        g = workspace.graph()
+        hover = g.hover_at(position(file_path), line, column)
+        if hover is None:
+            raise _error("not_found", f"nothing known at {file_path}:{line}:{column}", "point at a name")
+        return DeclarationOut(
+            name=hover.name,
+            kind=hover.kind,
+            owner=hover.owner,
+            visibility=hover.visibility,
+            definitions=[DefinitionOut(kind=hover.kind, location=workspace.loc(hover.location), comments=hover.comments, signature=hover.signature)],
+            ancestors=hover.ancestors,
+        )
+
+    @server.tool(description="Counts of files, definitions, declarations by kind, references.")
+    def codebase_stats() -> dict[str, Any]:
+        return workspace.graph().stats()
+
+    @server.tool(description="Indexing state, revision, file counts, pending changes.")
+    def index_status() -> Status:
+        g = workspace._graph
+        done, total = workspace._progress
+        if g is None:
+            return Status(state="failed" if workspace._error else "indexing", indexed_files=done, total_files=total)
+        return Status(
+            state="ready",
+            revision=g.revision,
+            files=len(g.documents) - 1,
+            indexed_files=done,
+            total_files=total,
+            pending_changes=len(workspace.pending),
+            last_indexed=workspace.last_indexed,
+        )
+
+    return server
