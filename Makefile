@@ -24,6 +24,7 @@ test: $(STAMP) system-deps
 
 bench: $(STAMP) system-deps
 	$(BIN)/python bench/bench_index.py
+	$(BIN)/python bench/bench_mcp.py
 
 lint: $(STAMP)
 	$(BIN)/pip install --quiet ruff

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 import rdx
 
@@ -125,13 +125,24 @@ class Workspace:
 # -- output models (each becomes the tool's outputSchema) ---------------------------------
 
 
-class Item(BaseModel):
+def _compact_schema(schema: dict[str, Any]) -> None:
+    """Drop pydantic's generated titles: they repeat the property names and cost tokens."""
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(json_schema_extra=_compact_schema)
+
+
+class Item(_Out):
     name: str
     kind: str
     location: str | None = None
 
 
-class Page(BaseModel):
+class Page(_Out):
     """One page of a list: ``items`` ordered as documented by the tool."""
 
     total: int
@@ -143,14 +154,14 @@ class Page(BaseModel):
     truncated: bool = False
 
 
-class RefItem(BaseModel):
+class RefItem(_Out):
     location: str
     name: str
     certain: bool = True
     receiver: str | None = None
 
 
-class RefPage(BaseModel):
+class RefPage(_Out):
     total: int
     offset: int
     limit: int
@@ -160,14 +171,14 @@ class RefPage(BaseModel):
     truncated: bool = False
 
 
-class DefinitionOut(BaseModel):
+class DefinitionOut(_Out):
     kind: str
     location: str | None
     comments: list[str] = []
     signature: str | None = None
 
 
-class DeclarationOut(BaseModel):
+class DeclarationOut(_Out):
     name: str
     kind: str
     owner: str | None = None
@@ -178,7 +189,7 @@ class DeclarationOut(BaseModel):
     truncated: bool = False
 
 
-class Status(BaseModel):
+class Status(_Out):
     state: str
     revision: int | None = None
     files: int | None = None
@@ -393,4 +404,7 @@ def build_server(workspace: Workspace) -> MCPServer:
             last_indexed=workspace.last_indexed,
         )
 
+    # Compact input schemas too: pydantic's titles only repeat the parameter names.
+    for registered in server._tool_manager.list_tools():
+        _compact_schema(registered.parameters)
     return server
