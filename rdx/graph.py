@@ -36,7 +36,7 @@ from rdx.query.handles import (
     iter_method_references,
 )
 from rdx.query.navigation import Completion, Hover, Reference, Target
-from rdx.query.search import MATCH_MODES, search_declarations
+from rdx.query.search import MATCH_MODES, SearchIndex, search_declarations
 from rdx.resolution.resolver import Resolver, load_order
 
 __all__ = ["Graph"]
@@ -400,7 +400,9 @@ class Graph:
         if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
             raise InvalidArgumentError(f"limit must be a non-negative integer, got {limit!r}")
         view = self._ready()
-        found = search_declarations(view.state.declarations.values(), query, match_mode, kind)
+        if view.search_index is None:
+            view.search_index = SearchIndex(view.state.declarations.values())
+        found = search_declarations(view.state.declarations.values(), query, match_mode, kind, view.search_index)
         if limit is not None:
             found = found[:limit]
         return [Declaration(view, rec.id) for rec in found]

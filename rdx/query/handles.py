@@ -9,7 +9,7 @@ compare ``revision`` to tell whether an answer is stale.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -72,13 +72,15 @@ class Diagnostic(msgspec.Struct, frozen=True):
 class View:
     """Shared access to a resolved state; every public record of a graph holds one."""
 
-    __slots__ = ("_descendants", "_site_names", "resolver", "revision", "state")
+    __slots__ = ("_descendants", "_site_names", "resolver", "revision", "search_index", "state")
 
     def __init__(self, state: ResolvedState, resolver: Resolver, revision: int) -> None:
         self.state = state
         self.resolver = resolver
         self.revision = revision
         self._descendants: dict[int, list[int]] | None = None
+        # Built by the first search of this state (see rdx.query.search.SearchIndex).
+        self.search_index: Any = None
 
     def location(self, doc: int, start: int, end: int) -> Location:
         result = self.state.documents[doc]

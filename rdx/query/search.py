@@ -27,11 +27,30 @@ def _subsequence(query: str, text: str) -> bool:
     return all(ch in it for ch in query)
 
 
-def _fuzzy_score(query: str, rec: DeclarationRecord) -> float | None:
+class SearchIndex:
+    """Lower-cased names and sub-word tokens of every declaration, computed once per resolved
+    state so that each search is a scan of precomputed strings."""
+
+    __slots__ = ("entries", "_tokens")
+
+    def __init__(self, records: Iterable[DeclarationRecord]) -> None:
+        self.entries = [(rec, rec.name.lower(), rec.unqualified.lower().rstrip("()")) for rec in records]
+        self._tokens: dict[int, list[str]] = {}
+
+    def tokens(self, rec: DeclarationRecord) -> list[str]:
+        found = self._tokens.get(rec.id)
+        if found is None:
+            found = self._tokens[rec.id] = _tokens(rec.name)
+        return found
+
+
+def _fuzzy_score(query: str, rec: DeclarationRecord, name: str | None = None, unq: str | None = None, index: SearchIndex | None = None, qt: list[str] | None = None) -> float | None:
     """Lower is better; None when ``query`` does not match at all."""
     q = query.lower()
-    name = rec.name.lower()
-    unq = rec.unqualified.lower().rstrip("()")
+    if name is None:
+        name = rec.name.lower()
+    if unq is None:
+        unq = rec.unqualified.lower().rstrip("()")
     if unq == q or name == q:
         return 0.0
     if unq.startswith(q):
@@ -41,9 +60,14 @@ def _fuzzy_score(query: str, rec: DeclarationRecord) -> float | None:
     if q in name:
         return 3.0 + len(name) / 1000
     # Sub-word prefixes in order: "ActRec" -> ["act", "rec"] against ["active", "record"].
-    qt = _tokens(query)
-    nt = _tokens(rec.name)
-    if qt:
+    if qt is None:
+        qt = _tokens(query)
+    if qt and qt[0][:1] not in name:
+        qt_possible = False
+    else:
+        qt_possible = bool(qt)
+    nt = (index.tokens(rec) if index is not None else _tokens(rec.name)) if qt_possible else []
+    if qt_possible:
         i = 0
         for tok in nt:
             if i < len(qt) and tok.startswith(qt[i]):
@@ -56,7 +80,7 @@ def _fuzzy_score(query: str, rec: DeclarationRecord) -> float | None:
 
 
 def search_declarations(
-    records: Iterable[DeclarationRecord], query: str, mode: str = "fuzzy", kind: str | None = None
+    records: Iterable[DeclarationRecord], query: str, mode: str = "fuzzy", kind: str | None = None, index: SearchIndex | None = None
 ) -> list[DeclarationRecord]:
     """All matching records, best first (then by name)."""
     if mode not in MATCH_MODES:
@@ -73,8 +97,16 @@ def search_declarations(
                 scored.append((0.0, rec.name, rec))
             elif rec.unqualified.startswith(query):
                 scored.append((1.0, rec.name, rec))
-        else:
+        elif index is None:
             score = _fuzzy_score(query, rec)
+            if score is not None:
+                scored.append((score, rec.name, rec))
+    if mode == "fuzzy" and index is not None:
+        qt = _tokens(query)
+        for rec, name, unq in index.entries:
+            if kind is not None and rec.kind != kind:
+                continue
+            score = _fuzzy_score(query, rec, name, unq, index, qt)
             if score is not None:
                 scored.append((score, rec.name, rec))
     scored.sort(key=lambda x: (x[0], x[1]))
