@@ -169,3 +169,43 @@ def test_stdio_end_to_end_with_an_edit_between_calls(project):
     before, after = anyio.run(main)
     assert [m["name"] for m in before["members"]] == ["App::User#name()"]
     assert after is not None and after["kind"] == "Method"
+
+
+def test_streamable_http_on_loopback(project):
+    import socket
+    import subprocess
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rdx_mcp", str(project), "--http", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+
+    async def main():
+        for _ in range(100):
+            try:
+                async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                    for _ in range(100):
+                        status = data(await client.call_tool("index_status", {}))
+                        if status["state"] == "ready":
+                            return data(await client.call_tool("get_declaration", {"name": "App::User"}))
+                        await anyio.sleep(0.05)
+            except Exception:
+                await anyio.sleep(0.1)
+        return None
+
+    try:
+        decl = anyio.run(main)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert decl is not None and decl["kind"] == "Class"
+
+
+def test_http_refuses_non_loopback_addresses(project):
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-m", "rdx_mcp", str(project), "--http", "0.0.0.0:8765"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "loopback" in proc.stderr
