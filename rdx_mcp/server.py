@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import rdx
 
@@ -226,6 +226,28 @@ def _page(items: list[Any], offset: int, limit: int, maximum: int, max_tokens: i
     return chunk, meta
 
 
+class _RdxServer(MCPServer):
+    """MCPServer whose argument and internal errors also read ``{type, message, suggestion}``."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                problems = "; ".join(
+                    f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in cause.errors()
+                )
+                raise _error("invalid_argument", f"{name}: {problems}", "fix the named arguments (see the tool's input schema)") from None
+            text = str(exc)
+            if '{"type"' in text:
+                # Our own error object, without the SDK's "Error executing tool ..." prefix.
+                raise ToolError(text[text.index('{"type"') :]) from None
+            if type(exc).__name__ == "UnexpectedToolError":
+                raise _error("internal", f"{name} failed: {cause!r}", "this is a bug in rdx; other tools still work") from None
+            raise _error("invalid_argument", str(exc), "check the tool name and arguments") from None
+
+
 def build_server(workspace: Workspace) -> MCPServer:
     """The MCP server with every rdx tool bound to ``workspace``."""
     import functools
@@ -245,7 +267,7 @@ def build_server(workspace: Workspace) -> MCPServer:
         register = real_tool(self, *a, **kw)
         return lambda fn: register(locked(fn))
 
-    server: MCPServer = MCPServer(
+    server: MCPServer = _RdxServer(
         "rdx",
         instructions="Semantic code graph of a Ruby project: declarations (Foo::Bar, Foo#bar(), Foo::<Foo>), ancestors, references.",
         version=rdx.__version__,

@@ -86,8 +86,8 @@ def test_declaration_lookup_and_errors(project):
     assert decl["definitions"][0]["location"] == "lib/user.rb:2:2-4:5"  # relative to the root
     err = error(missing)
     assert err["type"] == "not_found" and "App::User" in err["suggestion"]
-    assert bad.is_error  # argument validation names the bad argument
-    assert "match_mode" in bad.content[0].text
+    bad_arg = error(bad)  # argument validation names the bad argument, in the same error shape
+    assert bad_arg["type"] == "invalid_argument" and "match_mode" in bad_arg["message"]
 
 
 def test_pages_concatenate_to_the_whole_list_exactly_once(project):
