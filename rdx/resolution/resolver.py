@@ -785,13 +785,6 @@ class Resolver:
             return self.module_id if arec.kind != "Class" else self.class_id
         return self.singleton(sup)
 
-    def _keyed_ops(self, decl_id: int) -> list:
-        """The include/prepend ops of a namespace's own bodies, with their sort keys."""
-        saved = self._concerns_known
-        ops = self._mixin_ops(decl_id, keyed=True)
-        self._concerns_known = saved
-        return ops
-
     def _hook_extends(self, module: int) -> list[int]:
         """Modules that ``def self.included(base); base.extend(X)`` adds to the includer's singleton."""
         out: list[int] = []
@@ -856,7 +849,7 @@ class Resolver:
                 # Including a concern extends the class with the concern's ClassMethods (and
                 # those of the concerns it depends on, first); ``def self.included(base)``
                 # hooks that call ``base.extend(X)`` do the same for any module.
-                for key, kind, doc, index, target, external in self._keyed_ops(rec.attached):
+                for key, kind, doc, index, target, external in self._mixin_ops(rec.attached, keyed=True):
                     if kind != "include":
                         continue
                     module = self._mixin_target(rec.attached, doc, index, target, external)
