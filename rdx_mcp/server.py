@@ -142,16 +142,21 @@ class Item(_Out):
     location: str | None = None
 
 
-class Page(_Out):
-    """One page of a list: ``items`` ordered as documented by the tool."""
+class _PageMeta(_Out):
+    """Paging fields shared by every list result."""
 
     total: int
     offset: int
     limit: int
     next_offset: int | None
-    items: list[Item]
     limit_clamped: bool = False
     truncated: bool = False
+
+
+class Page(_PageMeta):
+    """One page of a list: ``items`` ordered as documented by the tool."""
+
+    items: list[Item]
 
 
 class RefItem(_Out):
@@ -161,14 +166,8 @@ class RefItem(_Out):
     receiver: str | None = None
 
 
-class RefPage(_Out):
-    total: int
-    offset: int
-    limit: int
-    next_offset: int | None
+class RefPage(_PageMeta):
     items: list[RefItem]
-    limit_clamped: bool = False
-    truncated: bool = False
 
 
 class DefinitionOut(_Out):
@@ -202,6 +201,11 @@ class Status(_Out):
 # Parameter types shared by the tools (module level: the SDK evaluates annotations by name).
 Offset = Annotated[int, Field(ge=0, description="index of the first item")]
 MaxTokens = Annotated[int | None, Field(ge=1, description="trim lists to about this many tokens")]
+
+
+def _whole(items: list[Item]) -> Page:
+    """A list returned in one piece (ancestors, a file's declarations, definition targets)."""
+    return Page(total=len(items), offset=0, limit=len(items), next_offset=None, items=items)
 
 
 def _page(items: list[Any], offset: int, limit: int, maximum: int, max_tokens: int | None) -> tuple[list[Any], dict[str, Any]]:
@@ -332,7 +336,7 @@ def build_server(workspace: Workspace) -> MCPServer:
     def get_ancestors(name: str) -> Page:
         g = workspace.graph()
         items = [item(a) for a in declaration(g, name).ancestors]
-        return Page(total=len(items), offset=0, limit=len(items), next_offset=None, items=items)
+        return _whole(items)
 
     def references(name: str, want: str, offset: int, limit: int, max_tokens: int | None) -> RefPage:
         g = workspace.graph()
@@ -366,7 +370,7 @@ def build_server(workspace: Workspace) -> MCPServer:
             decl = defn.declaration
             if decl is not None:
                 items.append(Item(name=decl.name, kind=defn.kind, location=workspace.loc(defn.location)))
-        return Page(total=len(items), offset=0, limit=len(items), next_offset=None, items=items)
+        return _whole(items)
 
     @server.tool(description="What a constant written inside a nesting (outermost first, as written) refers to.")
     def resolve_constant(name: str, nesting: list[str] | None = None) -> Item:
@@ -389,7 +393,7 @@ def build_server(workspace: Workspace) -> MCPServer:
         if target is None:
             raise _error("not_found", f"nothing to go to at {file_path}:{line}:{column}", "point at a constant, a method call or a require")
         items = [Item(name=target.name, kind=target.kind, location=workspace.loc(loc)) for loc in target.locations]
-        return Page(total=len(items), offset=0, limit=len(items), next_offset=None, items=items)
+        return _whole(items)
 
     @server.tool(description="Name, kind, signature, owner, ancestors and comments at a position.")
     def hover_at(file_path: str, line: Annotated[int, Field(ge=1)], column: Annotated[int, Field(ge=0)]) -> DeclarationOut:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import write
 
 from rdx.cli import main
 
@@ -20,9 +21,7 @@ PROJECT = {
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     for name, text in PROJECT.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+        write(tmp_path / name, text)
     return tmp_path
 
 
