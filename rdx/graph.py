@@ -313,15 +313,20 @@ class Graph:
         """Resolve names, ancestors and references for everything indexed so far.
 
         After edits that only change code inside method bodies (the same definitions, nesting,
-        mixins and visibility), only the edited documents' references are resolved again;
-        anything else resolves from scratch. Either way the answers are the same."""
+        mixins and visibility), only the edited documents' references are resolved again.
+        After edits that change only members (methods, attributes, aliases, variables, method
+        visibility), the members of the namespaces they touch and their descendants are
+        replayed. Anything else resolves from scratch. Either way the answers are the same."""
         store = self._store
         if self._view is not None and store.resolved is not None and not store.added_or_removed and store.replaced:
             resolver = self._view.resolver
             state: ResolvedState | None = store.resolved
             with paused_gc():
                 for uri in sorted(store.replaced):
-                    state = resolver.refresh_document(store.documents[uri])
+                    doc = store.documents[uri]
+                    state = resolver.refresh_document(doc)
+                    if state is None:
+                        state = resolver.refresh_members(doc)
                     if state is None:
                         break
             if state is not None:

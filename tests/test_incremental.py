@@ -121,15 +121,31 @@ def test_body_edit_takes_the_fast_path_and_matches_a_fresh_graph():
     assert before.revision < g.revision and before.name == "Shop::Item"
 
 
-def test_shape_edit_resolves_from_scratch():
+def test_member_edit_replays_members_and_matches_a_fresh_graph():
     files = dict(BASE)
     g = fresh(files)
     resolver = g._view.resolver
+    before = g["Shop::Special"]
     files["file:///inc/b.rb"] = SHAPE_EDITS[0](files["file:///inc/b.rb"])
     g.index_source("file:///inc/b.rb", files["file:///inc/b.rb"])
     g.resolve()
-    assert g._view.resolver is not resolver
+    assert g._view.resolver is resolver  # members replayed, no full resolve
     assert "Shop::Special#extra()" in g
+    assert g["Shop::Special#extra()"].visibility == "private"
+    assert dump(g) == dump(fresh(files))
+    # The earlier answer still describes the earlier revision.
+    assert "extra()" not in [m.unqualified_name for m in before.members]
+
+
+def test_skeleton_edit_resolves_from_scratch():
+    files = dict(BASE)
+    g = fresh(files)
+    resolver = g._view.resolver
+    files["file:///inc/a.rb"] = SHAPE_EDITS[1](files["file:///inc/a.rb"])
+    g.index_source("file:///inc/a.rb", files["file:///inc/a.rb"])
+    g.resolve()
+    assert g._view.resolver is not resolver
+    assert "Comparable" in [a.name for a in g["Shop::Item"].ancestors]
     assert dump(g) == dump(fresh(files))
 
 

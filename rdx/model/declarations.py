@@ -68,6 +68,15 @@ class DeclarationRecord:
         # For methods: "public", "protected" or "private".
         self.visibility = "public"
 
+    def copy(self) -> DeclarationRecord:
+        """A copy whose lists and dicts are new, for copy-on-write updates of a shared state."""
+        other = DeclarationRecord.__new__(DeclarationRecord)
+        for slot in DeclarationRecord.__slots__:
+            setattr(other, slot, getattr(self, slot))
+        other.definitions = list(self.definitions)
+        other.members = dict(self.members)
+        return other
+
     @property
     def is_namespace(self) -> bool:
         return self.kind in NAMESPACE_DECLARATION_KINDS

@@ -30,10 +30,25 @@ CONSTANT_KINDS = frozenset({"Class", "Module", "Constant", "ConstantAlias", "Tod
 _NAMESPACE_DEF_KINDS = frozenset({"Class", "Module", "SingletonClass"})
 _CONSTANT_DEF_KINDS = frozenset({"Class", "Module", "Constant", "ConstantAlias"})
 _KIND_RANK = {"Todo": 0, "Constant": 1, "ConstantAlias": 2, "Module": 3, "Class": 3}
+# Definitions the member phase handles; an edit that changes only these is replayed for the
+# namespaces it touches (``Resolver.refresh_members``).
+_MEMBER_DEF_KINDS = frozenset(
+    {"Method", "AttrReader", "AttrWriter", "AttrAccessor", "MethodAlias", "InstanceVariable", "ClassVariable", "MethodVisibility"}
+)
+_MEMBER_DECL_KINDS = frozenset({"Method", "InstanceVariable", "ClassVariable"})
+# Resolution diagnostics the member phase reports (replayed with it).
+_MEMBER_CODES = frozenset({"unresolved-method-receiver", "unknown-method"})
+# Beyond these, a member edit resolves from scratch (about as fast, and simpler to trust).
+_MAX_REPLAY_NAMESPACES = 5000
+_MAX_REPLAY_DEFINITIONS = 20000
 _HEAD = -1  # Sentinel for the class itself ahead of its prepended modules.
 _MAX_ALIAS_HOPS = 64
 
 Site = tuple[int, ...]  # A cref: declaration ids of the lexical scopes, innermost first.
+
+
+class _ReplayUnsafe(Exception):
+    """A member replay cannot prove it matches a full resolve; the caller resolves fully."""
 
 
 def resolve_documents(documents: Iterable[FileResult]) -> ResolvedState:
@@ -65,16 +80,23 @@ def _signature(result: FileResult) -> tuple:
     return (result.uri, defs, externals, requires)
 
 
-def _position_map(old: FileResult, new: FileResult) -> dict[tuple[int, int], tuple[int, int]]:
-    """Old (start, end) spans of definitions and constant paths -> their spans in ``new``
-    (the two documents have equal signatures, so their records correspond one to one)."""
+def _position_map(old: FileResult, new: FileResult, pairs: Iterable[tuple[int, int]] | None = None) -> dict[tuple[int, int], tuple[int, int]]:
+    """Old (start, end) spans of definitions and constant paths -> their spans in ``new``.
+
+    ``pairs`` are corresponding (old, new) definition indices; by default all of them (the two
+    documents have equal signatures, so their records correspond one to one)."""
     spans: dict[tuple[int, int], tuple[int, int]] = {}
 
     def paths(a: ConstPath | None, b: ConstPath | None) -> None:
         if a is not None and b is not None:
             spans.setdefault((a.start, a.end), (b.start, b.end))
 
-    for a, b in zip(old.definitions, new.definitions, strict=True):
+    if pairs is None:
+        if len(old.definitions) != len(new.definitions):
+            raise ValueError("documents with different definitions need explicit pairs")
+        pairs = ((i, i) for i in range(len(old.definitions)))
+    for i, j in pairs:
+        a, b = old.definitions[i], new.definitions[j]
         spans.setdefault((a.start, a.end), (b.start, b.end))
         for x, y in ((a.path, b.path), (a.superclass, b.superclass), (a.receiver, b.receiver), (a.target, b.target)):
             paths(x, y)
@@ -84,6 +106,55 @@ def _position_map(old: FileResult, new: FileResult) -> dict[tuple[int, int], tup
         paths(ea.target, eb.target)
         paths(ea.mixin.target, eb.mixin.target)
     return spans
+
+
+def _member_keys(d: DefinitionRecord) -> tuple[str, ...]:
+    """The member keys a member definition writes (``m()``, ``m=()``, ``@x``)."""
+    kind = d.kind
+    if kind == "InstanceVariable" or kind == "ClassVariable":
+        return (d.name,)
+    if kind == "AttrAccessor":
+        return (f"{d.name}()", f"{d.name}=()")
+    if kind == "AttrWriter":
+        return (f"{d.name}=()",)
+    return (f"{d.name}()",)
+
+
+def _skeleton(result: FileResult) -> tuple[tuple, list[int]] | None:
+    """What phases 1 and 3 read from a document: every definition but the members, each with
+    its nearest kept ancestor (and whether a method body lies between) instead of raw indices,
+    and no positions. Two documents with equal skeletons differ only in their members. Also
+    returns the kept definition indices. None when members carry mixins or scope an external
+    mixin, which the member replay does not handle."""
+    defs = result.definitions
+    position: dict[int, int] = {}
+    items: list[tuple] = []
+    for i, d in enumerate(defs):
+        if d.kind in _MEMBER_DEF_KINDS:
+            if d.mixins or d.deferred_mixins:
+                return None
+            continue
+        p = d.parent
+        inside_method = False
+        while p >= 0 and p not in position:
+            if defs[p].kind == "Method":
+                inside_method = True
+            p = defs[p].parent
+        position[i] = len(items)
+        items.append(
+            (
+                d.kind, d.name, position[p] if p >= 0 else -1, inside_method, _strip(d.path), _strip(d.superclass),
+                d.superclass_self, _mixins(d.mixins), _mixins(d.deferred_mixins), _strip(d.receiver), d.self_receiver,
+                d.visibility, d.module_function, _strip(d.target), d.old_name, d.lexical,
+            )
+        )
+    externals = []
+    for e in result.external_mixins:
+        if e.scope >= 0 and e.scope not in position:
+            return None
+        externals.append((_strip(e.target), position[e.scope] if e.scope >= 0 else -1, e.mixin.kind, _strip(e.mixin.target), e.mixin.call))
+    requires = tuple((r.path, r.relative) for r in result.requires)
+    return (result.uri, tuple(items), tuple(externals), requires), list(position)
 
 
 def load_order(documents: Iterable[FileResult]) -> list[FileResult]:
@@ -149,7 +220,8 @@ class Resolver:
         self.by_name = self.state.by_name
         self.def_decl: list[list[int | None]] = [[None] * len(d.definitions) for d in documents]
         self.state.definition_declarations = self.def_decl
-        self._crefs: dict[tuple[int, int], Site] = {}
+        # Per document: scope definition index -> its cref.
+        self._crefs: list[dict[int, Site]] = [{} for _ in documents]
         self._ancestors: dict[int, tuple[int, ...]] = {}
         self._in_progress: dict[int, tuple[list[int], list[int]]] = {}
         self._times: dict[int, tuple[int, ...]] = {}
@@ -170,6 +242,23 @@ class Resolver:
         # Chains returned while still in progress, in order; a result computed from one is
         # provisional until that chain is finished.
         self._partial_hits: list[int] = []
+        # What member edits need (see ``refresh_members``): member definitions by the namespace
+        # they write into, in program order; per document, the namespaces its members write into;
+        # namespaces the member phase itself created (singletons of singletons and of
+        # placeholders); namespaces that lost a method to ``remove_method``; non-member
+        # declarations created from the member phase on (kept after members when replaying).
+        self._member_index: dict[int, list[tuple[int, int]]] = {}
+        self._doc_owners: list[set[int | None]] = [set() for _ in documents]
+        self._member_created: set[int] = set()
+        self._removed_owners: set[int] = set()
+        self._post_member: set[int] = set()
+        self._in_members = False
+        self._track_post = False
+        # During a member replay: (namespaces being replayed, position being replayed).
+        self._replay: tuple[set[int], tuple[int, int]] | None = None
+        self._descendant_index: dict[int, list[int]] | None = None
+        # Namespace -> member keys (``m()``) its aliases and visibility changes look up.
+        self._lookup_keys: dict[int, set[str]] = {}
 
     # -- declarations --------------------------------------------------------------------
 
@@ -180,10 +269,14 @@ class Resolver:
             if _KIND_RANK.get(kind, -1) > _KIND_RANK.get(rec.kind, 99):
                 rec.kind = kind  # A placeholder or plain constant becomes a namespace.
             return rec
+        if self._replay is not None and kind not in _MEMBER_DECL_KINDS:
+            raise _ReplayUnsafe(f"replaying members would declare {name}")
         decl_id = declaration_id(name)
         rec = DeclarationRecord(decl_id, name, unqualified, kind, owner)
         self.decls[decl_id] = rec
         self.by_name[name] = decl_id
+        if self._track_post and kind not in _MEMBER_DECL_KINDS:
+            self._post_member.add(decl_id)
         if owner is not None and kind != "SingletonClass" and kind != "GlobalVariable":
             self.decls[owner].members.setdefault(unqualified, decl_id)
         return rec
@@ -221,6 +314,8 @@ class Resolver:
         single = self._declare(name, f"<{rec.unqualified}>", "SingletonClass", decl_id)
         single.attached = decl_id
         rec.singleton = single.id
+        if self._in_members and rec.kind != "Class" and rec.kind != "Module":
+            self._member_created.add(single.id)
         return single.id
 
     # -- sites ---------------------------------------------------------------------------
@@ -230,8 +325,8 @@ class Resolver:
 
     def cref(self, doc: int, index: int) -> Site | None:
         """Lexical scopes at a scope definition (innermost first); None if not yet declared."""
-        key = (doc, index)
-        cached = self._crefs.get(key)
+        crefs = self._crefs[doc]
+        cached = crefs.get(index)
         if cached is not None:
             return cached
         defs = self.docs[doc].definitions
@@ -246,7 +341,7 @@ class Resolver:
                 out.append(decl)
             i = d.parent
         site = tuple(out)
-        self._crefs[key] = site
+        crefs[index] = site
         return site
 
     def _namespace_owner(self, doc: int, index: int) -> int | None:
@@ -563,61 +658,116 @@ class Resolver:
     def _phase_members(self) -> None:
         """Methods, attributes, aliases, variables and visibility changes, in program order:
         ``private :m`` affects the ``m`` defined so far, and a later ``def m`` is public again,
-        as in Ruby; an alias copies the visibility its original has at that point."""
+        as in Ruby; an alias copies the visibility its original has at that point.
+
+        Each member definition writes into one namespace (its owner; ``module_function`` also
+        into the owner's singleton class), computed from the skeleton alone. The phase records
+        which definitions write where, so a later edit can replay just those namespaces."""
+        self._in_members = True
+        self._track_post = True
+        index_map = self._member_index
         for doc, result in enumerate(self.docs):
             defs = result.definitions
+            method_owners: dict[int, int | None] = {}
+            owners_here = self._doc_owners[doc]
             for index, d in enumerate(defs):
                 kind = d.kind
-                if kind == "Method":
-                    self._declare_method(doc, index, d)
-                elif kind in ("AttrReader", "AttrWriter", "AttrAccessor", "MethodAlias"):
-                    owner = self._namespace_owner(doc, d.parent)
-                    if owner is None:
-                        continue
-                    if kind == "MethodAlias":
-                        alias = self._method(owner, d.name, doc, index, d.visibility)
-                        original = self.find_member(owner, f"{d.old_name}()")
-                        if original is not None and original != alias:
-                            self.decls[alias].visibility = self.decls[original].visibility
-                    elif kind != "AttrWriter":
-                        self._method(owner, d.name, doc, index, d.visibility)
-                    if kind in ("AttrWriter", "AttrAccessor"):
-                        self._method(owner, d.name + "=", doc, index, d.visibility)
-                elif kind == "InstanceVariable":
-                    owner = self.self_class(doc, d.parent)
+                if kind in _MEMBER_DEF_KINDS:
+                    owner = self._member_owner(doc, index, d, method_owners, True)
+                    if kind == "Method":
+                        method_owners[index] = owner
+                    owners_here.add(owner)
                     if owner is not None:
-                        self._variable(owner, d.name, "InstanceVariable", doc, index)
-                elif kind == "ClassVariable":
-                    owner = self._class_variable_owner(doc, d.parent)
-                    if owner is not None:
-                        self._variable(owner, d.name, "ClassVariable", doc, index)
+                        index_map.setdefault(owner, []).append((doc, index))
+                        if kind == "MethodAlias" or kind == "MethodVisibility":
+                            self._note_lookup(owner, d)
+                    self._apply_member(doc, index, d, owner)
                 elif kind in ("GlobalVariable", "GlobalVariableAlias"):
                     rec = self._declare(d.name, d.name, "GlobalVariable", self.object_id)
                     self._attach(doc, index, rec.id)
-                elif kind in ("MethodVisibility", "ConstantVisibility"):
-                    self._apply_visibility(doc, index, d)
+                elif kind == "ConstantVisibility":
+                    self._apply_constant_visibility(doc, index, d)
+        self._in_members = False
 
-    def _declare_method(self, doc: int, index: int, d: DefinitionRecord) -> None:
+    def _note_lookup(self, owner: int, d: DefinitionRecord) -> None:
+        """Record the inherited member an alias or visibility change may read."""
+        name = d.old_name if d.kind == "MethodAlias" else d.name
+        self._lookup_keys.setdefault(owner, set()).add(f"{name}()")
+
+    def _singleton_of(self, decl_id: int, create: bool) -> int:
+        if create:
+            return self.singleton(decl_id)
+        single = self.decls[decl_id].singleton
+        if single is None:
+            raise _ReplayUnsafe(f"{self.decls[decl_id].name} has no singleton class yet")
+        return single
+
+    def _member_owner(self, doc: int, index: int, d: DefinitionRecord, method_owners: dict[int, int | None], create: bool) -> int | None:
+        """The namespace a member definition writes into (None when it cannot be placed).
+
+        Depends only on the skeleton (namespaces, constants, mixins) and, for an instance
+        variable in a method body, on that method's owner, which ``method_owners`` holds."""
+        kind = d.kind
+        if kind == "InstanceVariable":
+            parent = d.parent
+            if parent >= 0 and self.docs[doc].definitions[parent].kind == "Method":
+                return method_owners.get(parent)
+            return self.self_class(doc, parent) if create else self._self_class_existing(doc, parent)
+        if kind == "ClassVariable":
+            return self._class_variable_owner(doc, d.parent)
         owner = self._namespace_owner(doc, d.parent)
         if owner is None:
-            return
-        if d.receiver is not None:
-            site = self.cref(doc, d.parent)
-            target = self.lookup_namespace(d.receiver, site) if site is not None else None
-            if target is None:
+            return None
+        if kind == "Method":
+            if d.receiver is not None:
+                site = self.cref(doc, d.parent)
+                target = self.lookup_namespace(d.receiver, site) if site is not None else None
+                return None if target is None else self._singleton_of(target, create)
+            return self._singleton_of(owner, create) if d.self_receiver else owner
+        if kind == "MethodVisibility" and d.self_receiver:
+            return self._singleton_of(owner, create)
+        return owner
+
+    def _self_class_existing(self, doc: int, index: int) -> int | None:
+        """``self_class`` outside a method body, without creating a singleton class."""
+        if index < 0:
+            return self.object_id
+        decl = self.def_decl[doc][index]
+        if decl is None:
+            return None
+        if self.docs[doc].definitions[index].kind in _NAMESPACE_DEF_KINDS:
+            return self._singleton_of(decl, False)
+        return self._namespace_owner(doc, self.docs[doc].definitions[index].parent)
+
+    def _apply_member(self, doc: int, index: int, d: DefinitionRecord, owner: int | None) -> None:
+        kind = d.kind
+        if owner is None:
+            if kind == "Method" and d.receiver is not None and self._namespace_owner(doc, d.parent) is not None:
                 self.state.diagnostics.append(
                     (doc, "unresolved-method-receiver", f"cannot resolve {d.receiver.text!r} in 'def {d.receiver.text}.{d.name}'", d.start, d.end, "warning")
                 )
-                return
-            owner = self.singleton(target)
-        elif d.self_receiver:
-            owner = self.singleton(owner)
-        if d.module_function:
-            self._method(owner, d.name, doc, index, "private")
-            single = self._method(self.singleton(owner), d.name, doc, index, "public", attach=False)
-            self.decls[single].definitions.append((doc, index))
             return
-        self._method(owner, d.name, doc, index, d.visibility)
+        if kind == "Method":
+            if d.module_function:
+                self._method(owner, d.name, doc, index, "private")
+                single = self._method(self.singleton(owner), d.name, doc, index, "public", attach=False)
+                self.decls[single].definitions.append((doc, index))
+            else:
+                self._method(owner, d.name, doc, index, d.visibility)
+        elif kind == "MethodAlias":
+            alias = self._method(owner, d.name, doc, index, d.visibility)
+            original = self._member_lookup(owner, f"{d.old_name}()")
+            if original is not None and original != alias:
+                self.decls[alias].visibility = self.decls[original].visibility
+        elif kind == "AttrReader" or kind == "AttrWriter" or kind == "AttrAccessor":
+            if kind != "AttrWriter":
+                self._method(owner, d.name, doc, index, d.visibility)
+            if kind != "AttrReader":
+                self._method(owner, d.name + "=", doc, index, d.visibility)
+        elif kind == "InstanceVariable" or kind == "ClassVariable":
+            self._variable(owner, d.name, kind, doc, index)
+        else:
+            self._apply_method_visibility(doc, index, d, owner)
 
     def _method(self, owner: int, name: str, doc: int, index: int, visibility: str, attach: bool = True) -> int:
         key = f"{name}()"
@@ -652,24 +802,21 @@ class Resolver:
             if self.def_decl[doc][index] == decl_id:
                 self.def_decl[doc][index] = None
 
-    def _apply_visibility(self, doc: int, index: int, d: DefinitionRecord) -> None:
-        owner = self._namespace_owner(doc, d.parent)
-        if owner is None:
+    def _apply_constant_visibility(self, doc: int, index: int, d: DefinitionRecord) -> None:
+        if self._namespace_owner(doc, d.parent) is None:
             return
-        if d.kind == "ConstantVisibility":
-            site = self.cref(doc, d.parent)
-            ns = site[0] if site else self.object_id
-            member = self._member_constant(ns, d.name)
-            if member is None:
-                self.state.diagnostics.append(
-                    (doc, "unknown-constant", f"{d.visibility}_constant names {d.name!r}, which is not defined here", d.start, d.end, "warning")
-                )
-                return
-            self.decls[member].private = d.visibility == "private"
-            self._attach(doc, index, member)
+        site = self.cref(doc, d.parent)
+        ns = site[0] if site else self.object_id
+        member = self._member_constant(ns, d.name)
+        if member is None:
+            self.state.diagnostics.append(
+                (doc, "unknown-constant", f"{d.visibility}_constant names {d.name!r}, which is not defined here", d.start, d.end, "warning")
+            )
             return
-        if d.self_receiver:
-            owner = self.singleton(owner)
+        self.decls[member].private = d.visibility == "private"
+        self._attach(doc, index, member)
+
+    def _apply_method_visibility(self, doc: int, index: int, d: DefinitionRecord, owner: int) -> None:
         key = f"{d.name}()"
         method = self.decls[owner].members.get(key)
         if d.visibility == "removed":
@@ -677,6 +824,7 @@ class Resolver:
             if method is None:
                 self.state.diagnostics.append((doc, "unknown-method", f"remove_method names {d.name!r}, which is not defined here", d.start, d.end, "warning"))
                 return
+            self._removed_owners.add(owner)
             self._forget(method)
             return
         if d.visibility == "undefined":
@@ -695,7 +843,7 @@ class Resolver:
             return
         if method is None:
             # Ruby copies an inherited method into the class with the new visibility.
-            found = self.find_member(owner, key)
+            found = self._member_lookup(owner, key)
             if found is None:
                 self.state.diagnostics.append(
                     (doc, "unknown-method", f"{d.visibility} names {d.name!r}, which is not defined here", d.start, d.end, "warning")
@@ -1048,6 +1196,27 @@ class Resolver:
             origin += 1
         return origin
 
+    def _member_lookup(self, decl_id: int, member: str) -> int | None:
+        """``find_member`` for the member phase. A replay sees the namespaces it does not
+        replay in their final state, which equals their state at the replayed position only if
+        nothing happened to the found method later in program order and nothing was removed;
+        otherwise the replay is abandoned for a full resolve."""
+        replay = self._replay
+        if replay is None:
+            return self.find_member(decl_id, member)
+        scope, at = replay
+        for anc in self.ancestors(decl_id):
+            outside = anc not in scope
+            if outside and anc in self._removed_owners:
+                raise _ReplayUnsafe(f"{self.decls[anc].name} had a method removed")
+            found = self.decls[anc].members.get(member)
+            if found is not None:
+                rec = self.decls[found]
+                if outside and rec.definitions and max(rec.definitions) >= at:
+                    raise _ReplayUnsafe(f"{rec.name} changes after {at}")
+                return None if rec.visibility == "undefined" else found
+        return None
+
     def find_member(self, decl_id: int, member: str) -> int | None:
         for anc in self.ancestors(decl_id):
             found = self.decls[anc].members.get(member)
@@ -1134,6 +1303,248 @@ class Resolver:
         )
         self.state = state
         state.constant_targets[index], state.method_receivers[index] = self._document_references(index)
+        return state
+
+    def _replay_scope(self, seeds: set[int], keys: set[str], edited: int) -> set[int]:
+        """The namespaces whose members a member edit can change.
+
+        The seeds (where the edit writes), their singleton classes and attached namespaces
+        (``module_function`` writes into both), and, to a fixed point, descendants that look
+        up an inherited member (alias, visibility change) named by ``keys``, the member keys
+        any namespace in the scope writes: only those lookups can see the change. The member
+        index entries of the ``edited`` document are stale; the caller put its keys in."""
+        if self._descendant_index is None:
+            index: dict[int, list[int]] = {}
+            for decl_id, chain in self._ancestors.items():
+                for anc in chain:
+                    if anc != decl_id:
+                        index.setdefault(anc, []).append(decl_id)
+            self._descendant_index = index
+        descendants = self._descendant_index
+        lookups = self._lookup_keys
+        scope: set[int] = set()
+        stack = list(seeds)
+        while True:
+            while stack:
+                ns = stack.pop()
+                if ns in scope:
+                    continue
+                scope.add(ns)
+                if len(scope) > _MAX_REPLAY_NAMESPACES:
+                    raise _ReplayUnsafe("the edit reaches too many namespaces")
+                for doc, i in self._member_index.get(ns, ()):
+                    if doc != edited:
+                        keys.update(_member_keys(self.docs[doc].definitions[i]))
+                rec = self.decls[ns]
+                if rec.singleton is not None:
+                    stack.append(rec.singleton)
+                if rec.attached is not None:
+                    stack.append(rec.attached)
+            for ns in list(scope):
+                for desc in descendants.get(ns, ()):
+                    if desc not in scope:
+                        wanted = lookups.get(desc)
+                        if wanted is not None and not wanted.isdisjoint(keys):
+                            stack.append(desc)
+            if not stack:
+                return scope
+
+    def refresh_members(self, new: FileResult) -> ResolvedState | None:
+        """A new state for an edit of one document that changes only its members (methods,
+        attributes, aliases, variables, method visibility): same namespaces, constants,
+        mixins, superclasses and requires. None when a full resolve is needed.
+
+        Namespaces, constants and ancestors are then unchanged. The members of the namespaces
+        the edit writes into, their singleton classes and their descendants are dropped and
+        the member definitions writing into them, from every document, are replayed in program
+        order. The new state shares everything else with the previous one, which is left
+        intact (records are copied before they change)."""
+        index = next((i for i, d in enumerate(self.docs) if d.uri == new.uri), None)
+        if index is None:
+            return None
+        old = self.docs[index]
+        old_skeleton, new_skeleton = _skeleton(old), _skeleton(new)
+        if old_skeleton is None or new_skeleton is None or old_skeleton[0] != new_skeleton[0]:
+            return None
+        old_keep, new_keep = old_skeleton[1], new_skeleton[1]
+        remap = dict(zip(old_keep, new_keep, strict=True))
+        prev = self.state
+        saved_external = self._external
+        try:
+            state = self._replay_members(index, old, new, remap)
+        except _ReplayUnsafe:
+            self.docs, self.decls, self.by_name = prev.documents, prev.declarations, prev.by_name
+            self.def_decl, self.state = prev.definition_declarations, prev
+            self._external = saved_external
+            self._crefs[index] = {}
+            return None
+        finally:
+            self._replay = None
+        return state
+
+    def _replay_members(self, index: int, old: FileResult, new: FileResult, remap: dict[int, int]) -> ResolvedState:
+        prev = self.state
+        # Diagnostics: this document's skeleton ones move with their definitions; member ones
+        # are reported again by the replay.
+        moved = _position_map(old, new, remap.items())
+        diagnostics = []
+        for diag in prev.diagnostics:
+            if diag[0] == index:
+                if diag[1] in _MEMBER_CODES:
+                    continue
+                span = moved.get((diag[3], diag[4]))
+                if span is None:
+                    raise _ReplayUnsafe("a diagnostic cannot be moved")
+                diag = (diag[0], diag[1], diag[2], span[0], span[1], diag[5])
+            diagnostics.append(diag)
+        docs = list(self.docs)
+        docs[index] = new
+        decls = dict(prev.declarations)
+        by_name = dict(prev.by_name)
+        def_decl = list(prev.definition_declarations)
+        copied: set[int] = set()
+
+        def own(decl_id: int) -> DeclarationRecord:
+            if decl_id not in copied:
+                decls[decl_id] = decls[decl_id].copy()
+                copied.add(decl_id)
+            return decls[decl_id]
+
+        old_row = prev.definition_declarations[index]
+        row: list[int | None] = [None] * len(new.definitions)
+        for o, n in remap.items():
+            row[n] = old_row[o]
+        # Namespaces and constants defined here keep their declarations; their definition
+        # indices move.
+        for decl_id in {old_row[o] for o in remap if old_row[o] is not None}:
+            assert decl_id is not None
+            rec = own(decl_id)
+            moved_defs = []
+            for doc, i in rec.definitions:
+                if doc == index:
+                    if i not in remap:
+                        raise _ReplayUnsafe(f"{rec.name} has a member definition attached")
+                    i = remap[i]
+                moved_defs.append((doc, i))
+            rec.definitions = moved_defs
+        def_decl[index] = row
+        self.docs, self.decls, self.by_name, self.def_decl = docs, decls, by_name, def_decl
+        state = ResolvedState(
+            documents=docs,
+            declarations=decls,
+            by_name=by_name,
+            definition_declarations=def_decl,
+            constant_targets=list(prev.constant_targets),
+            method_receivers=list(prev.method_receivers),
+            ancestors=prev.ancestors,
+            diagnostics=diagnostics,
+            object_id=prev.object_id,
+        )
+        self.state = state
+        self._crefs[index] = {}
+        if old.external_mixins:
+            renamed = {id(a.mixin): (index, b.scope, b.mixin) for a, b in zip(old.external_mixins, new.external_mixins, strict=True)}
+            self._external = {
+                ns: [renamed.get(id(e[2]), e) if e[0] == index else e for e in entries] for ns, entries in self._external.items()
+            }
+
+        # Owners of the new member definitions, computed as the member phase would.
+        new_members: list[tuple[int, int | None]] = []
+        method_owners: dict[int, int | None] = {}
+        for i, d in enumerate(new.definitions):
+            if d.kind in _MEMBER_DEF_KINDS:
+                owner = self._member_owner(index, i, d, method_owners, False)
+                if d.kind == "Method":
+                    method_owners[i] = owner
+                new_members.append((i, owner))
+        old_owners = self._doc_owners[index]
+        new_owners = {o for _, o in new_members}
+        keys: set[str] = set()
+        for d in old.definitions:
+            if d.kind in _MEMBER_DEF_KINDS:
+                keys.update(_member_keys(d))
+        for i, new_owner in new_members:
+            keys.update(_member_keys(new.definitions[i]))
+            if new_owner is not None and (new.definitions[i].kind == "MethodAlias" or new.definitions[i].kind == "MethodVisibility"):
+                self._note_lookup(new_owner, new.definitions[i])
+        scope = self._replay_scope({o for o in old_owners | new_owners if o is not None}, keys, index)
+        if not scope.isdisjoint(self._member_created):
+            raise _ReplayUnsafe("the edit touches a namespace the member phase created")
+        owner_of: dict[tuple[int, int], int | None] = {}
+        for ns in scope:
+            for key in self._member_index.get(ns, ()):
+                if key[0] != index:
+                    owner_of[key] = ns
+        for i, new_owner in new_members:
+            owner_of[(index, i)] = new_owner
+        if len(owner_of) > _MAX_REPLAY_DEFINITIONS:
+            raise _ReplayUnsafe("the edit reaches too many member definitions")
+        order = sorted(owner_of)
+        rows_copied = {index}
+        for doc, _ in order:
+            if doc not in rows_copied:
+                def_decl[doc] = list(def_decl[doc])
+                rows_copied.add(doc)
+        # Other documents' member diagnostics are reported again by the replay.
+        replayed_spans = {(doc, docs[doc].definitions[i].start, docs[doc].definitions[i].end) for doc, i in order if doc != index}
+        if replayed_spans:
+            state.diagnostics = diagnostics = [
+                x for x in diagnostics if not (x[1] in _MEMBER_CODES and (x[0], x[3], x[4]) in replayed_spans)
+            ]
+
+        # Drop the members of the scope, keeping the namespaces and constants it holds (those
+        # created from the member phase on stay after the members, as in a full resolve).
+        after: dict[int, dict[str, int]] = {}
+        for ns in scope:
+            rec = own(ns)
+            kept: dict[str, int] = {}
+            later: dict[str, int] = {}
+            for name, member in rec.members.items():
+                mrec = decls.get(member)
+                if mrec is not None and mrec.kind in _MEMBER_DECL_KINDS and mrec.owner == ns:
+                    del decls[member]
+                    by_name.pop(mrec.name, None)
+                    for doc, i in mrec.definitions:
+                        if doc != index and def_decl[doc][i] == member:
+                            if doc not in rows_copied:
+                                def_decl[doc] = list(def_decl[doc])
+                                rows_copied.add(doc)
+                            def_decl[doc][i] = None
+                elif member in self._post_member:
+                    later[name] = member
+                else:
+                    kept[name] = member
+            rec.members = kept
+            after[ns] = later
+
+        for key in order:
+            doc, i = key
+            self._replay = (scope, key)
+            self._apply_member(doc, i, docs[doc].definitions[i], owner_of[key])
+        self._replay = None
+        for ns, later in after.items():
+            decls[ns].members.update(later)
+
+        # References: this document's, and those of documents whose methods changed declaration
+        # (calls inside a removed method have no known receiver).
+        refresh = {index}
+        for doc, i in order:
+            if doc != index and def_decl[doc][i] != prev.definition_declarations[doc][i] and docs[doc].definitions[i].kind == "Method":
+                refresh.add(doc)
+        for doc in sorted(refresh):
+            state.constant_targets[doc], state.method_receivers[doc] = self._document_references(doc)
+
+        # Keep the member index current.
+        for old_owner in old_owners:
+            if old_owner is not None and old_owner in self._member_index:
+                self._member_index[old_owner] = [k for k in self._member_index[old_owner] if k[0] != index]
+        for i, new_owner in new_members:
+            if new_owner is not None:
+                self._member_index.setdefault(new_owner, []).append((index, i))
+        for touched in new_owners:
+            if touched is not None:
+                self._member_index[touched].sort()
+        self._doc_owners[index] = new_owners
         return state
 
     # -- driver --------------------------------------------------------------------------
