@@ -49,7 +49,7 @@ def _index(project: str, jobs: int | None, quiet: bool, cache: str | None | bool
             graph = rdx.Graph()
             graph.index_all([project], jobs=jobs, progress=progress)
             return graph
-        return rdx.Graph.open([project], cache_dir=cache if isinstance(cache, str) else None, jobs=jobs, progress=progress)
+        return rdx.Graph.open([project], cache_dir=cache if isinstance(cache, str) else None, jobs=jobs, progress=progress, freeze_gc=True)
 
     if not quiet and sys.stderr.isatty():
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -283,7 +283,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from rdx.discovery.files import is_ruby_file
 
     root = os.path.abspath(args.path)
-    graph = rdx.Graph.open([root], cache_dir=args.cache_dir, jobs=args.jobs)
+    graph = rdx.Graph.open([root], cache_dir=args.cache_dir, jobs=args.jobs, freeze_gc=True)
     graph.resolve()
     print(f"watching {root}: {graph.stats()['documents']} files indexed (revision {graph.revision})", flush=True)
     batches = 0

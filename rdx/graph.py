@@ -8,6 +8,8 @@ layer (``rdx.query``) answers questions. Queries on a graph changed since the la
 
 from __future__ import annotations
 
+import gc
+import hashlib
 import os
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
@@ -15,7 +17,16 @@ from importlib import resources
 
 import msgspec
 
-from rdx.cache.snapshot import SCHEMA_VERSION, Snapshot, default_cache_dir, load_snapshot, save_snapshot, writer_lock
+from rdx.cache.snapshot import (
+    SCHEMA_VERSION,
+    Snapshot,
+    default_cache_dir,
+    load_image,
+    load_snapshot,
+    save_image,
+    save_snapshot,
+    writer_lock,
+)
 from rdx.discovery.config import WorkspaceConfig, load_config
 from rdx.discovery.files import FileEntry, collect_files, content_hash, path_to_uri, uri_to_path
 from rdx.discovery.parse import RubyParser
@@ -45,7 +56,19 @@ __all__ = ["Graph"]
 @lru_cache(maxsize=1)
 def _core_document() -> FileResult:
     source = resources.files("rdx.data").joinpath("core.rb").read_bytes()
-    return RubyParser().discover(CORE_URI, source, None)
+    result = RubyParser().discover(CORE_URI, source, None)
+    result.content_hash = content_hash(source)
+    return result
+
+
+def _fingerprint(documents: Iterable[FileResult]) -> str:
+    """Names a set of documents exactly (URIs and content), for the saved resolved graph."""
+    from rdx import __version__
+
+    h = hashlib.blake2b(f"{SCHEMA_VERSION}:{__version__}".encode(), digest_size=16)
+    for uri, digest, size in sorted((d.uri, d.content_hash, d.size) for d in documents):
+        h.update(f"\0{uri}\0{digest}\0{size}".encode())
+    return h.hexdigest()
 
 
 def _parse_path(text: str) -> ConstPath:
@@ -76,6 +99,9 @@ class Graph:
         self.config = WorkspaceConfig()
         # (roots, cache directory) of a graph made by ``Graph.open``.
         self._workspace: tuple[list[str], str] | None = None
+        # Fingerprint of the documents whose resolved graph was last saved or restored.
+        self._saved_fingerprint: str | None = None
+        self._freeze_gc = False
         if core:
             self._store.put_document(_core_document())
 
@@ -157,13 +183,35 @@ class Graph:
         cache_dir: str | os.PathLike[str] | None = None,
         jobs: int | None = None,
         progress: Callable[[int, int], None] | None = None,
+        freeze_gc: bool = False,
     ) -> Graph:
         """A graph of the project at ``roots``, starting warm from the snapshot in ``cache_dir``
         (default: ``.rdx/`` in the first root). Files are checked by size and mtime, then by
         content hash; only changed and new files are parsed, deleted ones are dropped, and the
-        snapshot is rewritten when anything changed. A bad snapshot is reported and rebuilt."""
+        snapshot is rewritten when anything changed. A bad snapshot is reported and rebuilt.
+        When nothing changed and the resolved graph was saved, the graph starts resolved.
+
+        ``freeze_gc=True`` is for long-running processes that hold the graph (servers, editors):
+        after loading and after each full resolve, ``gc.freeze()`` moves every object then alive
+        out of the cyclic collector's sight, so hundreds of thousands of graph objects are not
+        traversed again and again. It is process-wide: cycles alive at that moment are never
+        collected, hence off by default."""
         _check_jobs(jobs)
+        # The collector stays off while the graph loads; objects allocated meanwhile make no cycles.
+        with paused_gc():
+            return cls._open(roots, cache_dir, jobs, progress, freeze_gc)
+
+    @classmethod
+    def _open(
+        cls,
+        roots: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
+        cache_dir: str | os.PathLike[str] | None,
+        jobs: int | None,
+        progress: Callable[[int, int], None] | None,
+        freeze_gc: bool,
+    ) -> Graph:
         graph = cls()
+        graph._freeze_gc = freeze_gc
         root_list = [os.path.abspath(r) for r in cls._roots(roots)]
         config = load_config(root_list[0])
         graph.config = config
@@ -211,11 +259,55 @@ class Graph:
         for result in fresh:
             graph._store.put_document(result)
         deleted = len(set(previous) - {e.path for e in entries})
-        graph.open_stats = {"reused": len(reused), "parsed": len(fresh), "deleted": deleted, "snapshot": snapshot is not None}
         graph._workspace = (root_list, cache)
-        if fresh or deleted or snapshot is None or len(reused) != len(snapshot.documents):
+        changed = bool(fresh or deleted or snapshot is None or len(reused) != len(snapshot.documents))
+        if changed:
             graph.save()
+        restored = not changed and graph._restore_resolved()
+        graph.open_stats = {
+            "reused": len(reused), "parsed": len(fresh), "deleted": deleted, "snapshot": snapshot is not None, "resolved": restored,
+        }
+        if freeze_gc:
+            gc.freeze()
         return graph
+
+    def _restore_resolved(self) -> bool:
+        """Start resolved from the saved image when it describes exactly these documents."""
+        assert self._workspace is not None
+        store = self._store
+        fingerprint = _fingerprint(store.documents.values())
+        with paused_gc():
+            image, problem = load_image(self._workspace[1], fingerprint)
+        if problem is not None:
+            self._walk_problems.append(Diagnostic("snapshot-rebuilt", problem, "warning", self._workspace[1]))
+        if image is None:
+            return False
+        try:
+            documents = [store.documents[uri] for uri in image.uris]
+        except KeyError:
+            return False
+        resolver = Resolver.restore(documents, image)
+        store.mark_resolved(resolver.state)
+        self._view = View(resolver.state, resolver, store.revision)
+        self._saved_fingerprint = fingerprint
+        return True
+
+    def _save_resolved(self, resolver: Resolver) -> None:
+        """Persist the resolved graph of a graph made by ``Graph.open`` (after a full resolve)."""
+        if self._workspace is None:
+            return
+        fingerprint = _fingerprint(resolver.docs)
+        if fingerprint == self._saved_fingerprint:
+            return
+        try:
+            with writer_lock(self._workspace[1]):
+                save_image(self._workspace[1], resolver.export(fingerprint))
+        except OSError as exc:
+            self._walk_problems.append(
+                Diagnostic("snapshot-unwritable", f"cannot write the resolved graph in {self._workspace[1]}: {exc.strerror}", "warning", self._workspace[1])
+            )
+            return
+        self._saved_fingerprint = fingerprint
 
     def save(self) -> None:
         """Write the snapshot of a graph made by ``Graph.open`` (atomically, under the lock)."""
@@ -318,6 +410,8 @@ class Graph:
         visibility), the members of the namespaces they touch and their descendants are
         replayed. Anything else resolves from scratch. Either way the answers are the same."""
         store = self._store
+        if self._view is not None and not store.is_stale:
+            return  # Nothing changed since the last resolve (or the restored one).
         if self._view is not None and store.resolved is not None and not store.added_or_removed and store.replaced:
             resolver = self._view.resolver
             state: ResolvedState | None = store.resolved
@@ -336,8 +430,11 @@ class Graph:
         resolver = Resolver(load_order(store.documents.values()))
         with paused_gc():
             state = resolver.run()
-        store.mark_resolved(state)
-        self._view = View(state, resolver, store.revision)
+            store.mark_resolved(state)
+            self._view = View(state, resolver, store.revision)
+            self._save_resolved(resolver)
+            if self._freeze_gc:
+                gc.freeze()  # Before the collector is back on (see ``Graph.open``).
 
     # -- questions -----------------------------------------------------------------------
 

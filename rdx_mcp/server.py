@@ -65,7 +65,7 @@ class Workspace:
 
     def _run(self, watch: bool) -> None:
         try:
-            graph = rdx.Graph.open([self.root], cache_dir=self.cache_dir, progress=self._on_progress)
+            graph = rdx.Graph.open([self.root], cache_dir=self.cache_dir, progress=self._on_progress, freeze_gc=True)
             graph.resolve()
         except Exception as exc:  # Reported through every tool call instead of killing the server.
             self._error = f"indexing {self.root} failed: {exc}"

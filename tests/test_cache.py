@@ -14,7 +14,8 @@ import pytest
 from conftest import write
 
 import rdx
-from rdx.cache.snapshot import SCHEMA_VERSION, SNAPSHOT_NAME
+from rdx.cache.snapshot import IMAGE_NAME, SCHEMA_VERSION, SNAPSHOT_NAME
+from tests.test_incremental import dump
 
 
 @pytest.fixture
@@ -31,12 +32,13 @@ def names(g: rdx.Graph) -> set[str]:
 
 def test_cold_then_warm_reuses_everything(project):
     g = rdx.Graph.open(project)
-    assert g.open_stats == {"reused": 0, "parsed": 3, "deleted": 0, "snapshot": False}
+    assert g.open_stats == {"reused": 0, "parsed": 3, "deleted": 0, "snapshot": False, "resolved": False}
     assert (project / ".rdx" / SNAPSHOT_NAME).exists()
     assert (project / ".rdx" / ".gitignore").read_text().splitlines()[-1] == "*"
     cold = names(g)
     g2 = rdx.Graph.open(project)
-    assert g2.open_stats == {"reused": 3, "parsed": 0, "deleted": 0, "snapshot": True}
+    # The first graph resolved (``names`` asked it), so the second starts resolved too.
+    assert g2.open_stats == {"reused": 3, "parsed": 0, "deleted": 0, "snapshot": True, "resolved": True}
     assert names(g2) == cold
     assert [a.name for a in g2["App::User"].ancestors][:3] == ["App::User", "App::Base", "Object"]
 
@@ -47,7 +49,7 @@ def test_changed_new_and_deleted_files_are_picked_up(project):
     write(project / "lib/d.rb", "module App\n  class Admin < User; end\nend\n")
     (project / "lib/c.rb").unlink()
     g = rdx.Graph.open(project)
-    assert g.open_stats == {"reused": 1, "parsed": 2, "deleted": 1, "snapshot": True}
+    assert g.open_stats == {"reused": 1, "parsed": 2, "deleted": 1, "snapshot": True, "resolved": False}
     assert "App::User#email()" in g and "App::User#name()" not in g
     assert "App::Admin" in g and "App::VERSION" not in g
     # The same answers as a graph built from scratch.
@@ -102,7 +104,7 @@ def test_concurrent_indexers_leave_a_valid_snapshot(project):
     g = rdx.Graph.open(project)
     assert g.open_stats["parsed"] == 0 and g.open_stats["reused"] == 33
     assert not [d for d in g.diagnostics if d.code == "snapshot-rebuilt"]
-    assert not list((project / ".rdx").glob(".index-*.tmp"))  # no temporary files left behind
+    assert not list((project / ".rdx").glob(".*.tmp"))  # no temporary files left behind
 
 
 def test_open_rejects_missing_roots(tmp_path):
@@ -110,3 +112,72 @@ def test_open_rejects_missing_roots(tmp_path):
         rdx.Graph.open(tmp_path / "missing")
     with pytest.raises(rdx.InvalidArgumentError):
         rdx.Graph.open(tmp_path, jobs=0)
+
+
+RICH = {
+    "lib/shop.rb": "module Shop\n  module Priced\n    def price; end\n  end\n  class Item\n    include Priced\n    include Comparable\n    def <=>(o) = price <=> o.price\n  end\nend\n",
+    "lib/special.rb": "require_relative 'shop'\nmodule Shop\n  class Special < Item\n    alias cost price\n    private :price\n    def self.build = new\n  end\n  LIST = [Item, Special].freeze\nend\n",
+    "lib/use.rb": "class Report\n  def run = Shop::Special.build.cost + Shop::LIST.size\nend\n",
+}
+
+
+@pytest.fixture
+def rich(tmp_path: Path) -> Path:
+    for rel, text in RICH.items():
+        write(tmp_path / rel, text)
+    return tmp_path
+
+
+def _from_scratch(root: Path) -> rdx.Graph:
+    g = rdx.Graph()
+    g.index_all([root])
+    g.resolve()
+    return g
+
+
+def test_warm_start_restores_the_resolved_graph(rich):
+    cold = rdx.Graph.open(rich)
+    cold.resolve()
+    assert (rich / ".rdx" / IMAGE_NAME).exists()
+    warm = rdx.Graph.open(rich)
+    assert warm.open_stats["resolved"] is True
+    assert not warm._store.is_stale  # nothing left to resolve
+    # Every answer equals a graph resolved from scratch, including lazily built ones.
+    assert dump(warm) == dump(_from_scratch(rich))
+    assert warm["Shop::Special"].singleton_class.singleton_class is not None
+    assert [d.name for d in warm.search("Special", limit=2)][0] == "Shop::Special"
+
+
+def test_a_restored_graph_takes_incremental_edits(rich):
+    rdx.Graph.open(rich).resolve()
+    warm = rdx.Graph.open(rich)
+    resolver = warm._view.resolver
+    text = RICH["lib/special.rb"].replace("    private :price\n", "    private :price\n    def extra; end\n")
+    write(rich / "lib/special.rb", text)
+    warm.index_source(str(rich / "lib/special.rb"), text)
+    warm.resolve()
+    assert warm._view.resolver is resolver  # the member replay worked on restored bookkeeping
+    assert dump(warm) == dump(_from_scratch(rich))
+
+
+def test_a_changed_file_is_resolved_not_restored(rich):
+    rdx.Graph.open(rich).resolve()
+    write(rich / "lib/use.rb", "class Report\n  def run2; end\nend\n")
+    g = rdx.Graph.open(rich)
+    assert g.open_stats["resolved"] is False
+    assert "Report#run2()" in g and "Report#run()" not in g
+    assert dump(g) == dump(_from_scratch(rich))
+
+
+@pytest.mark.parametrize("damage", [lambda p: p.write_bytes(p.read_bytes()[:100]), lambda p: p.write_bytes(b"\xc1junk")])
+def test_a_bad_resolved_graph_is_reported_and_rebuilt(rich, damage):
+    rdx.Graph.open(rich).resolve()
+    damage(rich / ".rdx" / IMAGE_NAME)
+    g = rdx.Graph.open(rich)
+    assert g.open_stats["resolved"] is False
+    notes = [d for d in g.diagnostics if d.code == "snapshot-rebuilt"]
+    assert len(notes) == 1 and "resolved graph" in notes[0].message
+    answers = dump(g)
+    answers["diagnostics"] = [x for x in answers["diagnostics"] if "snapshot-rebuilt" not in x]
+    assert answers == dump(_from_scratch(rich))
+    assert rdx.Graph.open(rich).open_stats["resolved"] is True  # written back after resolving

@@ -1,4 +1,4 @@
-"""The persisted snapshot of a project's discovery results.
+"""The persisted snapshot of a project's discovery results and of its resolved graph.
 
 A snapshot is one MessagePack file (``index.msgpack`` in the cache directory, ``.rdx/`` in the
 project by default) holding a schema version, the roots it describes and every document's
@@ -6,6 +6,10 @@ FileResult, which already carries the file's size, mtime and content hash. It is
 temporary file and renamed into place, so a reader sees the old or the new snapshot, never half
 of one; writers also serialize on a lock file so two indexers do not race. Anything unreadable
 (truncated, corrupted, another schema) is reported in one line and ignored: the caller rebuilds.
+
+The resolved graph (``resolved.msgpack``, a ResolvedImage) is written the same way after a full
+resolve. It names the documents it was resolved from by a fingerprint, and the caller restores
+it only onto exactly those documents; any other image is ignored.
 """
 
 from __future__ import annotations
@@ -19,12 +23,23 @@ from contextlib import contextmanager
 import msgspec
 
 from rdx.model.records import FileResult
+from rdx.model.store import ResolvedImage
 
-__all__ = ["SCHEMA_VERSION", "Snapshot", "load_snapshot", "save_snapshot", "writer_lock", "default_cache_dir"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "Snapshot",
+    "default_cache_dir",
+    "load_image",
+    "load_snapshot",
+    "save_image",
+    "save_snapshot",
+    "writer_lock",
+]
 
-# Bump whenever FileResult or any record inside it changes shape.
-SCHEMA_VERSION = 5
+# Bump whenever FileResult, ResolvedImage or any record inside them changes shape.
+SCHEMA_VERSION = 7
 SNAPSHOT_NAME = "index.msgpack"
+IMAGE_NAME = "resolved.msgpack"
 
 
 class Snapshot(msgspec.Struct, kw_only=True, gc=False):
@@ -35,6 +50,7 @@ class Snapshot(msgspec.Struct, kw_only=True, gc=False):
 
 _decoder = msgspec.msgpack.Decoder(Snapshot)
 _header_decoder = msgspec.msgpack.Decoder(dict)
+_image_decoder = msgspec.msgpack.Decoder(ResolvedImage)
 
 
 def default_cache_dir(root: str) -> str:
@@ -83,19 +99,45 @@ def writer_lock(cache_dir: str) -> Iterator[None]:
 
 def save_snapshot(cache_dir: str, snapshot: Snapshot) -> None:
     """Write atomically: a temporary file in the same directory, fsynced, then renamed."""
+    _write_atomically(cache_dir, SNAPSHOT_NAME, msgspec.msgpack.encode(snapshot))
+
+
+def load_image(cache_dir: str, fingerprint: str) -> tuple[ResolvedImage | None, str | None]:
+    """(image, None) for the saved resolved graph of exactly the documents ``fingerprint``
+    names; (None, None) when there is none for them; (None, reason) when the file cannot be
+    used. The caller then resolves, which is always correct, only slower."""
+    path = os.path.join(cache_dir, IMAGE_NAME)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, f"cannot read the resolved graph {path}: {exc.strerror}; resolving again"
+    try:
+        image = _image_decoder.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        return None, f"the resolved graph {path} is corrupted or from another rdx ({exc}); resolving again"
+    return (image, None) if image.fingerprint == fingerprint else (None, None)
+
+
+def save_image(cache_dir: str, image: ResolvedImage) -> None:
+    _write_atomically(cache_dir, IMAGE_NAME, msgspec.msgpack.encode(image))
+
+
+def _write_atomically(cache_dir: str, name: str, data: bytes) -> None:
     os.makedirs(cache_dir, exist_ok=True)
     ignore = os.path.join(cache_dir, ".gitignore")
     if not os.path.exists(ignore):
         with open(ignore, "w") as f:
             f.write("# rdx's index cache; safe to delete.\n*\n")
-    data = msgspec.msgpack.encode(snapshot)
-    fd, tmp = tempfile.mkstemp(prefix=".index-", suffix=".tmp", dir=cache_dir)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}-", suffix=".tmp", dir=cache_dir)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, os.path.join(cache_dir, SNAPSHOT_NAME))
+        os.replace(tmp, os.path.join(cache_dir, name))
     except BaseException:
         try:
             os.unlink(tmp)

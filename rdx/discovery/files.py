@@ -85,8 +85,15 @@ def collect_files(root: str, config: WorkspaceConfig | None = None, config_root:
     limit = config.max_file_size if config else None
     base = os.path.abspath(config_root or root)
 
+    prefix = base.rstrip(os.sep) + os.sep
+
+    def relative(path: str, to: str, to_prefix: str) -> str:
+        # Paths built by the walk start with the root: slicing avoids relpath's abspath calls.
+        rel = path[len(to_prefix) :] if path.startswith(to_prefix) else os.path.relpath(path, to)
+        return rel.replace(os.sep, "/")
+
     def wanted(path: str, size: int) -> bool:
-        rel = os.path.relpath(path, base).replace(os.sep, "/")
+        rel = relative(path, base, prefix)
         if include is not None and not include.match_file(rel):
             return False
         if exclude is not None and exclude.match_file(rel):
@@ -103,6 +110,7 @@ def collect_files(root: str, config: WorkspaceConfig | None = None, config_root:
             result.files.append(FileEntry(root, path_to_uri(root)))
         return result
     root = os.path.abspath(root)
+    root_prefix = root.rstrip(os.sep) + os.sep
     seen_dirs: set[tuple[int, int]] = set()
     # Each stack entry: directory, and the ignore specs that apply to it with their base dirs.
     stack: list[tuple[str, tuple[tuple[str, pathspec.PathSpec], ...]]] = [(root, ())]
@@ -136,7 +144,7 @@ def collect_files(root: str, config: WorkspaceConfig | None = None, config_root:
             if is_dir:
                 if name in SKIPPED_DIRS:
                     continue
-                rel_root = os.path.relpath(full, root).replace(os.sep, "/")
+                rel_root = relative(full, root, root_prefix)
                 if rel_root in SKIPPED_RELATIVE or _ignored(full, True, specs):
                     continue
                 subdirs.append((full, specs))
@@ -165,7 +173,8 @@ def collect_files(root: str, config: WorkspaceConfig | None = None, config_root:
 def _ignored(path: str, is_dir: bool, specs: tuple[tuple[str, pathspec.PathSpec], ...]) -> bool:
     ignored = False
     for base, spec in specs:
-        rel = os.path.relpath(path, base).replace(os.sep, "/")
+        prefix = base.rstrip(os.sep) + os.sep
+        rel = (path[len(prefix) :] if path.startswith(prefix) else os.path.relpath(path, base)).replace(os.sep, "/")
         if is_dir:
             rel += "/"
         res = spec.check_file(rel)

@@ -115,6 +115,10 @@ class RubyParser:
         tree = self._parser.parse(source)
         walker = _Walker(uri, source)
         walker.walk(tree.root_node)
+        for index, mixins in walker.mixins.items():
+            walker.definitions[index].mixins = tuple(mixins)
+        for index, mixins in walker.deferred_mixins.items():
+            walker.definitions[index].deferred_mixins = tuple(mixins)
         return FileResult(
             uri=uri,
             path=path,
@@ -158,11 +162,16 @@ class _Walker:
         self.uri = uri
         self.source = source
         self.line_starts = line_starts(source)
+        self.line_table = memoryview(self.line_starts).cast("I")
         self.definitions: list[DefinitionRecord] = []
         self.const_refs: list[ConstRef] = []
         self.method_refs: list[MethodRef] = []
         self.requires: list[Require] = []
         self.external_mixins: list[ExternalMixin] = []
+        # Definition index -> mixins (and deferred ``included do`` mixins) found in its body,
+        # moved onto the definitions as tuples when the walk ends.
+        self.mixins: dict[int, list[Mixin]] = {}
+        self.deferred_mixins: dict[int, list[Mixin]] = {}
         self.diagnostics: list[Diagnostic] = []
         self.scopes: list[_Scope] = []
         self.skip_const_until = -1
@@ -226,10 +235,10 @@ class _Walker:
 
     # -- records -------------------------------------------------------------------------
 
-    def _comments_above(self, node: Any) -> list[str]:
+    def _comments_above(self, node: Any) -> tuple[str, ...]:
         """Full-line ``#`` comments directly above ``node``'s line (found in the text, so the
         walk never has to visit comment nodes)."""
-        starts = self.line_starts
+        starts = self.line_table
         row = node.start_point[0]
         source = self.source
         lines: list[str] = []
@@ -239,8 +248,10 @@ class _Walker:
                 break
             lines.append(line.decode("utf-8", "replace"))
             row -= 1
+        if not lines:
+            return ()
         lines.reverse()
-        return lines
+        return tuple(lines)
 
     def _scan_marks(self, body: Any, scope: _Scope) -> None:
         """Record bare visibility words among a body's statements (see ``_Scope.marks``)."""
@@ -557,7 +568,7 @@ class _Walker:
         self._add("Constant", path.text, node, left, scope, path=path, comments=comments)
 
     def _namespace_factory(
-        self, factory: tuple[str, str | None], path: ConstPath, left: Any, call: Any, node: Any, scope: _Scope | None, comments: list[str]
+        self, factory: tuple[str, str | None], path: ConstPath, left: Any, call: Any, node: Any, scope: _Scope | None, comments: tuple[str, ...]
     ) -> None:
         kind, member_kind = factory
         recv = call.child_by_field_name("receiver")
@@ -715,7 +726,7 @@ class _Walker:
         for arg in children:
             path = self._const_path(arg)
             if path is not None and not path.dynamic:
-                owner.deferred_mixins.append(Mixin(name, path, scope.calls, node.start_byte))
+                self.deferred_mixins.setdefault(method.parent, []).append(Mixin(name, path, scope.calls, node.start_byte))
 
     def _external_mixin(self, node: Any, name: str, receiver: ConstPath, scope: _Scope | None) -> None:
         """``Foo.include(A, B)``: recorded against ``Foo``, resolved later."""
@@ -753,9 +764,8 @@ class _Walker:
         if ns is None:
             return
         ns.calls += 1
-        owner = self.definitions[ns.index]
         for path in paths:
-            owner.mixins.append(Mixin(verb, path, ns.calls, node.start_byte))
+            self.mixins.setdefault(ns.index, []).append(Mixin(verb, path, ns.calls, node.start_byte))
 
     # -- directives: calls on self with a meaning for the graph ----------------------------
 
@@ -784,9 +794,8 @@ class _Walker:
         args = node.child_by_field_name("arguments")
         if args is None:
             return
-        owner = self.definitions[ns.index]
         ns.calls += 1
-        into = owner.deferred_mixins if ns.deferred else owner.mixins
+        into = (self.deferred_mixins if ns.deferred else self.mixins).setdefault(ns.index, [])
         for arg in args.named_children:
             if arg.type == "self":
                 if not ns.deferred:

@@ -31,6 +31,6 @@ __all__ = [
     "Mixin",
     "Require",
 ]
-from rdx.model.store import CORE_URI, GraphStore, ResolvedState
+from rdx.model.store import CORE_URI, GraphStore, ResolvedImage, ResolvedState
 
-__all__ += ["CORE_URI", "GraphStore", "ResolvedState"]
+__all__ += ["CORE_URI", "GraphStore", "ResolvedImage", "ResolvedState"]

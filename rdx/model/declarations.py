@@ -7,6 +7,8 @@ the store can be rebuilt or persisted without pointer cycles. Resolution owns al
 
 from __future__ import annotations
 
+import msgspec
+
 __all__ = ["DECLARATION_KINDS", "NAMESPACE_DECLARATION_KINDS", "DeclarationRecord"]
 
 # ``Todo`` is a placeholder namespace: a name used as a parent (``class Foo::Bar``) that has no
@@ -27,55 +29,36 @@ DECLARATION_KINDS = (
 NAMESPACE_DECLARATION_KINDS = frozenset({"Class", "Module", "SingletonClass", "Todo"})
 
 
-class DeclarationRecord:
-    """Mutable record of one declaration; see the module docstring."""
+class DeclarationRecord(msgspec.Struct, array_like=True, gc=False):
+    """Mutable record of one declaration; see the module docstring.
 
-    __slots__ = (
-        "attached",
-        "definitions",
-        "id",
-        "kind",
-        "members",
-        "name",
-        "owner",
-        "private",
-        "singleton",
-        "superclass",
-        "target",
-        "unqualified",
-        "visibility",
-    )
+    A msgspec Struct so a resolved graph can be persisted and loaded back without a Python
+    loop per record (records hold ints, strings and containers of them, never cycles)."""
 
-    def __init__(self, id: int, name: str, unqualified: str, kind: str, owner: int | None) -> None:
-        self.id = id
-        self.name = name
-        self.unqualified = unqualified
-        self.kind = kind
-        # The namespace declaration this one is a member of (None for the root ``Object`` scope).
-        self.owner = owner
-        # (document index, definition index) pairs, in index order.
-        self.definitions: list[tuple[int, int]] = []
-        # Unqualified member name (``Bar``, ``bar()``, ``@x``) -> declaration id.
-        self.members: dict[str, int] = {}
-        self.superclass: int | None = None
-        self.singleton: int | None = None
-        # For a singleton class: the namespace it is the singleton class of.
-        self.attached: int | None = None
-        # For a constant alias: the resolved target declaration id, when known.
-        self.target: int | None = None
-        # For constants: hidden from scoped (``A::B``) access by ``private_constant``.
-        self.private = False
-        # For methods: "public", "protected" or "private".
-        self.visibility = "public"
+    id: int
+    name: str
+    unqualified: str
+    kind: str
+    # The namespace declaration this one is a member of (None for the root ``Object`` scope).
+    owner: int | None
+    # (document index, definition index) pairs, in program order.
+    definitions: list[tuple[int, int]] = []
+    # Unqualified member name (``Bar``, ``bar()``, ``@x``) -> declaration id.
+    members: dict[str, int] = {}
+    superclass: int | None = None
+    singleton: int | None = None
+    # For a singleton class: the namespace it is the singleton class of.
+    attached: int | None = None
+    # For a constant alias: the resolved target declaration id, when known.
+    target: int | None = None
+    # For constants: hidden from scoped (``A::B``) access by ``private_constant``.
+    private: bool = False
+    # For methods: "public", "protected", "private" or "undefined".
+    visibility: str = "public"
 
     def copy(self) -> DeclarationRecord:
         """A copy whose lists and dicts are new, for copy-on-write updates of a shared state."""
-        other = DeclarationRecord.__new__(DeclarationRecord)
-        for slot in DeclarationRecord.__slots__:
-            setattr(other, slot, getattr(self, slot))
-        other.definitions = list(self.definitions)
-        other.members = dict(self.members)
-        return other
+        return msgspec.structs.replace(self, definitions=list(self.definitions), members=dict(self.members))
 
     @property
     def is_namespace(self) -> bool:

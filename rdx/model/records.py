@@ -111,11 +111,13 @@ class DefinitionRecord(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     superclass: ConstPath | None = None
     # ``class Foo < self``: the superclass is the enclosing namespace.
     superclass_self: bool = False
-    mixins: list[Mixin] = []
+    # Tuples, not lists: most are empty, and the empty tuple is one shared object that the
+    # garbage collector never tracks (a snapshot holds hundreds of thousands of these).
+    mixins: tuple[Mixin, ...] = ()
     # Mixins inside ActiveSupport::Concern's ``included do`` block: applied to the including
     # class right after this module.
-    deferred_mixins: list[Mixin] = []
-    comments: list[str] = []
+    deferred_mixins: tuple[Mixin, ...] = ()
+    comments: tuple[str, ...] = ()
     receiver: ConstPath | None = None
     self_receiver: bool = False
     visibility: str = "public"
@@ -173,7 +175,8 @@ class FileResult(msgspec.Struct, kw_only=True, gc=False):
     size: int = 0
     mtime_ns: int = 0
     content_hash: int = 0
-    line_starts: list[int] = []
+    # Packed line table (see rdx.text).
+    line_starts: bytes = b""
     definitions: list[DefinitionRecord] = []
     const_refs: list[ConstRef] = []
     method_refs: list[MethodRef] = []

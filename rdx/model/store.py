@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import msgspec
+
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import FileResult
 
-__all__ = ["CORE_URI", "GraphStore", "ResolvedState"]
+__all__ = ["CORE_URI", "GraphStore", "ResolvedImage", "ResolvedState"]
 
 # The built-in description of Ruby core, indexed like any other document and always first.
 CORE_URI = "rdx-core:///core.rb"
@@ -37,6 +39,37 @@ class ResolvedState:
     # Diagnostics found by resolution: (document index, code, message, start, end, severity).
     diagnostics: list[tuple[int, str, str, int, int, str]] = field(default_factory=list)
     object_id: int = 0
+
+
+class ResolvedImage(msgspec.Struct, array_like=True, gc=False):
+    """A resolved state plus the resolver's bookkeeping, as plain data for the snapshot.
+
+    ``fingerprint`` names the exact documents it was resolved from (see ``rdx.graph``); an
+    image is only ever restored onto those documents. Dict-shaped parts are stored as parallel
+    lists where that decodes faster."""
+
+    fingerprint: str
+    uris: list[str]
+    declarations: list[DeclarationRecord]
+    definition_declarations: list[list[int | None]]
+    constant_targets: list[list[int | None]]
+    method_receivers: list[list[int | None]]
+    ancestor_ids: list[int]
+    ancestors: list[tuple[int, ...]]
+    times: list[tuple[int, ...]]
+    diagnostics: list[tuple[int, str, str, int, int, str]]
+    object_id: int
+    object_mixins: bool
+    # (namespace, document index, index into that document's external mixins)
+    externals: list[tuple[int, int, int]]
+    concern_deps: dict[int, list[int]]
+    concern_cache: dict[int, bool]
+    member_index: dict[int, list[tuple[int, int]]]
+    doc_owners: list[list[int | None]]
+    member_created: list[int]
+    removed_owners: list[int]
+    post_member: list[int]
+    lookup_keys: dict[int, list[str]]
 
 
 class GraphStore:

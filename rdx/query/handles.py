@@ -84,7 +84,7 @@ class View:
 
     def location(self, doc: int, start: int, end: int) -> Location:
         result = self.state.documents[doc]
-        starts = result.line_starts or [0]
+        starts = result.line_starts
         sl, sc = offset_to_position(starts, start)
         el, ec = offset_to_position(starts, end)
         return Location(result.path or result.uri, sl, sc, el, ec, result.uri)

@@ -86,7 +86,7 @@ def _doc_index(view: View, path_or_uri: str) -> int | None:
 
 
 def _offset(doc: FileResult, line: int, column: int) -> int:
-    return position_to_offset(doc.line_starts or [0], line, column)
+    return position_to_offset(doc.line_starts, line, column)
 
 
 def _is_core(view: View, decl_id: int) -> bool:

@@ -17,12 +17,12 @@ ResolvedState; it does no I/O and never imports discovery. The phases:
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from rdx.ids import declaration_id
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import ConstPath, DefinitionRecord, FileResult
-from rdx.model.store import CORE_URI, ResolvedState
+from rdx.model.store import CORE_URI, ResolvedImage, ResolvedState
 
 __all__ = ["CONSTANT_KINDS", "Resolver", "load_order", "resolve_documents"]
 
@@ -60,7 +60,7 @@ def _strip(path: ConstPath | None) -> tuple | None:
     return None if path is None else (path.segments, path.absolute, path.dynamic)
 
 
-def _mixins(mixins: list) -> tuple:
+def _mixins(mixins: Sequence) -> tuple:
     return tuple((m.kind, _strip(m.target), m.call) for m in mixins)
 
 
@@ -213,12 +213,12 @@ def load_order(documents: Iterable[FileResult]) -> list[FileResult]:
 class Resolver:
     """One resolution run; see the module docstring."""
 
-    def __init__(self, documents: list[FileResult]) -> None:
+    def __init__(self, documents: list[FileResult], restoring: bool = False) -> None:
         self.state = ResolvedState(documents=documents)
         self.docs = documents
         self.decls = self.state.declarations
         self.by_name = self.state.by_name
-        self.def_decl: list[list[int | None]] = [[None] * len(d.definitions) for d in documents]
+        self.def_decl: list[list[int | None]] = [] if restoring else [[None] * len(d.definitions) for d in documents]
         self.state.definition_declarations = self.def_decl
         # Per document: scope definition index -> its cref.
         self._crefs: list[dict[int, Site]] = [{} for _ in documents]
@@ -967,7 +967,7 @@ class Resolver:
         rec = self.decls[decl_id]
         ops: list[tuple] = []
 
-        def add(doc: int, index: int, pos: int, mixins: list, kinds: tuple[str, ...], external: bool) -> None:
+        def add(doc: int, index: int, pos: int, mixins: Sequence, kinds: tuple[str, ...], external: bool) -> None:
             by_call: dict[int, list] = {}
             for m in mixins:
                 if m.kind in kinds:
@@ -1546,6 +1546,76 @@ class Resolver:
                 self._member_index[touched].sort()
         self._doc_owners[index] = new_owners
         return state
+
+    # -- persistence ---------------------------------------------------------------------
+
+    def export(self, fingerprint: str) -> ResolvedImage:
+        """The resolved state and the bookkeeping later queries and edits need, as plain data."""
+        state = self.state
+        externals = []
+        for ns, entries in self._external.items():
+            for doc, _scope, mixin in entries:
+                position = next(i for i, e in enumerate(self.docs[doc].external_mixins) if e.mixin is mixin)
+                externals.append((ns, doc, position))
+        return ResolvedImage(
+            fingerprint=fingerprint,
+            uris=[d.uri for d in self.docs],
+            declarations=list(self.decls.values()),
+            definition_declarations=self.def_decl,
+            constant_targets=state.constant_targets,
+            method_receivers=state.method_receivers,
+            ancestor_ids=list(self._ancestors),
+            ancestors=list(self._ancestors.values()),
+            times=[self._times[d] for d in self._ancestors],
+            diagnostics=state.diagnostics,
+            object_id=self.object_id,
+            object_mixins=self._object_mixins,
+            externals=externals,
+            concern_deps=self._concern_deps,
+            concern_cache=self._concern_cache,
+            member_index=self._member_index,
+            doc_owners=[sorted(o, key=lambda x: -1 if x is None else x) for o in self._doc_owners],
+            member_created=sorted(self._member_created),
+            removed_owners=sorted(self._removed_owners),
+            post_member=sorted(self._post_member),
+            lookup_keys={k: sorted(v) for k, v in self._lookup_keys.items()},
+        )
+
+    @classmethod
+    def restore(cls, documents: list[FileResult], image: ResolvedImage) -> Resolver:
+        """A resolver in the state ``export`` saved; ``documents`` are the image's, in its order."""
+        self = cls(documents, restoring=True)
+        decls = {rec.id: rec for rec in image.declarations}
+        self.decls = self.state.declarations = decls
+        self.by_name = self.state.by_name = {rec.name: rec.id for rec in image.declarations}
+        self.def_decl = self.state.definition_declarations = image.definition_declarations
+        self.state.constant_targets = image.constant_targets
+        self.state.method_receivers = image.method_receivers
+        self.state.diagnostics = image.diagnostics
+        self._ancestors = self.state.ancestors = dict(zip(image.ancestor_ids, image.ancestors, strict=True))
+        self._times = dict(zip(image.ancestor_ids, image.times, strict=True))
+        self.object_id = self.state.object_id = image.object_id
+        self.basic_object_id = self.by_name["BasicObject"]
+        self.kernel_id = self.by_name["Kernel"]
+        self.module_id = self.by_name["Module"]
+        self.class_id = self.by_name["Class"]
+        self._object_mixins = image.object_mixins
+        self._superclass_done = set(decls)
+        for ns, doc, position in image.externals:
+            ext = documents[doc].external_mixins[position]
+            self._external.setdefault(ns, []).append((doc, ext.scope, ext.mixin))
+        self._concern_deps = image.concern_deps
+        self._concern_cache = image.concern_cache
+        self._concerns_known = True
+        self._allow_placeholders = True
+        self._track_post = True
+        self._member_index = image.member_index
+        self._doc_owners = [set(o) for o in image.doc_owners]
+        self._member_created = set(image.member_created)
+        self._removed_owners = set(image.removed_owners)
+        self._post_member = set(image.post_member)
+        self._lookup_keys = {k: set(v) for k, v in image.lookup_keys.items()}
+        return self
 
     # -- driver --------------------------------------------------------------------------
 
