@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -292,22 +293,33 @@ def cmd_watch(args: argparse.Namespace) -> int:
         return is_ruby_file(os.path.basename(path)) and "/.rdx/" not in path and "/.git/" not in path
 
     ready = False
-    # A timeout yields an empty set: the first one says the watcher is running.
-    for changes in watchfiles.watch(root, watch_filter=ruby_only, debounce=args.debounce, rust_timeout=200, yield_on_timeout=True):
-        if not changes:
-            if not ready:
-                ready = True
-                print("ready", flush=True)
-            continue
-        t0 = time.perf_counter()
-        updated, removed = graph.refresh_paths(sorted({p for _, p in changes}))
-        graph.resolve()
-        graph.save()
-        ms = (time.perf_counter() - t0) * 1000
-        print(f"updated {updated} and removed {removed} files in {ms:.0f} ms (revision {graph.revision})", flush=True)
-        batches += 1
-        if args.exit_after and batches >= args.exit_after:
-            break
+    unsaved = False
+    # ``kill`` (SIGTERM) ends the loop like Ctrl-C does, so unsaved updates are written.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # A timeout yields an empty set: the first one says the watcher is running. The snapshot is
+    # written when the files go quiet (an idle tick), not after every batch of changes.
+    try:
+        for changes in watchfiles.watch(root, watch_filter=ruby_only, debounce=args.debounce, rust_timeout=200, yield_on_timeout=True):
+            if not changes:
+                if not ready:
+                    ready = True
+                    print("ready", flush=True)
+                if unsaved:
+                    graph.save()
+                    unsaved = False
+                continue
+            t0 = time.perf_counter()
+            updated, removed = graph.refresh_paths(sorted({p for _, p in changes}))
+            graph.resolve()
+            unsaved = True
+            ms = (time.perf_counter() - t0) * 1000
+            print(f"updated {updated} and removed {removed} files in {ms:.0f} ms (revision {graph.revision})", flush=True)
+            batches += 1
+            if args.exit_after and batches >= args.exit_after:
+                break
+    finally:
+        if unsaved:
+            graph.save()
     return 0
 
 

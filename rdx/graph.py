@@ -322,6 +322,9 @@ class Graph:
             self._walk_problems.append(
                 Diagnostic("snapshot-unwritable", f"cannot write the index snapshot in {cache}: {exc.strerror}", "warning", cache)
             )
+            return
+        if self._view is not None and not self._store.is_stale:
+            self._save_resolved(self._view.resolver)  # Resolved and current: the next open starts resolved.
 
     def refresh_paths(self, paths: Iterable[str]) -> tuple[int, int]:
         """Re-read files that changed on disk: re-parse those that exist (and still belong to
