@@ -125,11 +125,31 @@ class Workspace:
 # -- output models (each becomes the tool's outputSchema) ---------------------------------
 
 
-def _compact_schema(schema: dict[str, Any]) -> None:
-    """Drop pydantic's generated titles: they repeat the property names and cost tokens."""
-    schema.pop("title", None)
-    for prop in schema.get("properties", {}).values():
-        prop.pop("title", None)
+def _compact_schema(schema: dict[str, Any], output: bool = True) -> None:
+    """Shrink generated schemas, which every client reads into a model's context: drop
+    pydantic's titles (they repeat the property names), write ``X | None`` as a type list, and
+    in output schemas drop defaults (outputs always carry their values)."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        node.pop("title", None)
+        if output:
+            node.pop("default", None)
+        any_of = node.get("anyOf")
+        if isinstance(any_of, list) and len(any_of) == 2 and {"type": "null"} in any_of:
+            other = next(x for x in any_of if x != {"type": "null"})
+            if set(other) == {"type"} and isinstance(other["type"], str):
+                del node["anyOf"]
+                node["type"] = [other["type"], "null"]
+            elif set(other) <= {"type", "minimum", "maximum"}:
+                del node["anyOf"]
+                node.update(other)
+                node["type"] = [other["type"], "null"]
+        for key in ("properties", "$defs"):
+            stack.extend(v for v in node.get(key, {}).values() if isinstance(v, dict))
+        items = node.get("items")
+        if isinstance(items, dict):
+            stack.append(items)
 
 
 class _Out(BaseModel):
@@ -151,6 +171,8 @@ class _PageMeta(_Out):
     next_offset: int | None
     limit_clamped: bool = False
     truncated: bool = False
+    # The graph revision the answer comes from; a larger one later means it may be stale.
+    revision: int = 0
 
 
 class Page(_PageMeta):
@@ -160,14 +182,26 @@ class Page(_PageMeta):
 
 
 class RefItem(_Out):
-    location: str
+    at: str = Field(description="L:C-L:C")
     name: str
     certain: bool = True
     receiver: str | None = None
 
 
+class RefFile(_Out):
+    path: str
+    refs: list[RefItem]
+
+
 class RefPage(_PageMeta):
-    items: list[RefItem]
+    """References grouped by file, in path order."""
+
+    files: list[RefFile]
+
+
+class _FlatRef(BaseModel):
+    path: str
+    ref: RefItem
 
 
 class DefinitionOut(_Out):
@@ -186,6 +220,7 @@ class DeclarationOut(_Out):
     ancestors: list[str] = []
     members: list[Item] = []
     truncated: bool = False
+    revision: int = 0
 
 
 class Status(_Out):
@@ -203,9 +238,9 @@ Offset = Annotated[int, Field(ge=0, description="index of the first item")]
 MaxTokens = Annotated[int | None, Field(ge=1, description="trim lists to about this many tokens")]
 
 
-def _whole(items: list[Item]) -> Page:
+def _whole(items: list[Item], revision: int) -> Page:
     """A list returned in one piece (ancestors, a file's declarations, definition targets)."""
-    return Page(total=len(items), offset=0, limit=len(items), next_offset=None, items=items)
+    return Page(total=len(items), offset=0, limit=len(items), next_offset=None, items=items, revision=revision)
 
 
 def _page(items: list[Any], offset: int, limit: int, maximum: int, max_tokens: int | None) -> tuple[list[Any], dict[str, Any]]:
@@ -235,7 +270,7 @@ class _RdxServer(MCPServer):
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
-            return await super().call_tool(name, arguments, context)
+            result = await super().call_tool(name, arguments, context)
         except ToolError as exc:
             cause = exc.__cause__
             if isinstance(cause, ValidationError):
@@ -250,6 +285,24 @@ class _RdxServer(MCPServer):
             if type(exc).__name__ == "UnexpectedToolError":
                 raise _error("internal", f"{name} failed: {cause!r}", "this is a bug in rdx; other tools still work") from None
             raise _error("invalid_argument", str(exc), "check the tool name and arguments") from None
+        structured = getattr(result, "structured_content", None)
+        if isinstance(structured, dict) and len(result.content) == 1 and getattr(result.content[0], "type", None) == "text":
+            # The SDK indents the text copy; a model reads it, so send the same JSON compactly,
+            # without the keys whose value is null (both copies stay identical).
+            structured = _drop_nulls(structured)
+            result.structured_content = structured
+            result.content[0].text = json.dumps(structured, separators=(",", ":"), ensure_ascii=False)
+        return result
+
+
+def _drop_nulls(value: Any, top: bool = True) -> Any:
+    """``value`` without null-valued keys inside its lists' items (optional fields such as a
+    reference's receiver); top-level keys stay, so ``next_offset`` is null at the end."""
+    if isinstance(value, dict):
+        return {k: _drop_nulls(v, False) for k, v in value.items() if v is not None or top}
+    if isinstance(value, list):
+        return [_drop_nulls(v, False) for v in value]
+    return value
 
 
 def build_server(workspace: Workspace) -> MCPServer:
@@ -305,7 +358,7 @@ def build_server(workspace: Workspace) -> MCPServer:
         except rdx.InvalidArgumentError as exc:
             raise _error("invalid_argument", str(exc), "fix the argument named in the message") from None
         chunk, meta = _page([item(d) for d in found], offset, limit, MAX_SEARCH, max_tokens)
-        return Page(items=chunk, **meta)
+        return Page(items=chunk, revision=g.revision, **meta)
 
     @server.tool(description="A declaration: kind, definitions with locations and comments, ancestors, members.")
     def get_declaration(name: str, max_tokens: MaxTokens = None) -> DeclarationOut:
@@ -319,6 +372,7 @@ def build_server(workspace: Workspace) -> MCPServer:
             definitions=[DefinitionOut(kind=x.kind, location=workspace.loc(x.location), comments=x.comments, signature=x.signature) for x in d.definitions],
             ancestors=[a.name for a in d.ancestors] if d.kind in ("Class", "Module", "SingletonClass", "Todo") else [],
             members=[item(m) for m in d.members],
+            revision=g.revision,
         )
         if max_tokens is not None:
             while out.members and len(out.model_dump_json()) // 4 > max_tokens:
@@ -330,13 +384,13 @@ def build_server(workspace: Workspace) -> MCPServer:
     def get_descendants(name: str, limit: Annotated[int, Field(ge=1)] = 100, offset: Offset = 0, max_tokens: MaxTokens = None) -> Page:
         g = workspace.graph()
         chunk, meta = _page([item(d) for d in declaration(g, name).descendants], offset, limit, MAX_DESCENDANTS, max_tokens)
-        return Page(items=chunk, **meta)
+        return Page(items=chunk, revision=g.revision, **meta)
 
     @server.tool(description="Ancestors of a class or module, in Ruby's lookup order.")
     def get_ancestors(name: str) -> Page:
         g = workspace.graph()
         items = [item(a) for a in declaration(g, name).ancestors]
-        return _whole(items)
+        return _whole(items, g.revision)
 
     def references(name: str, want: str, offset: int, limit: int, max_tokens: int | None) -> RefPage:
         g = workspace.graph()
@@ -344,11 +398,24 @@ def build_server(workspace: Workspace) -> MCPServer:
         if (d.kind == "Method") != (want == "method"):
             other = "find_method_references" if d.kind == "Method" else "find_constant_references"
             raise _error("invalid_argument", f"{name} is a {d.kind}", f"use {other}")
-        found = sorted(g.references_to(d.name), key=lambda r: (r.location.path, r.location.start_line, r.location.start_column))
-        # Documented order: by file path, then line, then column.
-        refs = [RefItem(location=workspace.loc(r.location) or "", name=r.name, certain=r.certain, receiver=r.receiver) for r in found]
-        chunk, meta = _page(refs, offset, limit, MAX_REFERENCES, max_tokens)
-        return RefPage(items=chunk, **meta)
+        # Documented order: by file path (relative to the project), then line, then column.
+        flat = []
+        for r in g.references_to(d.name):
+            loc = r.location
+            flat.append(
+                _FlatRef(
+                    path=workspace.rel(loc.path) or loc.path,
+                    ref=RefItem(at=f"{loc.start_line}:{loc.start_column}-{loc.end_line}:{loc.end_column}", name=r.name, certain=r.certain, receiver=r.receiver),
+                )
+            )
+        flat.sort(key=lambda f: (f.path, *(int(x) for x in f.ref.at.replace("-", ":").split(":"))))
+        chunk, meta = _page(flat, offset, limit, MAX_REFERENCES, max_tokens)
+        files: list[RefFile] = []
+        for f in chunk:
+            if not files or files[-1].path != f.path:
+                files.append(RefFile(path=f.path, refs=[]))
+            files[-1].refs.append(f.ref)
+        return RefPage(files=files, revision=g.revision, **meta)
 
     @server.tool(description="Where a constant (class, module, constant) is referenced, through aliases; by location.")
     def find_constant_references(name: str, limit: Annotated[int, Field(ge=1)] = 50, offset: Offset = 0, max_tokens: MaxTokens = None) -> RefPage:
@@ -370,7 +437,7 @@ def build_server(workspace: Workspace) -> MCPServer:
             decl = defn.declaration
             if decl is not None:
                 items.append(Item(name=decl.name, kind=defn.kind, location=workspace.loc(defn.location)))
-        return _whole(items)
+        return _whole(items, g.revision)
 
     @server.tool(description="What a constant written inside a nesting (outermost first, as written) refers to.")
     def resolve_constant(name: str, nesting: list[str] | None = None) -> Item:
@@ -393,7 +460,7 @@ def build_server(workspace: Workspace) -> MCPServer:
         if target is None:
             raise _error("not_found", f"nothing to go to at {file_path}:{line}:{column}", "point at a constant, a method call or a require")
         items = [Item(name=target.name, kind=target.kind, location=workspace.loc(loc)) for loc in target.locations]
-        return _whole(items)
+        return _whole(items, g.revision)
 
     @server.tool(description="Name, kind, signature, owner, ancestors and comments at a position.")
     def hover_at(file_path: str, line: Annotated[int, Field(ge=1)], column: Annotated[int, Field(ge=0)]) -> DeclarationOut:
@@ -408,6 +475,7 @@ def build_server(workspace: Workspace) -> MCPServer:
             visibility=hover.visibility,
             definitions=[DefinitionOut(kind=hover.kind, location=workspace.loc(hover.location), comments=hover.comments, signature=hover.signature)],
             ancestors=hover.ancestors,
+            revision=g.revision,
         )
 
     @server.tool(description="Counts of files, definitions, declarations by kind, references.")
@@ -432,5 +500,5 @@ def build_server(workspace: Workspace) -> MCPServer:
 
     # Compact input schemas too: pydantic's titles only repeat the parameter names.
     for registered in server._tool_manager.list_tools():
-        _compact_schema(registered.parameters)
+        _compact_schema(registered.parameters, output=False)
     return server

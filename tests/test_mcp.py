@@ -122,8 +122,12 @@ def test_references_positions_and_status(project):
         return consts, calls, wrong, target, hover, resolved, status, files
 
     consts, calls, wrong, target, hover, resolved, status, files = call(project, steps)
-    assert consts["total"] == 31 and consts["items"][0]["location"].startswith("lib/")
-    assert [(i["location"], i["certain"]) for i in calls["items"]] == [("lib/user.rb:3:14-3:18", True)]
+    assert consts["total"] == 31 and all(f["path"].startswith("lib/") for f in consts["files"])
+    # Shared paths are listed once: one group per file, in path order.
+    paths = [f["path"] for f in consts["files"]]
+    assert paths == sorted(set(paths)) and sum(len(f["refs"]) for f in consts["files"]) == 31
+    assert [(f["path"], r["at"], r["certain"]) for f in calls["files"] for r in f["refs"]] == [("lib/user.rb", "3:14-3:18", True)]
+    assert consts["revision"] == status["revision"] > 0
     assert wrong["type"] == "invalid_argument" and "find_constant_references" in wrong["suggestion"]
     assert target["items"][0]["name"] == "App::Model"
     assert hover["name"] == "App::Model" and hover["definitions"][0]["comments"] == ["# The base model."]
@@ -157,18 +161,34 @@ def test_stdio_end_to_end_with_an_edit_between_calls(project):
                 if status["state"] == "ready":
                     break
                 await anyio.sleep(0.05)
+            tools = await client.list_tools()
+            # Page through a large result: pages concatenate to the whole list exactly once.
+            refs, offset = [], 0
+            while offset is not None:
+                page = data(await client.call_tool("find_constant_references", {"name": "App::Model", "limit": 4, "offset": offset}))
+                refs += [(f["path"], r["at"]) for f in page["files"] for r in f["refs"]]
+                offset = page["next_offset"]
+            bad = [
+                error(await client.call_tool("find_constant_references", {"name": "App::Model", "limit": 0})),
+                error(await client.call_tool("get_declaration", {"name": "App::Usr"})),
+                error(await client.call_tool("definition_at", {"file_path": "lib/user.rb", "line": "x", "column": 0})),
+            ]
             before = data(await client.call_tool("get_declaration", {"name": "App::User"}))
             write(project / "lib/user.rb", "module App\n  class User < Model\n    def name; save; end\n    def email; end\n  end\nend\n")
             for _ in range(100):
                 await anyio.sleep(0.1)
                 after = await client.call_tool("get_declaration", {"name": "App::User#email()"})
                 if not after.is_error:
-                    return before, data(after)
-            return before, None
+                    return tools, refs, bad, before, data(after)
+            return tools, refs, bad, before, None
 
-    before, after = anyio.run(main)
+    tools, refs, bad, before, after = anyio.run(main)
+    assert len(tools.tools) == 12
+    assert len(refs) == 31 and len(set(refs)) == 31 and refs == sorted(refs, key=lambda r: (r[0], [int(x) for x in r[1].replace("-", ":").split(":")]))
+    assert [b["type"] for b in bad] == ["invalid_argument", "not_found", "invalid_argument"]
+    assert "limit" in bad[0]["message"] and "App::User" in bad[1]["suggestion"] and "line" in bad[2]["message"]
     assert [m["name"] for m in before["members"]] == ["App::User#name()"]
-    assert after is not None and after["kind"] == "Method"
+    assert after is not None and after["kind"] == "Method" and after["revision"] > before["revision"]
 
 
 def test_streamable_http_on_loopback(project):
