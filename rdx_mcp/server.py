@@ -18,6 +18,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import rdx
@@ -285,13 +286,14 @@ class _RdxServer(MCPServer):
             if type(exc).__name__ == "UnexpectedToolError":
                 raise _error("internal", f"{name} failed: {cause!r}", "this is a bug in rdx; other tools still work") from None
             raise _error("invalid_argument", str(exc), "check the tool name and arguments") from None
-        structured = getattr(result, "structured_content", None)
-        if isinstance(structured, dict) and len(result.content) == 1 and getattr(result.content[0], "type", None) == "text":
-            # The SDK indents the text copy; a model reads it, so send the same JSON compactly,
-            # without the keys whose value is null (both copies stay identical).
-            structured = _drop_nulls(structured)
-            result.structured_content = structured
-            result.content[0].text = json.dumps(structured, separators=(",", ":"), ensure_ascii=False)
+        if isinstance(result, CallToolResult) and isinstance(result.structured_content, dict) and len(result.content) == 1:
+            block = result.content[0]
+            if isinstance(block, TextContent):
+                # The SDK indents the text copy; a model reads it, so send the same JSON
+                # compactly, without null-valued item fields (both copies stay identical).
+                structured = _drop_nulls(result.structured_content)
+                result.structured_content = structured
+                block.text = json.dumps(structured, separators=(",", ":"), ensure_ascii=False)
         return result
 
 
