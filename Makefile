@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test system-deps bench lint clean
+.PHONY: run test system-deps capi bench lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,18 +19,24 @@ run: $(STAMP)
 system-deps:
 	scripts/install-system-deps
 
-test: $(STAMP) system-deps
+# The C ABI: bindings/build/librdx.so from bindings/rdx.h through cffi's embedding mode (needs gcc
+# and Python's headers). Rebuilds only when the header, bindings/src or the baked paths change.
+capi: $(STAMP)
+	$(BIN)/python bindings/build_capi.py
+
+test: $(STAMP) system-deps capi
 	$(BIN)/python -m pytest
 
 bench: $(STAMP) system-deps
 	$(BIN)/python bench/bench_index.py
 	$(BIN)/python bench/bench_mcp.py
+	$(BIN)/python bench/bench_capi.py /usr/share/rubygems-integration ActiveRecord::Base --iterations 2000
 
 lint: $(STAMP)
 	$(BIN)/pip install --quiet ruff
-	$(BIN)/ruff check rdx rdx_mcp tests bench
+	$(BIN)/ruff check rdx rdx_mcp bindings tests bench
 	$(BIN)/pip install --quiet mypy
 	$(BIN)/mypy rdx --ignore-missing-imports
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache bindings/build

@@ -1,0 +1,344 @@
+# frozen_string_literal: true
+
+# Tests of the Ruby binding (bindings/ruby/lib/rdx.rb) over librdx: the whole Ruby API, the
+# same answers as rdx's Python API on the same fixture (tests/binding_answers.py, run with the
+# project's Python), ancestors as real Ruby reports them, the error classes against rdx.h and
+# rdx.ErrorCode, finalizers, closing, and threads. Run by tests/test_ruby_binding.py, or:
+#
+#   make capi && ruby -Ibindings/ruby/lib bindings/ruby/test/test_rdx.rb
+#
+# RDX_LIB overrides the library, RDX_PYTHON the Python that computes the reference answers.
+
+require "fileutils"
+require "json"
+require "open3"
+require "rbconfig"
+require "tmpdir"
+require "minitest/autorun"
+require "rdx"
+
+ROOT = File.expand_path("../../..", __dir__)
+FIXTURE = File.join(ROOT, "rdx", "data", "example")
+HEADER = File.join(ROOT, "bindings", "rdx.h")
+
+module Fixture
+  module_function
+
+  # One resolved graph shared by the read-only tests.
+  def graph
+    @graph ||= Rdx::Graph.new.tap do |g|
+      raise "fixture has problems" unless g.index_all([FIXTURE], jobs: 1).zero?
+
+      g.resolve
+    end
+  end
+
+  # What rdx's Python API answers on the same fixture.
+  def python
+    @python ||= begin
+      python = ENV["RDX_PYTHON"] || File.join(ROOT, ".venv", "bin", "python")
+      out, err, status = Open3.capture3(python, File.join(ROOT, "tests", "binding_answers.py"), FIXTURE)
+      raise "binding_answers.py failed: #{err}" unless status.success?
+
+      JSON.parse(out)
+    end
+  end
+
+  # Real Ruby's ancestors of `names` (and of their singleton classes) after loading the fixture,
+  # in rdx's spelling (#<Class:A::B> is A::B::<B>). A separate `ruby --disable-gems` keeps gems
+  # and minitest from adding modules to Object.
+  def ruby_ancestors(names)
+    script = <<~RUBY
+      require #{File.join(FIXTURE, 'lib', 'shop').inspect}
+      label = lambda do |m|
+        text = m.inspect
+        if (inner = text[/\\A#<Class:(.*)>\\z/, 1])
+          "\#{inner}::<\#{inner.split('::').last}>"
+        else
+          text
+        end
+      end
+      #{names.inspect}.each do |name|
+        mod = Object.const_get(name)
+        puts [name, mod.ancestors.map(&label).join(" "), mod.singleton_class.ancestors.map(&label).join(" ")].join("\\t")
+      end
+    RUBY
+    out, err, status = Open3.capture3(RbConfig.ruby, "--disable-gems", "-e", script)
+    raise "ruby failed: #{err}" unless status.success?
+
+    out.lines.to_h { |line| name, ancestors, singleton = line.chomp.split("\t"); [name, [ancestors.split, singleton.split]] }
+  end
+end
+
+module SameAnswer
+  # assert_equal that also accepts nil on both sides (Minitest wants assert_nil for that).
+  def assert_same_answer(expected, actual, message = nil)
+    expected.nil? ? assert_nil(actual, message) : assert_equal(expected, actual, message)
+  end
+end
+
+class TestTables < Minitest::Test
+  def header
+    File.read(HEADER)
+  end
+
+  def test_error_classes_match_the_header_and_python
+    header_codes = header.scan(/\b(RDX_(?:OK|DONE|ERR_\w+))\s*=\s*(-?\d+)/).to_h { |name, value| [name, Integer(value)] }
+    assert_equal 0, header_codes.fetch("RDX_OK")
+    assert_equal Rdx::DONE, header_codes.fetch("RDX_DONE")
+    python = Fixture.python["error_codes"]
+    assert_equal python.size, Rdx::ERRORS.size
+    python.each do |entry|
+      klass = Rdx.const_get(entry["class"])
+      assert_operator klass, :<, Rdx::Error
+      assert_equal entry["value"], klass::CODE, entry["class"]
+      assert_equal entry["value"], header_codes.fetch("RDX_ERR_#{entry['name']}"), entry["name"]
+      assert_same klass, Rdx::ERRORS[entry["value"]]
+    end
+    assert_equal header_codes.keys.grep(/ERR_/).size, python.size
+  end
+
+  def test_every_header_function_is_bound
+    declared = header.gsub(%r{/\*.*?\*/}m, " ").scan(/\b(rdx_\w+)\s*\(/).flatten.map(&:to_sym)
+    assert_equal declared.sort, Rdx::Native::SIGNATURES.keys.sort
+  end
+
+  def test_abi_version
+    assert_equal Integer(header[/#define RDX_ABI_VERSION (\d+)/, 1]), Rdx.abi_version
+    assert_equal Rdx::ABI_VERSION, Rdx.abi_version
+  end
+end
+
+class TestAnswers < Minitest::Test
+  include SameAnswer
+
+  def graph
+    Fixture.graph
+  end
+
+  def names(declarations)
+    declarations.map(&:name)
+  end
+
+  def test_declarations_match_python
+    Fixture.python["declarations"].each do |name, expected|
+      d = graph[name]
+      refute_nil d, name
+      assert_equal expected["name"], d.name
+      assert_equal expected["kind"], d.kind
+      assert_equal expected["unqualified_name"], d.unqualified_name
+      assert_equal expected["id"], d.id
+      assert_same_answer expected["owner"], d.owner&.name
+      assert_equal expected["ancestors"], names(d.ancestors), name
+      assert_equal expected["descendants"], names(d.descendants), name
+      assert_equal expected["members"], names(d.members), name
+      assert_same_answer expected["singleton_class"], d.singleton_class&.name
+      assert_equal expected["singleton_ancestors"], d.singleton_class ? names(d.singleton_class.ancestors) : []
+      definitions = d.definitions.map do |defn|
+        { "kind" => defn.kind, "name" => defn.name, "location" => defn.location.to_s,
+          "comments" => defn.comments, "declaration" => defn.declaration&.name }
+      end
+      assert_equal expected["definitions"], definitions, name
+    end
+  end
+
+  def test_ancestors_match_real_ruby
+    expected = Fixture.python["declarations"].select { |_, d| %w[Class Module].include?(d["kind"]) }
+    real = Fixture.ruby_ancestors(expected.keys)
+    expected.each_key do |name|
+      d = graph[name]
+      assert_equal real[name][0], names(d.ancestors), name
+      assert_equal real[name][1], names(d.singleton_class.ancestors), "#{name}.singleton_class"
+    end
+  end
+
+  def test_references_match_python
+    constants = graph.constant_references.map { |r| [r.name, r.location.to_s, r.declaration&.name] }
+    assert_equal Fixture.python["constant_references"], constants
+    methods = graph.method_references.map { |r| [r.name, r.location.to_s, r.receiver&.name, r.target&.name] }
+    assert_equal Fixture.python["method_references"], methods
+  end
+
+  def test_resolve_constant_matches_python
+    Fixture.python["resolve_constant"].each do |name, nesting, expected|
+      assert_same_answer expected, graph.resolve_constant(name, nesting)&.name, "#{name} in #{nesting}"
+    end
+    assert_nil graph.resolve_constant("Nowhere")
+  end
+
+  def test_search_matches_python
+    Fixture.python["search"].each do |query, mode, kind, limit, expected|
+      found = graph.search(query, kind: kind, mode: mode.to_sym, limit: limit.zero? ? nil : limit)
+      assert_equal expected, names(found), "#{query} #{mode} #{kind}"
+    end
+  end
+
+  def test_find_member_matches_python
+    Fixture.python["find_member"].each do |name, member, expected|
+      assert_same_answer expected, graph[name].find_member(member)&.name, "#{name} #{member}"
+    end
+  end
+
+  def test_every_declaration
+    assert_equal Fixture.python["all_declarations"], names(graph.declarations).sort
+  end
+
+  def test_declaration_equality_and_inspect
+    a = graph["Shop::Models::Product"]
+    b = graph["Shop::Models::Item"]
+    assert_equal a, graph["Shop::Models::Product"]
+    refute_equal a, b
+    assert_equal 1, [a, graph["Shop::Models::Product"]].uniq.size
+    assert_equal "Shop::Models::Product", a.to_s
+    assert_equal "#<Rdx::Declaration Class Shop::Models::Product>", a.inspect
+    assert_match(/\A#<Rdx::Definition Class Product at .*product\.rb:4:4-20:7>\z/, a.definitions.first.inspect)
+    location = a.definitions.first.location
+    assert_equal [4, 4, 20, 7], [location.start_line, location.start_column, location.end_line, location.end_column]
+    assert location.uri.start_with?("file://")
+    assert_match(/\A#<Rdx::Graph revision=\d+>\z/, graph.inspect)
+  end
+end
+
+class TestGraphChanges < Minitest::Test
+  def setup
+    @graph = Rdx::Graph.new
+  end
+
+  def teardown
+    @graph.close
+  end
+
+  def test_diagnostics_match_python
+    python = Fixture.python
+    @graph.index_all([FIXTURE], jobs: 1)
+    assert_equal python["syntax_errors"], @graph.index_source(python["broken_uri"], python["broken_source"])
+    got = @graph.diagnostics.map { |d| [d.code, d.severity, d.path, d.location&.to_s, d.message] }
+    assert_equal python["diagnostics"], got
+    refute_empty got
+    assert_match(/syntax error/, @graph.diagnostics.first.to_s)
+  end
+
+  def test_index_source_delete_and_snapshots
+    revision = @graph.revision
+    assert_equal 0, @graph.index_source("file:///a.rb", "class A; end\nclass B < A; end\n")
+    assert_operator @graph.revision, :>, revision
+    old = @graph["A"]
+    assert_equal %w[B A Object Kernel BasicObject], @graph["B"].ancestors.map(&:name)
+    @graph.index_source("file:///a.rb", "module A; end\n")
+    # A declaration describes the graph as it was fetched; fetching again sees the change.
+    assert_equal "Class", old.kind
+    assert_equal "Module", @graph["A"].kind
+    assert @graph.delete_document("file:///a.rb")
+    refute @graph.delete_document("file:///a.rb")
+    assert_nil @graph["A"]
+    assert_same @graph, @graph.resolve
+  end
+
+  def test_index_all_counts_problems_and_accepts_one_path
+    dir = File.join(Dir.tmpdir, "rdx-ruby-#{Process.pid}")
+    FileUtils.mkdir_p(dir)
+    File.write(File.join(dir, "ok.rb"), "class Ok; end\n")
+    File.write(File.join(dir, "bad.rb"), "class Bad\n  def (\n")
+    assert_equal 1, @graph.index_all(dir)
+    refute_nil @graph["Ok"]
+  ensure
+    FileUtils.rm_rf(dir)
+  end
+end
+
+class TestErrors < Minitest::Test
+  def setup
+    @graph = Rdx::Graph.new
+    @graph.index_source("file:///a.rb", "module M; def m; end; end\nclass A; include M; end\n")
+  end
+
+  def teardown
+    @graph.close
+  end
+
+  def test_absent_answers_are_nil
+    assert_nil @graph["Nothing::Here"]
+    assert_nil @graph.resolve_constant("Nothing", ["A"])
+    assert_nil @graph["M#m()"].singleton_class
+    assert_nil @graph["A"].find_member("nothing()")
+    assert_equal "M#m()", @graph["A"].find_member("m()").name
+  end
+
+  def test_bad_arguments_raise
+    error = assert_raises(Rdx::InvalidArgumentError) { @graph["A\0B"] }
+    assert_equal(-1, error.code)
+    assert_match(/NUL byte at offset 1/, error.message)
+    assert_raises(Rdx::EncodingFailureError) { @graph["A\xff".b] }
+    assert_raises(Rdx::EncodingFailureError) { @graph.index_source("file:///b.rb", "x = '\xff'".b) }
+    assert_raises(Rdx::EncodingFailureError) { @graph.resolve_constant("A", ["M\xfe".b]) }
+    assert_raises(Rdx::InvalidArgumentError) { @graph.resolve_constant("lowercase") }
+    assert_raises(Rdx::InvalidArgumentError) { @graph.search("A", kind: "Klass") }
+    assert_raises(Rdx::InvalidArgumentError) { @graph.search("A", mode: :telepathic) }
+    assert_raises(Rdx::InvalidArgumentError) { @graph.search("") }
+    error = assert_raises(Rdx::IOFailureError) { @graph.index_all(["/nonexistent/rdx/root"]) }
+    assert_match(%r{/nonexistent/rdx/root}, error.message)
+    assert_equal error.message, Rdx.last_error_message
+    assert_kind_of Rdx::Error, error
+  end
+
+  def test_closed_graph_and_its_objects
+    decl = @graph["A"]
+    definition = decl.definitions.first
+    @graph.close
+    @graph.close # idempotent
+    assert @graph.closed?
+    assert decl.closed?
+    assert_raises(Rdx::InvalidHandleError) { @graph["A"] }
+    assert_raises(Rdx::InvalidHandleError) { @graph.resolve }
+    error = assert_raises(Rdx::InvalidHandleError) { decl.name }
+    assert_equal(-3, error.code)
+    assert_raises(Rdx::InvalidHandleError) { definition.location }
+    decl.close # the graph released it already: a no-op
+    assert_match(/closed/, @graph.inspect)
+  end
+
+  def test_closed_declaration
+    decl = @graph["A"]
+    decl.close
+    decl.close
+    assert decl.closed?
+    assert_raises(Rdx::InvalidHandleError) { decl.ancestors }
+    assert_equal "A", @graph["A"].name
+  end
+end
+
+class TestMemoryAndThreads < Minitest::Test
+  def handles_of_dropped_declarations(graph, count)
+    Array.new(count) { graph["Shop::Models::Product"].send(:handle) }
+  end
+
+  def test_finalizers_release_handles
+    handles = handles_of_dropped_declarations(Fixture.graph, 200)
+    3.times { GC.start(full_mark: true, immediate_sweep: true) }
+    out = Rdx::Native.out_buffer
+    released = handles.count { |h| Rdx::Native.call(:rdx_declaration_name, h, out) == Rdx::InvalidHandleError::CODE }
+    # Ruby's conservative stack scan may keep a few objects alive; most must be gone.
+    assert_operator released, :>=, 180
+  end
+
+  def test_many_graphs
+    1000.times { Rdx::Graph.new.close }
+    100.times { Rdx::Graph.new } # left to the finalizers
+    GC.start
+  end
+
+  def test_threads_query_one_graph
+    graph = Fixture.graph
+    expected = graph["Shop::Models::Product"].ancestors.map(&:name)
+    results = Array.new(4) do |i|
+      Thread.new do
+        Array.new(50) do |j|
+          raise "wrong answer" unless graph["Shop::Models::Product"].ancestors.map(&:name) == expected
+
+          graph["Missing#{i}x#{j}"].nil? && graph.search("Prod", limit: 2).size == 2
+        end
+      end
+    end.map(&:value)
+    assert(results.flatten.all?)
+  end
+end
