@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import rdx
+from tests.conftest import build_graph
 
 FILES = {
     "/nav/lib/shop.rb": """\
@@ -142,3 +143,16 @@ def test_bad_positions_are_invalid_arguments(g):
     for args in [("/nav/app.rb", 0, 0), ("/nav/app.rb", 1, -1), (5, 1, 1), ("/nav/app.rb", "1", 0)]:
         with pytest.raises(rdx.InvalidArgumentError):
             g.definition_at(*args)
+
+
+def test_navigation_answers_carry_the_revision():
+    g = build_graph({"a.rb": "class Foo\n  def bar; end\nend\nFoo.new.bar\n"})
+    rev = g.revision
+    refs = g.references_to("Foo")
+    target = g.definition_at("file:///fixture/a.rb", 4, 0)
+    hover = g.hover_at("file:///fixture/a.rb", 1, 6)
+    assert refs and all(r.revision == rev for r in refs)
+    assert target is not None and target.revision == rev
+    assert hover is not None and hover.revision == rev
+    g.index_source("file:///fixture/b.rb", "class Baz; end\n")
+    assert g.references_to("Foo")[0].revision == g.revision > rev

@@ -51,6 +51,8 @@ class Reference(msgspec.Struct, frozen=True):
     location: Location
     certain: bool
     receiver: str | None = None
+    # The graph revision the answer comes from (larger later: this one may be stale).
+    revision: int = -1
 
 
 class Target(msgspec.Struct, frozen=True):
@@ -59,6 +61,7 @@ class Target(msgspec.Struct, frozen=True):
     name: str
     kind: str
     locations: list[Location]
+    revision: int = -1
 
 
 class Hover(msgspec.Struct, frozen=True):
@@ -70,12 +73,14 @@ class Hover(msgspec.Struct, frozen=True):
     visibility: str | None = None
     ancestors: list[str] = []
     comments: list[str] = []
+    revision: int = -1
 
 
 class Completion(msgspec.Struct, frozen=True):
     label: str
     kind: str
     detail: str  # the fully qualified name
+    revision: int = -1
 
 
 def _doc_index(view: View, path_or_uri: str) -> int | None:
@@ -114,7 +119,7 @@ def _constant_references(view: View, decl: Declaration) -> Iterator[Reference]:
             if found is None:
                 continue
             if found == target or (view.state.declarations[found].kind == "ConstantAlias" and resolver.follow(found) == target):
-                yield Reference("constant", ref.path.text, view.location(doc, ref.path.start, ref.path.end), True)
+                yield Reference("constant", ref.path.text, view.location(doc, ref.path.start, ref.path.end), True, revision=view.revision)
 
 
 def _method_references(view: View, decl: Declaration) -> Iterator[Reference]:
@@ -132,11 +137,11 @@ def _method_references(view: View, decl: Declaration) -> Iterator[Reference]:
             location = view.location(doc, ref.start, ref.end)
             text = _receiver_text(ref)
             if recv is None:
-                yield Reference("method", name, location, False, text)
+                yield Reference("method", name, location, False, text, revision=view.revision)
             elif recv in descendants:
                 reached = view.resolver.find_member(recv, rec.unqualified)
                 if reached == decl.id:
-                    yield Reference("method", name, location, True, text)
+                    yield Reference("method", name, location, True, text, revision=view.revision)
 
 
 def _receiver_text(ref) -> str | None:  # type: ignore[no-untyped-def]
@@ -205,7 +210,7 @@ def definition_at(view: View, path: str, line: int, column: int) -> Target | Non
         target = _require_target(view, result, req)
         if target is None:
             return None
-        return Target(req.path, "Document", [Location(target.path or target.uri, 1, 0, 1, 0, target.uri)])
+        return Target(req.path, "Document", [Location(target.path or target.uri, 1, 0, 1, 0, target.uri)], revision=view.revision)
     if found[0] == "method" and view.state.method_receivers[doc][found[1]] is None:
         # Unknown receiver: every method of that name is a candidate.
         name = result.method_refs[found[1]].name + "()"
@@ -218,13 +223,13 @@ def definition_at(view: View, path: str, line: int, column: int) -> Target | Non
         # Project code first: the core stub's locations only matter when nothing else matches.
         own = [loc for loc in locations if loc.uri != CORE_URI]
         locations = own or locations
-        return Target(name, "Method", locations[:50]) if locations else None
+        return Target(name, "Method", locations[:50], revision=view.revision) if locations else None
     decl_id = _declaration_at(view, doc, offset)
     if decl_id is None:
         return None
     decl = Declaration(view, decl_id)
     target_decl = decl.target if decl.kind == "ConstantAlias" and decl.target is not None else decl
-    return Target(target_decl.name, target_decl.kind, [d.location for d in target_decl.definitions])
+    return Target(target_decl.name, target_decl.kind, [d.location for d in target_decl.definitions], revision=view.revision)
 
 
 def _require_target(view: View, doc: FileResult, req) -> FileResult | None:  # type: ignore[no-untyped-def]
@@ -257,6 +262,7 @@ def hover_at(view: View, path: str, line: int, column: int) -> Hover | None:
         visibility=d.visibility if d.kind == "Method" else None,
         ancestors=[a.name for a in d.ancestors] if d.kind in ("Class", "Module", "SingletonClass", "Todo") else [],
         comments=d.comments,
+        revision=view.revision,
     )
 
 
@@ -320,7 +326,7 @@ def completions_at(view: View, path: str, line: int, column: int, source: bytes 
         if me is not None:
             add_members(me, constants=False, methods=True)
     items = [
-        Completion(label, kind, detail)
+        Completion(label, kind, detail, revision=view.revision)
         for label, (kind, detail) in candidates.items()
         if label.startswith(prefix) and _COMPLETABLE.match(label)
     ]
