@@ -14,7 +14,7 @@ import msgspec
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import FileResult
 
-__all__ = ["CORE_URI", "GraphStore", "ResolvedImage", "ResolvedState"]
+__all__ = ["CORE_URI", "GraphStore", "MemberBookkeeping", "ResolvedImage", "ResolvedState"]
 
 # The built-in description of Ruby core, indexed like any other document and always first.
 CORE_URI = "rdx-core:///core.rb"
@@ -56,7 +56,6 @@ class ResolvedImage(msgspec.Struct, array_like=True, gc=False):
     method_receivers: list[list[int | None]]
     ancestor_ids: list[int]
     ancestors: list[tuple[int, ...]]
-    times: list[tuple[int, ...]]
     diagnostics: list[tuple[int, str, str, int, int, str]]
     object_id: int
     object_mixins: bool
@@ -64,11 +63,21 @@ class ResolvedImage(msgspec.Struct, array_like=True, gc=False):
     externals: list[tuple[int, int, int]]
     concern_deps: dict[int, list[int]]
     concern_cache: dict[int, bool]
-    member_index: dict[int, list[tuple[int, int]]]
-    doc_owners: list[list[int | None]]
     member_created: list[int]
     removed_owners: list[int]
     post_member: list[int]
+    # Needed only by member-edit replays and new ancestor chains, so kept encoded until then
+    # (a ``MemberBookkeeping`` and a list of ancestor-chain times parallel to ``ancestors``):
+    # decoding them would cost a warm start hundreds of thousands of objects.
+    members: msgspec.Raw
+    times: msgspec.Raw
+
+
+class MemberBookkeeping(msgspec.Struct, array_like=True, gc=False):
+    """What ``Resolver.refresh_members`` needs from the member phase (see the resolver)."""
+
+    member_index: dict[int, list[tuple[int, int]]]
+    doc_owners: list[list[int | None]]
     lookup_keys: dict[int, list[str]]
 
 

@@ -19,10 +19,12 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Sequence
 
+import msgspec
+
 from rdx.ids import declaration_id
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import ConstPath, DefinitionRecord, FileResult
-from rdx.model.store import CORE_URI, ResolvedImage, ResolvedState
+from rdx.model.store import CORE_URI, MemberBookkeeping, ResolvedImage, ResolvedState
 
 __all__ = ["CONSTANT_KINDS", "Resolver", "load_order", "resolve_documents"]
 
@@ -225,6 +227,9 @@ class Resolver:
         self._ancestors: dict[int, tuple[int, ...]] = {}
         self._in_progress: dict[int, tuple[list[int], list[int]]] = {}
         self._times: dict[int, tuple[int, ...]] = {}
+        # Restored from a snapshot: the encoded times and member bookkeeping, until needed.
+        self._times_raw: msgspec.Raw | None = None
+        self._members_raw: msgspec.Raw | None = None
         # Length of the superclass part of each chain being built (a stack, one per frame).
         self._super_len: list[int] = []
         self._superclass_done: set[int] = set()
@@ -1042,6 +1047,8 @@ class Resolver:
         classes themselves). Ruby skips a module "already in the chain" by looking at the
         superclasses as they are at that moment, so a superclass's include made later (in load
         order) does not stop an earlier include in the subclass."""
+        if self._times_raw is not None:
+            self._load_times()
         cached = self._ancestors.get(decl_id)
         if cached is not None:
             return cached, self._times[decl_id]
@@ -1362,6 +1369,7 @@ class Resolver:
         index = next((i for i, d in enumerate(self.docs) if d.uri == new.uri), None)
         if index is None:
             return None
+        self._load_members()
         old = self.docs[index]
         old_skeleton, new_skeleton = _skeleton(old), _skeleton(new)
         if old_skeleton is None or new_skeleton is None or old_skeleton[0] != new_skeleton[0]:
@@ -1549,8 +1557,26 @@ class Resolver:
 
     # -- persistence ---------------------------------------------------------------------
 
+    def _load_times(self) -> None:
+        assert self._times_raw is not None
+        times = msgspec.msgpack.decode(self._times_raw, type=list[tuple[int, ...]])
+        self._times_raw = None
+        self._times = dict(zip(self._ancestors, times, strict=True))
+
+    def _load_members(self) -> None:
+        if self._members_raw is None:
+            return
+        book = msgspec.msgpack.decode(self._members_raw, type=MemberBookkeeping)
+        self._members_raw = None
+        self._member_index = book.member_index
+        self._doc_owners = [set(o) for o in book.doc_owners]
+        self._lookup_keys = {k: set(v) for k, v in book.lookup_keys.items()}
+
     def export(self, fingerprint: str) -> ResolvedImage:
         """The resolved state and the bookkeeping later queries and edits need, as plain data."""
+        if self._times_raw is not None:
+            self._load_times()
+        self._load_members()
         state = self.state
         externals = []
         for ns, entries in self._external.items():
@@ -1566,19 +1592,25 @@ class Resolver:
             method_receivers=state.method_receivers,
             ancestor_ids=list(self._ancestors),
             ancestors=list(self._ancestors.values()),
-            times=[self._times[d] for d in self._ancestors],
             diagnostics=state.diagnostics,
             object_id=self.object_id,
             object_mixins=self._object_mixins,
             externals=externals,
             concern_deps=self._concern_deps,
             concern_cache=self._concern_cache,
-            member_index=self._member_index,
-            doc_owners=[sorted(o, key=lambda x: -1 if x is None else x) for o in self._doc_owners],
             member_created=sorted(self._member_created),
             removed_owners=sorted(self._removed_owners),
             post_member=sorted(self._post_member),
-            lookup_keys={k: sorted(v) for k, v in self._lookup_keys.items()},
+            members=msgspec.Raw(
+                msgspec.msgpack.encode(
+                    MemberBookkeeping(
+                        member_index=self._member_index,
+                        doc_owners=[sorted(o, key=lambda x: -1 if x is None else x) for o in self._doc_owners],
+                        lookup_keys={k: sorted(v) for k, v in self._lookup_keys.items()},
+                    )
+                )
+            ),
+            times=msgspec.Raw(msgspec.msgpack.encode([self._times[d] for d in self._ancestors])),
         )
 
     @classmethod
@@ -1593,7 +1625,7 @@ class Resolver:
         self.state.method_receivers = image.method_receivers
         self.state.diagnostics = image.diagnostics
         self._ancestors = self.state.ancestors = dict(zip(image.ancestor_ids, image.ancestors, strict=True))
-        self._times = dict(zip(image.ancestor_ids, image.times, strict=True))
+        self._times_raw = image.times.copy()  # A copy: the Raw would keep the whole file alive.
         self.object_id = self.state.object_id = image.object_id
         self.basic_object_id = self.by_name["BasicObject"]
         self.kernel_id = self.by_name["Kernel"]
@@ -1609,12 +1641,10 @@ class Resolver:
         self._concerns_known = True
         self._allow_placeholders = True
         self._track_post = True
-        self._member_index = image.member_index
-        self._doc_owners = [set(o) for o in image.doc_owners]
+        self._members_raw = image.members.copy()
         self._member_created = set(image.member_created)
         self._removed_owners = set(image.removed_owners)
         self._post_member = set(image.post_member)
-        self._lookup_keys = {k: set(v) for k, v in image.lookup_keys.items()}
         return self
 
     # -- driver --------------------------------------------------------------------------
