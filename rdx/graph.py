@@ -81,6 +81,20 @@ def _parse_path(text: str) -> ConstPath:
     return ConstPath(segments, absolute, 0, 0)
 
 
+def _settle(freeze: bool) -> None:
+    """Hand a freshly loaded or resolved graph to the garbage collector as long-lived data.
+
+    Its hundreds of thousands of containers make no cycles. Left in the youngest generation,
+    the next collection would walk them all at once (and again as they age). ``gc.freeze()``
+    moves every tracked object out of the collector's sight; unfreezing at once puts them in
+    the oldest generation, where only the (rare) full collections visit them. Keeping them
+    frozen (``freeze_gc=True``) also spares those, at the price of never collecting cycles that
+    were alive at that moment, which is why only rdx's own processes ask for it."""
+    gc.freeze()
+    if not freeze:
+        gc.unfreeze()
+
+
 def _check_jobs(jobs: object) -> None:
     if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
         raise InvalidArgumentError(f"jobs must be a positive integer, got {jobs!r}")
@@ -191,11 +205,11 @@ class Graph:
         snapshot is rewritten when anything changed. A bad snapshot is reported and rebuilt.
         When nothing changed and the resolved graph was saved, the graph starts resolved.
 
-        ``freeze_gc=True`` is for long-running processes that hold the graph (servers, editors):
-        after loading and after each full resolve, ``gc.freeze()`` moves every object then alive
-        out of the cyclic collector's sight, so hundreds of thousands of graph objects are not
-        traversed again and again. It is process-wide: cycles alive at that moment are never
-        collected, hence off by default."""
+        ``freeze_gc=True`` is for processes that hold the graph and nothing else of note
+        (rdx's CLI and MCP server): after loading and after each full resolve, ``gc.freeze()``
+        keeps every object then alive out of the cyclic collector's sight for good. It is
+        process-wide: cycles alive at that moment are never collected, hence off by default;
+        by default the graph is only moved to the oldest generation (see ``_settle``)."""
         _check_jobs(jobs)
         # The collector stays off while the graph loads; objects allocated meanwhile make no cycles.
         with paused_gc():
@@ -267,8 +281,7 @@ class Graph:
         graph.open_stats = {
             "reused": len(reused), "parsed": len(fresh), "deleted": deleted, "snapshot": snapshot is not None, "resolved": restored,
         }
-        if freeze_gc:
-            gc.freeze()
+        _settle(freeze_gc)
         return graph
 
     def _restore_resolved(self) -> bool:
@@ -436,8 +449,7 @@ class Graph:
             store.mark_resolved(state)
             self._view = View(state, resolver, store.revision)
             self._save_resolved(resolver)
-            if self._freeze_gc:
-                gc.freeze()  # Before the collector is back on (see ``Graph.open``).
+            _settle(self._freeze_gc)  # Before the collector is back on (see ``Graph.open``).
 
     # -- questions -----------------------------------------------------------------------
 
