@@ -57,16 +57,23 @@ def default_cache_dir(root: str) -> str:
     return os.path.join(root if os.path.isdir(root) else os.path.dirname(os.path.abspath(root)), ".rdx")
 
 
-def load_snapshot(cache_dir: str, roots: list[str]) -> tuple[Snapshot | None, str | None]:
-    """(snapshot, None), or (None, reason) when there is none or it cannot be used."""
-    path = os.path.join(cache_dir, SNAPSHOT_NAME)
+def _read(path: str, what: str, then: str) -> tuple[bytes | None, str | None]:
+    """(data, None); (None, None) when the file does not exist; (None, reason) when unreadable."""
     try:
         with open(path, "rb") as f:
-            data = f.read()
+            return f.read(), None
     except FileNotFoundError:
         return None, None
     except OSError as exc:
-        return None, f"cannot read the index snapshot {path}: {exc.strerror}; rebuilding"
+        return None, f"cannot read {what} {path}: {exc.strerror}; {then}"
+
+
+def load_snapshot(cache_dir: str, roots: list[str]) -> tuple[Snapshot | None, str | None]:
+    """(snapshot, None), or (None, reason) when there is none or it cannot be used."""
+    path = os.path.join(cache_dir, SNAPSHOT_NAME)
+    data, problem = _read(path, "the index snapshot", "rebuilding")
+    if data is None:
+        return None, problem
     try:
         snapshot = _decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
@@ -107,13 +114,9 @@ def load_image(cache_dir: str, fingerprint: str) -> tuple[ResolvedImage | None, 
     names; (None, None) when there is none for them; (None, reason) when the file cannot be
     used. The caller then resolves, which is always correct, only slower."""
     path = os.path.join(cache_dir, IMAGE_NAME)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        return None, None
-    except OSError as exc:
-        return None, f"cannot read the resolved graph {path}: {exc.strerror}; resolving again"
+    data, problem = _read(path, "the resolved graph", "resolving again")
+    if data is None:
+        return None, problem
     try:
         image = _image_decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:

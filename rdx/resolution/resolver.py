@@ -110,6 +110,29 @@ def _position_map(old: FileResult, new: FileResult, pairs: Iterable[tuple[int, i
     return spans
 
 
+def _successor(
+    previous: ResolvedState,
+    documents: list[FileResult],
+    declarations: dict[int, DeclarationRecord],
+    by_name: dict[str, int],
+    definition_declarations: list[list[int | None]],
+    diagnostics: list[tuple[int, str, str, int, int, str]],
+) -> ResolvedState:
+    """A state after an incremental update: reference lists copied (the caller replaces the
+    refreshed documents' entries), ancestors shared (updates never change them)."""
+    return ResolvedState(
+        documents=documents,
+        declarations=declarations,
+        by_name=by_name,
+        definition_declarations=definition_declarations,
+        constant_targets=list(previous.constant_targets),
+        method_receivers=list(previous.method_receivers),
+        ancestors=previous.ancestors,
+        diagnostics=diagnostics,
+        object_id=previous.object_id,
+    )
+
+
 def _member_keys(d: DefinitionRecord) -> tuple[str, ...]:
     """The member keys a member definition writes (``m()``, ``m=()``, ``@x``)."""
     kind = d.kind
@@ -1297,17 +1320,7 @@ class Resolver:
         docs[index] = new
         self.docs = docs
         previous = self.state
-        state = ResolvedState(
-            documents=docs,
-            declarations=previous.declarations,
-            by_name=previous.by_name,
-            definition_declarations=previous.definition_declarations,
-            constant_targets=list(previous.constant_targets),
-            method_receivers=list(previous.method_receivers),
-            ancestors=previous.ancestors,
-            diagnostics=diagnostics,
-            object_id=previous.object_id,
-        )
+        state = _successor(previous, docs, previous.declarations, previous.by_name, previous.definition_declarations, diagnostics)
         self.state = state
         state.constant_targets[index], state.method_receivers[index] = self._document_references(index)
         return state
@@ -1437,17 +1450,7 @@ class Resolver:
             rec.definitions = moved_defs
         def_decl[index] = row
         self.docs, self.decls, self.by_name, self.def_decl = docs, decls, by_name, def_decl
-        state = ResolvedState(
-            documents=docs,
-            declarations=decls,
-            by_name=by_name,
-            definition_declarations=def_decl,
-            constant_targets=list(prev.constant_targets),
-            method_receivers=list(prev.method_receivers),
-            ancestors=prev.ancestors,
-            diagnostics=diagnostics,
-            object_id=prev.object_id,
-        )
+        state = _successor(prev, docs, decls, by_name, def_decl, diagnostics)
         self.state = state
         self._crefs[index] = {}
         if old.external_mixins:
