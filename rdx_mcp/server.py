@@ -39,6 +39,7 @@ class Workspace:
 
     def __init__(self, root: str, *, cache_dir: str | None = None, watch: bool = True) -> None:
         self.root = os.path.abspath(root)
+        self._prefix = self.root.rstrip(os.sep) + os.sep
         self.cache_dir = cache_dir
         self._lock = threading.RLock()
         self._graph: rdx.Graph | None = None
@@ -110,6 +111,8 @@ class Workspace:
     def rel(self, path: str | None) -> str | None:
         if path is None:
             return None
+        if path.startswith(self._prefix):
+            return path[len(self._prefix) :]  # The common case, without relpath's system calls.
         try:
             rel = os.path.relpath(path, self.root)
         except ValueError:
@@ -244,10 +247,16 @@ def _whole(items: list[Item], revision: int) -> Page:
     return Page(total=len(items), offset=0, limit=len(items), next_offset=None, items=items, revision=revision)
 
 
-def _page(items: list[Any], offset: int, limit: int, maximum: int, max_tokens: int | None) -> tuple[list[Any], dict[str, Any]]:
+def _page(
+    items: list[Any], offset: int, limit: int, maximum: int, max_tokens: int | None, build: Any = None
+) -> tuple[list[Any], dict[str, Any]]:
+    """One page of ``items`` and its paging fields; ``build`` turns the page's raw items into
+    output models (only those: building all of a long list would cost more than the query)."""
     clamped = limit > maximum
     limit = min(limit, maximum)
     chunk = items[offset : offset + limit]
+    if build is not None:
+        chunk = [build(x) for x in chunk]
     truncated = False
     if max_tokens is not None:
         # About four characters a token: drop items from the end until the page fits.
@@ -359,7 +368,7 @@ def build_server(workspace: Workspace) -> MCPServer:
             found = g.search(query, kind=kind, match_mode=match_mode)
         except rdx.InvalidArgumentError as exc:
             raise _error("invalid_argument", str(exc), "fix the argument named in the message") from None
-        chunk, meta = _page([item(d) for d in found], offset, limit, MAX_SEARCH, max_tokens)
+        chunk, meta = _page(found, offset, limit, MAX_SEARCH, max_tokens, item)
         return Page(items=chunk, revision=g.revision, **meta)
 
     @server.tool(description="A declaration: kind, definitions with locations and comments, ancestors, members.")
@@ -385,7 +394,7 @@ def build_server(workspace: Workspace) -> MCPServer:
     @server.tool(description="Classes and modules that have this one among their ancestors, by name.")
     def get_descendants(name: str, limit: Annotated[int, Field(ge=1)] = 100, offset: Offset = 0, max_tokens: MaxTokens = None) -> Page:
         g = workspace.graph()
-        chunk, meta = _page([item(d) for d in declaration(g, name).descendants], offset, limit, MAX_DESCENDANTS, max_tokens)
+        chunk, meta = _page(declaration(g, name).descendants, offset, limit, MAX_DESCENDANTS, max_tokens, item)
         return Page(items=chunk, revision=g.revision, **meta)
 
     @server.tool(description="Ancestors of a class or module, in Ruby's lookup order.")
@@ -401,17 +410,16 @@ def build_server(workspace: Workspace) -> MCPServer:
             other = "find_method_references" if d.kind == "Method" else "find_constant_references"
             raise _error("invalid_argument", f"{name} is a {d.kind}", f"use {other}")
         # Documented order: by file path (relative to the project), then line, then column.
-        flat = []
-        for r in g.references_to(d.name):
+        found = [(workspace.rel(r.location.path) or r.location.path, r) for r in g.references_to(d.name)]
+        found.sort(key=lambda x: (x[0], x[1].location.start_line, x[1].location.start_column))
+
+        def flat(entry: tuple[str, rdx.Reference]) -> _FlatRef:
+            path, r = entry
             loc = r.location
-            flat.append(
-                _FlatRef(
-                    path=workspace.rel(loc.path) or loc.path,
-                    ref=RefItem(at=f"{loc.start_line}:{loc.start_column}-{loc.end_line}:{loc.end_column}", name=r.name, certain=r.certain, receiver=r.receiver),
-                )
-            )
-        flat.sort(key=lambda f: (f.path, *(int(x) for x in f.ref.at.replace("-", ":").split(":"))))
-        chunk, meta = _page(flat, offset, limit, MAX_REFERENCES, max_tokens)
+            at = f"{loc.start_line}:{loc.start_column}-{loc.end_line}:{loc.end_column}"
+            return _FlatRef(path=path, ref=RefItem(at=at, name=r.name, certain=r.certain, receiver=r.receiver))
+
+        chunk, meta = _page(found, offset, limit, MAX_REFERENCES, max_tokens, flat)
         files: list[RefFile] = []
         for f in chunk:
             if not files or files[-1].path != f.path:

@@ -72,7 +72,7 @@ class Diagnostic(msgspec.Struct, frozen=True):
 class View:
     """Shared access to a resolved state; every public record of a graph holds one."""
 
-    __slots__ = ("_descendants", "_site_names", "resolver", "revision", "search_index", "state")
+    __slots__ = ("_aliases", "_call_sites", "_descendants", "_site_names", "resolver", "revision", "search_index", "state")
 
     def __init__(self, state: ResolvedState, resolver: Resolver, revision: int) -> None:
         self.state = state
@@ -81,6 +81,8 @@ class View:
         self._descendants: dict[int, list[int]] | None = None
         # Built by the first search of this state (see rdx.query.search.SearchIndex).
         self.search_index: Any = None
+        self._call_sites: dict[str, list[tuple[int, int]]] | None = None
+        self._aliases: list[int] | None = None
 
     def location(self, doc: int, start: int, end: int) -> Location:
         result = self.state.documents[doc]
@@ -103,6 +105,27 @@ class View:
                         out.setdefault(anc, []).append(decl_id)
             self._descendants = out
         return self._descendants
+
+    def constant_aliases(self) -> list[int]:
+        """Ids of every constant alias declaration (``AL = Foo``) of this state."""
+        if self._aliases is None:
+            self._aliases = [d for d, rec in self.state.declarations.items() if rec.kind == "ConstantAlias"]
+        return self._aliases
+
+    def call_sites(self, name: str) -> list[tuple[int, int]]:
+        """(document, method reference index) of every call of a method named ``name``, in
+        document order; the index is built by the first question of this state."""
+        if self._call_sites is None:
+            sites: dict[str, list[tuple[int, int]]] = {}
+            for doc, result in enumerate(self.state.documents):
+                for i, ref in enumerate(result.method_refs):
+                    found = sites.get(ref.name)
+                    if found is None:
+                        sites[ref.name] = [(doc, i)]
+                    else:
+                        found.append((doc, i))
+            self._call_sites = sites
+        return self._call_sites.get(name, [])
 
     def nesting_text(self, doc: int, index: int, inclusive: bool = False) -> list[str]:
         """Lexical scopes around definition ``index`` as written, outermost first (``index``

@@ -111,14 +111,18 @@ def references_to(view: View, decl: Declaration) -> list[Reference]:
 
 def _constant_references(view: View, decl: Declaration) -> Iterator[Reference]:
     resolver = view.resolver
-    target = decl.id
+    # The declaration itself and every constant alias that leads to it.
+    wanted = {decl.id}
+    for decl_id in view.constant_aliases():
+        if resolver.follow(decl_id) == decl.id:
+            wanted.add(decl_id)
     for doc, result in enumerate(view.state.documents):
         targets = view.state.constant_targets[doc]
-        for i, ref in enumerate(result.const_refs):
-            found = targets[i]
-            if found is None:
-                continue
-            if found == target or (view.state.declarations[found].kind == "ConstantAlias" and resolver.follow(found) == target):
+        if wanted.isdisjoint(targets):
+            continue
+        for i, found in enumerate(targets):
+            if found in wanted:
+                ref = result.const_refs[i]
                 yield Reference("constant", ref.path.text, view.location(doc, ref.path.start, ref.path.end), True, revision=view.revision)
 
 
@@ -128,20 +132,13 @@ def _method_references(view: View, decl: Declaration) -> Iterator[Reference]:
     owner = rec.owner
     name = rec.unqualified.removesuffix("()")
     descendants = set(view.descendants().get(owner, ())) | {owner} if owner is not None else set()
-    for doc, result in enumerate(state.documents):
-        receivers = state.method_receivers[doc]
-        for i, ref in enumerate(result.method_refs):
-            if ref.name != name:
-                continue
-            recv = receivers[i]
-            location = view.location(doc, ref.start, ref.end)
-            text = _receiver_text(ref)
-            if recv is None:
-                yield Reference("method", name, location, False, text, revision=view.revision)
-            elif recv in descendants:
-                reached = view.resolver.find_member(recv, rec.unqualified)
-                if reached == decl.id:
-                    yield Reference("method", name, location, True, text, revision=view.revision)
+    for doc, i in view.call_sites(name):
+        ref = state.documents[doc].method_refs[i]
+        recv = state.method_receivers[doc][i]
+        if recv is None:
+            yield Reference("method", name, view.location(doc, ref.start, ref.end), False, _receiver_text(ref), revision=view.revision)
+        elif recv in descendants and view.resolver.find_member(recv, rec.unqualified) == decl.id:
+            yield Reference("method", name, view.location(doc, ref.start, ref.end), True, _receiver_text(ref), revision=view.revision)
 
 
 def _receiver_text(ref) -> str | None:  # type: ignore[no-untyped-def]
