@@ -506,6 +506,17 @@ class Graph:
             site = (ns,) + site
         return view.declaration(resolver.lookup_path(path, site))
 
+    def prepare_queries(self) -> None:
+        """Resolve if needed and build the indexes that the first search, descendants and
+        method-reference questions of this revision would otherwise build on demand. For
+        servers, which can do it while idle so that no caller waits."""
+        view = self._ready()
+        if view.search_index is None:
+            view.search_index = SearchIndex(view.state.declarations.values())
+        view.search_index.prepare()
+        view.descendants()
+        view.call_sites("")
+
     def search(self, query: str, *, kind: str | None = None, match_mode: str = "fuzzy", limit: int | None = None) -> list[Declaration]:
         """Declarations whose names match ``query``, best first."""
         if not isinstance(query, str) or not query:

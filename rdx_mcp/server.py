@@ -75,6 +75,7 @@ class Workspace:
         with self._lock:
             self._graph = graph
             self.last_indexed = time.time()
+            graph.prepare_queries()
         if watch:
             self._watch()
 
@@ -87,8 +88,17 @@ class Workspace:
         def ruby_only(change: watchfiles.Change, path: str) -> bool:
             return path.endswith((".rb", ".rake", ".gemspec")) and "/.rdx/" not in path
 
+        idle_work = False
         for changes in watchfiles.watch(self.root, watch_filter=ruby_only, stop_event=self._stop, rust_timeout=500, yield_on_timeout=True):
             if not changes:
+                if idle_work:
+                    # Files went quiet: rebuild the query indexes and write the snapshot now,
+                    # not after every change of a burst.
+                    with self._lock:
+                        assert self._graph is not None
+                        self._graph.prepare_queries()
+                        self._graph.save()
+                    idle_work = False
                 continue
             paths = sorted({p for _, p in changes})
             with self._lock:
@@ -98,6 +108,7 @@ class Workspace:
                 self._graph.resolve()
                 self.pending.clear()
                 self.last_indexed = time.time()
+            idle_work = True
 
     def graph(self) -> rdx.Graph:
         """The ready graph, or an ``indexing`` tool error with progress."""

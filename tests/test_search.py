@@ -81,3 +81,14 @@ def test_indexed_search_equals_scoring_everything_on_chosen_queries(records, ind
         for kind in (None, "Method", "Class"):
             expected = names(search_declarations(records, query, mode, kind))
             assert names(search_declarations(records, query, mode, kind, index)) == expected, (query, mode, kind)
+
+
+def test_prepared_indexes_answer_like_lazily_built_ones():
+    lazy = build_graph(FIXTURE)
+    prepared = build_graph(FIXTURE)
+    prepared.prepare_queries()
+    assert prepared._view.search_index is not None
+    for query in ("find", "ActRec", "Base", "hexd"):
+        for mode in ("fuzzy", "prefix", "exact"):
+            assert names(prepared.search(query, match_mode=mode)) == names(lazy.search(query, match_mode=mode))
+    assert [r.location for r in prepared.references_to("ActiveRecord::Base#save!()")] == [r.location for r in lazy.references_to("ActiveRecord::Base#save!()")]

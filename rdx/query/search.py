@@ -96,6 +96,12 @@ class SearchIndex:
         self._sorted_names: list[tuple[str, int]] | None = None
         self._sorted_unqualified: list[tuple[str, int]] = []
 
+    def prepare(self) -> None:
+        """Build what the first queries would build lazily (token haystack, lookup tables)."""
+        self._token_haystack()
+        self.exact("")
+        self.prefix("\uffff")
+
     def tokens(self, rec: DeclarationRecord) -> list[str]:
         text = _token_string(rec.name)
         return text.split(" ") if text else []
