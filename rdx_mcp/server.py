@@ -69,13 +69,14 @@ class Workspace:
         try:
             graph = rdx.Graph.open([self.root], cache_dir=self.cache_dir, progress=self._on_progress, freeze_gc=True)
             graph.resolve()
+            # Before the graph is shared, so no tool call waits for it (they say "indexing").
+            graph.prepare_queries()
         except Exception as exc:  # Reported through every tool call instead of killing the server.
             self._error = f"indexing {self.root} failed: {exc}"
             return
         with self._lock:
             self._graph = graph
             self.last_indexed = time.time()
-            graph.prepare_queries()
         if watch:
             self._watch()
 
