@@ -5,10 +5,15 @@ Usage: python bench/bench_capi.py [ROOT NAME] [--iterations N]
 corpus with ActiveRecord::Base when that is installed.)
 
 Builds librdx.so (if needed) and bench/bench_capi.c, which times through the C ABI
-``rdx_graph_get_declaration`` (plus the ``rdx_declaration_free`` a C caller must pair with it)
-and a walk of the declaration's ancestors with an iterator (each item released). Then times
-``Graph.get(name)`` and ``[a for a in decl.ancestors]`` in this interpreter on a graph of the
-same files, and prints both and their ratio. Nothing here asserts a time.
+``rdx_graph_get_declaration`` (plus the ``rdx_declaration_free`` a C caller must pair with it),
+a walk of the declaration's ancestors with an iterator (each item released), the same walk
+fetching each item's name, and the batch calls ``rdx_declaration_ancestor_names`` and
+``rdx_declaration_member_names`` (one call and one ``rdx_string_array_free`` for the list),
+members also item by item. Then times the same in this interpreter (``Graph.get(name)``,
+``[a for a in decl.ancestors]``, ``[a.name for a in decl.ancestors]``, ...) on a graph of the
+same files, and, when ``ruby`` is installed, the Ruby binding's ``decl.ancestors.map(&:name)``
+against ``decl.ancestor_names``. Prints every time, the C ABI against Python, and the batch
+calls against the walks they replace. Nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import rdx
@@ -27,8 +33,31 @@ ROOT = Path(__file__).resolve().parent.parent
 BINDINGS = ROOT / "bindings"
 EXAMPLE = ROOT / "rdx" / "data" / "example"
 
+# The Ruby half: per-item objects (each a handle, released by its finalizer) against one call.
+RUBY_SCRIPT = """
+require "rdx"
+root, name, n = ARGV[0], ARGV[1], Integer(ARGV[2])
+graph = Rdx::Graph.new
+graph.index_all([root])
+graph.resolve
+decl = graph[name] or abort("no declaration #{name}")
+raise "names differ" unless decl.ancestors.map(&:name) == decl.ancestor_names
+raise "names differ" unless decl.members.map(&:name) == decl.member_names
+def time_ns(n)
+  (n / 10 + 1).times { yield }
+  GC.start
+  start = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
+  n.times { yield }
+  (Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond) - start).fdiv(n)
+end
+puts "ancestor_names_iter_ns=#{time_ns(n) { decl.ancestors.map(&:name) }}"
+puts "ancestor_names_batch_ns=#{time_ns(n) { decl.ancestor_names }}"
+puts "member_names_iter_ns=#{time_ns(n) { decl.members.map(&:name) }}"
+puts "member_names_batch_ns=#{time_ns(n) { decl.member_names }}"
+"""
 
-def build_program(workdir: Path) -> Path:
+
+def build_program(workdir: Path) -> tuple[Path, Path]:
     proc = subprocess.run([sys.executable, str(BINDINGS / "build_capi.py")], capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         sys.exit(f"building librdx failed:\n{proc.stderr}")
@@ -40,7 +69,7 @@ def build_program(workdir: Path) -> Path:
          f"-Wl,-rpath,{library.parent}", "-o", str(program)],
         check=True,
     )  # fmt: skip
-    return program
+    return program, library
 
 
 def time_c(program: Path, root: str, name: str, iterations: int) -> dict[str, float]:
@@ -48,6 +77,29 @@ def time_c(program: Path, root: str, name: str, iterations: int) -> dict[str, fl
     if proc.returncode != 0:
         sys.exit(f"bench_capi failed:\n{proc.stderr}")
     return {key: float(value) for key, value in (item.split("=") for item in proc.stdout.split())}
+
+
+def time_ruby(library: Path, root: str, name: str, iterations: int) -> dict[str, float] | None:
+    ruby = shutil.which("ruby")
+    if ruby is None:
+        return None
+    env = {"RDX_LIB": str(library), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run(
+        [ruby, f"-I{BINDINGS / 'ruby' / 'lib'}", "-e", RUBY_SCRIPT, root, name, str(iterations)],
+        capture_output=True, text=True, env=env, check=False,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        sys.exit(f"the Ruby benchmark failed:\n{proc.stderr}")
+    return {key: float(value) for key, value in (item.split("=") for item in proc.stdout.split())}
+
+
+def _time_ns(function: Callable[[], object], iterations: int) -> float:
+    for _ in range(iterations // 10 + 1):
+        function()
+    t0 = time.perf_counter_ns()
+    for _ in range(iterations):
+        function()
+    return (time.perf_counter_ns() - t0) / iterations
 
 
 def time_python(root: str, name: str, iterations: int) -> dict[str, float]:
@@ -70,7 +122,15 @@ def time_python(root: str, name: str, iterations: int) -> dict[str, float]:
     for _ in range(iterations):
         [a for a in decl.ancestors]  # noqa: C416
     walk_ns = (time.perf_counter_ns() - t0) / iterations
-    return {"index_s": index_s, "get_ns": get_ns, "ancestors_ns": walk_ns, "ancestors": len(decl.ancestors)}
+    return {
+        "index_s": index_s,
+        "get_ns": get_ns,
+        "ancestors_ns": walk_ns,
+        "ancestors": len(decl.ancestors),
+        "ancestor_names_ns": _time_ns(lambda: [a.name for a in decl.ancestors], iterations),
+        "members": len(decl.members),
+        "member_names_ns": _time_ns(lambda: [m.name for m in decl.members], iterations),
+    }
 
 
 def main() -> None:
@@ -78,24 +138,45 @@ def main() -> None:
     parser.add_argument("root", nargs="?", default=str(EXAMPLE))
     parser.add_argument("name", nargs="?", default="Shop::Models::Product")
     parser.add_argument("--iterations", type=int, default=20000)
+    parser.add_argument("--no-ruby", action="store_true", help="skip the Ruby binding's rows")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        program = build_program(Path(tmp))
+        program, library = build_program(Path(tmp))
         c = time_c(program, args.root, args.name, args.iterations)
     py = time_python(args.root, args.name, args.iterations)
-    if int(c["ancestors"]) != int(py["ancestors"]):
-        sys.exit(f"the C ABI walked {int(c['ancestors'])} ancestors, Python {int(py['ancestors'])}")
-    print(f"root {args.root}, {args.name} ({int(py['ancestors'])} ancestors), {args.iterations} iterations")
+    for what in ("ancestors", "members"):
+        if int(c[what]) != int(py[what]):
+            sys.exit(f"the C ABI saw {int(c[what])} {what}, Python {int(py[what])}")
+    rb = None if args.no_ruby else time_ruby(library, args.root, args.name, min(args.iterations, 2000))
+    ancestors, members = int(py["ancestors"]), int(py["members"])
+    print(f"root {args.root}, {args.name} ({ancestors} ancestors, {members} members), {args.iterations} iterations")
     print(f"index+resolve: C ABI {c['index_s']:.2f} s, Python {py['index_s']:.2f} s")
-    print(f"{'operation':<44}{'C ABI':>12}{'Python':>12}{'ratio':>8}")
+    print(f"{'operation':<48}{'C ABI':>12}{'Python':>12}{'ratio':>8}")
     rows = [
         ("get_declaration (one call)", c["get_ns"], py["get_ns"]),
         ("get_declaration + declaration_free", c["get_ns"] + c["free_ns"], py["get_ns"]),
         ("ancestors walk (iterator, items freed)", c["ancestors_ns"], py["ancestors_ns"]),
-        ("  per ancestor", c["ancestors_ns"] / c["ancestors"], py["ancestors_ns"] / py["ancestors"]),
+        ("  per ancestor", c["ancestors_ns"] / ancestors, py["ancestors_ns"] / ancestors),
+        ("ancestor names, item by item (iterator + name)", c["ancestor_names_iter_ns"], py["ancestor_names_ns"]),
+        ("ancestor names, batch (ancestor_names)", c["ancestor_names_batch_ns"], py["ancestor_names_ns"]),
+        ("  per ancestor, batch", c["ancestor_names_batch_ns"] / ancestors, py["ancestor_names_ns"] / ancestors),
+        ("member names, item by item (iterator + name)", c["member_names_iter_ns"], py["member_names_ns"]),
+        ("member names, batch (member_names)", c["member_names_batch_ns"], py["member_names_ns"]),
     ]
     for label, c_ns, py_ns in rows:
-        print(f"{label:<44}{c_ns / 1000:>10.2f}us{py_ns / 1000:>10.2f}us{c_ns / py_ns:>7.1f}x")
+        print(f"{label:<48}{c_ns / 1000:>10.2f}us{py_ns / 1000:>10.2f}us{c_ns / py_ns:>7.1f}x")
+    print("batch call against the item-by-item walk it replaces (same answer):")
+    speedups = [
+        ("C ABI, ancestor names", c["ancestor_names_iter_ns"], c["ancestor_names_batch_ns"]),
+        ("C ABI, member names", c["member_names_iter_ns"], c["member_names_batch_ns"]),
+    ]
+    if rb is not None:
+        speedups += [
+            ("Ruby, ancestors.map(&:name) -> ancestor_names", rb["ancestor_names_iter_ns"], rb["ancestor_names_batch_ns"]),
+            ("Ruby, members.map(&:name) -> member_names", rb["member_names_iter_ns"], rb["member_names_batch_ns"]),
+        ]
+    for label, before_ns, after_ns in speedups:
+        print(f"  {label:<46}{before_ns / 1000:>10.2f}us -> {after_ns / 1000:>8.2f}us{before_ns / after_ns:>7.1f}x faster")
 
 
 if __name__ == "__main__":

@@ -53,6 +53,7 @@ PRIVATE_CDEF = """
 void rdx__set_last_error(const char *message, size_t length);
 char *rdx__strdup(const char *bytes, size_t length);
 char **rdx__string_array(size_t count);
+char **rdx__string_array_unpack(const char *packed, size_t length, size_t count);
 """
 
 # Runs inside the host process the first time it calls an interpreter-backed function. If

@@ -25,19 +25,23 @@
  *   (declarations, definitions, references, diagnostics, iterators); afterwards those handles
  *   are invalid and any call with them returns RDX_ERR_INVALID_HANDLE. Strings returned
  *   through `char **` are malloc'ed copies owned by the caller: release them with
- *   rdx_string_free. Strings returned through `const char **` (kinds) are static, owned by
- *   the library and valid for the life of the process: never free them.
+ *   rdx_string_free. Arrays of strings returned through `char ***` with a count (comments,
+ *   the *_names functions) are a malloc'ed array of malloc'ed strings, NULL when the count is
+ *   0: release both with rdx_string_array_free(array, count). Strings returned through
+ *   `const char **` (kinds) are static, owned by the library and valid for the life of the
+ *   process: never free them. Structs the library fills (rdx_location_t, rdx_open_stats_t)
+ *   belong to the caller.
  *
  * Snapshots.  A declaration, definition or reference handle describes the graph at the
  *   revision it was obtained (as rdx's Python objects do). After index_* or delete_document,
  *   fetch handles again to see the change; queries on a changed graph resolve it first, so
  *   RDX_ERR_NOT_RESOLVED is never returned by this version.
  *
- * Text.  Names, URIs and source text are passed as (pointer, length in bytes); pass
+ * Text.  Names, URIs, paths and source text are passed as (pointer, length in bytes); pass
  *   RDX_NTS as the length for a NUL-terminated string. Names and URIs must be valid UTF-8
  *   without NUL bytes (else RDX_ERR_ENCODING or RDX_ERR_INVALID_ARGUMENT); source text must be
- *   valid UTF-8 (RDX_ERR_ENCODING). File system paths are bytes as the OS takes them.
- *   Returned strings are UTF-8 and NUL-terminated.
+ *   valid UTF-8 (RDX_ERR_ENCODING). File system paths are bytes as the OS takes them, without
+ *   NUL bytes. Returned strings are UTF-8 and NUL-terminated.
  *
  * Threads.  Every function may be called from any thread. Calls on one graph are serialized
  *   by a lock per graph, and the embedded interpreter runs one call at a time, so threads
@@ -56,7 +60,10 @@ extern "C" {
 #endif
 
 /* The ABI version this header describes; rdx_abi_version() returns the library's. Any
- * incompatible change to a type or function below increments it. */
+ * incompatible change to a type or function below increments it; adding functions or types
+ * does not. Version 1 later gained persistent projects (rdx_graph_open, rdx_graph_save,
+ * rdx_graph_open_stats, rdx_open_stats_t) and the batch calls rdx_declaration_*_names: a
+ * program that uses them needs a library that has them (it fails to link or load otherwise). */
 #define RDX_ABI_VERSION 1
 
 /* Pass as a length to mean "the string is NUL-terminated". */
@@ -110,11 +117,56 @@ typedef struct rdx_location {
     uint32_t end_column;
 } rdx_location_t;
 
+/* What rdx_graph_open did to build a graph (see rdx_graph_open_stats). The struct belongs to
+ * the caller; it holds no pointers, so there is nothing to free. */
+typedef struct rdx_open_stats {
+    uint32_t reused;        /* files taken from the snapshot without parsing */
+    uint32_t parsed;        /* files parsed: new, changed, or all of them without a snapshot */
+    uint32_t deleted;       /* files in the snapshot that no longer exist */
+    int32_t had_snapshot;   /* 1 when a usable snapshot was found in the cache directory, else 0 */
+    int32_t resolved;       /* 1 when the graph started resolved from the saved resolved graph
+                             * (nothing changed since it was saved), else 0 */
+} rdx_open_stats_t;
+
 /* ---- Graph ------------------------------------------------------------------------------- */
 
 /* A new graph with Ruby core (Object, Kernel, Comparable, ...) already indexed.
  * *out: owned by the caller, release with rdx_graph_free. */
 rdx_status_t rdx_graph_new(rdx_graph_t **out);
+
+/* A graph of the project at `root` (a directory, as rdx.Graph.open), with Ruby core, starting
+ * warm from the snapshot in `cache_dir`: unchanged files (same size and mtime, or same content)
+ * are taken from the snapshot, only new and changed files are parsed, deleted ones are dropped,
+ * and the snapshot is rewritten when anything changed. When nothing changed and the resolved
+ * graph was saved, the graph starts resolved (rdx_graph_open_stats says which happened).
+ * The first resolve of a graph made here (rdx_graph_resolve, or the first query) also saves
+ * the resolved graph in `cache_dir` for the next open; rdx_graph_save does after later edits.
+ *   root:      the project's root directory; one that does not exist is RDX_ERR_IO.
+ *   cache_dir: where the snapshot lives; NULL (its length is then ignored) means `.rdx/` in
+ *              `root`; "" is RDX_ERR_INVALID_ARGUMENT. It is created when missing. One that
+ *              cannot be read or written is not an error: as in Python, the graph is built
+ *              from the files and a "snapshot-rebuilt" or "snapshot-unwritable" warning
+ *              appears in rdx_graph_diagnostics. A corrupt snapshot is reported and rebuilt.
+ *   jobs:      worker processes for parsing (0: one per CPU; 1: parse in the calling thread,
+ *              no fork); negative is RDX_ERR_INVALID_ARGUMENT. Nothing forks when no file
+ *              needs parsing.
+ * The project's configuration (rdx.toml, or [tool.rdx] in pyproject.toml, in `root`) applies.
+ * *out: owned by the caller, release with rdx_graph_free. */
+rdx_status_t rdx_graph_open(const char *root, size_t root_length, const char *cache_dir, size_t cache_dir_length,
+                            int32_t jobs, rdx_graph_t **out);
+
+/* Write the snapshot of a graph made by rdx_graph_open to its cache directory (atomically,
+ * under a lock shared with other rdx processes), and the resolved graph as well when the
+ * graph is resolved and current. Documents indexed later with rdx_graph_index_* are included.
+ * A graph made by rdx_graph_new has no cache directory: RDX_ERR_INVALID_ARGUMENT. A directory
+ * that cannot be written is not an error but a "snapshot-unwritable" warning among the
+ * graph's diagnostics, as in Python. */
+rdx_status_t rdx_graph_save(rdx_graph_t *graph);
+
+/* What rdx_graph_open did when it made `graph`: files reused from the snapshot, parsed and
+ * deleted, and whether it started resolved. It describes the open only; later calls do not
+ * change it. RDX_ERR_NOT_FOUND for a graph made by rdx_graph_new. *out belongs to the caller. */
+rdx_status_t rdx_graph_open_stats(rdx_graph_t *graph, rdx_open_stats_t *out);
 
 /* Release a graph and every handle obtained from it. NULL is a no-op returning RDX_OK. */
 rdx_status_t rdx_graph_free(rdx_graph_t *graph);
@@ -212,6 +264,15 @@ rdx_status_t rdx_declaration_members(rdx_declaration_t *declaration, rdx_declara
 
 /* Every definition of the declaration (each reopening of a class, each `def`). */
 rdx_status_t rdx_declaration_definitions(rdx_declaration_t *declaration, rdx_definition_iter_t **out);
+
+/* Batch calls: the fully qualified names of what rdx_declaration_ancestors,
+ * rdx_declaration_descendants and rdx_declaration_members yield, in the same order, in one
+ * call instead of a handle, a name call and a free per item. *out_names is a malloc'ed array
+ * of *out_count malloc'ed strings (NULL when the count is 0); release it with
+ * rdx_string_array_free(*out_names, *out_count). Both out parameters are required. */
+rdx_status_t rdx_declaration_ancestor_names(rdx_declaration_t *declaration, char ***out_names, size_t *out_count);
+rdx_status_t rdx_declaration_descendant_names(rdx_declaration_t *declaration, char ***out_names, size_t *out_count);
+rdx_status_t rdx_declaration_member_names(rdx_declaration_t *declaration, char ***out_names, size_t *out_count);
 
 /* Release a declaration handle. NULL is a no-op returning RDX_OK. */
 rdx_status_t rdx_declaration_free(rdx_declaration_t *declaration);
@@ -342,7 +403,8 @@ const char *rdx_status_name(rdx_status_t status);
 /* Release a string returned through `char **`. NULL is a no-op. */
 void rdx_string_free(char *string);
 
-/* Release an array of `count` strings returned through `char ***` and the array itself. */
+/* Release an array of `count` strings returned through `char ***` (rdx_definition_comments,
+ * rdx_declaration_*_names) and the array itself. NULL is a no-op, whatever the count. */
 void rdx_string_array_free(char **strings, size_t count);
 
 /* Release the strings inside a location filled by the library and set them to NULL (the

@@ -2,9 +2,9 @@
 
 ``bindings/c/test_capi.c`` prints what the library answers about the fixture (rdx's example
 project); these tests compare it with the Python API (``binding_answers.answers``) and with
-real Ruby, and run its error, thread and memory sections. The programs run with an empty
-environment: the library finds its Python packages by itself. The header is checked against
-the error table, the library's exported symbols and the Python half.
+real Ruby, and run its error, persistence, thread and memory sections. The programs run with
+an empty environment: the library finds its Python packages by itself. The header is checked
+against the error table, the library's exported symbols and the Python half.
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ def parse_answers(output: str) -> dict[str, Any]:
         "search": {},
         "diagnostics": [],
         "counts": {},
+        "names": {},
     }
     for line in output.splitlines():
         tag, *f = line.split("\t")
@@ -72,6 +73,8 @@ def parse_answers(output: str) -> dict[str, Any]:
             decls[f[0]] = {"name": f[0], "kind": f[1], "unqualified_name": f[2], "id": int(f[3]), "owner": _opt(f[4]), "definitions": []}
         elif tag in ("ANCESTORS", "DESCENDANTS", "MEMBERS"):
             decls[f[0]][tag.lower()] = _names(f[1])
+        elif tag == "NAMES":
+            out["names"].setdefault(f[0], {})[f[1]] = _names(f[2])
         elif tag == "SINGLETON":
             decls[f[0]]["singleton_class"] = _opt(f[1])
             decls[f[0]]["singleton_ancestors"] = _names(f[2])
@@ -116,6 +119,17 @@ def test_declarations_match_python(c_answers: dict[str, Any], python_answers: di
         "Shop::Models::Product", "Shop::Comparable", "Comparable", "Shop::Pricing", "Shop::Models::Record", "Object", "Kernel", "BasicObject",
     ]  # fmt: skip
     assert product["definitions"][0]["comments"] == ["# A product on sale."]
+
+
+def test_batch_names_match_python(c_answers: dict[str, Any], python_answers: dict[str, Any]) -> None:
+    """rdx_declaration_{ancestor,descendant,member}_names: the same lists as the Python API (and,
+    checked inside test_capi.c, as the iterators)."""
+    assert list(c_answers["names"]) == list(python_answers["declarations"])
+    for name, expected in python_answers["declarations"].items():
+        got = c_answers["names"][name]
+        assert got == {k: expected[k] for k in ("ancestors", "descendants", "members")}, name
+    assert c_answers["names"]["Shop::Models::Product#label()"]["members"] == []
+    assert "Shop::Models::Product" in c_answers["names"]["Shop::Models::Record"]["descendants"]
 
 
 def test_references_match_python(c_answers: dict[str, Any], python_answers: dict[str, Any]) -> None:
@@ -167,6 +181,36 @@ end
 
 def test_every_error_path(test_program: Path) -> None:
     assert "ERRORS\tdone" in run_section(test_program, "errors")
+
+
+def _open_stats(stats: dict[str, object]) -> list[int]:
+    return [int(stats[k]) for k in ("reused", "parsed", "deleted", "snapshot", "resolved")]  # type: ignore[call-overload]
+
+
+def test_persistent_projects(test_program: Path, tmp_path: Path) -> None:
+    """rdx_graph_open, rdx_graph_save and rdx_graph_open_stats (test_capi.c checks the answers
+    of each open against index_all and the first open); the statistics are those the Python
+    API reports for the same steps."""
+    output = run_section(test_program, "persist")
+    assert "PERSIST\tdone" in output
+    opens = {f[0]: [int(x) for x in f[1:]] for tag, *f in (line.split("\t") for line in output.splitlines()) if tag == "OPEN"}
+    files = len(list(FIXTURE.rglob("*.rb")))
+    assert files == 5
+    assert opens["cold"] == [0, files, 0, 0, 0]
+    assert opens["warm"] == [files, 0, 0, 1, 1]
+    assert opens["changed"] == [files - 1, 1, 0, 1, 0]
+    assert opens["deleted"] == [files - 1, 0, 1, 1, 0]
+    assert opens["elsewhere-warm"] == [files - 1, 0, 0, 1, 1]
+    # The same steps in Python.
+    project = tmp_path / "project"
+    shutil.copytree(FIXTURE, project, ignore=shutil.ignore_patterns(".rdx"))
+    cold = rdx.Graph.open(project, jobs=1)
+    assert _open_stats(cold.open_stats) == opens["cold"]
+    cold.resolve()
+    assert _open_stats(rdx.Graph.open(project, jobs=1).open_stats) == opens["warm"]
+    with (project / "lib" / "shop" / "models" / "product.rb").open("a") as f:
+        f.write("\n# changed\n")
+    assert _open_stats(rdx.Graph.open(project, jobs=1).open_stats) == opens["changed"]
 
 
 def test_four_threads_query_one_graph(test_program: Path) -> None:
@@ -231,7 +275,7 @@ def test_header_functions_are_exactly_what_the_library_exports(library: Path) ->
     exported = {line.split()[-1] for line in nm.splitlines() if line.strip()}
     # Nothing else: not cffi's module init, not the rdx__ helpers or the rdx__py_ externs.
     assert exported == set(python_names) | set(native_names)
-    assert len(exported) == 68
+    assert len(exported) == 74
 
 
 def test_embedded_python_is_the_building_environment_whatever_the_host_sets(library: Path, tmp_path: Path) -> None:

@@ -2,14 +2,19 @@
  * test_capi.c: tests of librdx through its C ABI, compiled with gcc and run by
  * tests/test_capi.py (or by hand: see bindings/README.md).
  *
- *     test_capi FIXTURE_DIR [answers] [errors] [threads] [memory]
+ *     test_capi FIXTURE_DIR [answers] [errors] [persist] [threads] [memory]
  *
  * FIXTURE_DIR is rdx's example project (rdx/data/example). The sections:
  *   answers  prints tab-separated facts about the fixture (ancestors, members, definitions,
  *            every constant and method reference, ...) for tests/test_capi.py to compare with
- *            the Python API and with real Ruby;
+ *            the Python API and with real Ruby; the batch *_names calls must agree with the
+ *            iterators;
  *   errors   drives every error path: NULL pointers, invented, freed and wrongly typed
  *            handles, handles outliving their graph, NUL bytes, invalid UTF-8, missing roots;
+ *   persist  copies the fixture to a temporary directory and opens it with rdx_graph_open:
+ *            cold, warm (every file reused, started resolved, the same answers), after a
+ *            change, after a deletion, with a separate cache directory; and the errors of
+ *            rdx_graph_open, rdx_graph_save and rdx_graph_open_stats;
  *   threads  four threads query one graph at once, then three query while one edits it;
  *   memory   10,000 cycles of creating and freeing graphs, declarations and iterators, with the
  *            resident set size measured before and after.
@@ -17,6 +22,8 @@
  * status is 1 when any check failed. The last line is "checks: N failures: M".
  */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <ftw.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -24,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rdx.h"
@@ -117,6 +125,42 @@ static char *join_declarations(rdx_declaration_iter_t *it) {
     return b.data;
 }
 
+/* The names a batch call (rdx_declaration_ancestor_names, ...) returns, separated by spaces;
+ * the array is released. Caller frees. */
+typedef rdx_status_t (*names_fn)(rdx_declaration_t *, char ***, size_t *);
+
+static char *join_names(names_fn fn, rdx_declaration_t *decl) {
+    buffer_t b = {0};
+    buffer_add(&b, "");
+    char **names = NULL;
+    size_t count = 0;
+    rdx_status_t st = fn(decl, &names, &count);
+    if (st != RDX_OK) {
+        fail_at(__LINE__, "a *_names call returned %s", rdx_status_name(st));
+        return b.data;
+    }
+    CHECK((count == 0) == (names == NULL));
+    for (size_t i = 0; i < count; i++) {
+        if (b.length) buffer_add(&b, " ");
+        buffer_add(&b, names[i]);
+    }
+    rdx_string_array_free(names, count);
+    return b.data;
+}
+
+/* The same list through an iterator and through the batch call; they must agree. Returns the
+ * joined names (caller frees). */
+static char *list_both_ways(rdx_declaration_t *decl, rdx_status_t (*iter_fn)(rdx_declaration_t *, rdx_declaration_iter_t **),
+                            names_fn batch_fn, const char *what) {
+    rdx_declaration_iter_t *it;
+    OK(iter_fn(decl, &it));
+    char *iterated = join_declarations(it);
+    char *batched = join_names(batch_fn, decl);
+    if (strcmp(iterated, batched) != 0) fail_at(__LINE__, "%s: iterator \"%s\", batch \"%s\"", what, iterated, batched);
+    free(batched);
+    return iterated;
+}
+
 static char *ancestors_of(rdx_graph_t *graph, const char *name) {
     rdx_declaration_t *decl;
     if (rdx_graph_get_declaration(graph, name, RDX_NTS, &decl) != RDX_OK) {
@@ -207,13 +251,22 @@ static void print_declaration(rdx_graph_t *graph, const char *name) {
     joined = join_declarations(it);
     printf("MEMBERS\t%s\t%s\n", name, joined);
     free(joined);
+    /* The batch calls, printed for the comparison with Python and checked against the iterators. */
+    joined = list_both_ways(decl, rdx_declaration_ancestors, rdx_declaration_ancestor_names, "ancestors");
+    printf("NAMES\t%s\tancestors\t%s\n", name, joined);
+    free(joined);
+    joined = list_both_ways(decl, rdx_declaration_descendants, rdx_declaration_descendant_names, "descendants");
+    printf("NAMES\t%s\tdescendants\t%s\n", name, joined);
+    free(joined);
+    joined = list_both_ways(decl, rdx_declaration_members, rdx_declaration_member_names, "members");
+    printf("NAMES\t%s\tmembers\t%s\n", name, joined);
+    free(joined);
 
     rdx_declaration_t *singleton;
     rdx_status_t st = rdx_declaration_singleton_class(decl, &singleton);
     if (st == RDX_OK) {
         char *singleton_name = declaration_name(singleton);
-        OK(rdx_declaration_ancestors(singleton, &it));
-        joined = join_declarations(it);
+        joined = list_both_ways(singleton, rdx_declaration_ancestors, rdx_declaration_ancestor_names, "singleton ancestors");
         printf("SINGLETON\t%s\t%s\t%s\n", name, singleton_name, joined);
         free(joined);
         rdx_string_free(singleton_name);
@@ -490,10 +543,67 @@ static void errors(const char *dir) {
     OK(rdx_declaration_definitions(decl, &defs));
     OK(rdx_graph_free(other));
     EXPECT(rdx_declaration_name(decl, &text), RDX_ERR_INVALID_HANDLE);
+    char **names;
+    size_t names_count;
+    EXPECT(rdx_declaration_ancestor_names(decl, &names, &names_count), RDX_ERR_INVALID_HANDLE);
+    EXPECT_MESSAGE("not a live rdx_declaration_t");
     EXPECT(rdx_declaration_iter_next(it, &decl), RDX_ERR_INVALID_HANDLE);
     EXPECT(rdx_definition_iter_free(defs), RDX_ERR_INVALID_HANDLE);
     EXPECT(rdx_declaration_iter_free(it), RDX_ERR_INVALID_HANDLE);
     EXPECT(rdx_declaration_free(decl), RDX_ERR_INVALID_HANDLE);
+
+    /* Batch names: NULL out parameters, NULL, invented, wrongly typed and freed handles. On
+     * failure the out parameters are left alone. */
+    char *sentinel_text = "untouched";
+    char **sentinel = &sentinel_text;
+    names = sentinel;
+    names_count = 77;
+    OK(rdx_graph_get_declaration(graph, "Shop::Models::Product", RDX_NTS, &decl));
+    EXPECT(rdx_declaration_ancestor_names(decl, NULL, &names_count), RDX_ERR_INVALID_ARGUMENT);
+    EXPECT_MESSAGE("out_names is NULL");
+    EXPECT(rdx_declaration_descendant_names(decl, &names, NULL), RDX_ERR_INVALID_ARGUMENT);
+    EXPECT_MESSAGE("out_count is NULL");
+    EXPECT(rdx_declaration_member_names(decl, NULL, NULL), RDX_ERR_INVALID_ARGUMENT);
+    EXPECT(rdx_declaration_member_names(NULL, &names, &names_count), RDX_ERR_INVALID_ARGUMENT);
+    EXPECT_MESSAGE("declaration is NULL");
+    EXPECT(rdx_declaration_ancestor_names((rdx_declaration_t *)(uintptr_t)0xdeadbeef, &names, &names_count), RDX_ERR_INVALID_HANDLE);
+    EXPECT_MESSAGE("0xdeadbeef");
+    EXPECT(rdx_declaration_descendant_names((rdx_declaration_t *)graph, &names, &names_count), RDX_ERR_INVALID_HANDLE);
+    EXPECT_MESSAGE("rdx_graph_t, not a rdx_declaration_t");
+    CHECK(names == sentinel && names_count == 77);
+    OK(rdx_declaration_ancestor_names(decl, &names, &names_count));
+    CHECK(names_count == 8 && strcmp(names[0], "Shop::Models::Product") == 0 && strcmp(names[7], "BasicObject") == 0);
+    rdx_string_array_free(names, names_count);
+    OK(rdx_declaration_free(decl));
+    names = sentinel;
+    names_count = 77;
+    EXPECT(rdx_declaration_member_names(decl, &names, &names_count), RDX_ERR_INVALID_HANDLE);
+    EXPECT_MESSAGE("not a live rdx_declaration_t");
+    CHECK(names == sentinel && names_count == 77);
+    /* An empty answer is a NULL array and a count of 0. */
+    OK(rdx_graph_get_declaration(graph, "Shop::Models::Product#label()", RDX_NTS, &decl));
+    OK(rdx_declaration_member_names(decl, &names, &names_count));
+    CHECK(names == NULL && names_count == 0);
+    rdx_string_array_free(names, names_count);
+    OK(rdx_declaration_descendant_names(decl, &names, &names_count));
+    CHECK(names == NULL && names_count == 0);
+    OK(rdx_declaration_free(decl));
+
+    /* A comment with a NUL byte inside still comes back as one string per line (cut at the NUL,
+     * as C reads it), the lines after it intact. */
+    OK(rdx_graph_index_source(graph, "file:///nul.rb", RDX_NTS, "# one\n# be\0fore\n# three\nclass NulComment; end\n", 46, NULL));
+    OK(rdx_graph_get_declaration(graph, "NulComment", RDX_NTS, &decl));
+    rdx_definition_iter_t *nul_defs;
+    rdx_definition_t *nul_def;
+    OK(rdx_declaration_definitions(decl, &nul_defs));
+    OK(rdx_definition_iter_next(nul_defs, &nul_def));
+    OK(rdx_definition_comments(nul_def, &names, &names_count));
+    CHECK(names_count == 3 && strcmp(names[0], "# one") == 0 && strcmp(names[1], "# be") == 0 && strcmp(names[2], "# three") == 0);
+    rdx_string_array_free(names, names_count);
+    OK(rdx_definition_free(nul_def));
+    OK(rdx_definition_iter_free(nul_defs));
+    OK(rdx_declaration_free(decl));
+    OK(rdx_graph_delete_document(graph, "file:///nul.rb", RDX_NTS));
 
     /* Names: embedded NUL, invalid UTF-8, unknown. */
     EXPECT(rdx_graph_get_declaration(graph, "Shop\0::Models", 13, &decl), RDX_ERR_INVALID_ARGUMENT);
@@ -594,6 +704,252 @@ static void errors(const char *dir) {
     printf("ERRORS\tdone\n");
 }
 
+/* ---- persist ----------------------------------------------------------------------------- */
+
+/* Copying and removing directory trees with nftw, whose callback has no user argument. */
+static const char *copy_from;
+static const char *copy_to;
+
+static int copy_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw) {
+    (void)ftw;
+    char target[4096];
+    snprintf(target, sizeof target, "%s%s", copy_to, path + strlen(copy_from));
+    if (strstr(path + strlen(copy_from), "/.rdx") != NULL) return 0; /* a cache left in the fixture */
+    if (type == FTW_D) return mkdir(target, 0755) == 0 || path[strlen(copy_from)] == '\0' ? 0 : -1;
+    if (type != FTW_F) return 0;
+    FILE *in = fopen(path, "rb"), *out = fopen(target, "wb");
+    char chunk[8192];
+    size_t n;
+    int ok = in != NULL && out != NULL;
+    while (ok && (n = fread(chunk, 1, sizeof chunk, in)) > 0) ok = fwrite(chunk, 1, n, out) == n;
+    if (in) fclose(in);
+    if (out && fclose(out) != 0) ok = 0;
+    (void)sb;
+    return ok ? 0 : -1;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw) {
+    (void)sb, (void)type, (void)ftw;
+    return remove(path);
+}
+
+static void write_file(const char *dir, const char *relative, const char *mode, const char *text) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, relative);
+    FILE *f = fopen(path, mode);
+    CHECK(f != NULL);
+    if (f == NULL) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Everything the tests compare between opens: the batch names (checked against the iterators)
+ * of the declarations the answers section describes, or "-" for those that are absent, and
+ * the number of declarations. Caller frees. */
+static char *describe_graph(rdx_graph_t *graph) {
+    buffer_t b = {0};
+    buffer_add(&b, "");
+    for (size_t i = 0; i < sizeof NAMES / sizeof *NAMES; i++) {
+        rdx_declaration_t *decl;
+        buffer_add(&b, NAMES[i]);
+        rdx_status_t st = rdx_graph_get_declaration(graph, NAMES[i], RDX_NTS, &decl);
+        if (st != RDX_OK) {
+            EXPECT(st, RDX_ERR_NOT_FOUND);
+            buffer_add(&b, " -\n");
+            continue;
+        }
+        char *lists[3] = {
+            list_both_ways(decl, rdx_declaration_ancestors, rdx_declaration_ancestor_names, "ancestors"),
+            list_both_ways(decl, rdx_declaration_descendants, rdx_declaration_descendant_names, "descendants"),
+            list_both_ways(decl, rdx_declaration_members, rdx_declaration_member_names, "members"),
+        };
+        for (int k = 0; k < 3; k++) {
+            buffer_add(&b, k ? " | " : ": ");
+            buffer_add(&b, lists[k]);
+            free(lists[k]);
+        }
+        buffer_add(&b, "\n");
+        OK(rdx_declaration_free(decl));
+    }
+    rdx_declaration_iter_t *it;
+    size_t count = 0;
+    char line[64];
+    OK(rdx_graph_declarations(graph, &it));
+    OK(rdx_declaration_iter_count(it, &count));
+    OK(rdx_declaration_iter_free(it));
+    snprintf(line, sizeof line, "declarations: %zu\n", count);
+    buffer_add(&b, line);
+    return b.data;
+}
+
+/* Open `root` (with `cache_dir`, NULL for the default), print and return its open statistics. */
+static rdx_graph_t *open_project(const char *label, const char *root, const char *cache_dir, int32_t jobs,
+                                 rdx_open_stats_t *stats) {
+    rdx_graph_t *graph = NULL;
+    memset(stats, 0xff, sizeof *stats);
+    OK(rdx_graph_open(root, RDX_NTS, cache_dir, cache_dir ? strlen(cache_dir) : 0, jobs, &graph));
+    OK(rdx_graph_open_stats(graph, stats));
+    printf("OPEN\t%s\t%u\t%u\t%u\t%d\t%d\n", label, stats->reused, stats->parsed, stats->deleted, stats->had_snapshot,
+           stats->resolved);
+    return graph;
+}
+
+static int exists(const char *dir, const char *relative) {
+    char path[4096];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/%s", dir, relative);
+    return stat(path, &sb) == 0;
+}
+
+static void persist(const char *fixture) {
+    char project[] = "/tmp/rdx-capi-project-XXXXXX";
+    char cache_parent[] = "/tmp/rdx-capi-cache-XXXXXX";
+    if (mkdtemp(project) == NULL || mkdtemp(cache_parent) == NULL) {
+        fail_at(__LINE__, "mkdtemp failed");
+        return;
+    }
+    copy_from = fixture;
+    copy_to = project;
+    CHECK(nftw(fixture, copy_entry, 16, FTW_PHYS) == 0);
+    rdx_open_stats_t stats;
+    rdx_graph_t *graph;
+
+    /* The reference: the same files indexed with rdx_graph_index_all. */
+    rdx_graph_t *indexed = fixture_graph(project);
+    char *expected = describe_graph(indexed);
+    OK(rdx_graph_free(indexed));
+    CHECK(strstr(expected, "Shop::Models::Product: Shop::Models::Product Shop::Comparable") != NULL);
+
+    /* Cold: no snapshot, every file parsed, not resolved; the answers are those of index_all.
+     * Asking resolves the graph, which saves the resolved graph for the next open. */
+    graph = open_project("cold", project, NULL, 1, &stats);
+    CHECK(stats.reused == 0 && stats.parsed == 5 && stats.deleted == 0 && !stats.had_snapshot && !stats.resolved);
+    CHECK(exists(project, ".rdx"));
+    char *cold = describe_graph(graph);
+    if (strcmp(cold, expected) != 0) fail_at(__LINE__, "cold open answers:\n%s\nindex_all answers:\n%s", cold, expected);
+    OK(rdx_graph_free(graph));
+
+    /* Warm: every file reused, started resolved, the same answers. jobs 0 (one per CPU) is
+     * accepted; nothing needs parsing, so nothing forks. */
+    graph = open_project("warm", project, NULL, 0, &stats);
+    CHECK(stats.reused == 5 && stats.parsed == 0 && stats.deleted == 0 && stats.had_snapshot == 1 && stats.resolved == 1);
+    char *warm = describe_graph(graph);
+    if (strcmp(warm, cold) != 0) fail_at(__LINE__, "warm open answers:\n%s\ncold open answers:\n%s", warm, cold);
+    OK(rdx_graph_save(graph)); /* nothing changed: rewriting is harmless */
+    OK(rdx_graph_free(graph));
+    graph = open_project("saved", project, NULL, 1, &stats);
+    CHECK(stats.reused == 5 && stats.parsed == 0 && stats.resolved == 1);
+    OK(rdx_graph_free(graph));
+
+    /* A changed file is parsed again, the others are reused, and the change is seen. */
+    write_file(project, "lib/shop/models/product.rb", "a",
+               "\nmodule Shop\n  module Models\n    class Product\n      def discounted; end\n    end\n  end\nend\n");
+    graph = open_project("changed", project, NULL, 1, &stats);
+    CHECK(stats.reused == 4 && stats.parsed == 1 && stats.deleted == 0 && stats.had_snapshot == 1 && stats.resolved == 0);
+    rdx_declaration_t *decl;
+    OK(rdx_graph_get_declaration(graph, "Shop::Models::Product#discounted()", RDX_NTS, &decl));
+    OK(rdx_declaration_free(decl));
+    char *changed = describe_graph(graph);
+    CHECK(strcmp(changed, cold) != 0 && strstr(changed, "Shop::Models::Product#discounted()") != NULL);
+    OK(rdx_graph_free(graph));
+    graph = open_project("unchanged", project, NULL, 1, &stats);
+    CHECK(stats.reused == 5 && stats.parsed == 0 && stats.resolved == 1);
+    char *again = describe_graph(graph);
+    CHECK(strcmp(again, changed) == 0);
+    OK(rdx_graph_free(graph));
+
+    /* A deleted file is dropped. */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/lib/shop/models/order.rb", project);
+    CHECK(remove(path) == 0);
+    graph = open_project("deleted", project, NULL, 1, &stats);
+    CHECK(stats.reused == 4 && stats.parsed == 0 && stats.deleted == 1 && stats.resolved == 0);
+    EXPECT(rdx_graph_get_declaration(graph, "Shop::Models::Order", RDX_NTS, &decl), RDX_ERR_NOT_FOUND);
+    OK(rdx_graph_free(graph));
+
+    /* A cache directory elsewhere (created when missing); the project's .rdx/ is not used. */
+    char cache[4096];
+    snprintf(cache, sizeof cache, "%s/nested/cache", cache_parent);
+    graph = open_project("elsewhere-cold", project, cache, 1, &stats);
+    CHECK(stats.reused == 0 && stats.parsed == 4 && !stats.had_snapshot && !stats.resolved);
+    CHECK(exists(cache_parent, "nested/cache"));
+    OK(rdx_graph_resolve(graph));
+    OK(rdx_graph_free(graph));
+    graph = open_project("elsewhere-warm", project, cache, 1, &stats);
+    CHECK(stats.reused == 4 && stats.parsed == 0 && stats.had_snapshot == 1 && stats.resolved == 1);
+    OK(rdx_graph_free(graph));
+
+    /* A cache directory that cannot be written is a warning, as in Python, not an error. */
+    graph = open_project("unwritable", project, "/dev/null/rdx-cache", 1, &stats);
+    CHECK(stats.reused == 0 && stats.parsed == 4);
+    rdx_diagnostic_iter_t *diags;
+    rdx_diagnostic_t *diag;
+    int unwritable = 0;
+    OK(rdx_graph_diagnostics(graph, &diags));
+    while (rdx_diagnostic_iter_next(diags, &diag) == RDX_OK) {
+        char *code;
+        OK(rdx_diagnostic_code(diag, &code));
+        unwritable += strcmp(code, "snapshot-unwritable") == 0;
+        rdx_string_free(code);
+        OK(rdx_diagnostic_free(diag));
+    }
+    OK(rdx_diagnostic_iter_free(diags));
+    CHECK(unwritable >= 1);
+    OK(rdx_graph_save(graph));
+    OK(rdx_graph_free(graph));
+
+    /* Errors; on failure *out is left alone. */
+    rdx_graph_t *const sentinel = (rdx_graph_t *)(uintptr_t)0x5e5e;
+    graph = sentinel;
+    EXPECT(rdx_graph_open("/nonexistent/rdx/root", RDX_NTS, NULL, 0, 1, &graph), RDX_ERR_IO);
+    EXPECT_MESSAGE("/nonexistent/rdx/root");
+    EXPECT(rdx_graph_open("", RDX_NTS, NULL, 0, 1, &graph), RDX_ERR_IO);
+    EXPECT(rdx_graph_open(project, RDX_NTS, NULL, 0, -1, &graph), RDX_ERR_INVALID_ARGUMENT);
+    EXPECT_MESSAGE("jobs is -1");
+    EXPECT(rdx_graph_open(NULL, 0, NULL, 0, 1, &graph), RDX_ERR_INVALID_ARGUMENT);
+    EXPECT_MESSAGE("root is NULL");
+    EXPECT(rdx_graph_open(project, RDX_NTS, NULL, 0, 1, NULL), RDX_ERR_INVALID_ARGUMENT);
+    EXPECT_MESSAGE("out is NULL");
+    EXPECT(rdx_graph_open(project, RDX_NTS, "", RDX_NTS, 1, &graph), RDX_ERR_INVALID_ARGUMENT);
+    EXPECT_MESSAGE("cache_dir is empty");
+    EXPECT(rdx_graph_open("/tmp\0/x", 7, NULL, 0, 1, &graph), RDX_ERR_INVALID_ARGUMENT);
+    EXPECT_MESSAGE("NUL byte");
+    EXPECT(rdx_graph_open(project, RDX_NTS, "/tmp\0/x", 7, 1, &graph), RDX_ERR_INVALID_ARGUMENT);
+    CHECK(graph == sentinel);
+
+    rdx_graph_t *plain;
+    OK(rdx_graph_new(&plain));
+    EXPECT(rdx_graph_save(plain), RDX_ERR_INVALID_ARGUMENT);
+    EXPECT_MESSAGE("only a graph made by rdx_graph_open can be saved");
+    memset(&stats, 0xab, sizeof stats);
+    EXPECT(rdx_graph_open_stats(plain, &stats), RDX_ERR_NOT_FOUND);
+    EXPECT_MESSAGE("no open statistics");
+    CHECK(stats.reused == 0xabababab);
+    OK(rdx_graph_get_declaration(plain, "Object", RDX_NTS, &decl));
+    EXPECT(rdx_graph_save((rdx_graph_t *)decl), RDX_ERR_INVALID_HANDLE);
+    EXPECT(rdx_graph_open_stats((rdx_graph_t *)decl, &stats), RDX_ERR_INVALID_HANDLE);
+    OK(rdx_declaration_free(decl));
+    OK(rdx_graph_free(plain));
+    EXPECT(rdx_graph_save(plain), RDX_ERR_INVALID_HANDLE);
+    EXPECT(rdx_graph_save(NULL), RDX_ERR_INVALID_ARGUMENT);
+    EXPECT(rdx_graph_open_stats(NULL, &stats), RDX_ERR_INVALID_ARGUMENT);
+    graph = open_project("freed", project, NULL, 1, &stats);
+    EXPECT(rdx_graph_open_stats(graph, NULL), RDX_ERR_INVALID_ARGUMENT);
+    OK(rdx_graph_free(graph));
+    EXPECT(rdx_graph_save(graph), RDX_ERR_INVALID_HANDLE);
+    EXPECT(rdx_graph_open_stats(graph, &stats), RDX_ERR_INVALID_HANDLE);
+    EXPECT_MESSAGE("not a live rdx_graph_t");
+
+    free(expected);
+    free(cold);
+    free(warm);
+    free(changed);
+    free(again);
+    CHECK(nftw(project, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0);
+    CHECK(nftw(cache_parent, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0);
+    printf("PERSIST\tdone\n");
+}
+
 /* ---- threads ----------------------------------------------------------------------------- */
 
 typedef struct {
@@ -610,6 +966,11 @@ static void *reader(void *arg) {
         if (strcmp(got, w->expected) != 0) fail_at(__LINE__, "thread saw ancestors \"%s\"", got);
         free(got);
         rdx_declaration_t *decl;
+        OK(rdx_graph_get_declaration(w->graph, "Shop::Models::Product", RDX_NTS, &decl));
+        got = join_names(rdx_declaration_ancestor_names, decl);
+        if (strcmp(got, w->expected) != 0) fail_at(__LINE__, "thread saw ancestor names \"%s\"", got);
+        free(got);
+        OK(rdx_declaration_free(decl));
         OK(rdx_graph_get_declaration(w->graph, "Shop::Models::Order", RDX_NTS, &decl));
         rdx_declaration_iter_t *it;
         OK(rdx_declaration_members(decl, &it));
@@ -677,6 +1038,9 @@ static void cycle(rdx_graph_t *fixture) {
     rdx_declaration_iter_t *it;
     OK(rdx_declaration_ancestors(decl, &it));
     free(join_declarations(it));
+    free(join_names(rdx_declaration_ancestor_names, decl));
+    free(join_names(rdx_declaration_member_names, decl));
+    free(join_names(rdx_declaration_descendant_names, decl));
     rdx_definition_iter_t *defs;
     OK(rdx_declaration_definitions(decl, &defs));
     rdx_definition_t *def;
@@ -710,7 +1074,7 @@ static void memory(const char *dir) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s FIXTURE_DIR [answers] [errors] [threads] [memory]\n", argv[0]);
+        fprintf(stderr, "usage: %s FIXTURE_DIR [answers] [errors] [persist] [threads] [memory]\n", argv[0]);
         return 2;
     }
     int all = argc == 2;
@@ -718,6 +1082,7 @@ int main(int argc, char **argv) {
         const char *section = all ? NULL : argv[i];
         if (all || strcmp(section, "answers") == 0) answers(argv[1]);
         if (all || strcmp(section, "errors") == 0) errors(argv[1]);
+        if (all || strcmp(section, "persist") == 0) persist(argv[1]);
         if (all || strcmp(section, "threads") == 0) threads(argv[1]);
         if (all || strcmp(section, "memory") == 0) memory(argv[1]);
     }

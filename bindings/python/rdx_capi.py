@@ -66,13 +66,14 @@ _VOIDP: Any = None
 
 
 class GraphSlot:
-    """One live graph: the Python Graph, the lock that serializes calls on it, and the handles
-    derived from it (released with it)."""
+    """One live graph: the Python Graph, the lock that serializes calls on it, the handles
+    derived from it (released with it), and whether rdx_graph_open made it."""
 
-    __slots__ = ("alive", "children", "graph", "lock")
+    __slots__ = ("alive", "children", "graph", "lock", "opened")
 
-    def __init__(self, graph: rdx.Graph) -> None:
+    def __init__(self, graph: rdx.Graph, opened: bool = False) -> None:
         self.graph = graph
+        self.opened = opened
         # Every exported function takes it once and nothing it calls takes it again, so a plain
         # (cheaper) lock suffices.
         self.lock = threading.Lock()
@@ -231,6 +232,36 @@ def _static(text: str) -> Any:
     return pointer
 
 
+def _give_strings(out: Any, out_count: Any, strings: list[str], what: str) -> int:
+    """Hand ``strings`` over as a malloc'ed array of malloc'ed strings (NULL when empty), which
+    the caller releases with rdx_string_array_free. The strings go to C packed in one buffer
+    and are split there, one call for the list rather than one per string."""
+    count = len(strings)
+    if not count:
+        out[0] = NULL
+        out_count[0] = 0
+        return OK
+    packed = "\0".join(strings).encode("utf-8", "surrogateescape") + b"\0"
+    if packed.count(b"\0") == count:
+        array = lib.rdx__string_array_unpack(packed, len(packed), count)
+        if array == NULL:
+            raise MemoryError(f"out of memory copying {count} {what} for the caller")
+    else:
+        # A string with a NUL byte inside (a comment, say) would split in two: copy one by one.
+        array = lib.rdx__string_array(count)
+        if array == NULL:
+            raise MemoryError(f"out of memory allocating the {what} array")
+        try:
+            for i, text in enumerate(strings):
+                array[i] = _cstr(text)
+        except MemoryError:
+            lib.rdx_string_array_free(array, count)
+            raise
+    out[0] = array
+    out_count[0] = count
+    return OK
+
+
 def _fill_location(out: Any, location: rdx.Location) -> None:
     path = _cstr(location.path)
     try:
@@ -266,6 +297,51 @@ def rdx_graph_new(out: Any) -> int:
     _need(out, "out")
     slot = GraphSlot(rdx.Graph())
     out[0] = ffi.cast("rdx_graph_t *", TABLE.add(GRAPH, slot, slot))
+    return OK
+
+
+@export
+def rdx_graph_open(root: Any, root_length: int, cache_dir: Any, cache_dir_length: int, jobs: int, out: Any) -> int:
+    _need(out, "out")
+    root_path = _path(root, root_length, "root")
+    cache = None if cache_dir == NULL else _path(cache_dir, cache_dir_length, "cache_dir")
+    if jobs < 0:
+        raise rdx.InvalidArgumentError(f"jobs is {jobs}; pass 0 (one worker per CPU) or a positive number of worker processes")
+    if cache == "":
+        # Python would take "" as the current directory; in C it is far more likely a mistake.
+        raise rdx.InvalidArgumentError("cache_dir is empty; pass a directory, or NULL for .rdx/ in the root")
+    slot = GraphSlot(rdx.Graph.open(root_path, cache_dir=cache, jobs=jobs or None), opened=True)
+    out[0] = ffi.cast("rdx_graph_t *", TABLE.add(GRAPH, slot, slot))
+    return OK
+
+
+@export
+def rdx_graph_save(graph: Any) -> int:
+    slot = _graph(graph)
+    if not slot.opened:
+        raise rdx.InvalidArgumentError(
+            f"graph {_id(graph):#x} was made by rdx_graph_new and has no cache directory; only a graph made by rdx_graph_open can be saved"
+        )
+    with slot.lock:
+        _alive(slot, graph, "graph")
+        slot.graph.save()
+    return OK
+
+
+@export
+def rdx_graph_open_stats(graph: Any, out: Any) -> int:
+    _need(out, "out")
+    slot = _graph(graph)
+    if not slot.opened:
+        raise rdx.NotFoundError(f"graph {_id(graph):#x} was made by rdx_graph_new, not rdx_graph_open: it has no open statistics")
+    with slot.lock:
+        _alive(slot, graph, "graph")
+        stats = slot.graph.open_stats
+    out.reused = stats["reused"]
+    out.parsed = stats["parsed"]
+    out.deleted = stats["deleted"]
+    out.had_snapshot = 1 if stats["snapshot"] else 0
+    out.resolved = 1 if stats["resolved"] else 0
     return OK
 
 
@@ -460,6 +536,19 @@ def _list_accessor(tag: int, what: str, read: Callable[[Any], list[Any]], iter_t
     return accessor
 
 
+def _names_accessor(tag: int, what: str, read: Callable[[Any], list[Any]], items: str) -> Callable[[Any, Any, Any], int]:
+    def accessor(handle: Any, out_names: Any, out_count: Any) -> int:
+        _need(out_names, "out_names")
+        _need(out_count, "out_count")
+        value, slot = TABLE.lookup(_id(handle), tag, what)
+        with slot.lock:
+            _alive(slot, handle, what)
+            names = [item.name for item in read(value)]
+        return _give_strings(out_names, out_count, names, items)
+
+    return accessor
+
+
 def _location_accessor(
     tag: int, what: str, read: Callable[[Any], rdx.Location | None], missing: Callable[[Any], str]
 ) -> Callable[[Any, Any], int]:
@@ -522,6 +611,9 @@ _define("rdx_declaration_ancestors", _list_accessor(DECLARATION, "declaration", 
 _define("rdx_declaration_descendants", _list_accessor(DECLARATION, "declaration", lambda d: d.descendants, DECLARATION_ITER, DECLARATION))
 _define("rdx_declaration_members", _list_accessor(DECLARATION, "declaration", lambda d: d.members, DECLARATION_ITER, DECLARATION))
 _define("rdx_declaration_definitions", _list_accessor(DECLARATION, "declaration", lambda d: d.definitions, DEFINITION_ITER, DEFINITION))
+_define("rdx_declaration_ancestor_names", _names_accessor(DECLARATION, "declaration", lambda d: d.ancestors, "ancestor names"))
+_define("rdx_declaration_descendant_names", _names_accessor(DECLARATION, "declaration", lambda d: d.descendants, "descendant names"))
+_define("rdx_declaration_member_names", _names_accessor(DECLARATION, "declaration", lambda d: d.members, "member names"))
 _define("rdx_declaration_free", _free(DECLARATION, "declaration"))
 
 
@@ -558,22 +650,7 @@ def rdx_definition_comments(definition: Any, out: Any, out_count: Any) -> int:
     with slot.lock:
         _alive(slot, definition, "definition")
         comments = value.comments
-    if not comments:
-        out[0] = ffi.NULL
-        out_count[0] = 0
-        return OK
-    array = lib.rdx__string_array(len(comments))
-    if array == NULL:
-        raise MemoryError("out of memory allocating the comments array")
-    try:
-        for i, line in enumerate(comments):
-            array[i] = _cstr(line)
-    except MemoryError:
-        lib.rdx_string_array_free(array, len(comments))
-        raise
-    out[0] = array
-    out_count[0] = len(comments)
-    return OK
+    return _give_strings(out, out_count, comments, "comments")
 
 
 # Constant references.

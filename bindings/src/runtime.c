@@ -61,6 +61,27 @@ char **rdx__string_array(size_t count) {
     return calloc(count == 0 ? 1 : count, sizeof(char *));
 }
 
+char **rdx__string_array_unpack(const char *packed, size_t length, size_t count) {
+    char **array = rdx__string_array(count);
+    if (array == NULL) {
+        return NULL;
+    }
+    const char *at = packed, *end = packed + length;
+    for (size_t i = 0; i < count; i++) {
+        const char *nul = at < end ? memchr(at, '\0', (size_t)(end - at)) : NULL;
+        if (nul == NULL || (array[i] = rdx__strdup(at, (size_t)(nul - at))) == NULL) {
+            rdx_string_array_free(array, count);
+            return NULL;
+        }
+        at = nul + 1;
+    }
+    if (at != end) {
+        rdx_string_array_free(array, count);
+        return NULL;
+    }
+    return array;
+}
+
 RDX_EXPORT int32_t rdx_abi_version(void) {
     return RDX_ABI_VERSION;
 }

@@ -19,4 +19,10 @@ RDX_PRIVATE char *rdx__strdup(const char *bytes, size_t length);
 /* A zeroed array of `count` string pointers for rdx_string_array_free (NULL when out of memory). */
 RDX_PRIVATE char **rdx__string_array(size_t count);
 
+/* An array of `count` malloc'ed strings for rdx_string_array_free, copied from `packed`: the
+ * strings laid end to end, each followed by its NUL, `length` bytes in all. One call for a
+ * whole list instead of one per string. NULL when out of memory or when `packed` does not hold
+ * exactly `count` NUL-terminated strings. */
+RDX_PRIVATE char **rdx__string_array_unpack(const char *packed, size_t length, size_t count);
+
 #endif /* RDX_RUNTIME_H */

@@ -11,6 +11,10 @@
 #   product = graph["Shop::Models::Product"]        # nil when absent
 #   product.ancestors.map(&:name)
 #   graph.resolve_constant("OutOfStock", ["Shop", "Models::Order"])
+#   product.ancestor_names                           # one call, names only
+#
+#   project = Rdx::Graph.open("path/to/app")         # warm from path/to/app/.rdx/ when unchanged
+#   project.open_stats                               # {reused: 120, parsed: 0, ..., resolved: true}
 #
 # This file owns only the translation between Ruby objects and C calls: every answer comes
 # from the library. Status codes become Rdx::Error subclasses whose CODE equals the RDX_ERR_*
@@ -85,6 +89,8 @@ module Rdx
       rdx_string_array_free: [[P, SIZE], VOID],
       rdx_location_free: [[P], VOID],
       rdx_graph_new: [[P], I32],
+      rdx_graph_open: [[P, SIZE, P, SIZE, I32, P], I32],
+      rdx_graph_save: [[P], I32],
       rdx_graph_free: [[P], I32],
       rdx_graph_index_all: [[P, P, P, SIZE, U32, P], I32],
       rdx_graph_index_source: [[P, P, SIZE, P, SIZE, P], I32],
@@ -95,10 +101,14 @@ module Rdx
       rdx_graph_resolve_constant: [[P, P, SIZE, P, P, SIZE, P], I32],
       rdx_graph_search: [[P, P, SIZE, P, I32, SIZE, P], I32],
       rdx_declaration_find_member: [[P, P, SIZE, P], I32],
-      rdx_definition_comments: [[P, P, P], I32]
+      rdx_definition_comments: [[P, P, P], I32],
+      rdx_declaration_ancestor_names: [[P, P, P], I32],
+      rdx_declaration_descendant_names: [[P, P, P], I32],
+      rdx_declaration_member_names: [[P, P, P], I32]
     }
     # The rest share a shape: (handle, out) -> status, or (handle) -> status for _free.
     %w[
+      rdx_graph_open_stats
       rdx_graph_declarations rdx_graph_constant_references rdx_graph_method_references rdx_graph_diagnostics
       rdx_declaration_id rdx_declaration_name rdx_declaration_unqualified_name rdx_declaration_kind
       rdx_declaration_owner rdx_declaration_singleton_class rdx_declaration_ancestors
@@ -125,6 +135,8 @@ module Rdx
     WORD = Fiddle::SIZEOF_VOIDP
     # struct rdx_location: two pointers, then four uint32_t.
     LOCATION_SIZE = 2 * WORD + 16
+    # struct rdx_open_stats: three uint32_t, then two int32_t.
+    OPEN_STATS_SIZE = 20
 
     module_function
 
@@ -171,6 +183,34 @@ module Rdx
       string = Fiddle::Pointer.new(address).to_s.force_encoding(Encoding::UTF_8)
       call(:rdx_string_free, address)
       string
+    end
+
+    # An array of `count` strings the library allocated (NULL when empty): copy the strings
+    # into Ruby and release the array and every string in it.
+    def take_string_array(address, count)
+      return [] if count.zero?
+
+      begin
+        Fiddle::Pointer.new(address)[0, count * WORD].unpack("J*").map do |pointer|
+          Fiddle::Pointer.new(pointer).to_s.force_encoding(Encoding::UTF_8)
+        end
+      ensure
+        call(:rdx_string_array_free, address, count)
+      end
+    end
+
+    # Call `name` with `args`, an out array and an out count; return the strings.
+    def fetch_strings(name, *args)
+      array = out_buffer
+      count = out_buffer
+      invoke(name, *args, array, count)
+      take_string_array(word(array), word(count))
+    end
+
+    # A file system path (String, Pathname, anything with #to_path) as bytes for C. Not
+    # File.path, which rejects NUL bytes itself: the library reports them, like any misuse.
+    def path_bytes(path)
+      String(path.respond_to?(:to_path) ? path.to_path : path).b
     end
 
     # A static string owned by the library: copy it, never free it.
@@ -274,6 +314,10 @@ module Rdx
     def items(function, noun, klass)
       Graph.collect(@graph, Native.fetch(function, @handle), noun, klass)
     end
+
+    def strings(function)
+      Native.fetch_strings(function, @handle)
+    end
   end
 
   # A fully qualified entity with all its definitions (Rubydex's naming: Foo::Bar, Foo#bar(),
@@ -322,6 +366,20 @@ module Rdx
       items(:rdx_declaration_definitions, "definition", Definition)
     end
 
+    # The names of #ancestors, #descendants and #members, in the same order, each in one call
+    # to the library rather than one object (and several calls) per item.
+    def ancestor_names
+      strings(:rdx_declaration_ancestor_names)
+    end
+
+    def descendant_names
+      strings(:rdx_declaration_descendant_names)
+    end
+
+    def member_names
+      strings(:rdx_declaration_member_names)
+    end
+
     # Look "bar()", "Baz" or "@x" up through the ancestors, as Ruby would; nil when absent.
     def find_member(member)
       member = String(member)
@@ -364,17 +422,7 @@ module Rdx
 
     # The comment lines right above the definition, as written.
     def comments
-      array = Native.out_buffer
-      count = Native.out_buffer
-      Native.invoke(:rdx_definition_comments, handle, array, count)
-      address = Native.word(array)
-      n = Native.word(count)
-      return [] if n.zero?
-
-      pointers = Fiddle::Pointer.new(address)[0, n * Native::WORD].unpack("J*")
-      lines = pointers.map { |p| Fiddle::Pointer.new(p).to_s.force_encoding(Encoding::UTF_8) }
-      Native.call(:rdx_string_array_free, address, n)
-      lines
+      strings(:rdx_definition_comments)
     end
 
     def declaration
@@ -482,10 +530,20 @@ module Rdx
       items
     end
 
+    # A graph of the project at `root`, starting warm from the snapshot in `cache_dir` (default:
+    # .rdx/ in root): only new and changed files are parsed, and when nothing changed since a
+    # resolved graph was saved it starts resolved (see #open_stats). Resolving it saves the
+    # resolved graph for the next open. jobs: worker processes (nil or 0: one per CPU, 1: in
+    # this process). A missing root raises Rdx::IOFailureError.
+    def self.open(root, cache_dir: nil, jobs: nil)
+      root = Native.path_bytes(root)
+      cache = cache_dir.nil? ? nil : Native.path_bytes(cache_dir)
+      handle = Native.fetch(:rdx_graph_open, root, root.bytesize, cache, cache ? cache.bytesize : 0, Integer(jobs || 0))
+      allocate.tap { |graph| graph.send(:adopt, handle) }
+    end
+
     def initialize
-      @handle = Native.fetch(:rdx_graph_new)
-      @closed = false
-      ObjectSpace.define_finalizer(self, Native.releaser(:rdx_graph_free, @handle))
+      adopt(Native.fetch(:rdx_graph_new))
     end
 
     # Release the graph and everything obtained from it. Idempotent.
@@ -539,6 +597,25 @@ module Rdx
       Native.fetch(:rdx_graph_revision, @handle)
     end
 
+    # Write the snapshot (and the resolved graph, when resolved and current) to the cache
+    # directory. Only for graphs made by Graph.open: others raise Rdx::InvalidArgumentError.
+    # An unwritable cache directory is a "snapshot-unwritable" warning in #diagnostics.
+    def save
+      Native.invoke(:rdx_graph_save, @handle)
+      self
+    end
+
+    # What Graph.open did: {reused:, parsed:, deleted: (file counts), snapshot: (one was found),
+    # resolved: (started resolved)}; nil for a graph made by Graph.new.
+    def open_stats
+      out = Native.out_buffer(Native::OPEN_STATS_SIZE)
+      Native.optional do
+        Native.invoke(:rdx_graph_open_stats, @handle, out)
+        reused, parsed, deleted, snapshot, resolved = out[0, Native::OPEN_STATS_SIZE].unpack("L3l2")
+        { reused: reused, parsed: parsed, deleted: deleted, snapshot: snapshot == 1, resolved: resolved == 1 }
+      end
+    end
+
     # The declaration named `name`, or nil.
     def [](name)
       name = String(name)
@@ -584,6 +661,12 @@ module Rdx
     end
 
     private
+
+    def adopt(handle)
+      @handle = handle
+      @closed = false
+      ObjectSpace.define_finalizer(self, Native.releaser(:rdx_graph_free, @handle))
+    end
 
     def each_item(function, noun, klass)
       Graph.collect(self, Native.fetch(function, @handle), noun, klass)

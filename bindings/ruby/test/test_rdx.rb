@@ -2,8 +2,10 @@
 
 # Tests of the Ruby binding (bindings/ruby/lib/rdx.rb) over librdx: the whole Ruby API, the
 # same answers as rdx's Python API on the same fixture (tests/binding_answers.py, run with the
-# project's Python), ancestors as real Ruby reports them, the error classes against rdx.h and
-# rdx.ErrorCode, finalizers, closing, and threads. Run by tests/test_ruby_binding.py, or:
+# project's Python), ancestors as real Ruby reports them, the batch *_names calls against the
+# iterators, persistent projects (Graph.open, #save, #open_stats) on a copy of the fixture, the
+# error classes against rdx.h and rdx.ErrorCode, finalizers, closing, and threads. Run by
+# tests/test_ruby_binding.py, or:
 #
 #   make capi && ruby -Ibindings/ruby/lib bindings/ruby/test/test_rdx.rb
 #
@@ -12,6 +14,7 @@
 require "fileutils"
 require "json"
 require "open3"
+require "pathname"
 require "rbconfig"
 require "tmpdir"
 require "minitest/autorun"
@@ -140,6 +143,22 @@ class TestAnswers < Minitest::Test
       end
       assert_equal expected["definitions"], definitions, name
     end
+  end
+
+  def test_batch_names_match_iterators_and_python
+    Fixture.python["declarations"].each do |name, expected|
+      d = graph[name]
+      assert_equal expected["ancestors"], d.ancestor_names, name
+      assert_equal names(d.ancestors), d.ancestor_names, name
+      assert_equal expected["descendants"], d.descendant_names, name
+      assert_equal names(d.descendants), d.descendant_names, name
+      assert_equal expected["members"], d.member_names, name
+      assert_equal names(d.members), d.member_names, name
+      assert_equal expected["singleton_ancestors"], d.singleton_class ? d.singleton_class.ancestor_names : [], name
+    end
+    assert_equal [], graph["Shop::Models::Product#label()"].member_names
+    assert_equal [], graph["Shop::Models::Product#label()"].descendant_names
+    assert(graph["Shop::Models::Product"].member_names.all? { |n| n.encoding == Encoding::UTF_8 && n.valid_encoding? })
   end
 
   def test_ancestors_match_real_ruby
@@ -292,6 +311,8 @@ class TestErrors < Minitest::Test
     assert_raises(Rdx::InvalidHandleError) { @graph.resolve }
     error = assert_raises(Rdx::InvalidHandleError) { decl.name }
     assert_equal(-3, error.code)
+    assert_raises(Rdx::InvalidHandleError) { decl.ancestor_names }
+    assert_raises(Rdx::InvalidHandleError) { decl.member_names }
     assert_raises(Rdx::InvalidHandleError) { definition.location }
     decl.close # the graph released it already: a no-op
     assert_match(/closed/, @graph.inspect)
@@ -303,7 +324,125 @@ class TestErrors < Minitest::Test
     decl.close
     assert decl.closed?
     assert_raises(Rdx::InvalidHandleError) { decl.ancestors }
+    assert_raises(Rdx::InvalidHandleError) { decl.ancestor_names }
+    assert_raises(Rdx::InvalidHandleError) { decl.descendant_names }
+    error = assert_raises(Rdx::InvalidHandleError) { decl.member_names }
+    assert_match(/not a live rdx_declaration_t/, error.message)
     assert_equal "A", @graph["A"].name
+  end
+
+  # The C contract of the batch calls, straight through Fiddle: NULL out parameters are
+  # RDX_ERR_INVALID_ARGUMENT, a graph handle where a declaration belongs RDX_ERR_INVALID_HANDLE.
+  def test_batch_names_contract
+    decl = @graph["A"]
+    out = Rdx::Native.out_buffer
+    count = Rdx::Native.out_buffer
+    handle = decl.send(:handle)
+    assert_equal Rdx::InvalidArgumentError::CODE, Rdx::Native.call(:rdx_declaration_ancestor_names, handle, nil, count)
+    assert_match(/out_names is NULL/, Rdx.last_error_message)
+    assert_equal Rdx::InvalidArgumentError::CODE, Rdx::Native.call(:rdx_declaration_member_names, handle, out, nil)
+    assert_match(/out_count is NULL/, Rdx.last_error_message)
+    assert_equal Rdx::InvalidArgumentError::CODE, Rdx::Native.call(:rdx_declaration_descendant_names, nil, out, count)
+    graph_handle = @graph.instance_variable_get(:@handle)
+    assert_equal Rdx::InvalidHandleError::CODE, Rdx::Native.call(:rdx_declaration_ancestor_names, graph_handle, out, count)
+    assert_equal Rdx::OK, Rdx::Native.call(:rdx_declaration_ancestor_names, handle, out, count)
+    assert_equal %w[A M Object Kernel BasicObject], Rdx::Native.take_string_array(Rdx::Native.word(out), Rdx::Native.word(count))
+  end
+end
+
+# Graph.open, #save and #open_stats on a copy of the fixture in a temporary directory.
+class TestPersistence < Minitest::Test
+  PRODUCT = File.join("lib", "shop", "models", "product.rb")
+  ORDER = File.join("lib", "shop", "models", "order.rb")
+
+  def setup
+    @dir = Dir.mktmpdir("rdx-ruby-open-")
+    @project = File.join(@dir, "project")
+    FileUtils.cp_r(FIXTURE, @project)
+    FileUtils.rm_rf(File.join(@project, ".rdx"))
+    @files = Dir.glob(File.join(@project, "**", "*.rb")).size
+    @graphs = []
+  end
+
+  def teardown
+    @graphs.each(&:close)
+    FileUtils.rm_rf(@dir)
+  end
+
+  def open_project(**options)
+    Rdx::Graph.open(@project, jobs: 1, **options).tap { |graph| @graphs << graph }
+  end
+
+  # The batch names of the declarations the answers describe (nil when absent), and the count.
+  def answers(graph)
+    described = Fixture.python["declarations"].keys.to_h do |name|
+      d = graph[name]
+      [name, d && [d.ancestor_names, d.descendant_names, d.member_names]]
+    end
+    described.merge("declarations" => graph.declarations.size)
+  end
+
+  def test_second_open_reuses_every_file_and_starts_resolved
+    assert_equal 5, @files
+    cold = open_project
+    assert_equal({ reused: 0, parsed: @files, deleted: 0, snapshot: false, resolved: false }, cold.open_stats)
+    assert File.directory?(File.join(@project, ".rdx"))
+    first = answers(cold) # asking resolves, which saves the resolved graph for the next open
+    Fixture.python["declarations"].each do |name, expected|
+      assert_equal [expected["ancestors"], expected["descendants"], expected["members"]], first[name], name
+    end
+    assert_equal Fixture.python["all_declarations"].size, first["declarations"]
+    cold.close
+    warm = Rdx::Graph.open(Pathname.new(@project)) # jobs: nil, one per CPU; nothing to parse
+    @graphs << warm
+    assert_equal({ reused: @files, parsed: 0, deleted: 0, snapshot: true, resolved: true }, warm.open_stats)
+    assert_equal first, answers(warm)
+    assert_same warm, warm.save
+    assert_equal first, answers(open_project)
+  end
+
+  def test_changed_and_deleted_files
+    open_project.resolve.close
+    File.open(File.join(@project, PRODUCT), "a") do |f|
+      f.write("\nmodule Shop\n  module Models\n    class Product\n      def discounted; end\n    end\n  end\nend\n")
+    end
+    changed = open_project
+    assert_equal({ reused: @files - 1, parsed: 1, deleted: 0, snapshot: true, resolved: false }, changed.open_stats)
+    assert_includes changed["Shop::Models::Product"].member_names, "Shop::Models::Product#discounted()"
+    File.delete(File.join(@project, ORDER))
+    deleted = open_project
+    assert_equal({ reused: @files - 1, parsed: 0, deleted: 1, snapshot: true, resolved: false }, deleted.open_stats)
+    assert_nil deleted["Shop::Models::Order"]
+    refute_includes deleted["Shop::Models::Record"].descendant_names, "Shop::Models::Order"
+  end
+
+  def test_cache_dir_elsewhere
+    cache = File.join(@dir, "caches", "project")
+    open_project(cache_dir: cache).resolve
+    assert File.directory?(cache)
+    refute File.exist?(File.join(@project, ".rdx"))
+    assert_equal({ reused: @files, parsed: 0, deleted: 0, snapshot: true, resolved: true }, open_project(cache_dir: Pathname.new(cache)).open_stats)
+    # The project's own default cache starts empty.
+    assert_equal false, open_project.open_stats[:snapshot]
+  end
+
+  def test_errors
+    error = assert_raises(Rdx::IOFailureError) { Rdx::Graph.open(File.join(@dir, "missing")) }
+    assert_match(/missing/, error.message)
+    assert_equal(-4, error.code)
+    error = assert_raises(Rdx::InvalidArgumentError) { Rdx::Graph.open(@project, jobs: -1) }
+    assert_match(/jobs is -1/, error.message)
+    assert_raises(Rdx::InvalidArgumentError) { Rdx::Graph.open(@project, cache_dir: "") }
+    assert_raises(Rdx::InvalidArgumentError) { Rdx::Graph.open("#{@project}\0x") }
+    plain = Rdx::Graph.new
+    error = assert_raises(Rdx::InvalidArgumentError) { plain.save }
+    assert_match(/only a graph made by rdx_graph_open can be saved/, error.message)
+    assert_nil plain.open_stats
+    plain.close
+    graph = open_project
+    graph.close
+    assert_raises(Rdx::InvalidHandleError) { graph.save }
+    assert_raises(Rdx::InvalidHandleError) { graph.open_stats }
   end
 end
 
