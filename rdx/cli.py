@@ -64,10 +64,10 @@ def _index(project: str, jobs: int | None, quiet: bool, cache: str | None | bool
             graph = load(tick)
     else:
         graph = load()
-    problems = [d for d in graph.diagnostics if d.severity == "error"]
     t1 = time.perf_counter()
-    graph.resolve()
+    graph.resolve()  # Nothing to do when Graph.open restored the saved resolved graph.
     t2 = time.perf_counter()
+    problems = [d for d in graph.diagnostics if d.severity == "error"]
     return graph, problems, t1 - t0, t2 - t1
 
 
@@ -114,8 +114,15 @@ def _summary(graph: rdx.Graph, problems: list[rdx.Diagnostic], discovery: float,
     stats["problems"] = [str(p) for p in problems]
     by_kind: dict[str, int] = stats["declarations_by_kind"]  # type: ignore[assignment]
     kinds = ", ".join(f"{k} {v}" for k, v in by_kind.items())
+    opened = graph.open_stats
+    if opened:
+        stats["open"] = dict(opened)
+    source = ""
+    if opened.get("snapshot"):
+        source = f" ({opened['reused']} from the snapshot, {opened['parsed']} parsed)"
+    resolved = "resolved graph restored from the snapshot" if opened.get("resolved") else f"resolved in {resolution:.2f}s"
     lines = [
-        f"indexed {stats['documents']} files ({stats['bytes']} bytes) in {discovery:.2f}s, resolved in {resolution:.2f}s",
+        f"indexed {stats['documents']} files ({stats['bytes']} bytes){source} in {discovery:.2f}s, {resolved}",
         f"{stats['definitions']} definitions, {stats['declarations']} declarations ({kinds})",
         f"{stats['constant_references']} constant references ({stats['constant_references_resolved']} resolved), "
         f"{stats['method_references']} method references, {stats['diagnostics']} diagnostics",
