@@ -239,6 +239,19 @@ class DeclarationOut(_Out):
     revision: int = 0
 
 
+class Stats(_Out):
+    revision: int
+    documents: int
+    bytes: int
+    definitions: int
+    declarations: int
+    declarations_by_kind: dict[str, int]
+    constant_references: int
+    constant_references_resolved: int | None = None
+    method_references: int
+    diagnostics: int
+
+
 class Status(_Out):
     state: str
     revision: int | None = None
@@ -501,8 +514,8 @@ def build_server(workspace: Workspace) -> MCPServer:
         )
 
     @server.tool(description="Counts of files, definitions, declarations by kind, references.")
-    def codebase_stats() -> dict[str, Any]:
-        return workspace.graph().stats()
+    def codebase_stats() -> Stats:
+        return Stats(**workspace.graph().stats())  # type: ignore[arg-type]
 
     @server.tool(description="Indexing state, revision, file counts, pending changes.")
     def index_status() -> Status:

@@ -119,9 +119,11 @@ def test_references_positions_and_status(project):
         resolved = data(await client.call_tool("resolve_constant", {"name": "Model", "nesting": ["App", "User"]}))
         status = data(await client.call_tool("index_status", {}))
         files = data(await client.call_tool("get_file_declarations", {"file_path": "lib/app.rb"}))
-        return consts, calls, wrong, target, hover, resolved, status, files
+        stats = data(await client.call_tool("codebase_stats", {}))
+        return consts, calls, wrong, target, hover, resolved, status, files, stats
 
-    consts, calls, wrong, target, hover, resolved, status, files = call(project, steps)
+    consts, calls, wrong, target, hover, resolved, status, files, stats = call(project, steps)
+    assert stats["documents"] == 32 and stats["revision"] == status["revision"] and stats["declarations_by_kind"]["Class"] > 32
     assert consts["total"] == 31 and all(f["path"].startswith("lib/") for f in consts["files"])
     # Shared paths are listed once: one group per file, in path order.
     paths = [f["path"] for f in consts["files"]]
