@@ -58,6 +58,22 @@ MEMBER_LINES = [
     "{m}",
 ]
 SKELETON_LINES = ["include Comparable", "include M", "extend N"]
+# Added namespaces and constants: fresh names take the incremental path unless something
+# already mentions them; reopenings and colliding names resolve from scratch.
+ADDED_LINES = [
+    "class Fresh{k}; def a; end; end",
+    "class Fresh{k} < A; def b; end; private :b; end",
+    "module FreshM{k}; def c; end; module_function :c; end",
+    "FRESH_{k} = 1",
+    "class Fresh{k}; include M; def d; @x = 1; end; end",
+    "class Fresh{k}; class << self; def e; end; end; end",
+    "def use_fresh{k}; Fresh{k}.new; FreshM{k}; FRESH_{k}; end",
+    "class A; end",
+    "class Fresh{k} < Missing{k}; end",
+    "def Fresh{k}.made; end",
+    "private_constant :FRESH_{k}",
+    "ALIAS_{k} = Fresh{k}",
+]
 
 
 def render(project: dict[str, list[tuple[list[str], list[str]]]]) -> dict[str, str]:
@@ -81,14 +97,16 @@ def edit(project: dict[str, list[tuple[list[str], list[str]]]], rng: random.Rand
     uri = rng.choice(sorted(project))
     opening, members = rng.choice(project[uri])
     roll = rng.random()
-    if roll < 0.4 or not members:
+    if roll < 0.36 or not members:
         members.insert(rng.randint(0, len(members)), member_line(rng))
     elif roll < 0.65:
         del members[rng.randrange(len(members))]
     elif roll < 0.9:
         members[rng.randrange(len(members))] = member_line(rng)
-    elif roll < 0.95:
+    elif roll < 0.93:
         members.insert(rng.randint(0, len(members)), rng.choice(SKELETON_LINES))
+    elif roll < 0.97:
+        members.insert(rng.randint(0, len(members)), rng.choice(ADDED_LINES).format(k=rng.randint(0, 3)))
     else:
         # Move a member line to another namespace body (a method moving between classes).
         line = members.pop(rng.randrange(len(members)))
@@ -161,4 +179,41 @@ def test_a_change_reaches_descendants_through_an_alias_chain():
     assert g._view.resolver is resolver
     assert g["O#y()"].visibility == "private"
     assert g["D#z()"].visibility == "private"
+    assert dump(g) == dump(fresh(files, core=False))
+
+
+def test_an_added_class_with_a_fresh_name_is_declared_incrementally():
+    project = {uri: [(list(o), list(m)) for o, m in blocks] for uri, blocks in PROJECT.items()}
+    # Another file already refers to the class (in a method body) before it exists.
+    project["file:///m/d.rb"][1][1].append("def build; Widget.new; end")
+    g = fresh(render(project), core=False)
+    assert g.references_to("A") and not g.get("Widget")
+    resolver = g._view.resolver
+    project["file:///m/b.rb"].append((["class Widget < B", "  include M"], ["def size; end", "CAP = 3"]))
+    g.index_source("file:///m/b.rb", render(project)["file:///m/b.rb"])
+    g.resolve()
+    assert g._view.resolver is resolver  # declared without a full resolve
+    assert [a.name for a in g["Widget"].ancestors][:4] == ["Widget", "B", "A", "M"]  # as Ruby: M is already there
+    assert [r.location.path for r in g.references_to("Widget")] == ["/m/d.rb"]
+    assert "Widget::CAP" in g and "Widget#size()" in g and g["Widget"].singleton_class is not None
+    assert dump(g) == dump(fresh(render(project), core=False))
+
+
+@pytest.mark.parametrize(
+    "mention",
+    [
+        "class A\n  def Widget.made; end\nend\n",  # a method receiver
+        "module Box\n  Widget = 1\nend\nmodule Box\n  private_constant :Widget\nend\n",  # visibility, other scope
+        "WidgetAlias = Widget\n",  # an alias target
+        "Widget.include(M)\n",  # an external mixin target
+        "class A\n  include Widget\nend\n",  # a mixin (a placeholder until Widget exists)
+    ],
+)
+def test_adding_a_name_that_another_file_mentions_matches_a_fresh_graph(mention):
+    files = render(PROJECT)
+    files["file:///m/e.rb"] = mention
+    g = fresh(files, core=False)
+    files["file:///m/b.rb"] += "module Widget\n  def w; end\nend\n"
+    g.index_source("file:///m/b.rb", files["file:///m/b.rb"])
+    g.resolve()
     assert dump(g) == dump(fresh(files, core=False))

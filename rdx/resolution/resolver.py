@@ -17,7 +17,7 @@ ResolvedState; it does no I/O and never imports discovery. The phases:
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
 
@@ -143,6 +143,63 @@ def _member_keys(d: DefinitionRecord) -> tuple[str, ...]:
     if kind == "AttrWriter":
         return (f"{d.name}=()",)
     return (f"{d.name}()",)
+
+
+def _skeleton_additions(old: tuple[tuple, list[int]], new: tuple[tuple, list[int]]) -> tuple[dict[int, int], list[int]] | None:
+    """Align two skeletons of one document where the new one only adds definitions: the
+    old definition index -> new index of every old item, and the new indices of the added
+    items. None when anything else changed (or the document has external mixins, whose
+    scopes the alignment does not follow)."""
+    (old_uri, old_items, old_ext, old_req), old_keep = old
+    (new_uri, new_items, new_ext, new_req), new_keep = new
+    if old_uri != new_uri or old_req != new_req or old_ext or new_ext:
+        return None
+    matched: dict[int, int] = {}  # old skeleton position -> new skeleton position
+    added: list[int] = []
+    i = 0
+    for j, item in enumerate(new_items):
+        if i < len(old_items):
+            o = old_items[i]
+            parent_ok = o[2] == item[2] == -1 or (o[2] >= 0 and matched.get(o[2]) == item[2])
+            if parent_ok and o[:2] == item[:2] and o[3:] == item[3:]:
+                matched[i] = j
+                i += 1
+                continue
+        added.append(j)
+    if i != len(old_items):
+        return None
+    return {old_keep[o]: new_keep[n] for o, n in matched.items()}, [new_keep[j] for j in added]
+
+
+_CONCERN_NAMES = frozenset({"ClassMethods", "Concern"})  # Looked up by name by the concern rules.
+
+
+def _path_names(result: FileResult, keep: Callable[[int, DefinitionRecord], bool] | None = None) -> set[str]:
+    """Every name that a constant path of the document's definitions (or of those ``keep``
+    accepts) mentions, as a segment, plus names of ``private_constant`` and the like, and the
+    names in its external mixins: where a new constant of that name could change an answer."""
+    names: set[str] = set()
+    for i, d in enumerate(result.definitions):
+        if keep is not None and not keep(i, d):
+            continue
+        if d.kind == "ConstantVisibility":
+            names.add(d.name)
+        for path in (d.path, d.superclass, d.receiver, d.target):
+            if path is not None:
+                names.update(path.segments)
+        for m in (*d.mixins, *d.deferred_mixins):
+            if m.target is not None:
+                names.update(m.target.segments)
+    if keep is None:
+        for e in result.external_mixins:
+            names.update(e.target.segments)
+            if e.mixin.target is not None:
+                names.update(e.mixin.target.segments)
+    return names
+
+
+def _dynamic_constant(doc: int, d: DefinitionRecord) -> tuple[int, str, str, int, int, str]:
+    return (doc, "dynamic-constant", f"{d.kind.lower()} {d.name!r} is defined inside a method body", d.start, d.end, "warning")
 
 
 def _skeleton(result: FileResult) -> tuple[tuple, list[int]] | None:
@@ -287,6 +344,9 @@ class Resolver:
         self._descendant_index: dict[int, list[int]] | None = None
         # Namespace -> member keys (``m()``) its aliases and visibility changes look up.
         self._lookup_keys: dict[int, set[str]] = {}
+        # For edits that add namespaces and constants (``_declare_added``), built on first use.
+        self._constant_name_set: set[str] | None = None
+        self._path_names: list[set[str]] | None = None
 
     # -- declarations --------------------------------------------------------------------
 
@@ -613,9 +673,7 @@ class Resolver:
             for index, d in enumerate(result.definitions):
                 if d.kind in _NAMESPACE_DEF_KINDS or d.kind in _CONSTANT_DEF_KINDS:
                     if self._inside_method(result.definitions, d):
-                        self.state.diagnostics.append(
-                            (doc, "dynamic-constant", f"{d.kind.lower()} {d.name!r} is defined inside a method body", d.start, d.end, "warning")
-                        )
+                        self.state.diagnostics.append(_dynamic_constant(doc, d))
                         continue
                     pending.append((doc, index, d))
         # Rounds run in program order until nothing more can be declared; then one round may
@@ -1385,25 +1443,32 @@ class Resolver:
         self._load_members()
         old = self.docs[index]
         old_skeleton, new_skeleton = _skeleton(old), _skeleton(new)
-        if old_skeleton is None or new_skeleton is None or old_skeleton[0] != new_skeleton[0]:
+        if old_skeleton is None or new_skeleton is None:
             return None
-        old_keep, new_keep = old_skeleton[1], new_skeleton[1]
-        remap = dict(zip(old_keep, new_keep, strict=True))
+        added: list[int] = []
+        if old_skeleton[0] == new_skeleton[0]:
+            remap = dict(zip(old_skeleton[1], new_skeleton[1], strict=True))
+        else:
+            aligned = _skeleton_additions(old_skeleton, new_skeleton)
+            if aligned is None:
+                return None
+            remap, added = aligned
         prev = self.state
-        saved_external = self._external
+        saved = (self._external, self._ancestors, self._times, self._descendant_index)
         try:
-            state = self._replay_members(index, old, new, remap)
+            state = self._replay_members(index, old, new, remap, added)
         except _ReplayUnsafe:
             self.docs, self.decls, self.by_name = prev.documents, prev.declarations, prev.by_name
             self.def_decl, self.state = prev.definition_declarations, prev
-            self._external = saved_external
+            self._external, self._ancestors, self._times, self._descendant_index = saved
             self._crefs[index] = {}
+            self._lookup_cache.clear()
             return None
         finally:
             self._replay = None
         return state
 
-    def _replay_members(self, index: int, old: FileResult, new: FileResult, remap: dict[int, int]) -> ResolvedState:
+    def _replay_members(self, index: int, old: FileResult, new: FileResult, remap: dict[int, int], added: list[int]) -> ResolvedState:
         prev = self.state
         # Diagnostics: this document's skeleton ones move with their definitions; member ones
         # are reported again by the replay.
@@ -1458,6 +1523,7 @@ class Resolver:
             self._external = {
                 ns: [renamed.get(id(e[2]), e) if e[0] == index else e for e in entries] for ns, entries in self._external.items()
             }
+        also_refresh = self._declare_added(index, new, added, own) if added else set()
 
         # Owners of the new member definitions, computed as the member phase would.
         new_members: list[tuple[int, int | None]] = []
@@ -1538,7 +1604,7 @@ class Resolver:
 
         # References: this document's, and those of documents whose methods changed declaration
         # (calls inside a removed method have no known receiver).
-        refresh = {index}
+        refresh = {index} | also_refresh
         for doc, i in order:
             if doc != index and def_decl[doc][i] != prev.definition_declarations[doc][i] and docs[doc].definitions[i].kind == "Method":
                 refresh.add(doc)
@@ -1556,7 +1622,112 @@ class Resolver:
             if touched is not None:
                 self._member_index[touched].sort()
         self._doc_owners[index] = new_owners
+        if self._path_names is not None:
+            self._path_names[index] = _path_names(new)
         return state
+
+    def _constant_names(self) -> set[str]:
+        """Unqualified names of every constant declaration (built once, kept current)."""
+        if self._constant_name_set is None:
+            self._constant_name_set = {rec.unqualified for rec in self.decls.values() if rec.kind in CONSTANT_KINDS}
+        return self._constant_name_set
+
+    def _mentioned_names(self) -> list[set[str]]:
+        """Per document, every name its definitions' constant paths mention (see ``_path_names``)."""
+        if self._path_names is None:
+            self._path_names = [_path_names(d) for d in self.docs]
+        return self._path_names
+
+    def _declare_added(self, index: int, new: FileResult, added: list[int], own: Callable[[int], DeclarationRecord]) -> set[int]:
+        """Declare namespaces and constants that an edit added to document ``index`` (already
+        installed), when nothing else can notice them: each has a name no constant anywhere
+        has and no constant path anywhere else mentions (so no lookup result, placeholder or
+        receiver elsewhere changes), a plain name, and a superclass and mixins that resolve.
+        Declares them as phase 1 would, with their singleton classes and ancestors; returns
+        the documents whose references mention the new names (resolved again by the caller)."""
+        if self._times_raw is not None:
+            self._load_times()
+        # Chains are added for the new namespaces: the previous state keeps its own tables.
+        self._ancestors = dict(self._ancestors)
+        self._times = dict(self._times)
+        self.state.ancestors = self._ancestors
+        taken = self._constant_names()
+        mentioned = self._mentioned_names()
+        # This document's own mentions, outside what is being added or replayed anyway.
+        skip = set(added)
+        own_mentions = _path_names(new, lambda i, d: i not in skip and d.kind not in _MEMBER_DEF_KINDS)
+        before = len(self.decls)
+        names: set[str] = set()
+        created: list[int] = []
+        defs = new.definitions
+        for i in added:
+            d = defs[i]
+            if d.kind not in ("Class", "Module", "Constant", "SingletonClass"):
+                raise _ReplayUnsafe(f"an added {d.kind} needs a full resolve")
+            if self._inside_method(defs, d):
+                self.state.diagnostics.append(_dynamic_constant(index, d))
+                continue
+            site = self.cref(index, d.parent)
+            if site is None:
+                raise _ReplayUnsafe("an added definition sits in an undeclared scope")
+            if d.kind == "SingletonClass":
+                attached = self._namespace_owner(index, d.parent)
+                if d.target is not None or attached not in created:
+                    raise _ReplayUnsafe("only ``class << self`` of an added namespace is declared incrementally")
+            else:
+                path = d.path
+                assert path is not None
+                name = path.segments[-1]
+                if len(path.segments) != 1 or path.absolute or name in taken or name in names or name in _CONCERN_NAMES:
+                    raise _ReplayUnsafe(f"{name} is not a fresh plain name")
+                if name in own_mentions or any(name in mentioned[doc] for doc in range(len(mentioned)) if doc != index):
+                    raise _ReplayUnsafe(f"{name} is mentioned elsewhere")
+                names.add(name)
+                own(site[0] if site else self.object_id)
+            if not self._declare_definition(index, i, d, False):
+                raise _ReplayUnsafe("an added definition cannot be declared")
+            decl_id = self.def_decl[index][i]
+            if decl_id is not None and decl_id not in created and d.kind != "SingletonClass":
+                created.append(decl_id)
+        # Lookups cached before may have missed the new names.
+        self._lookup_cache.clear()
+        # Superclasses and mixins must resolve (else a full resolve would create placeholders).
+        for i in added:
+            d = defs[i]
+            if d.superclass is not None and not d.superclass_self:
+                site = self.cref(index, d.parent)
+                target = self.lookup_namespace(d.superclass, site) if site is not None else None
+                if target is None or self.decls[target].kind != "Class":
+                    raise _ReplayUnsafe("an added superclass does not resolve to a class")
+            for m in (*d.mixins, *d.deferred_mixins):
+                if m.target is not None:
+                    site = self.cref(index, i) if d.lexical else self.cref(index, d.parent)
+                    target = self.lookup_namespace(m.target, site) if site is not None else None
+                    if target is None or self.decls[target].kind != "Module":
+                        raise _ReplayUnsafe("an added mixin does not resolve to a module")
+        for decl_id in created:
+            if self.decls[decl_id].kind in ("Class", "Module"):
+                self.singleton(decl_id)
+        namespaces = [d for d in created if self.decls[d].is_namespace]
+        for decl_id in namespaces:
+            self.ancestors(decl_id)
+            self.ancestors(self.singleton(decl_id))
+        if len(self.decls) != before + len(created) + len(namespaces):
+            raise _ReplayUnsafe("declaring the additions created placeholders")
+        self._post_member.difference_update(created)
+        self._post_member.difference_update(self.decls[d].singleton for d in namespaces)
+        self._descendant_index = None
+        taken.update(names)
+        refresh: set[int] = set()
+        for doc, result in enumerate(self.docs):
+            if doc == index:
+                continue
+            if any(seg in names for ref in result.const_refs for seg in ref.path.segments) or any(
+                ref.receiver is not None and any(seg in names for seg in ref.receiver.segments) for ref in result.method_refs
+            ):
+                refresh.add(doc)
+        return refresh
+
 
     # -- persistence ---------------------------------------------------------------------
 
