@@ -96,7 +96,11 @@ def dump(g: rdx.Graph) -> dict:
     refs = sorted((str(r.location), r.name, r.declaration.name if r.declaration else None) for r in g.constant_references)
     calls = sorted((str(r.location), r.name, r.receiver.name if r.receiver else None) for r in g.method_references)
     diags = sorted(str(x) for x in g.diagnostics)
-    return {"declarations": decls, "constant_references": refs, "method_references": calls, "diagnostics": diags}
+    stats = {k: v for k, v in g.stats().items() if k not in ("revision", "diagnostics")}
+    # Internal consistency: no reference may point at a declaration that no longer exists.
+    state = g._view.state
+    dangling = sum(1 for rows in (state.constant_targets, state.method_receivers) for row in rows for t in row if t is not None and t not in state.declarations)
+    return {"declarations": decls, "constant_references": refs, "method_references": calls, "diagnostics": diags, "stats": stats, "dangling": dangling}
 
 
 def fresh(files: dict[str, str], core: bool = True) -> rdx.Graph:

@@ -97,16 +97,23 @@ def edit(project: dict[str, list[tuple[list[str], list[str]]]], rng: random.Rand
     uri = rng.choice(sorted(project))
     opening, members = rng.choice(project[uri])
     roll = rng.random()
-    if roll < 0.36 or not members:
+    if roll < 0.34 or not members:
         members.insert(rng.randint(0, len(members)), member_line(rng))
     elif roll < 0.65:
         del members[rng.randrange(len(members))]
     elif roll < 0.9:
         members[rng.randrange(len(members))] = member_line(rng)
-    elif roll < 0.93:
+    elif roll < 0.92:
         members.insert(rng.randint(0, len(members)), rng.choice(SKELETON_LINES))
-    elif roll < 0.97:
+    elif roll < 0.95:
         members.insert(rng.randint(0, len(members)), rng.choice(ADDED_LINES).format(k=rng.randint(0, 3)))
+    elif roll < 0.99:
+        # Remove an added namespace or constant again (anywhere in the project).
+        places = [(m, i) for blocks in project.values() for _, m in blocks for i, line in enumerate(m) if "resh" in line or "ALIAS" in line]
+        if places:
+            where, i = rng.choice(places)
+            del where[i]
+            return sorted(u for u, blocks in project.items() if any(m is where for _, m in blocks))
     else:
         # Move a member line to another namespace body (a method moving between classes).
         line = members.pop(rng.randrange(len(members)))
@@ -217,3 +224,59 @@ def test_adding_a_name_that_another_file_mentions_matches_a_fresh_graph(mention)
     g.index_source("file:///m/b.rb", files["file:///m/b.rb"])
     g.resolve()
     assert dump(g) == dump(fresh(files, core=False))
+
+
+def test_removing_a_class_nothing_else_needs_is_incremental():
+    project = {uri: [(list(o), list(m)) for o, m in blocks] for uri, blocks in PROJECT.items()}
+    project["file:///m/b.rb"].append((["class Gadget < B"], ["def size; end", "LIMIT = 3", "class << self; def build; end; end"]))
+    project["file:///m/d.rb"][1][1].append("def make; Gadget.new; end")
+    g = fresh(render(project), core=False)
+    assert [r.location.path for r in g.references_to("Gadget")] == ["/m/d.rb"]
+    resolver = g._view.resolver
+    project["file:///m/b.rb"].pop()
+    g.index_source("file:///m/b.rb", render(project)["file:///m/b.rb"])
+    g.resolve()
+    assert g._view.resolver is resolver  # removed without a full resolve
+    assert "Gadget" not in g and "Gadget::LIMIT" not in g and "Gadget#size()" not in g and "Gadget::<Gadget>" not in g
+    assert dump(g) == dump(fresh(render(project), core=False))
+
+
+def run_add_remove_sequence(seed: int) -> tuple[int, int]:
+    """Edits that mostly add and remove namespaces and constants; (replayed, total) resolves."""
+    rng = random.Random(seed)
+    project = {uri: [(list(o), list(m)) for o, m in blocks] for uri, blocks in PROJECT.items()}
+    g = fresh(render(project), core=False)
+    replayed = total = 0
+    for _ in range(10):
+        roll = rng.random()
+        places = [(u, m, i) for u, blocks in project.items() for _, m in blocks for i, line in enumerate(m) if "resh" in line or "ALIAS" in line]
+        if roll < 0.45 or not places:
+            uri = rng.choice(sorted(project))
+            members = rng.choice(project[uri])[1]
+            members.insert(rng.randint(0, len(members)), rng.choice(ADDED_LINES).format(k=rng.randint(0, 5)))
+            changed = [uri]
+        elif roll < 0.8:
+            uri, members, i = rng.choice(places)
+            del members[i]
+            changed = [uri]
+        else:
+            changed = edit(project, rng)
+        files = render(project)
+        for uri in changed:
+            g.index_source(uri, files[uri])
+        resolver = g._view.resolver
+        g.resolve()
+        total += 1
+        replayed += g._view.resolver is resolver
+        assert dump(g) == dump(fresh(files, core=False)), f"seed {seed}\n" + "\n".join(f"# {u}\n{t}" for u, t in files.items())
+    return replayed, total
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_random_additions_and_removals_match_a_fresh_graph(chunk):
+    replayed = total = 0
+    for seed in range(chunk * 25, chunk * 25 + 25):
+        r, t = run_add_remove_sequence(seed)
+        replayed += r
+        total += t
+    assert replayed >= total // 3, (replayed, total)

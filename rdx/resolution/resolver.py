@@ -145,30 +145,47 @@ def _member_keys(d: DefinitionRecord) -> tuple[str, ...]:
     return (f"{d.name}()",)
 
 
-def _skeleton_additions(old: tuple[tuple, list[int]], new: tuple[tuple, list[int]]) -> tuple[dict[int, int], list[int]] | None:
-    """Align two skeletons of one document where the new one only adds definitions: the
-    old definition index -> new index of every old item, and the new indices of the added
-    items. None when anything else changed (or the document has external mixins, whose
-    scopes the alignment does not follow)."""
+def _skeleton_diff(old: tuple[tuple, list[int]], new: tuple[tuple, list[int]]) -> tuple[dict[int, int], list[int], list[int]] | None:
+    """Align two skeletons of one document where one only adds to the other: the old
+    definition index -> new index of every kept item, the new indices of added items and the
+    old indices of removed ones (never both). None when anything else changed (or the
+    document has external mixins, whose scopes the alignment does not follow)."""
     (old_uri, old_items, old_ext, old_req), old_keep = old
     (new_uri, new_items, new_ext, new_req), new_keep = new
     if old_uri != new_uri or old_req != new_req or old_ext or new_ext:
         return None
-    matched: dict[int, int] = {}  # old skeleton position -> new skeleton position
-    added: list[int] = []
+    growing = len(new_items) >= len(old_items)
+    # Walk the longer list; items of the shorter one must all match, in order.
+    longer, shorter = (new_items, old_items) if growing else (old_items, new_items)
+    matched: dict[int, int] = {}  # shorter position -> longer position
+    extra: list[int] = []
     i = 0
-    for j, item in enumerate(new_items):
-        if i < len(old_items):
-            o = old_items[i]
+    for j, item in enumerate(longer):
+        if i < len(shorter):
+            o = shorter[i]
             parent_ok = o[2] == item[2] == -1 or (o[2] >= 0 and matched.get(o[2]) == item[2])
             if parent_ok and o[:2] == item[:2] and o[3:] == item[3:]:
                 matched[i] = j
                 i += 1
                 continue
-        added.append(j)
-    if i != len(old_items):
+        extra.append(j)
+    if i != len(shorter):
         return None
-    return {old_keep[o]: new_keep[n] for o, n in matched.items()}, [new_keep[j] for j in added]
+    if growing:
+        return {old_keep[o]: new_keep[n] for o, n in matched.items()}, [new_keep[j] for j in extra], []
+    return {old_keep[n]: new_keep[o] for o, n in matched.items()}, [], [old_keep[j] for j in extra]
+
+
+def _spans(d: DefinitionRecord) -> set[tuple[int, int]]:
+    """The spans a definition's resolution diagnostics can have: its own and its paths'."""
+    spans = {(d.start, d.end)}
+    for path in (d.path, d.superclass, d.receiver, d.target):
+        if path is not None:
+            spans.add((path.start, path.end))
+    for m in (*d.mixins, *d.deferred_mixins):
+        if m.target is not None:
+            spans.add((m.target.start, m.target.end))
+    return spans
 
 
 _CONCERN_NAMES = frozenset({"ClassMethods", "Concern"})  # Looked up by name by the concern rules.
@@ -1383,6 +1400,17 @@ class Resolver:
         state.constant_targets[index], state.method_receivers[index] = self._document_references(index)
         return state
 
+    def _descendants(self) -> dict[int, list[int]]:
+        """Namespace -> the namespaces that have it among their ancestors (built on first use)."""
+        if self._descendant_index is None:
+            index: dict[int, list[int]] = {}
+            for decl_id, chain in self._ancestors.items():
+                for anc in chain:
+                    if anc != decl_id:
+                        index.setdefault(anc, []).append(decl_id)
+            self._descendant_index = index
+        return self._descendant_index
+
     def _replay_scope(self, seeds: set[int], keys: set[str], edited: int) -> set[int]:
         """The namespaces whose members a member edit can change.
 
@@ -1391,14 +1419,7 @@ class Resolver:
         up an inherited member (alias, visibility change) named by ``keys``, the member keys
         any namespace in the scope writes: only those lookups can see the change. The member
         index entries of the ``edited`` document are stale; the caller put its keys in."""
-        if self._descendant_index is None:
-            index: dict[int, list[int]] = {}
-            for decl_id, chain in self._ancestors.items():
-                for anc in chain:
-                    if anc != decl_id:
-                        index.setdefault(anc, []).append(decl_id)
-            self._descendant_index = index
-        descendants = self._descendant_index
+        descendants = self._descendants()
         lookups = self._lookup_keys
         scope: set[int] = set()
         stack = list(seeds)
@@ -1446,17 +1467,18 @@ class Resolver:
         if old_skeleton is None or new_skeleton is None:
             return None
         added: list[int] = []
+        removed: list[int] = []
         if old_skeleton[0] == new_skeleton[0]:
             remap = dict(zip(old_skeleton[1], new_skeleton[1], strict=True))
         else:
-            aligned = _skeleton_additions(old_skeleton, new_skeleton)
+            aligned = _skeleton_diff(old_skeleton, new_skeleton)
             if aligned is None:
                 return None
-            remap, added = aligned
+            remap, added, removed = aligned
         prev = self.state
         saved = (self._external, self._ancestors, self._times, self._descendant_index)
         try:
-            state = self._replay_members(index, old, new, remap, added)
+            state = self._replay_members(index, old, new, remap, added, removed)
         except _ReplayUnsafe:
             self.docs, self.decls, self.by_name = prev.documents, prev.declarations, prev.by_name
             self.def_decl, self.state = prev.definition_declarations, prev
@@ -1468,15 +1490,21 @@ class Resolver:
             self._replay = None
         return state
 
-    def _replay_members(self, index: int, old: FileResult, new: FileResult, remap: dict[int, int], added: list[int]) -> ResolvedState:
+    def _replay_members(
+        self, index: int, old: FileResult, new: FileResult, remap: dict[int, int], added: list[int], removed: list[int]
+    ) -> ResolvedState:
         prev = self.state
-        # Diagnostics: this document's skeleton ones move with their definitions; member ones
-        # are reported again by the replay.
+        gone = self._removable(index, old, new, removed) if removed else []
+        dropped: set[tuple[int, int]] = set()
+        for o in removed:
+            dropped |= _spans(old.definitions[o])
+        # Diagnostics: this document's skeleton ones move with their definitions (those of
+        # removed definitions go); member ones are reported again by the replay.
         moved = _position_map(old, new, remap.items())
         diagnostics = []
         for diag in prev.diagnostics:
             if diag[0] == index:
-                if diag[1] in _MEMBER_CODES:
+                if diag[1] in _MEMBER_CODES or (diag[3], diag[4]) in dropped:
                     continue
                 span = moved.get((diag[3], diag[4]))
                 if span is None:
@@ -1601,6 +1629,8 @@ class Resolver:
         self._replay = None
         for ns, later in after.items():
             decls[ns].members.update(later)
+        if gone:
+            also_refresh |= self._remove_declarations(index, gone, own)
 
         # References: this document's, and those of documents whose methods changed declaration
         # (calls inside a removed method have no known receiver).
@@ -1625,6 +1655,108 @@ class Resolver:
         if self._path_names is not None:
             self._path_names[index] = _path_names(new)
         return state
+
+    def _removable(self, index: int, old: FileResult, new: FileResult, removed: list[int]) -> list[int]:
+        """The declarations that removing definitions ``removed`` of document ``index`` deletes,
+        when nothing else can notice: each had only that definition, nothing inherits from it,
+        its name is mentioned by no constant path elsewhere, and it holds nothing but members
+        and other removed declarations. Raises _ReplayUnsafe otherwise."""
+        row = self.def_decl[index]
+        gone: list[int] = []
+        for o in removed:
+            d = old.definitions[o]
+            if d.kind not in ("Class", "Module", "Constant", "SingletonClass"):
+                raise _ReplayUnsafe(f"removing a {d.kind} needs a full resolve")
+            decl_id = row[o]
+            if decl_id is None:
+                continue  # It declared nothing (a dynamic or unplaceable constant).
+            rec = self.decls[decl_id]
+            if rec.definitions != [(index, o)]:
+                raise _ReplayUnsafe(f"{rec.name} has other definitions")
+            # A placeholder it caused (``< Missing``, ``include Missing``, ``class Missing::X``)
+            # would go with it in a full resolve.
+            site = self.cref(index, d.parent)
+            paths = [(p, len(p.segments)) for p in (d.superclass,) if p is not None]
+            paths += [(m.target, len(m.target.segments)) for m in (*d.mixins, *d.deferred_mixins) if m.target is not None]
+            if d.path is not None and len(d.path.segments) > 1:
+                paths.append((d.path, len(d.path.segments) - 1))
+            for path, upto in paths:
+                target = self.lookup_namespace(path, site, upto) if site is not None else None
+                if target is None or self.decls[target].kind == "Todo":
+                    raise _ReplayUnsafe(f"{rec.name} refers to a placeholder")
+            if d.kind != "SingletonClass":
+                gone.append(decl_id)
+        mentioned = self._mentioned_names()
+        own_mentions = _path_names(new, lambda i, d: d.kind not in _MEMBER_DEF_KINDS)
+        descendants = self._descendants()
+        gone_set = set(gone)
+        for decl_id in gone:
+            rec = self.decls[decl_id]
+            name = rec.unqualified
+            if name in _CONCERN_NAMES or name in own_mentions or any(name in mentioned[doc] for doc in range(len(mentioned)) if doc != index):
+                raise _ReplayUnsafe(f"{name} is mentioned elsewhere")
+            for holder in (decl_id, rec.singleton):
+                if holder is None:
+                    continue
+                if descendants.get(holder) and set(descendants[holder]) - {rec.singleton}:
+                    raise _ReplayUnsafe(f"{self.decls[holder].name} has descendants")
+                hrec = self.decls[holder]
+                if holder != decl_id and hrec.singleton is not None:
+                    raise _ReplayUnsafe(f"{hrec.name} has a singleton class")
+                for member in hrec.members.values():
+                    if member not in gone_set and self.decls[member].kind not in _MEMBER_DECL_KINDS:
+                        raise _ReplayUnsafe(f"{self.decls[member].name} would be left without its namespace")
+        return gone
+
+    def _remove_declarations(self, index: int, gone: list[int], own: Callable[[int], DeclarationRecord]) -> set[int]:
+        """Delete ``gone`` (checked by ``_removable``) with their singleton classes and member
+        declarations; returns the documents whose references mention their names."""
+        if self._times_raw is not None:
+            self._load_times()
+        self._ancestors = dict(self._ancestors)
+        self._times = dict(self._times)
+        self.state.ancestors = self._ancestors
+        names: set[str] = set()
+        for decl_id in gone:
+            rec = self.decls.get(decl_id)
+            if rec is None:
+                continue
+            names.add(rec.unqualified)
+            doomed = [decl_id] + ([rec.singleton] if rec.singleton is not None else [])
+            for holder in doomed:
+                hrec = self.decls.pop(holder)
+                self.by_name.pop(hrec.name, None)
+                for member in hrec.members.values():
+                    mrec = self.decls.get(member)
+                    if mrec is not None and mrec.kind in _MEMBER_DECL_KINDS:
+                        self.decls.pop(member)
+                        self.by_name.pop(mrec.name, None)
+                self._ancestors.pop(holder, None)
+                self._times.pop(holder, None)
+                self._superclass_done.discard(holder)
+                self._member_index.pop(holder, None)
+                self._lookup_keys.pop(holder, None)
+                self._post_member.discard(holder)
+            owner = rec.owner
+            if owner is not None and owner in self.decls and self.decls[owner].members.get(rec.unqualified) == decl_id:
+                del own(owner).members[rec.unqualified]
+        self._lookup_cache.clear()
+        self._alias_cache.clear()
+        self._descendant_index = None
+        self._constant_name_set = None
+        return self._documents_mentioning(names, index)
+
+    def _documents_mentioning(self, names: set[str], skip: int) -> set[int]:
+        """Documents (but ``skip``) with a constant reference or call receiver naming one of ``names``."""
+        found: set[int] = set()
+        for doc, result in enumerate(self.docs):
+            if doc == skip:
+                continue
+            if any(seg in names for ref in result.const_refs for seg in ref.path.segments) or any(
+                ref.receiver is not None and any(seg in names for seg in ref.receiver.segments) for ref in result.method_refs
+            ):
+                found.add(doc)
+        return found
 
     def _constant_names(self) -> set[str]:
         """Unqualified names of every constant declaration (built once, kept current)."""
@@ -1718,15 +1850,7 @@ class Resolver:
         self._post_member.difference_update(self.decls[d].singleton for d in namespaces)
         self._descendant_index = None
         taken.update(names)
-        refresh: set[int] = set()
-        for doc, result in enumerate(self.docs):
-            if doc == index:
-                continue
-            if any(seg in names for ref in result.const_refs for seg in ref.path.segments) or any(
-                ref.receiver is not None and any(seg in names for seg in ref.receiver.segments) for ref in result.method_refs
-            ):
-                refresh.add(doc)
-        return refresh
+        return self._documents_mentioning(names, index)
 
 
     # -- persistence ---------------------------------------------------------------------
