@@ -124,14 +124,15 @@ def phase_warm(roots: list[str], jobs: int) -> dict:
     # Single-file updates on real files: for a deterministic sample of corpus files with a
     # method in a class body, three edits each (timed: index_source + resolve), each undone
     # (untimed) before the next. "body" adds a comment line above the first method (every
-    # later position moves); "add" adds a method next to it; "rename" renames it.
+    # later position moves); "add" adds a method next to it; "rename" renames it; "class" adds
+    # a nested class with a method.
     import random
     import statistics
 
     candidates = sorted(d.path for d in warm.documents if d.path)
     random.Random(7).shuffle(candidates)
-    updates: dict[str, list[float]] = {"body": [], "add": [], "rename": []}
-    full_resolves: dict[str, int] = {"body": 0, "add": 0, "rename": 0}
+    updates: dict[str, list[float]] = {"body": [], "add": [], "rename": [], "class": []}
+    full_resolves: dict[str, int] = {"body": 0, "add": 0, "rename": 0, "class": 0}
     sampled = 0
     for path in candidates:
         if sampled == 40:
@@ -147,6 +148,8 @@ def phase_warm(roots: list[str], jobs: int) -> dict:
             "body": original[:at] + b"  # edited by the benchmark\n" + original[at:],
             "add": original[:at] + b"  def rdx_bench_added(x) = x\n" + original[at:],
             "rename": original[: at + 6] + name + b"_renamed" + original[at + 6 + len(name) :],
+            # A new nested class (a fresh name) next to the method.
+            "class": original[:at] + b"  class RdxBenchAdded\n    def run = 1\n  end\n" + original[at:],
         }
         for kind, edited in edits.items():
             resolver = warm._view.resolver if warm._view is not None else None
@@ -224,7 +227,7 @@ def main() -> None:
         f"with freeze_gc=True (CLI, MCP server): {warm['warm_frozen_seconds']:.2f}s = {warm['warm_frozen_seconds'] / warm['cold_seconds']:.1%}"
     )
     print(
-        f"single-file update (re-index + resolve) on {warm['update_files']} files x 3 edits: "
+        f"single-file update (re-index + resolve) on {warm['update_files']} files x {len(warm['update_medians'])} edits: "
         f"median {warm['update_median_seconds'] * 1000:.0f} ms (target < 100 ms)"
     )
     for kind, median in warm["update_medians"].items():

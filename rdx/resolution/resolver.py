@@ -364,6 +364,8 @@ class Resolver:
         # For edits that add namespaces and constants (``_declare_added``), built on first use.
         self._constant_name_set: set[str] | None = None
         self._path_names: list[set[str]] | None = None
+        # Document -> (its FileResult, names its references use); rebuilt when the document changes.
+        self._reference_names: dict[int, tuple[FileResult, set[str]]] = {}
 
     # -- declarations --------------------------------------------------------------------
 
@@ -1717,12 +1719,17 @@ class Resolver:
         self._times = dict(self._times)
         self.state.ancestors = self._ancestors
         names: set[str] = set()
+        doomed_all: list[int] = []
+        chains: dict[int, tuple[int, ...]] = {}
         for decl_id in gone:
             rec = self.decls.get(decl_id)
             if rec is None:
                 continue
             names.add(rec.unqualified)
             doomed = [decl_id] + ([rec.singleton] if rec.singleton is not None else [])
+            doomed_all += doomed
+            for holder in doomed:
+                chains[holder] = self._ancestors.get(holder, ())
             for holder in doomed:
                 hrec = self.decls.pop(holder)
                 self.by_name.pop(hrec.name, None)
@@ -1742,19 +1749,32 @@ class Resolver:
                 del own(owner).members[rec.unqualified]
         self._lookup_cache.clear()
         self._alias_cache.clear()
-        self._descendant_index = None
+        if self._descendant_index is not None:
+            for holder in doomed_all:
+                for anc in chains.get(holder, ()):
+                    entries = self._descendant_index.get(anc)
+                    if entries is not None and holder in entries:
+                        entries.remove(holder)
         self._constant_name_set = None
         return self._documents_mentioning(names, index)
 
     def _documents_mentioning(self, names: set[str], skip: int) -> set[int]:
         """Documents (but ``skip``) with a constant reference or call receiver naming one of ``names``."""
+        cache = self._reference_names
         found: set[int] = set()
         for doc, result in enumerate(self.docs):
             if doc == skip:
                 continue
-            if any(seg in names for ref in result.const_refs for seg in ref.path.segments) or any(
-                ref.receiver is not None and any(seg in names for seg in ref.receiver.segments) for ref in result.method_refs
-            ):
+            entry = cache.get(doc)
+            if entry is None or entry[0] is not result:
+                used: set[str] = set()
+                for ref in result.const_refs:
+                    used.update(ref.path.segments)
+                for call in result.method_refs:
+                    if call.receiver is not None:
+                        used.update(call.receiver.segments)
+                entry = cache[doc] = (result, used)
+            if not names.isdisjoint(entry[1]):
                 found.add(doc)
         return found
 
@@ -1848,7 +1868,13 @@ class Resolver:
             raise _ReplayUnsafe("declaring the additions created placeholders")
         self._post_member.difference_update(created)
         self._post_member.difference_update(self.decls[d].singleton for d in namespaces)
-        self._descendant_index = None
+        if self._descendant_index is not None:
+            for decl_id in namespaces:
+                single = self.decls[decl_id].singleton
+                for new_id in (decl_id, single) if single is not None else (decl_id,):
+                    for anc in self._ancestors.get(new_id, ()):
+                        if anc != new_id:
+                            self._descendant_index.setdefault(anc, []).append(new_id)
         taken.update(names)
         return self._documents_mentioning(names, index)
 
