@@ -280,3 +280,20 @@ def test_random_additions_and_removals_match_a_fresh_graph(chunk):
         replayed += r
         total += t
     assert replayed >= total // 3, (replayed, total)
+
+
+def test_a_class_added_incrementally_is_seen_as_a_descendant_by_later_edits():
+    project = {uri: [(list(o), list(m)) for o, m in blocks] for uri, blocks in PROJECT.items()}
+    g = fresh(render(project), core=False)
+    resolver = g._view.resolver
+    g._view.resolver._descendants()  # The replay's descendant index exists before the addition.
+    project["file:///m/b.rb"].append((["class Kid < A"], ["alias kid_c c"]))
+    g.index_source("file:///m/b.rb", render(project)["file:///m/b.rb"])
+    g.resolve()
+    assert g["Kid#kid_c()"].visibility == "public"
+    project["file:///m/a.rb"][1][1].append("private :c")  # In A, loaded before Kid's alias.
+    g.index_source("file:///m/a.rb", render(project)["file:///m/a.rb"])
+    g.resolve()
+    assert g._view.resolver is resolver
+    assert g["Kid#kid_c()"].visibility == "private"
+    assert dump(g) == dump(fresh(render(project), core=False))
