@@ -228,7 +228,7 @@ def test_adding_a_name_that_another_file_mentions_matches_a_fresh_graph(mention)
 
 def test_removing_a_class_nothing_else_needs_is_incremental():
     project = {uri: [(list(o), list(m)) for o, m in blocks] for uri, blocks in PROJECT.items()}
-    project["file:///m/b.rb"].append((["class Gadget < B"], ["def size; end", "LIMIT = 3", "class << self; def build; end; end"]))
+    project["file:///m/b.rb"].append((["class Gadget < B"], ["def size; end", "LIMIT = 3", "def self.build; end"]))
     project["file:///m/d.rb"][1][1].append("def make; Gadget.new; end")
     g = fresh(render(project), core=False)
     assert [r.location.path for r in g.references_to("Gadget")] == ["/m/d.rb"]

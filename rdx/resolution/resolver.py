@@ -462,8 +462,11 @@ class Resolver:
             i = d.parent
         return self.object_id
 
-    def self_class(self, doc: int, index: int) -> int | None:
-        """The declaration whose instances ``self`` is at scope ``index`` (where ``foo`` looks)."""
+    def self_class(self, doc: int, index: int, create: bool = True) -> int | None:
+        """The declaration whose instances ``self`` is at scope ``index`` (where ``foo`` looks).
+
+        With ``create=False`` (references), a singleton class that does not exist yet is not
+        created: the answer is None, so references never add declarations."""
         if index < 0:
             return self.object_id
         d = self.docs[doc].definitions[index]
@@ -474,7 +477,7 @@ class Resolver:
         if decl is None:
             return None
         if d.kind in _NAMESPACE_DEF_KINDS:
-            return self.singleton(decl)
+            return self.singleton(decl) if create else self.decls[decl].singleton
         return self._namespace_owner(doc, d.parent)
 
     # -- constant lookup -----------------------------------------------------------------
@@ -1356,13 +1359,13 @@ class Resolver:
             rk = mref.receiver_kind
             if rk <= 1:
                 if mref.scope not in self_cache:
-                    self_cache[mref.scope] = self.self_class(doc, mref.scope)
+                    self_cache[mref.scope] = self.self_class(doc, mref.scope, False)
                 recv.append(self_cache[mref.scope])
             elif rk == 2 or rk == 3:
                 site = self.cref(doc, mref.scope)
                 ns = self.lookup_namespace(mref.receiver, site) if site is not None and mref.receiver else None
                 if ns is not None and rk == 2:
-                    ns = self.singleton(ns)
+                    ns = self.decls[ns].singleton  # None for a placeholder: nothing to look up there.
                 recv.append(ns)
             else:
                 recv.append(None)
@@ -1496,7 +1499,7 @@ class Resolver:
         self, index: int, old: FileResult, new: FileResult, remap: dict[int, int], added: list[int], removed: list[int]
     ) -> ResolvedState:
         prev = self.state
-        gone = self._removable(index, old, new, removed) if removed else []
+        gone, bodies = self._removable(index, old, new, removed) if removed else ([], [])
         dropped: set[tuple[int, int]] = set()
         for o in removed:
             dropped |= _spans(old.definitions[o])
@@ -1526,6 +1529,9 @@ class Resolver:
                 copied.add(decl_id)
             return decls[decl_id]
 
+        for body_decl, pair in bodies:
+            body = own(body_decl)
+            body.definitions = [p for p in body.definitions if p != pair]
         old_row = prev.definition_declarations[index]
         row: list[int | None] = [None] * len(new.definitions)
         for o, n in remap.items():
@@ -1658,13 +1664,18 @@ class Resolver:
             self._path_names[index] = _path_names(new)
         return state
 
-    def _removable(self, index: int, old: FileResult, new: FileResult, removed: list[int]) -> list[int]:
-        """The declarations that removing definitions ``removed`` of document ``index`` deletes,
-        when nothing else can notice: each had only that definition, nothing inherits from it,
-        its name is mentioned by no constant path elsewhere, and it holds nothing but members
-        and other removed declarations. Raises _ReplayUnsafe otherwise."""
+    def _removable(
+        self, index: int, old: FileResult, new: FileResult, removed: list[int]
+    ) -> tuple[list[int], list[tuple[int, tuple[int, int]]]]:
+        """What removing definitions ``removed`` of document ``index`` does, when nothing else
+        can notice: the declarations it deletes (each had only that definition, nothing
+        inherits from it, its name is mentioned by no constant path elsewhere, and it holds
+        nothing but members and other removed declarations), and the ``class << self`` bodies
+        (without mixins) that their singleton classes, which stay, lose: (declaration,
+        definition). Raises _ReplayUnsafe otherwise."""
         row = self.def_decl[index]
         gone: list[int] = []
+        bodies: list[tuple[int, tuple[int, int]]] = []
         for o in removed:
             d = old.definitions[o]
             if d.kind not in ("Class", "Module", "Constant", "SingletonClass"):
@@ -1673,6 +1684,11 @@ class Resolver:
             if decl_id is None:
                 continue  # It declared nothing (a dynamic or unplaceable constant).
             rec = self.decls[decl_id]
+            if d.kind == "SingletonClass":
+                if d.mixins or d.deferred_mixins:
+                    raise _ReplayUnsafe("a removed ``class << self`` body had mixins")
+                bodies.append((decl_id, (index, o)))
+                continue
             if rec.definitions != [(index, o)]:
                 raise _ReplayUnsafe(f"{rec.name} has other definitions")
             # A placeholder it caused (``< Missing``, ``include Missing``, ``class Missing::X``)
@@ -1686,8 +1702,7 @@ class Resolver:
                 target = self.lookup_namespace(path, site, upto) if site is not None else None
                 if target is None or self.decls[target].kind == "Todo":
                     raise _ReplayUnsafe(f"{rec.name} refers to a placeholder")
-            if d.kind != "SingletonClass":
-                gone.append(decl_id)
+            gone.append(decl_id)
         mentioned = self._mentioned_names()
         own_mentions = _path_names(new, lambda i, d: d.kind not in _MEMBER_DEF_KINDS)
         descendants = self._descendants()
@@ -1697,18 +1712,39 @@ class Resolver:
             name = rec.unqualified
             if name in _CONCERN_NAMES or name in own_mentions or any(name in mentioned[doc] for doc in range(len(mentioned)) if doc != index):
                 raise _ReplayUnsafe(f"{name} is mentioned elsewhere")
-            for holder in (decl_id, rec.singleton):
-                if holder is None:
-                    continue
-                if descendants.get(holder) and set(descendants[holder]) - {rec.singleton}:
+            holders = self._holders(decl_id)
+            for holder in holders:
+                if descendants.get(holder) and set(descendants[holder]) - set(holders):
                     raise _ReplayUnsafe(f"{self.decls[holder].name} has descendants")
                 hrec = self.decls[holder]
-                if holder != decl_id and hrec.singleton is not None:
+                if holder == holders[-1] and hrec.singleton is not None and holder != decl_id:
                     raise _ReplayUnsafe(f"{hrec.name} has a singleton class")
+                if len(holders) == 3:
+                    # Its chain declared singleton classes of the superclasses' singleton
+                    # classes, which a full resolve might not declare any more.
+                    raise _ReplayUnsafe(f"{hrec.name} had ``class << self`` bodies")
                 for member in hrec.members.values():
                     if member not in gone_set and self.decls[member].kind not in _MEMBER_DECL_KINDS:
                         raise _ReplayUnsafe(f"{self.decls[member].name} would be left without its namespace")
-        return gone
+        # Bodies of singleton classes that go anyway need no separate removal. A singleton
+        # class left with no body loses the singleton class its bodies declared (see ``run``).
+        kept_bodies = [(decl_id, pair) for decl_id, pair in bodies if self.decls[decl_id].attached not in gone_set]
+        for decl_id in {decl_id for decl_id, _ in kept_bodies}:
+            rec = self.decls[decl_id]
+            removed_pairs = {pair for d, pair in kept_bodies if d == decl_id}
+            if rec.singleton is not None and all(p in removed_pairs for p in rec.definitions):
+                raise _ReplayUnsafe(f"{rec.name} loses its last body")
+        return gone, kept_bodies
+
+    def _holders(self, decl_id: int) -> list[int]:
+        """A namespace, its singleton class and that one's singleton class (the ones that exist)."""
+        out = [decl_id]
+        while len(out) < 3:
+            single = self.decls[out[-1]].singleton
+            if single is None:
+                break
+            out.append(single)
+        return out
 
     def _remove_declarations(self, index: int, gone: list[int], own: Callable[[int], DeclarationRecord]) -> set[int]:
         """Delete ``gone`` (checked by ``_removable``) with their singleton classes and member
@@ -1726,7 +1762,7 @@ class Resolver:
             if rec is None:
                 continue
             names.add(rec.unqualified)
-            doomed = [decl_id] + ([rec.singleton] if rec.singleton is not None else [])
+            doomed = self._holders(decl_id)
             doomed_all += doomed
             for holder in doomed:
                 chains[holder] = self._ancestors.get(holder, ())
@@ -1861,17 +1897,25 @@ class Resolver:
             if self.decls[decl_id].kind in ("Class", "Module"):
                 self.singleton(decl_id)
         namespaces = [d for d in created if self.decls[d].is_namespace]
+        # ``class << self`` bodies declare their singleton class's singleton class (see ``run``).
+        bodies = {self.def_decl[index][i] for i in added if defs[i].kind == "SingletonClass"} - {None}
         for decl_id in namespaces:
             self.ancestors(decl_id)
             self.ancestors(self.singleton(decl_id))
-        if len(self.decls) != before + len(created) + len(namespaces):
+        for body in bodies:
+            assert body is not None
+            self.ancestors(self.singleton(body))
+        if len(self.decls) != before + len(created) + len(namespaces) + len(bodies):
             raise _ReplayUnsafe("declaring the additions created placeholders")
-        self._post_member.difference_update(created)
-        self._post_member.difference_update(self.decls[d].singleton for d in namespaces)
+        fresh_ids: set[int] = set(created)
+        for holder in (*namespaces, *(b for b in bodies if b is not None)):
+            single = self.decls[holder].singleton
+            if single is not None:
+                fresh_ids.add(single)
+        self._post_member.difference_update(fresh_ids)
         if self._descendant_index is not None:
-            for decl_id in namespaces:
-                single = self.decls[decl_id].singleton
-                for new_id in (decl_id, single) if single is not None else (decl_id,):
+            for new_id in fresh_ids:
+                if self.decls[new_id].is_namespace:
                     for anc in self._ancestors.get(new_id, ()):
                         if anc != new_id:
                             self._descendant_index.setdefault(anc, []).append(new_id)
@@ -1986,6 +2030,11 @@ class Resolver:
         self._concerns_known = True
         self._invalidate(keep_concerns=True)
         self._allow_placeholders = True
+        # ``self`` in a ``class << x`` body is the singleton class's singleton class: declared
+        # here, from the definitions alone, so that no reference or member creates it (which
+        # would make the set of declarations depend on code inside bodies).
+        for decl_id in [d for d, r in self.decls.items() if r.kind == "SingletonClass" and r.definitions]:
+            self.singleton(decl_id)
         self._phase_members()
         # Every class and module gets its singleton class, so ``Foo::<Foo>`` always exists.
         for decl_id in [d for d, r in self.decls.items() if r.kind in ("Class", "Module")]:
