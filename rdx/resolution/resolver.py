@@ -1419,11 +1419,15 @@ class Resolver:
     def _replay_scope(self, seeds: set[int], keys: set[str], edited: int) -> set[int]:
         """The namespaces whose members a member edit can change.
 
-        The seeds (where the edit writes), their singleton classes and attached namespaces
-        (``module_function`` writes into both), and, to a fixed point, descendants that look
-        up an inherited member (alias, visibility change) named by ``keys``, the member keys
-        any namespace in the scope writes: only those lookups can see the change. The member
-        index entries of the ``edited`` document are stale; the caller put its keys in."""
+        ``keys`` are the member keys (``m()``) whose state the edit can change: at first those
+        the edited document's old and new member definitions write. The scope is the seeds
+        (where the edit writes), their singleton classes and attached namespaces
+        (``module_function`` writes into both) and, to a fixed point, descendants that look up
+        an inherited member (alias, visibility change) named by a key. Keys grow by the aliases
+        in the scope whose original is a key (``alias y x`` changes with ``x``); a visibility
+        change copies under the same key. Every other member of a namespace reads nothing that
+        changed, so the replay gives it back as it was. The member index entries of the
+        ``edited`` document are stale; the caller put its keys in."""
         descendants = self._descendants()
         lookups = self._lookup_keys
         scope: set[int] = set()
@@ -1436,14 +1440,22 @@ class Resolver:
                 scope.add(ns)
                 if len(scope) > _MAX_REPLAY_NAMESPACES:
                     raise _ReplayUnsafe("the edit reaches too many namespaces")
-                for doc, i in self._member_index.get(ns, ()):
-                    if doc != edited:
-                        keys.update(_member_keys(self.docs[doc].definitions[i]))
                 rec = self.decls[ns]
                 if rec.singleton is not None:
                     stack.append(rec.singleton)
                 if rec.attached is not None:
                     stack.append(rec.attached)
+            grew = True
+            while grew:
+                grew = False
+                for ns in scope:
+                    for doc, i in self._member_index.get(ns, ()):
+                        if doc == edited:
+                            continue
+                        d = self.docs[doc].definitions[i]
+                        if d.kind == "MethodAlias" and f"{d.old_name}()" in keys and f"{d.name}()" not in keys:
+                            keys.add(f"{d.name}()")
+                            grew = True
             for ns in list(scope):
                 for desc in descendants.get(ns, ()):
                     if desc not in scope:
