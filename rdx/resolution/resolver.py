@@ -347,12 +347,12 @@ class Resolver:
         # What member edits need (see ``refresh_members``): member definitions by the namespace
         # they write into, in program order; per document, the namespaces its members write into;
         # namespaces the member phase itself created (singletons of singletons and of
-        # placeholders); namespaces that lost a method to ``remove_method``; non-member
+        # placeholders); the methods ``remove_method`` removed, by namespace; non-member
         # declarations created from the member phase on (kept after members when replaying).
         self._member_index: dict[int, list[tuple[int, int]]] = {}
         self._doc_owners: list[set[int | None]] = [set() for _ in documents]
         self._member_created: set[int] = set()
-        self._removed_owners: set[int] = set()
+        self._removed_keys: dict[int, set[str]] = {}
         self._post_member: set[int] = set()
         self._in_members = False
         self._track_post = False
@@ -865,8 +865,8 @@ class Resolver:
         elif kind == "MethodAlias":
             alias = self._method(owner, d.name, doc, index, d.visibility)
             original = self._member_lookup(owner, f"{d.old_name}()")
-            if original is not None and original != alias:
-                self.decls[alias].visibility = self.decls[original].visibility
+            if original is not None and original[0] != alias:
+                self.decls[alias].visibility = original[1]
         elif kind == "AttrReader" or kind == "AttrWriter" or kind == "AttrAccessor":
             if kind != "AttrWriter":
                 self._method(owner, d.name, doc, index, d.visibility)
@@ -932,7 +932,7 @@ class Resolver:
             if method is None:
                 self.state.diagnostics.append((doc, "unknown-method", f"remove_method names {d.name!r}, which is not defined here", d.start, d.end, "warning"))
                 return
-            self._removed_owners.add(owner)
+            self._removed_keys.setdefault(owner, set()).add(key)
             self._forget(method)
             return
         if d.visibility == "undefined":
@@ -1306,26 +1306,45 @@ class Resolver:
             origin += 1
         return origin
 
-    def _member_lookup(self, decl_id: int, member: str) -> int | None:
-        """``find_member`` for the member phase. A replay sees the namespaces it does not
-        replay in their final state, which equals their state at the replayed position only if
-        nothing happened to the found method later in program order and nothing was removed;
-        otherwise the replay is abandoned for a full resolve."""
+    def _member_lookup(self, decl_id: int, member: str) -> tuple[int, str] | None:
+        """``find_member`` for the member phase: the method found and its visibility at this
+        point of the program.
+
+        A replay sees the namespaces it does not replay in their final state. For a method
+        defined or changed later in program order than the replayed position, its state at
+        that position is worked out from its definitions before it (absent when there are
+        none); when that needs more than the last one (an alias, ``module_function``) or a
+        method was removed on the way, the replay is abandoned for a full resolve."""
         replay = self._replay
         if replay is None:
-            return self.find_member(decl_id, member)
+            found = self.find_member(decl_id, member)
+            return None if found is None else (found, self.decls[found].visibility)
         scope, at = replay
         for anc in self.ancestors(decl_id):
             outside = anc not in scope
-            if outside and anc in self._removed_owners:
-                raise _ReplayUnsafe(f"{self.decls[anc].name} had a method removed")
+            if outside and member in self._removed_keys.get(anc, ()):
+                raise _ReplayUnsafe(f"{self.decls[anc].name} had {member} removed")
             found = self.decls[anc].members.get(member)
-            if found is not None:
-                rec = self.decls[found]
-                if outside and rec.definitions and max(rec.definitions) >= at:
-                    raise _ReplayUnsafe(f"{rec.name} changes after {at}")
-                return None if rec.visibility == "undefined" else found
+            if found is None:
+                continue
+            rec = self.decls[found]
+            visibility = rec.visibility
+            if outside and rec.definitions and max(rec.definitions) >= at:
+                before = [p for p in rec.definitions if p < at]
+                if not before:
+                    continue  # Not defined yet at this point: the lookup goes on.
+                visibility = self._visibility_at(rec, max(before))
+            return None if visibility == "undefined" else (found, visibility)
         return None
+
+    def _visibility_at(self, rec: DeclarationRecord, last: tuple[int, int]) -> str:
+        """A method's visibility right after its definition ``last`` (see ``_member_lookup``)."""
+        d = self.docs[last[0]].definitions[last[1]]
+        if d.kind in ("Method", "AttrReader", "AttrWriter", "AttrAccessor") and not d.module_function:
+            return d.visibility
+        if d.kind == "MethodVisibility" and d.visibility in ("public", "protected", "private", "undefined"):
+            return d.visibility
+        raise _ReplayUnsafe(f"{rec.name} changes later in a way the replay does not follow")
 
     def find_member(self, decl_id: int, member: str) -> int | None:
         for anc in self.ancestors(decl_id):
@@ -1979,7 +1998,7 @@ class Resolver:
             concern_deps=self._concern_deps,
             concern_cache=self._concern_cache,
             member_created=sorted(self._member_created),
-            removed_owners=sorted(self._removed_owners),
+            removed_keys={k: sorted(v) for k, v in self._removed_keys.items()},
             post_member=sorted(self._post_member),
             members=msgspec.Raw(
                 msgspec.msgpack.encode(
@@ -2023,7 +2042,7 @@ class Resolver:
         self._track_post = True
         self._members_raw = image.members.copy()
         self._member_created = set(image.member_created)
-        self._removed_owners = set(image.removed_owners)
+        self._removed_keys = {k: set(v) for k, v in image.removed_keys.items()}
         self._post_member = set(image.post_member)
         return self
 
