@@ -250,10 +250,23 @@ def run_add_remove_sequence(seed: int) -> tuple[int, int]:
     for _ in range(10):
         roll = rng.random()
         places = [(u, m, i) for u, blocks in project.items() for _, m in blocks for i, line in enumerate(m) if "resh" in line or "ALIAS" in line]
-        if roll < 0.45 or not places:
+        reopenings = [(u, b) for u, blocks in project.items() for b in blocks if b[0] and b[0][-1].endswith("# reopened")]
+        if roll < 0.35 or not places:
             uri = rng.choice(sorted(project))
             members = rng.choice(project[uri])[1]
             members.insert(rng.randint(0, len(members)), rng.choice(ADDED_LINES).format(k=rng.randint(0, 5)))
+            changed = [uri]
+        elif roll < 0.45:
+            # A new top-level block reopening an existing namespace (or, for C and D in a file
+            # loaded before them, declaring them early).
+            uri = rng.choice(sorted(project))
+            opening = rng.choice(["class A", "class B < A", "module M", "module N", "class C", "class D"])
+            body = [rng.choice(["def r{k}; end", "FRESH_{k} = 1", "class Fresh{k}; end", "private :c", "alias_method :r{k}, :c"]).format(k=rng.randint(0, 5))]
+            project[uri].insert(rng.randint(0, len(project[uri])), ([opening + "  # reopened"], body))
+            changed = [uri]
+        elif roll < 0.55 and reopenings:
+            uri, block = rng.choice(reopenings)
+            project[uri].remove(block)
             changed = [uri]
         elif roll < 0.8:
             uri, members, i = rng.choice(places)

@@ -79,6 +79,7 @@ class MemberBookkeeping(msgspec.Struct, array_like=True, gc=False):
     member_index: dict[int, list[tuple[int, int]]]
     doc_owners: list[list[int | None]]
     lookup_keys: dict[int, list[str]]
+    rounds: list[dict[int, int]]
 
 
 class GraphStore:

@@ -351,6 +351,9 @@ class Resolver:
         # declarations created from the member phase on (kept after members when replaying).
         self._member_index: dict[int, list[tuple[int, int]]] = {}
         self._doc_owners: list[set[int | None]] = [set() for _ in documents]
+        # Per document: definition index -> the phase-1 round that declared it. A declaration's
+        # definitions are in (round, document, index) order, which reopenings added later keep.
+        self._rounds: list[dict[int, int]] = [{} for _ in documents]
         self._member_created: set[int] = set()
         self._removed_keys: dict[int, set[str]] = {}
         self._post_member: set[int] = set()
@@ -701,6 +704,8 @@ class Resolver:
         # Rounds run in program order until nothing more can be declared; then one round may
         # create placeholders for unknown scopes, after which ordinary rounds resume.
         placeholders = False
+        round_no = 0
+        rounds = self._rounds
         while pending:
             progress = False
             rest = []
@@ -708,8 +713,10 @@ class Resolver:
                 doc, index, d = item
                 if self._declare_definition(doc, index, d, placeholders):
                     progress = True
+                    rounds[doc][index] = round_no
                 else:
                     rest.append(item)
+            round_no += 1
             pending = rest
             self._invalidate()
             if progress:
@@ -1513,12 +1520,15 @@ class Resolver:
             remap, added, removed = aligned
         prev = self.state
         saved = (self._external, self._ancestors, self._times, self._descendant_index)
+        saved_rounds: dict[int, int] | None = self._rounds[index]
         try:
             state = self._replay_members(index, old, new, remap, added, removed)
         except _ReplayUnsafe:
             self.docs, self.decls, self.by_name = prev.documents, prev.declarations, prev.by_name
             self.def_decl, self.state = prev.definition_declarations, prev
             self._external, self._ancestors, self._times, self._descendant_index = saved
+            if saved_rounds is not None:
+                self._rounds[index] = saved_rounds
             self._crefs[index] = {}
             self._lookup_cache.clear()
             return None
@@ -1581,6 +1591,8 @@ class Resolver:
                 moved_defs.append((doc, i))
             rec.definitions = moved_defs
         def_decl[index] = row
+        old_rounds = self._rounds[index]
+        self._rounds[index] = {remap[o]: r for o, r in old_rounds.items() if o in remap}
         self.docs, self.decls, self.by_name, self.def_decl = docs, decls, by_name, def_decl
         state = _successor(prev, docs, decls, by_name, def_decl, diagnostics)
         self.state = state
@@ -1718,6 +1730,12 @@ class Resolver:
             if d.kind == "SingletonClass":
                 if d.mixins or d.deferred_mixins:
                     raise _ReplayUnsafe("a removed ``class << self`` body had mixins")
+                bodies.append((decl_id, (index, o)))
+                continue
+            if len(rec.definitions) > 1 and d.kind in ("Class", "Module") and rec.kind == d.kind:
+                # A reopening goes; the namespace stays with its other definitions.
+                if d.superclass is not None or d.superclass_self or d.mixins or d.deferred_mixins:
+                    raise _ReplayUnsafe(f"a removed reopening of {rec.name} had a superclass or mixins")
                 bodies.append((decl_id, (index, o)))
                 continue
             if rec.definitions != [(index, o)]:
@@ -1878,6 +1896,7 @@ class Resolver:
         before = len(self.decls)
         names: set[str] = set()
         created: list[int] = []
+        rounds = self._rounds[index]
         defs = new.definitions
         for i in added:
             d = defs[i]
@@ -1889,23 +1908,60 @@ class Resolver:
             site = self.cref(index, d.parent)
             if site is None:
                 raise _ReplayUnsafe("an added definition sits in an undeclared scope")
+            # Phase 1 would declare it in the round of its enclosing definition (the first for
+            # top-level ones): where it goes among a reopened declaration's definitions.
+            parent = d.parent
+            while parent >= 0 and defs[parent].kind in _MEMBER_DEF_KINDS:
+                parent = defs[parent].parent
+            round_no = rounds.get(parent) if parent >= 0 else 0
+            if round_no is None:
+                raise _ReplayUnsafe("an added definition's enclosing definition was never declared")
+            reopened: int | None = None
             if d.kind == "SingletonClass":
                 attached = self._namespace_owner(index, d.parent)
-                if d.target is not None or attached not in created:
-                    raise _ReplayUnsafe("only ``class << self`` of an added namespace is declared incrementally")
+                if d.target is not None or attached is None:
+                    raise _ReplayUnsafe("only ``class << self`` bodies are declared incrementally")
+                if attached not in created:
+                    # Another body of an existing singleton class: it must have had one already
+                    # (a first body would declare that singleton class's own singleton class).
+                    single = self.decls[attached].singleton
+                    if single is None or self.decls[single].singleton is None or d.mixins or d.deferred_mixins:
+                        raise _ReplayUnsafe("a first or mixing ``class << self`` body needs a full resolve")
+                    reopened = single
             else:
                 path = d.path
                 assert path is not None
                 name = path.segments[-1]
-                if len(path.segments) != 1 or path.absolute or name in taken or name in names or name in _CONCERN_NAMES:
-                    raise _ReplayUnsafe(f"{name} is not a fresh plain name")
-                if name in own_mentions or any(name in mentioned[doc] for doc in range(len(mentioned)) if doc != index):
-                    raise _ReplayUnsafe(f"{name} is mentioned elsewhere")
-                names.add(name)
-                own(site[0] if site else self.object_id)
+                owner = site[0] if site else self.object_id
+                existing = self._member_constant(owner, name) if len(path.segments) == 1 and not path.absolute else None
+                if existing is not None and d.kind in ("Class", "Module") and self.decls[existing].kind == d.kind:
+                    # A reopening: it adds a definition and nothing else, if it brings no
+                    # superclass or mixins.
+                    if d.superclass is not None or d.superclass_self or d.mixins or d.deferred_mixins or existing == owner:
+                        raise _ReplayUnsafe(f"reopening {name} with a superclass or mixins needs a full resolve")
+                    reopened = existing
+                else:
+                    if len(path.segments) != 1 or path.absolute or name in taken or name in names or name in _CONCERN_NAMES:
+                        raise _ReplayUnsafe(f"{name} is not a fresh plain name")
+                    if name in own_mentions or any(name in mentioned[doc] for doc in range(len(mentioned)) if doc != index):
+                        raise _ReplayUnsafe(f"{name} is mentioned elsewhere")
+                    names.add(name)
+                    own(owner)
+            if reopened is not None:
+                own(reopened)
             if not self._declare_definition(index, i, d, False):
                 raise _ReplayUnsafe("an added definition cannot be declared")
+            rounds[i] = round_no
             decl_id = self.def_decl[index][i]
+            if reopened is not None:
+                if decl_id != reopened:
+                    raise _ReplayUnsafe("a reopening declared something else")
+                rec = self.decls[reopened]
+                order = [(self._rounds[doc].get(j), doc, j) for doc, j in rec.definitions]
+                if any(r is None for r, _, _ in order):
+                    raise _ReplayUnsafe(f"{rec.name} has definitions of unknown rounds")
+                rec.definitions = [(doc, j) for _, doc, j in sorted(order)]  # type: ignore[type-var]
+                continue
             if decl_id is not None and decl_id not in created and d.kind != "SingletonClass":
                 created.append(decl_id)
         # Lookups cached before may have missed the new names.
@@ -1929,7 +1985,10 @@ class Resolver:
                 self.singleton(decl_id)
         namespaces = [d for d in created if self.decls[d].is_namespace]
         # ``class << self`` bodies declare their singleton class's singleton class (see ``run``).
-        bodies = {self.def_decl[index][i] for i in added if defs[i].kind == "SingletonClass"} - {None}
+        created_set = set(created)
+        bodies = {
+            b for i in added if defs[i].kind == "SingletonClass" and (b := self.def_decl[index][i]) is not None and self.decls[b].attached in created_set
+        }
         for decl_id in namespaces:
             self.ancestors(decl_id)
             self.ancestors(self.singleton(decl_id))
@@ -1969,6 +2028,7 @@ class Resolver:
         self._members_raw = None
         self._member_index = book.member_index
         self._doc_owners = [set(o) for o in book.doc_owners]
+        self._rounds = book.rounds
         self._lookup_keys = {k: set(v) for k, v in book.lookup_keys.items()}
 
     def export(self, fingerprint: str) -> ResolvedImage:
@@ -2006,6 +2066,7 @@ class Resolver:
                         member_index=self._member_index,
                         doc_owners=[sorted(o, key=lambda x: -1 if x is None else x) for o in self._doc_owners],
                         lookup_keys={k: sorted(v) for k, v in self._lookup_keys.items()},
+                        rounds=self._rounds,
                     )
                 )
             ),
