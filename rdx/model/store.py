@@ -65,7 +65,6 @@ class ResolvedImage(msgspec.Struct, array_like=True, gc=False):
     concern_cache: dict[int, bool]
     member_created: list[int]
     removed_keys: dict[int, list[str]]
-    post_member: list[int]
     # Needed only by member-edit replays and new ancestor chains, so kept encoded until then
     # (a ``MemberBookkeeping`` and a list of ancestor-chain times parallel to ``ancestors``):
     # decoding them would cost a warm start hundreds of thousands of objects.

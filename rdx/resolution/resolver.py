@@ -347,8 +347,7 @@ class Resolver:
         # What member edits need (see ``refresh_members``): member definitions by the namespace
         # they write into, in program order; per document, the namespaces its members write into;
         # namespaces the member phase itself created (singletons of singletons and of
-        # placeholders); the methods ``remove_method`` removed, by namespace; non-member
-        # declarations created from the member phase on (kept after members when replaying).
+        # placeholders); the methods ``remove_method`` removed, by namespace.
         self._member_index: dict[int, list[tuple[int, int]]] = {}
         self._doc_owners: list[set[int | None]] = [set() for _ in documents]
         # Per document: definition index -> the phase-1 round that declared it. A declaration's
@@ -356,9 +355,7 @@ class Resolver:
         self._rounds: list[dict[int, int]] = [{} for _ in documents]
         self._member_created: set[int] = set()
         self._removed_keys: dict[int, set[str]] = {}
-        self._post_member: set[int] = set()
         self._in_members = False
-        self._track_post = False
         # During a member replay: (namespaces being replayed, position being replayed).
         self._replay: tuple[set[int], tuple[int, int]] | None = None
         self._descendant_index: dict[int, list[int]] | None = None
@@ -385,8 +382,6 @@ class Resolver:
         rec = DeclarationRecord(decl_id, name, unqualified, kind, owner)
         self.decls[decl_id] = rec
         self.by_name[name] = decl_id
-        if self._track_post and kind not in _MEMBER_DECL_KINDS:
-            self._post_member.add(decl_id)
         if owner is not None and kind != "SingletonClass" and kind != "GlobalVariable":
             self.decls[owner].members.setdefault(unqualified, decl_id)
         return rec
@@ -779,7 +774,6 @@ class Resolver:
         into the owner's singleton class), computed from the skeleton alone. The phase records
         which definitions write where, so a later edit can replay just those namespaces."""
         self._in_members = True
-        self._track_post = True
         index_map = self._member_index
         for doc, result in enumerate(self.docs):
             defs = result.definitions
@@ -1648,13 +1642,11 @@ class Resolver:
                 x for x in diagnostics if not (x[1] in _MEMBER_CODES and (x[0], x[3], x[4]) in replayed_spans)
             ]
 
-        # Drop the members of the scope, keeping the namespaces and constants it holds (those
-        # created from the member phase on stay after the members, as in a full resolve).
-        after: dict[int, dict[str, int]] = {}
+        # Drop the members of the scope, keeping the namespaces and constants it holds. (The
+        # order of a members table is never observable: every answer sorts or looks up by key.)
         for ns in scope:
             rec = own(ns)
             kept: dict[str, int] = {}
-            later: dict[str, int] = {}
             for name, member in rec.members.items():
                 mrec = decls.get(member)
                 if mrec is not None and mrec.kind in _MEMBER_DECL_KINDS and mrec.owner == ns:
@@ -1666,20 +1658,15 @@ class Resolver:
                                 def_decl[doc] = list(def_decl[doc])
                                 rows_copied.add(doc)
                             def_decl[doc][i] = None
-                elif member in self._post_member:
-                    later[name] = member
                 else:
                     kept[name] = member
             rec.members = kept
-            after[ns] = later
 
         for key in order:
             doc, i = key
             self._replay = (scope, key)
             self._apply_member(doc, i, docs[doc].definitions[i], owner_of[key])
         self._replay = None
-        for ns, later in after.items():
-            decls[ns].members.update(later)
         if gone:
             also_refresh |= self._remove_declarations(index, gone, own)
 
@@ -1828,7 +1815,6 @@ class Resolver:
                 self._superclass_done.discard(holder)
                 self._member_index.pop(holder, None)
                 self._lookup_keys.pop(holder, None)
-                self._post_member.discard(holder)
             owner = rec.owner
             if owner is not None and owner in self.decls and self.decls[owner].members.get(rec.unqualified) == decl_id:
                 del own(owner).members[rec.unqualified]
@@ -2002,7 +1988,6 @@ class Resolver:
             single = self.decls[holder].singleton
             if single is not None:
                 fresh_ids.add(single)
-        self._post_member.difference_update(fresh_ids)
         if self._descendant_index is not None:
             for new_id in fresh_ids:
                 if self.decls[new_id].is_namespace:
@@ -2059,7 +2044,6 @@ class Resolver:
             concern_cache=self._concern_cache,
             member_created=sorted(self._member_created),
             removed_keys={k: sorted(v) for k, v in self._removed_keys.items()},
-            post_member=sorted(self._post_member),
             members=msgspec.Raw(
                 msgspec.msgpack.encode(
                     MemberBookkeeping(
@@ -2100,11 +2084,9 @@ class Resolver:
         self._concern_cache = image.concern_cache
         self._concerns_known = True
         self._allow_placeholders = True
-        self._track_post = True
         self._members_raw = image.members.copy()
         self._member_created = set(image.member_created)
         self._removed_keys = {k: set(v) for k, v in image.removed_keys.items()}
-        self._post_member = set(image.post_member)
         return self
 
     # -- driver --------------------------------------------------------------------------
