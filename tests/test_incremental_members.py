@@ -14,6 +14,7 @@ import random
 
 import pytest
 
+import rdx
 from tests.test_incremental import dump, fresh
 
 # Each file is a list of namespace bodies: (opening lines, member lines); "end" closes each.
@@ -123,10 +124,23 @@ def edit(project: dict[str, list[tuple[list[str], list[str]]]], rng: random.Rand
     return [uri]
 
 
+def resolve_and_compare(g: rdx.Graph, files: dict[str, str], seed: int) -> bool:
+    """Resolve, check the graph equals one built from scratch, and say whether the resolve
+    stayed incremental (kept its resolver)."""
+    resolver = g._view.resolver if g._view is not None else None
+    g.resolve()
+    assert dump(g) == dump(fresh(files, core=False)), f"seed {seed}\n" + "\n".join(f"# {u}\n{t}" for u, t in files.items())
+    return g._view.resolver is resolver
+
+
+def copy_project() -> dict[str, list[tuple[list[str], list[str]]]]:
+    return {uri: [(list(o), list(m)) for o, m in blocks] for uri, blocks in PROJECT.items()}
+
+
 def run_sequence(seed: int) -> tuple[int, int]:
     """Apply random edits; returns (resolves that replayed members, resolves in total)."""
     rng = random.Random(seed)
-    project = {uri: [(list(o), list(m)) for o, m in blocks] for uri, blocks in PROJECT.items()}
+    project = copy_project()
     files = render(project)
     g = fresh(files, core=False)
     replayed = total = 0
@@ -135,11 +149,8 @@ def run_sequence(seed: int) -> tuple[int, int]:
             for uri in edit(project, rng):
                 files = render(project)
                 g.index_source(uri, files[uri])
-        resolver = g._view.resolver if g._view is not None else None
-        g.resolve()
         total += 1
-        replayed += g._view.resolver is resolver
-        assert dump(g) == dump(fresh(files, core=False)), f"seed {seed}\n" + "\n".join(f"# {u}\n{t}" for u, t in files.items())
+        replayed += resolve_and_compare(g, files, seed)
     return replayed, total
 
 
@@ -156,7 +167,7 @@ def test_random_member_edits_match_a_fresh_graph(chunk):
 
 
 def test_member_edit_in_a_superclass_reaches_subclasses():
-    project = {uri: [(list(o), list(m)) for o, m in blocks] for uri, blocks in PROJECT.items()}
+    project = copy_project()
     g = fresh(render(project), core=False)
     resolver = g._view.resolver
     assert g["C"].find_member("zz()") is None
@@ -190,7 +201,7 @@ def test_a_change_reaches_descendants_through_an_alias_chain():
 
 
 def test_an_added_class_with_a_fresh_name_is_declared_incrementally():
-    project = {uri: [(list(o), list(m)) for o, m in blocks] for uri, blocks in PROJECT.items()}
+    project = copy_project()
     # Another file already refers to the class (in a method body) before it exists.
     project["file:///m/d.rb"][1][1].append("def build; Widget.new; end")
     g = fresh(render(project), core=False)
@@ -227,7 +238,7 @@ def test_adding_a_name_that_another_file_mentions_matches_a_fresh_graph(mention)
 
 
 def test_removing_a_class_nothing_else_needs_is_incremental():
-    project = {uri: [(list(o), list(m)) for o, m in blocks] for uri, blocks in PROJECT.items()}
+    project = copy_project()
     project["file:///m/b.rb"].append((["class Gadget < B"], ["def size; end", "LIMIT = 3", "def self.build; end"]))
     project["file:///m/d.rb"][1][1].append("def make; Gadget.new; end")
     g = fresh(render(project), core=False)
@@ -244,7 +255,7 @@ def test_removing_a_class_nothing_else_needs_is_incremental():
 def run_add_remove_sequence(seed: int) -> tuple[int, int]:
     """Edits that mostly add and remove namespaces and constants; (replayed, total) resolves."""
     rng = random.Random(seed)
-    project = {uri: [(list(o), list(m)) for o, m in blocks] for uri, blocks in PROJECT.items()}
+    project = copy_project()
     g = fresh(render(project), core=False)
     replayed = total = 0
     for _ in range(10):
@@ -277,11 +288,8 @@ def run_add_remove_sequence(seed: int) -> tuple[int, int]:
         files = render(project)
         for uri in changed:
             g.index_source(uri, files[uri])
-        resolver = g._view.resolver
-        g.resolve()
         total += 1
-        replayed += g._view.resolver is resolver
-        assert dump(g) == dump(fresh(files, core=False)), f"seed {seed}\n" + "\n".join(f"# {u}\n{t}" for u, t in files.items())
+        replayed += resolve_and_compare(g, files, seed)
     return replayed, total
 
 
@@ -296,7 +304,7 @@ def test_random_additions_and_removals_match_a_fresh_graph(chunk):
 
 
 def test_a_class_added_incrementally_is_seen_as_a_descendant_by_later_edits():
-    project = {uri: [(list(o), list(m)) for o, m in blocks] for uri, blocks in PROJECT.items()}
+    project = copy_project()
     g = fresh(render(project), core=False)
     resolver = g._view.resolver
     g._view.resolver._descendants()  # The replay's descendant index exists before the addition.
