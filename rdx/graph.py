@@ -423,8 +423,10 @@ class Graph:
         After edits that only change code inside method bodies (the same definitions, nesting,
         mixins and visibility), only the edited documents' references are resolved again.
         After edits that change only members (methods, attributes, aliases, variables, method
-        visibility), the members of the namespaces they touch and their descendants are
-        replayed. Anything else resolves from scratch. Either way the answers are the same."""
+        visibility), or add or remove namespaces and constants nothing else depends on, only
+        what they touch is redone. Anything else resolves from scratch. Either way the answers
+        are the same; should an incremental update fail unexpectedly, the graph resolves from
+        scratch and says so in an ``internal-error`` diagnostic."""
         store = self._store
         if self._view is not None and not store.is_stale:
             return  # Nothing changed since the last resolve (or the restored one).
@@ -434,9 +436,15 @@ class Graph:
             with paused_gc():
                 for uri in sorted(store.replaced):
                     doc = store.documents[uri]
-                    state = resolver.refresh_document(doc)
-                    if state is None:
-                        state = resolver.refresh_members(doc)
+                    try:
+                        state = resolver.refresh_document(doc)
+                        if state is None:
+                            state = resolver.refresh_members(doc)
+                    except Exception as exc:  # A bug must cost time, never a wrong or lost graph.
+                        self._walk_problems.append(
+                            Diagnostic("internal-error", f"the incremental update of {uri} failed ({exc!r}); resolved from scratch", "warning", uri)
+                        )
+                        state = None
                     if state is None:
                         break
             if state is not None:

@@ -180,3 +180,22 @@ def test_random_edit_sequences_match_a_fresh_graph(seed):
             assert dump(g) == dump(fresh(files, core=False)), f"seed {seed}"
     g.resolve()
     assert dump(g) == dump(fresh(files, core=False)), f"seed {seed}"
+
+
+def test_an_incremental_update_that_fails_resolves_from_scratch_and_says_so(monkeypatch):
+    files = dict(BASE)
+    g = fresh(files)
+    from rdx.resolution.resolver import Resolver
+
+    def broken(self, new):  # type: ignore[no-untyped-def]
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(Resolver, "refresh_document", broken)
+    files["file:///inc/a.rb"] = BODY_EDITS[1](files["file:///inc/a.rb"])
+    g.index_source("file:///inc/a.rb", files["file:///inc/a.rb"])
+    g.resolve()
+    notes = [d for d in g.diagnostics if d.code == "internal-error"]
+    assert len(notes) == 1 and "simulated bug" in notes[0].message
+    answers = dump(g)
+    answers["diagnostics"] = [x for x in answers["diagnostics"] if "internal-error" not in x]
+    assert answers == dump(fresh(files))
