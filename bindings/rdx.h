@@ -212,6 +212,12 @@ rdx_status_t rdx_graph_resolve_constant(rdx_graph_t *graph, const char *name, si
 rdx_status_t rdx_graph_search(rdx_graph_t *graph, const char *query, size_t query_length, const char *kind,
                               rdx_match_mode_t mode, size_t limit, rdx_declaration_iter_t **out);
 
+/* Batch call: the fully qualified names rdx_graph_search would yield, in the same order. Same
+ * arguments; *out_names is a malloc'ed array of *out_count malloc'ed strings (NULL when the
+ * count is 0), released with rdx_string_array_free(*out_names, *out_count). */
+rdx_status_t rdx_graph_search_names(rdx_graph_t *graph, const char *query, size_t query_length, const char *kind,
+                                    rdx_match_mode_t mode, size_t limit, char ***out_names, size_t *out_count);
+
 /* Every declaration, Ruby core's included, in no particular order. */
 rdx_status_t rdx_graph_declarations(rdx_graph_t *graph, rdx_declaration_iter_t **out);
 

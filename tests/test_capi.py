@@ -275,7 +275,7 @@ def test_header_functions_are_exactly_what_the_library_exports(library: Path) ->
     exported = {line.split()[-1] for line in nm.splitlines() if line.strip()}
     # Nothing else: not cffi's module init, not the rdx__ helpers or the rdx__py_ externs.
     assert exported == set(python_names) | set(native_names)
-    assert len(exported) == 74
+    assert len(exported) == 75
 
 
 def test_embedded_python_is_the_building_environment_whatever_the_host_sets(library: Path, tmp_path: Path) -> None:

@@ -394,6 +394,22 @@ static void answers(const char *dir) {
     OK(rdx_graph_search(graph, "label", RDX_NTS, "Method", RDX_MATCH_FUZZY, 0, &it));
     char *joined = join_declarations(it);
     printf("SEARCH\tlabel\tfuzzy\tMethod\t%s\n", joined);
+    /* The batch call gives the same names in the same order. */
+    char **found_names = NULL;
+    size_t found_count = 0;
+    OK(rdx_graph_search_names(graph, "label", RDX_NTS, "Method", RDX_MATCH_FUZZY, 0, &found_names, &found_count));
+    buffer_t batch = {0};
+    buffer_add(&batch, "");
+    for (size_t i = 0; i < found_count; i++) {
+        if (batch.length) buffer_add(&batch, " ");
+        buffer_add(&batch, found_names[i]);
+    }
+    rdx_string_array_free(found_names, found_count);
+    if (strcmp(batch.data, joined) != 0) fail_at(__LINE__, "search: iterator \"%s\", batch \"%s\"", joined, batch.data);
+    CHECK(found_count > 0);
+    free(batch.data);
+    EXPECT(rdx_graph_search_names(graph, "label", RDX_NTS, NULL, RDX_MATCH_FUZZY, 0, NULL, &found_count), RDX_ERR_INVALID_ARGUMENT);
+    EXPECT(rdx_graph_search_names(graph, "", RDX_NTS, NULL, RDX_MATCH_FUZZY, 0, &found_names, &found_count), RDX_ERR_INVALID_ARGUMENT);
     free(joined);
 
     /* Every declaration, counted; the diagnostics of a file with problems. */

@@ -439,9 +439,7 @@ def rdx_graph_resolve_constant(
         return _give(out, DECLARATION, found, slot)
 
 
-@export
-def rdx_graph_search(graph: Any, query: Any, query_length: int, kind: Any, mode: int, limit: int, out: Any) -> int:
-    _need(out, "out")
+def _search(graph: Any, query: Any, query_length: int, kind: Any, mode: int, limit: int) -> tuple[list[rdx.Declaration], GraphSlot]:
     slot = _graph(graph)
     text = _text(query, query_length, "query")
     kind_text = None if kind == NULL else _text(kind, SIZE_MAX, "kind")
@@ -449,8 +447,24 @@ def rdx_graph_search(graph: Any, query: Any, query_length: int, kind: Any, mode:
         raise rdx.InvalidArgumentError(f"match mode {mode} is not RDX_MATCH_FUZZY, RDX_MATCH_PREFIX or RDX_MATCH_EXACT")
     with slot.lock:
         _alive(slot, graph, "graph")
-        found = slot.graph.search(text, kind=kind_text, match_mode=MATCH_MODES[mode], limit=limit or None)
+        return slot.graph.search(text, kind=kind_text, match_mode=MATCH_MODES[mode], limit=limit or None), slot
+
+
+@export
+def rdx_graph_search(graph: Any, query: Any, query_length: int, kind: Any, mode: int, limit: int, out: Any) -> int:
+    _need(out, "out")
+    found, slot = _search(graph, query, query_length, kind, mode, limit)
+    with slot.lock:
+        _alive(slot, graph, "graph")
         return _give(out, DECLARATION_ITER, Iter(found, DECLARATION), slot)
+
+
+@export
+def rdx_graph_search_names(graph: Any, query: Any, query_length: int, kind: Any, mode: int, limit: int, out_names: Any, out_count: Any) -> int:
+    _need(out_names, "out_names")
+    _need(out_count, "out_count")
+    found, _ = _search(graph, query, query_length, kind, mode, limit)
+    return _give_strings(out_names, out_count, [d.name for d in found], "search results")
 
 
 def _graph_list(graph: Any, out: Any, read: Callable[[rdx.Graph], list[Any]], iter_tag: int, item_tag: int) -> int:

@@ -100,6 +100,7 @@ module Rdx
       rdx_graph_get_declaration: [[P, P, SIZE, P], I32],
       rdx_graph_resolve_constant: [[P, P, SIZE, P, P, SIZE, P], I32],
       rdx_graph_search: [[P, P, SIZE, P, I32, SIZE, P], I32],
+      rdx_graph_search_names: [[P, P, SIZE, P, I32, SIZE, P, P], I32],
       rdx_declaration_find_member: [[P, P, SIZE, P], I32],
       rdx_definition_comments: [[P, P, P], I32],
       rdx_declaration_ancestor_names: [[P, P, P], I32],
@@ -638,6 +639,13 @@ module Rdx
       code = MATCH_MODES.fetch(mode.to_sym) { raise InvalidArgumentError.new("unknown match mode #{mode.inspect}", InvalidArgumentError::CODE) }
       iterator = Native.fetch(:rdx_graph_search, @handle, query, query.bytesize, kind&.to_s, code, limit || 0)
       Graph.collect(self, iterator, "declaration", Declaration)
+    end
+
+    # The names `search` would return, in one native call (no object per result).
+    def search_names(query, kind: nil, mode: :fuzzy, limit: nil)
+      query = String(query)
+      code = MATCH_MODES.fetch(mode.to_sym) { raise InvalidArgumentError.new("unknown match mode #{mode.inspect}", InvalidArgumentError::CODE) }
+      Native.fetch_strings(:rdx_graph_search_names, @handle, query, query.bytesize, kind&.to_s, code, limit || 0)
     end
 
     def declarations

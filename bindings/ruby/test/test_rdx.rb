@@ -189,6 +189,8 @@ class TestAnswers < Minitest::Test
     Fixture.python["search"].each do |query, mode, kind, limit, expected|
       found = graph.search(query, kind: kind, mode: mode.to_sym, limit: limit.zero? ? nil : limit)
       assert_equal expected, names(found), "#{query} #{mode} #{kind}"
+      batch = graph.search_names(query, kind: kind, mode: mode.to_sym, limit: limit.zero? ? nil : limit)
+      assert_equal expected, batch, "search_names #{query} #{mode} #{kind}"
     end
   end
 
