@@ -636,15 +636,21 @@ module Rdx
     # Declarations whose names match `query`, best first.
     def search(query, kind: nil, mode: :fuzzy, limit: nil)
       query = String(query)
-      code = MATCH_MODES.fetch(mode.to_sym) { raise InvalidArgumentError.new("unknown match mode #{mode.inspect}", InvalidArgumentError::CODE) }
+      code = match_code(mode)
       iterator = Native.fetch(:rdx_graph_search, @handle, query, query.bytesize, kind&.to_s, code, limit || 0)
       Graph.collect(self, iterator, "declaration", Declaration)
     end
 
+    # The library's code for a match mode (:fuzzy, :prefix, :exact).
+    def match_code(mode)
+      MATCH_MODES.fetch(mode.to_sym) { raise InvalidArgumentError.new("unknown match mode #{mode.inspect}", InvalidArgumentError::CODE) }
+    end
+    private :match_code
+
     # The names `search` would return, in one native call (no object per result).
     def search_names(query, kind: nil, mode: :fuzzy, limit: nil)
       query = String(query)
-      code = MATCH_MODES.fetch(mode.to_sym) { raise InvalidArgumentError.new("unknown match mode #{mode.inspect}", InvalidArgumentError::CODE) }
+      code = match_code(mode)
       Native.fetch_strings(:rdx_graph_search_names, @handle, query, query.bytesize, kind&.to_s, code, limit || 0)
     end
 
