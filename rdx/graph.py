@@ -116,6 +116,8 @@ class Graph:
         # Fingerprint of the documents whose resolved graph was last saved or restored.
         self._saved_fingerprint: str | None = None
         self._freeze_gc = False
+        # How the last ``resolve()`` went: "none" (nothing to do), "incremental" or "full".
+        self.last_resolve = "none"
         if core:
             self._store.put_document(_core_document())
 
@@ -429,6 +431,7 @@ class Graph:
         scratch and says so in an ``internal-error`` diagnostic."""
         store = self._store
         if self._view is not None and not store.is_stale:
+            self.last_resolve = "none"
             return  # Nothing changed since the last resolve (or the restored one).
         if self._view is not None and store.resolved is not None and not store.added_or_removed and store.replaced:
             resolver = self._view.resolver
@@ -450,7 +453,9 @@ class Graph:
             if state is not None:
                 store.mark_resolved(state)
                 self._view = View(state, resolver, store.revision)
+                self.last_resolve = "incremental"
                 return
+        self.last_resolve = "full"
         resolver = Resolver(load_order(store.documents.values()))
         with paused_gc():
             state = resolver.run()
