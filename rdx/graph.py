@@ -48,7 +48,8 @@ from rdx.query.handles import (
 )
 from rdx.query.navigation import Completion, Hover, Reference, Target
 from rdx.query.search import MATCH_MODES, SearchIndex, search_declarations
-from rdx.resolution.resolver import Resolver, load_order
+from rdx.resolution.driver import Resolver
+from rdx.resolution.order import load_order
 
 __all__ = ["Graph"]
 
@@ -106,6 +107,8 @@ class Graph:
     def __init__(self, *, core: bool = True) -> None:
         self._store = GraphStore()
         self._view: View | None = None
+        # The writer of the next revision (see ``resolve``); queries never use it.
+        self._resolver: Resolver | None = None
         self._walk_problems: list[Diagnostic] = []
         self._sources: dict[str, bytes] = {}
         # What the last ``Graph.open`` reused from the snapshot and what it parsed again.
@@ -303,7 +306,8 @@ class Graph:
             return False
         resolver = Resolver.restore(documents, image)
         store.mark_resolved(resolver.state)
-        self._view = View(resolver.state, resolver, store.revision)
+        self._resolver = resolver
+        self._view = View(resolver.state, store.revision)
         self._saved_fingerprint = fingerprint
         return True
 
@@ -338,8 +342,8 @@ class Graph:
                 Diagnostic("snapshot-unwritable", f"cannot write the index snapshot in {cache}: {exc.strerror}", "warning", cache)
             )
             return
-        if self._view is not None and not self._store.is_stale:
-            self._save_resolved(self._view.resolver)  # Resolved and current: the next open starts resolved.
+        if self._view is not None and self._resolver is not None and not self._store.is_stale:
+            self._save_resolved(self._resolver)  # Resolved and current: the next open starts resolved.
 
     def refresh_paths(self, paths: Iterable[str]) -> tuple[int, int]:
         """Re-read files that changed on disk: re-parse those that exist (and still belong to
@@ -434,7 +438,8 @@ class Graph:
             self.last_resolve = "none"
             return  # Nothing changed since the last resolve (or the restored one).
         if self._view is not None and store.resolved is not None and not store.added_or_removed and store.replaced:
-            resolver = self._view.resolver
+            resolver = self._resolver
+            assert resolver is not None
             state: ResolvedState | None = store.resolved
             with paused_gc():
                 for uri in sorted(store.replaced):
@@ -452,7 +457,7 @@ class Graph:
                         break
             if state is not None:
                 store.mark_resolved(state)
-                self._view = View(state, resolver, store.revision)
+                self._view = View(state, store.revision)
                 self.last_resolve = "incremental"
                 return
         self.last_resolve = "full"
@@ -460,7 +465,8 @@ class Graph:
         with paused_gc():
             state = resolver.run()
             store.mark_resolved(state)
-            self._view = View(state, resolver, store.revision)
+            self._resolver = resolver
+            self._view = View(state, store.revision)
             self._save_resolved(resolver)
             _settle(self._freeze_gc)  # Before the collector is back on (see ``Graph.open``).
 
@@ -505,7 +511,7 @@ class Graph:
         if isinstance(nesting, str) or not all(isinstance(n, str) for n in nesting):
             raise InvalidArgumentError(f"nesting must be a list of constant paths, got {nesting!r}")
         view = self._ready()
-        resolver = view.resolver
+        resolver = view.lookup
         site: tuple[int, ...] = ()
         for text in nesting:
             scope = _parse_path(text)
@@ -596,9 +602,9 @@ class Graph:
         for result in view.state.documents:
             for d in result.diagnostics:
                 out.append(self._file_diagnostic(result, d))
-        for doc, code, message, start, end, severity in view.state.diagnostics:
-            result = view.state.documents[doc]
-            out.append(Diagnostic(code, message, severity, result.path or result.uri, view.location(doc, start, end)))
+        for diag in view.state.diagnostics:
+            result = view.state.documents[diag.doc]
+            out.append(Diagnostic(diag.code, diag.message, diag.severity, result.path or result.uri, view.location(diag.doc, diag.start, diag.end)))
         return out
 
     # -- navigation ----------------------------------------------------------------------

@@ -14,10 +14,22 @@ import msgspec
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import FileResult
 
-__all__ = ["CORE_URI", "GraphStore", "MemberBookkeeping", "ResolvedImage", "ResolvedState"]
+__all__ = ["CORE_URI", "GraphStore", "MemberBookkeeping", "ResolutionDiagnostic", "ResolvedImage", "ResolvedState"]
 
 # The built-in description of Ruby core, indexed like any other document and always first.
 CORE_URI = "rdx-core:///core.rb"
+
+
+class ResolutionDiagnostic(msgspec.Struct, array_like=True, frozen=True, gc=False):
+    """A problem resolution found (an unresolvable mixin, a superclass mismatch...): document
+    index, stable kebab-case code, one-sentence message, byte span and severity."""
+
+    doc: int
+    code: str
+    message: str
+    start: int
+    end: int
+    severity: str
 
 
 @dataclass
@@ -36,8 +48,7 @@ class ResolvedState:
     method_receivers: list[list[int | None]] = field(default_factory=list)
     # Linearized ancestors of every namespace declaration, self included.
     ancestors: dict[int, tuple[int, ...]] = field(default_factory=dict)
-    # Diagnostics found by resolution: (document index, code, message, start, end, severity).
-    diagnostics: list[tuple[int, str, str, int, int, str]] = field(default_factory=list)
+    diagnostics: list[ResolutionDiagnostic] = field(default_factory=list)
     object_id: int = 0
 
 
@@ -56,7 +67,7 @@ class ResolvedImage(msgspec.Struct, array_like=True, gc=False):
     method_receivers: list[list[int | None]]
     ancestor_ids: list[int]
     ancestors: list[tuple[int, ...]]
-    diagnostics: list[tuple[int, str, str, int, int, str]]
+    diagnostics: list[ResolutionDiagnostic]
     object_id: int
     object_mixins: bool
     # (namespace, document index, index into that document's external mixins)

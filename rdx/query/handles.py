@@ -9,17 +9,17 @@ compare ``revision`` to tell whether an answer is stale.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
-from rdx.ids import name_id, reference_id, string_id, uri_id
+from rdx.ids import declaration_id, name_id, reference_id, string_id, uri_id
+from rdx.model.declarations import DeclarationRecord
+from rdx.model.kinds import DeclarationKind
 from rdx.model.records import DefinitionRecord, FileResult
 from rdx.model.store import ResolvedState
+from rdx.resolution.lookup import Lookup
 from rdx.text import offset_to_position
-
-if TYPE_CHECKING:
-    from rdx.resolution.resolver import Resolver
 
 __all__ = [
     "ConstantReference",
@@ -70,14 +70,24 @@ class Diagnostic(msgspec.Struct, frozen=True):
 
 
 class View:
-    """Shared access to a resolved state; every public record of a graph holds one."""
+    """Read access to one published resolved state; every public record of a graph holds one.
 
-    __slots__ = ("_aliases", "_call_sites", "_descendants", "_site_names", "resolver", "revision", "search_index", "state")
+    A state never changes once published, so every answer a view gives stays true of its
+    revision. What a view builds for its questions (indexes, a ``Lookup`` with its caches,
+    singleton classes that no code opens) is its own and never written into the state."""
 
-    def __init__(self, state: ResolvedState, resolver: Resolver, revision: int) -> None:
+    __slots__ = (
+        "_aliases", "_call_sites", "_descendants", "_lookup", "_site_names", "_virtual", "_virtual_of", "revision", "search_index", "state",
+    )
+
+    def __init__(self, state: ResolvedState, revision: int) -> None:
         self.state = state
-        self.resolver = resolver
         self.revision = revision
+        self._lookup: Lookup | None = None
+        # Singleton classes that no code opens (``Foo::<Foo>::<<Foo>>``): Ruby has one for every
+        # namespace, so a question about one gets a record built here, with its chain.
+        self._virtual: dict[int, tuple[DeclarationRecord, tuple[int, ...]]] = {}
+        self._virtual_of: dict[int, int] = {}
         self._descendants: dict[int, list[int]] | None = None
         # Built by the first search of this state (see rdx.query.search.SearchIndex).
         self.search_index: Any = None
@@ -91,10 +101,60 @@ class View:
         el, ec = offset_to_position(starts, end)
         return Location(result.path or result.uri, sl, sc, el, ec, result.uri)
 
+    @property
+    def lookup(self) -> Lookup:
+        """Constant and member lookup over this state (pure reads, caches of its own)."""
+        if self._lookup is None:
+            self._lookup = Lookup(self.state)
+        return self._lookup
+
     def declaration(self, decl_id: int | None) -> Declaration | None:
-        if decl_id is None or decl_id not in self.state.declarations:
+        if decl_id is None or (decl_id not in self.state.declarations and decl_id not in self._virtual):
             return None
         return Declaration(self, decl_id)
+
+    def record(self, decl_id: int) -> DeclarationRecord:
+        rec = self.state.declarations.get(decl_id)
+        return rec if rec is not None else self._virtual[decl_id][0]
+
+    def chain(self, decl_id: int) -> tuple[int, ...]:
+        """Linearized ancestors of a declaration of this state (or of a virtual singleton)."""
+        chain = self.state.ancestors.get(decl_id)
+        if chain is not None:
+            return chain
+        virtual = self._virtual.get(decl_id)
+        return virtual[1] if virtual is not None else (decl_id,)
+
+    def singleton_of(self, decl_id: int) -> int | None:
+        """The singleton class of a namespace. One that the graph does not hold (no code opens
+        it) is built for this view alone, with Ruby's chain: itself, then the singleton class
+        of the attached namespace's superclass (``Class`` above ``BasicObject``'s, ``Module``
+        for modules)."""
+        rec = self.record(decl_id)
+        if rec.singleton is not None:
+            return rec.singleton
+        if not rec.is_namespace:
+            return None
+        known = self._virtual_of.get(decl_id)
+        if known is not None:
+            return known
+        by_name = self.state.by_name
+        if rec.kind == DeclarationKind.SINGLETON_CLASS:
+            sup = self.singleton_of(rec.superclass) if rec.superclass is not None else by_name.get("Class")
+        elif rec.kind == DeclarationKind.CLASS and rec.superclass is not None:
+            sup = self.singleton_of(rec.superclass)
+        elif rec.kind == DeclarationKind.CLASS and rec.name != "BasicObject":
+            sup = by_name.get("Class")
+        elif rec.kind == DeclarationKind.CLASS:
+            sup = by_name.get("Class")
+        else:
+            sup = by_name.get("Module")
+        name = f"{rec.name}::<{rec.unqualified}>"
+        single = DeclarationRecord(declaration_id(name), name, f"<{rec.unqualified}>", DeclarationKind.SINGLETON_CLASS, decl_id, superclass=sup, attached=decl_id)
+        chain = (single.id, *(self.chain(sup) if sup is not None else ()))
+        self._virtual[single.id] = (single, chain)
+        self._virtual_of[decl_id] = single.id
+        return single.id
 
     def descendants(self) -> dict[int, list[int]]:
         if self._descendants is None:
@@ -247,8 +307,8 @@ class Declaration:
         return self._view.revision
 
     @property
-    def _rec(self):  # type: ignore[no-untyped-def]
-        return self._view.state.declarations[self.id]
+    def _rec(self) -> DeclarationRecord:
+        return self._view.record(self.id)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Declaration) and other.id == self.id
@@ -310,24 +370,24 @@ class Declaration:
 
     def find_member(self, name: str, only_inherited: bool = False) -> Declaration | None:
         """Look ``name`` (``bar()``, ``Baz``, ``@x``) up through the ancestors, as Ruby would."""
-        decls = self._view.state.declarations
-        chain = self._view.state.ancestors.get(self.id, (self.id,))
+        view = self._view
+        chain = view.chain(self.id)
         if name[:1] not in ("@", "$") and not name.endswith(")") and chain and chain[0] != self.id:
             # Constants live in the namespace's own table, ahead of its prepended modules.
             chain = (self.id, *(a for a in chain if a != self.id))
         for anc in chain:
             if only_inherited and anc == self.id:
                 continue
-            found = decls[anc].members.get(name)
+            found = view.record(anc).members.get(name)
             if found is not None:
-                if decls[found].visibility == "undefined":
+                if view.record(found).visibility == "undefined":
                     return None  # ``undef``: the lookup stops here.
                 return Declaration(self._view, found)
         return None
 
     @property
     def ancestors(self) -> list[Declaration]:
-        return [Declaration(self._view, a) for a in self._view.state.ancestors.get(self.id, (self.id,))]
+        return [Declaration(self._view, a) for a in self._view.chain(self.id)]
 
     @property
     def descendants(self) -> list[Declaration]:
@@ -341,15 +401,10 @@ class Declaration:
 
     @property
     def singleton_class(self) -> Declaration | None:
-        """The singleton class; Ruby has one for every namespace, singleton classes included,
-        so one of a singleton class is created (with its ancestors) the first time it is asked."""
-        rec = self._rec
-        if rec.singleton is None and rec.is_namespace:
-            resolver = self._view.resolver
-            single = resolver.singleton(self.id)
-            resolver.ancestors(single)
-            return self._view.declaration(single)
-        return self._view.declaration(rec.singleton)
+        """The singleton class; Ruby has one for every namespace, singleton classes included.
+        One that no code opens is built for the view that asks (see ``View.singleton_of``);
+        the graph itself never changes for a question."""
+        return self._view.declaration(self._view.singleton_of(self.id))
 
     @property
     def attached_object(self) -> Declaration | None:
@@ -358,18 +413,9 @@ class Declaration:
     @property
     def target(self) -> Declaration | None:
         """For a ConstantAlias: the declaration it names (after following chains)."""
-        rec = self._rec
-        if rec.kind != "ConstantAlias":
+        if self._rec.kind != "ConstantAlias":
             return None
-        seen = {self.id}
-        target = rec.target
-        decls = self._view.state.declarations
-        while target is not None and decls[target].kind == "ConstantAlias":
-            if target in seen:
-                return None
-            seen.add(target)
-            target = decls[target].target
-        return self._view.declaration(target)
+        return self._view.declaration(self._view.lookup.follow(self.id))
 
 
 class _Indexed:

@@ -110,7 +110,7 @@ def references_to(view: View, decl: Declaration) -> list[Reference]:
 
 
 def _constant_references(view: View, decl: Declaration) -> Iterator[Reference]:
-    resolver = view.resolver
+    resolver = view.lookup
     # The declaration itself and every constant alias that leads to it.
     wanted = {decl.id}
     for decl_id in view.constant_aliases():
@@ -137,7 +137,7 @@ def _method_references(view: View, decl: Declaration) -> Iterator[Reference]:
         recv = state.method_receivers[doc][i]
         if recv is None:
             yield Reference("method", name, view.location(doc, ref.start, ref.end), False, _receiver_text(ref), revision=view.revision)
-        elif recv in descendants and view.resolver.find_member(recv, rec.unqualified) == decl.id:
+        elif recv in descendants and view.lookup.find_member(recv, rec.unqualified) == decl.id:
             yield Reference("method", name, view.location(doc, ref.start, ref.end), True, _receiver_text(ref), revision=view.revision)
 
 
@@ -189,7 +189,7 @@ def _declaration_at(view: View, doc: int, offset: int) -> int | None:
         recv = state.method_receivers[doc][i]
         if recv is None:
             return None
-        return view.resolver.find_member(recv, state.documents[doc].method_refs[i].name + "()")
+        return view.lookup.find_member(recv, state.documents[doc].method_refs[i].name + "()")
     return None
 
 
@@ -278,14 +278,14 @@ def completions_at(view: View, path: str, line: int, column: int, source: bytes 
     prefix = _IDENT_TAIL.search(before).group().decode("utf-8", "replace")  # type: ignore[union-attr]
     head = before[: len(before) - len(prefix.encode())]
     state = view.state
-    resolver = view.resolver
+    resolver = view.lookup
     scope = _scope_at(result, offset)
     site = resolver.cref(doc, scope) or ()
     candidates: dict[str, tuple[str, str]] = {}
 
     def add_members(ns: int, constants: bool, methods: bool) -> None:
-        for anc in resolver.ancestors(ns):
-            for key, member in state.declarations[anc].members.items():
+        for anc in view.chain(ns):
+            for key, member in view.record(anc).members.items():
                 mrec = state.declarations[member]
                 if constants and mrec.kind in ("Class", "Module", "Constant", "ConstantAlias", "Todo"):
                     candidates.setdefault(key, (mrec.kind, mrec.name))
@@ -297,7 +297,9 @@ def completions_at(view: View, path: str, line: int, column: int, source: bytes 
         ns = _lookup_text(view, m.group().decode() if m else "", site)
         if ns is not None:
             add_members(ns, constants=True, methods=False)
-            add_members(resolver.singleton(ns), constants=False, methods=True)
+            single = view.singleton_of(ns)
+            if single is not None:
+                add_members(single, constants=False, methods=True)
     elif head.endswith(b".") or head.endswith(b"&."):
         m = _RECEIVER_TAIL.search(head[:-2] if head.endswith(b"&.") else head[:-1])
         recv = m.group().decode() if m else ""
@@ -308,7 +310,7 @@ def completions_at(view: View, path: str, line: int, column: int, source: bytes 
             ns = _lookup_text(view, recv[:-4], site)
         elif recv[:1].isupper() or recv.startswith("::"):
             found = _lookup_text(view, recv, site)
-            ns = resolver.singleton(found) if found is not None else None
+            ns = view.singleton_of(found) if found is not None else None
         if ns is not None:
             add_members(ns, constants=False, methods=True)
     else:
@@ -351,7 +353,7 @@ def _lookup_text(view: View, text: str, site: tuple[int, ...]) -> int | None:
         return None
     absolute = text.startswith("::")
     segments = tuple((text[2:] if absolute else text).split("::"))
-    return view.resolver.lookup_namespace(ConstPath(segments, absolute, 0, 0), site)
+    return view.lookup.lookup_namespace(ConstPath(segments, absolute, 0, 0), site)
 
 
 # -- dead code -------------------------------------------------------------------------------
@@ -377,7 +379,7 @@ def dead_code_candidates(view: View) -> list[Declaration]:
         for t in targets:
             if t is not None:
                 used_constants.add(t)
-                followed = view.resolver.follow(t)
+                followed = view.lookup.follow(t)
                 if followed is not None:
                     used_constants.add(followed)
     out = []

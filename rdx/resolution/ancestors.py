@@ -1,0 +1,317 @@
+"""Phase 3: superclasses and linearized ancestors, with Ruby's own include/prepend insertion.
+
+Chains are computed on demand and memoized; a chain computed while another was still in
+progress is provisional and not kept (``_partial_hits``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rdx.model.declarations import DeclarationRecord
+from rdx.model.records import ConstPath
+from rdx.model.store import ResolutionDiagnostic
+from rdx.resolution.vocabulary import (
+    HEAD,
+    NAMESPACE_DEF_KINDS,
+)
+
+
+class Ancestors:
+    """Linearization; mixed into the Resolver."""
+
+    def superclass(self, decl_id: int) -> int | None:
+        rec = self.decls[decl_id]
+        if decl_id in self._superclass_done:
+            return rec.superclass
+        self._superclass_done.add(decl_id)
+        hits_before = len(self._partial_hits)
+        result = self._compute_superclass(decl_id, rec)
+        if len(self._partial_hits) != hits_before:
+            self._superclass_done.discard(decl_id)  # Provisional: resolved from a partial chain.
+        return result
+
+    def _compute_superclass(self, decl_id: int, rec: DeclarationRecord) -> int | None:
+        if rec.kind == "SingletonClass":
+            rec.superclass = self._singleton_superclass(rec)
+            return rec.superclass
+        if rec.kind != "Class" or decl_id == self.basic_object_id:
+            rec.superclass = None if rec.kind != "Todo" else rec.superclass
+            return rec.superclass
+        chosen = None
+        for doc, index in rec.definitions:
+            d = self.docs[doc].definitions[index]
+            if d.superclass_self:
+                outer = self.cref(doc, d.parent)
+                if outer is not None and (outer[0] if outer else self.object_id) != decl_id:
+                    chosen = chosen or (outer[0] if outer else self.object_id)
+                continue
+            if d.superclass is None:
+                continue
+            site = self.cref(doc, d.parent)
+            if site is None:
+                continue
+            target = self.lookup_namespace(d.superclass, site)
+            if not d.superclass.absolute and self.follow(self.lookup_lexical(d.superclass.segments[0], site)) == decl_id:
+                # ``class SchemaDumper < SchemaDumper`` or ``class A < A::D`` inside ``module A``:
+                # Ruby evaluates the superclass before the new constant exists, so the lookup of
+                # its first segment continues past the class itself.
+                target = self.follow(self.lookup_lexical(d.superclass.segments[0], site, exclude=decl_id))
+                for seg in d.superclass.segments[1:]:
+                    if target is None or not self.decls[target].is_namespace:
+                        target = None
+                        break
+                    target = self.follow(self.lookup_scoped(target, seg))
+                if target is not None and not self.decls[target].is_namespace:
+                    target = None
+            if target is None:
+                if not self._allow_placeholders:
+                    continue
+                target = self._placeholder(d.superclass, site, len(d.superclass.segments))
+                self.decls[target].superclass = self.object_id
+            trec = self.decls[target]
+            if trec.kind not in ("Class", "Todo") or target == decl_id:
+                self.state.diagnostics.append(
+                    ResolutionDiagnostic(doc, "invalid-superclass", f"superclass {d.superclass.text!r} of {rec.name} is a {trec.kind}, not a class", d.start, d.end, "warning")
+                )
+                continue
+            if chosen is None:
+                chosen = target
+            elif chosen != target:
+                self.state.diagnostics.append(
+                    ResolutionDiagnostic(doc, "superclass-mismatch", f"superclass mismatch for class {rec.name}: {d.superclass.text} vs {self.decls[chosen].name}", d.start, d.end, "warning")
+                )
+        rec.superclass = chosen if chosen is not None else self.object_id
+        return rec.superclass
+
+    def _singleton_superclass(self, rec: DeclarationRecord) -> int | None:
+        attached = rec.attached
+        if attached is None:
+            return self.class_id
+        arec = self.decls[attached]
+        if arec.kind in ("Module", "Todo") and arec.superclass is None:
+            return self.module_id
+        if attached == self.basic_object_id:
+            return self.class_id
+        sup = self.superclass(attached)
+        if sup is None:
+            return self.module_id if arec.kind != "Class" else self.class_id
+        return self.singleton(sup)
+
+    def _mixin_ops(self, decl_id: int, keyed: bool = False) -> list:
+        """(kind, doc, scope index, target, scope_is_site) in program order for a namespace.
+
+        ``scope_is_site`` is False for mixins written in a namespace body, whose lookup site is
+        that body, and True for ``Foo.include(M)`` calls, whose site is the call's scope."""
+        rec = self.decls[decl_id]
+        ops: list[tuple] = []
+
+        def add(doc: int, index: int, pos: int, mixins: Sequence, kinds: tuple[str, ...], external: bool) -> None:
+            by_call: dict[int, list] = {}
+            for m in mixins:
+                if m.kind in kinds:
+                    by_call.setdefault(m.call, []).append(m)
+            for group in by_call.values():
+                first = group[0].start
+                # ``include A, B`` inserts B first, then A, so A ends up first in the chain.
+                for order, m in enumerate(reversed(group)):
+                    ops.append(((doc, first, order), "include" if m.kind == "extend" else m.kind, doc, index, m.target, external))
+
+        for doc, index in rec.definitions:
+            d = self.docs[doc].definitions[index]
+            if d.kind in NAMESPACE_DEF_KINDS:
+                add(doc, index, d.start, d.mixins, ("include", "prepend"), False)
+        for doc, scope, m in self._external.get(decl_id, ()):
+            if m.kind != "extend":
+                add(doc, scope, m.start, [m], ("include", "prepend"), True)
+        if rec.kind == "SingletonClass" and rec.attached is not None:
+            for doc, index in self.decls[rec.attached].definitions:
+                d = self.docs[doc].definitions[index]
+                if d.kind in NAMESPACE_DEF_KINDS and d.kind != "SingletonClass":
+                    add(doc, index, d.start, d.mixins, ("extend",), False)
+            for doc, scope, m in self._external.get(rec.attached, ()):
+                if m.kind == "extend":
+                    add(doc, scope, m.start, [m], ("extend",), True)
+            if self._concerns_known and not self.is_concern(rec.attached):
+                # Including a concern extends the class with the concern's ClassMethods (and
+                # those of the concerns it depends on, first); ``def self.included(base)``
+                # hooks that call ``base.extend(X)`` do the same for any module.
+                for key, kind, doc, index, target, external in self._mixin_ops(rec.attached, keyed=True):
+                    if kind != "include":
+                        continue
+                    module = self._mixin_target(rec.attached, doc, index, target, external)
+                    if module is None:
+                        continue
+                    extensions = self._concern_class_methods(module, set()) if self.is_concern(module) else []
+                    extensions += self._hook_extends(module)
+                    for n, cm in enumerate(extensions):
+                        ops.append(((key[0], key[1], key[2] * 1000 + n), "include", doc, index, cm, external))
+        ops.sort(key=lambda op: op[0])
+        if keyed:
+            return ops
+        return [(kind, doc, index, target, external) for _, kind, doc, index, target, external in ops]
+
+    def ancestors(self, decl_id: int) -> tuple[int, ...]:
+        return self._chain(decl_id)[0]
+
+    def _chain(self, decl_id: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Linearized ancestors and, parallel to them, when each entry joined this chain.
+
+        Times are ``doc << 32 | offset`` of the mixin call that inserted the entry (-1 for the
+        classes themselves). Ruby skips a module "already in the chain" by looking at the
+        superclasses as they are at that moment, so a superclass's include made later (in load
+        order) does not stop an earlier include in the subclass."""
+        if self._times_raw is not None:
+            self._load_times()
+        cached = self._ancestors.get(decl_id)
+        if cached is not None:
+            return cached, self._times[decl_id]
+        partial = self._in_progress.get(decl_id)
+        if partial is not None:
+            # A lookup made while computing this chain sees it as far as it got, as in Ruby,
+            # where each include runs after the previous ones. Whatever is computed from a
+            # partial chain is provisional and is not cached (see ``_partial_hits``).
+            self._partial_hits.append(decl_id)
+            return tuple(partial[0][1:]), tuple(partial[1][1:])
+        rec = self.decls[decl_id]
+        if not rec.is_namespace:
+            return (decl_id,), (-1,)
+        chain: list[int] = [HEAD, decl_id]
+        times: list[int] = [-1, -1]
+        self._in_progress[decl_id] = (chain, times)
+        depth = len(self._super_len)
+        hits_before = len(self._partial_hits)
+        self._concern_deps[decl_id] = []
+        try:
+            sup = self.superclass(decl_id)
+            if sup is not None:
+                sup_chain, sup_times = self._chain(sup)
+                chain.extend(sup_chain)
+                times.extend(sup_times)
+            self._super_len.append(len(chain) - 2)
+            origin = 1
+            concern = self._concerns_known and rec.kind == "Module" and self.is_concern(decl_id)
+            for key, kind, doc, index, target, external in self._mixin_ops(decl_id, keyed=True):
+                module = self._mixin_target(decl_id, doc, index, target, external)
+                if module is None:
+                    continue
+                when = (key[0] << 32) | key[1]
+                if kind == "include":
+                    if concern and self.is_concern(module):
+                        # A concern including a concern only records it as a dependency.
+                        self._concern_deps.setdefault(decl_id, []).append(module)
+                        continue
+                    self._include_with_dependencies(chain, times, module, origin, set(), when)
+                else:
+                    origin = self._prepend(chain, times, self.ancestors(module), origin, when)
+        finally:
+            del self._in_progress[decl_id]
+            if len(self._super_len) > depth:
+                self._super_len.pop()
+        result = tuple(chain[1:])
+        result_times = tuple(times[1:])
+        hits = self._partial_hits[hits_before:]
+        del self._partial_hits[hits_before:]
+        others = [h for h in hits if h != decl_id]
+        if others:
+            self._partial_hits.extend(others)  # Still provisional for the frames that use us.
+        else:
+            self._ancestors[decl_id] = result
+            self._times[decl_id] = result_times
+        return result, result_times
+
+    def _include_with_dependencies(self, chain: list[int], times: list[int], module: int, origin: int, seen: set[int], when: int) -> None:
+        """Include ``module``, after the concerns it depends on (ActiveSupport::Concern)."""
+        modules = self.ancestors(module)
+        if module not in seen:
+            seen.add(module)
+            for dep in self._concern_deps.get(module, ()):
+                self._include_with_dependencies(chain, times, dep, origin, seen, when)
+        self._include(chain, times, modules, origin, when, self._super_len[-1])
+        rec = self.decls[module]
+        for doc, index in rec.definitions:
+            d = self.docs[doc].definitions[index]
+            for m in d.deferred_mixins:
+                if m.kind != "include":
+                    continue
+                dep_id = self._mixin_target(module, doc, index, m.target)
+                if dep_id is not None and dep_id not in seen:
+                    self._include_with_dependencies(chain, times, dep_id, origin, seen, when)
+
+    def _mixin_target(self, decl_id: int, doc: int, index: int, target: ConstPath | int | None, external: bool = False) -> int | None:
+        if isinstance(target, int):
+            return target  # Already resolved (a concern's ClassMethods).
+        if target is None and external:
+            site = self.cref(doc, index)
+            return (site[0] if site else self.object_id) if site is not None else None
+        if target is None:
+            rec = self.decls[decl_id]
+            return rec.attached if rec.kind == "SingletonClass" else decl_id
+        if external:
+            site = self.cref(doc, index)
+        else:
+            d = self.docs[doc].definitions[index]
+            site = self.cref(doc, index) if d.lexical else self.cref(doc, d.parent)
+        if site is None:
+            return None
+        module = self.lookup_namespace(target, site)
+        if module is None:
+            if not self._allow_placeholders:
+                return None
+            module = self._placeholder(target, site, len(target.segments))
+        if self.decls[module].kind not in ("Module", "Todo"):
+            self.state.diagnostics.append(
+                    ResolutionDiagnostic(doc, "invalid-mixin", f"{target.text} is a {self.decls[module].kind}, not a module", target.start, target.end, "warning")
+            )
+            return None
+        return module
+
+    def _is_class_entry(self, decl_id: int) -> bool:
+        kind = self.decls[decl_id].kind
+        return kind == "Class" or kind == "SingletonClass"
+
+    def _include(self, chain: list[int], times: list[int], modules: tuple[int, ...], origin: int, when: int, super_len: int) -> None:
+        """Ruby's include: skip modules already in the chain, keep relative order.
+
+        The last ``super_len`` entries are the superclass's chain; reaching them is reaching the
+        superclass (Ruby's ``superclass_seen``), whatever the superclass has prepended."""
+        c = origin
+        for m in modules:
+            c_seen = False
+            found = False
+            boundary = len(chain) - super_len
+            for p in range(1, len(chain)):
+                if p == c:
+                    c_seen = True
+                if p == origin:
+                    continue
+                if chain[p] == m and not self._is_class_entry(m):
+                    if p >= boundary:
+                        if times[p] > when:
+                            continue  # Mixed into a superclass later: not there yet.
+                    elif c_seen:
+                        c = p
+                    found = True
+                    break
+            if found:
+                continue
+            chain.insert(c + 1, m)
+            times.insert(c + 1, when)
+            c += 1
+
+    def _prepend(self, chain: list[int], times: list[int], modules: tuple[int, ...], origin: int, when: int) -> int:
+        """Ruby's prepend: insert ahead of the class, skipping modules already prepended."""
+        c = 0
+        for m in modules:
+            found = False
+            for p in range(1, origin):
+                if chain[p] == m:
+                    c = p
+                    found = True
+                    break
+            if found:
+                continue
+            chain.insert(c + 1, m)
+            times.insert(c + 1, when)
+            c += 1
+            origin += 1
+        return origin

@@ -1,0 +1,148 @@
+"""The resolver: one resolution run over documents, assembled from the role modules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+
+from rdx.model.records import FileResult
+from rdx.model.store import ResolvedImage, ResolvedState
+from rdx.resolution.ancestors import Ancestors
+from rdx.resolution.builder import Builder
+from rdx.resolution.concerns import Concerns
+from rdx.resolution.image import Image
+from rdx.resolution.incremental import Incremental
+from rdx.resolution.lookup import Lookup
+from rdx.resolution.members import Members
+from rdx.resolution.namespaces import Namespaces
+from rdx.resolution.order import load_order
+from rdx.resolution.references import References
+from rdx.resolution.skeleton import SkeletonEdits
+
+__all__ = ["Resolver", "resolve_documents"]
+
+
+def resolve_documents(documents: Iterable[FileResult]) -> ResolvedState:
+    """Resolve ``documents`` from scratch into a new ResolvedState."""
+    return Resolver(load_order(documents)).run()
+
+
+class Resolver(Incremental, SkeletonEdits, Image, References, Members, Ancestors, Concerns, Namespaces, Builder, Lookup):
+    """One resolution run over documents in load order: the phases of the role modules, in
+    order, writing one new ResolvedState (see ``run``). After the run it stays the writer of
+    later revisions (``refresh_document``, ``refresh_members``), each a new state; queries
+    never use it, they read a ``Lookup`` over a published state."""
+
+    def __init__(self, documents: list[FileResult], restoring: bool = False) -> None:
+        state = ResolvedState(documents=documents)
+        if not restoring:
+            state.definition_declarations = [[None] * len(d.definitions) for d in documents]
+        Lookup.__init__(self, state)
+        self._ancestors: dict[int, tuple[int, ...]] = {}
+        self._in_progress: dict[int, tuple[list[int], list[int]]] = {}
+        self._times: dict[int, tuple[int, ...]] = {}
+        # Restored from a snapshot: the encoded times and member bookkeeping, until needed.
+        self._times_raw: msgspec.Raw | None = None
+        self._members_raw: msgspec.Raw | None = None
+        # Length of the superclass part of each chain being built (a stack, one per frame).
+        self._super_len: list[int] = []
+        self._superclass_done: set[int] = set()
+        # Unresolved superclasses and mixins become placeholders only once every namespace is
+        # declared; earlier, a miss may just mean the real definition was not reached yet.
+        self._allow_placeholders = False
+        # Namespace id -> mixins applied from outside its body: (doc, scope index, Mixin).
+        self._external: dict[int, list] = {}
+        # ActiveSupport::Concern: concern module id -> concerns it includes, applied on inclusion.
+        self._concern_deps: dict[int, list[int]] = {}
+        self._concern_cache: dict[int, bool] = {}
+        self._concerns_known = False
+        # What member edits need (see ``refresh_members``): member definitions by the namespace
+        # they write into, in program order; per document, the namespaces its members write into;
+        # namespaces the member phase itself created (singletons of singletons and of
+        # placeholders); the methods ``remove_method`` removed, by namespace.
+        self._member_index: dict[int, list[tuple[int, int]]] = {}
+        self._doc_owners: list[set[int | None]] = [set() for _ in documents]
+        # Per document: definition index -> the phase-1 round that declared it. A declaration's
+        # definitions are in (round, document, index) order, which reopenings added later keep.
+        self._rounds: list[dict[int, int]] = [{} for _ in documents]
+        self._member_created: set[int] = set()
+        self._removed_keys: dict[int, set[str]] = {}
+        self._in_members = False
+        # During a member replay: (namespaces being replayed, position being replayed).
+        self._replay: tuple[set[int], tuple[int, int]] | None = None
+        self._descendant_index: dict[int, list[int]] | None = None
+        # Namespace -> member keys (``m()``) its aliases and visibility changes look up.
+        self._lookup_keys: dict[int, set[str]] = {}
+        # For edits that add namespaces and constants (``_declare_added``), built on first use.
+        self._constant_name_set: set[str] | None = None
+        self._path_names: list[set[str]] | None = None
+        # Document -> (its FileResult, names its references use); rebuilt when the document changes.
+        self._reference_names: dict[int, tuple[FileResult, set[str]]] = {}
+
+    @classmethod
+    def restore(cls, documents: list[FileResult], image: ResolvedImage) -> Resolver:
+        """A resolver in the state ``export`` saved; ``documents`` are the image's, in its order."""
+        self = cls(documents, restoring=True)
+        decls = {rec.id: rec for rec in image.declarations}
+        self.decls = self.state.declarations = decls
+        self.by_name = self.state.by_name = {rec.name: rec.id for rec in image.declarations}
+        self.def_decl = self.state.definition_declarations = image.definition_declarations
+        self.state.constant_targets = image.constant_targets
+        self.state.method_receivers = image.method_receivers
+        self.state.diagnostics = image.diagnostics
+        self._ancestors = self.state.ancestors = dict(zip(image.ancestor_ids, image.ancestors, strict=True))
+        self._times_raw = image.times.copy()  # A copy: the Raw would keep the whole file alive.
+        self.object_id = self.state.object_id = image.object_id
+        self.basic_object_id = self.by_name["BasicObject"]
+        self.kernel_id = self.by_name["Kernel"]
+        self.module_id = self.by_name["Module"]
+        self.class_id = self.by_name["Class"]
+        self._object_mixins = image.object_mixins
+        self._superclass_done = set(decls)
+        for ns, doc, position in image.externals:
+            ext = documents[doc].external_mixins[position]
+            self._external.setdefault(ns, []).append((doc, ext.scope, ext.mixin))
+        self._concern_deps = image.concern_deps
+        self._concern_cache = image.concern_cache
+        self._concerns_known = True
+        self._allow_placeholders = True
+        self._members_raw = image.members.copy()
+        self._member_created = set(image.member_created)
+        self._removed_keys = {k: set(v) for k, v in image.removed_keys.items()}
+        return self
+
+    def run(self) -> ResolvedState:
+        """Resolve from scratch: namespaces, concerns, members, ancestors, references."""
+        self._bootstrap()
+        self._phase_namespaces()
+        self._invalidate()
+        self._collect_external_mixins()
+        # Decide which modules are concerns before any ancestors are kept: deciding needs
+        # constant lookups, and lookups compute ancestors, which depend on the answer.
+        self._concerns_known = False
+        for decl_id in [d for d, r in self.decls.items() if r.kind == "Module"]:
+            self.is_concern(decl_id)
+        self._concerns_known = True
+        self._invalidate(keep_concerns=True)
+        self._allow_placeholders = True
+        # ``self`` in a ``class << x`` body is the singleton class's singleton class: declared
+        # here, from the definitions alone, so that no reference or member creates it (which
+        # would make the set of declarations depend on code inside bodies).
+        for decl_id in [d for d, r in self.decls.items() if r.kind == "SingletonClass" and r.definitions]:
+            self.singleton(decl_id)
+        self._phase_members()
+        # Every class and module gets its singleton class, so ``Foo::<Foo>`` always exists.
+        for decl_id in [d for d, r in self.decls.items() if r.kind in ("Class", "Module")]:
+            self.singleton(decl_id)
+        namespaces = [d for d, r in self.decls.items() if r.is_namespace]
+        for decl_id in namespaces:
+            self.ancestors(decl_id)
+        for decl_id in [d for d, r in self.decls.items() if r.kind == "SingletonClass"]:
+            self.ancestors(decl_id)
+        for decl_id, rec in self.decls.items():
+            if rec.kind == "ConstantAlias":
+                rec.target = self._alias_target(decl_id)
+        self._phase_references()
+        self.state.ancestors = self._ancestors
+        return self.state

@@ -1,0 +1,144 @@
+"""Phase 1: namespaces and constants, by a worklist.
+
+A definition waits until its lexical parent is declared and the scope part of a compact name
+(``A`` of ``class A::B``) resolves; when no progress is possible, unknown scopes become ``Todo``
+placeholders, which a real definition later promotes. Also attaches ``Foo.include(M)`` calls
+written outside ``Foo``'s body to ``Foo``."""
+
+from __future__ import annotations
+
+from rdx.model.records import DefinitionRecord
+from rdx.model.store import ResolutionDiagnostic
+from rdx.resolution.vocabulary import (
+    CONSTANT_DEF_KINDS,
+    NAMESPACE_DEF_KINDS,
+    dynamic_constant,
+    inside_method,
+)
+
+
+class Namespaces:
+    """Phase 1; mixed into the Resolver."""
+
+    def _declare_definition(self, doc: int, index: int, d: DefinitionRecord, placeholders: bool) -> bool:
+        """Try to declare one namespace/constant definition; True when done."""
+        parent_site = self.cref(doc, d.parent)
+        if parent_site is None:
+            return False
+        if d.kind == "SingletonClass":
+            if d.target is None:
+                attached = self._namespace_owner(doc, d.parent)
+            else:
+                attached = self.lookup_namespace(d.target, parent_site)
+                if attached is None:
+                    if not placeholders:
+                        return False
+                    attached = self._placeholder(d.target, parent_site, len(d.target.segments))
+            if attached is None:
+                return False
+            self._attach(doc, index, self.singleton(attached))
+            return True
+        path = d.path
+        assert path is not None
+        if len(path.segments) == 1 and not path.absolute:
+            owner = parent_site[0] if parent_site else self.object_id
+        elif len(path.segments) == 1:
+            owner = self.object_id
+        else:
+            found_owner = self.lookup_namespace(path, parent_site, len(path.segments) - 1)
+            if found_owner is not None:
+                owner = found_owner
+            else:
+                if not placeholders:
+                    return False
+                owner = self._placeholder(path, parent_site, len(path.segments) - 1)
+        name = path.segments[-1]
+        kind = d.kind
+        if kind in ("Class", "Module"):
+            existing = self._member_constant(owner, name)
+            if existing is None and owner == self.object_id and self._object_mixins:
+                # At top level, ``class Foo`` also reopens a Foo that Object gets from a module
+                # it includes (Ruby checks Object's ancestors for the constant). Object's chain
+                # may have grown since it was cached in this round: recompute it.
+                self._ancestors.pop(self.object_id, None)
+                inherited = self.lookup_scoped(self.object_id, name)
+                if inherited is not None and self.decls[inherited].owner != self.object_id:
+                    existing = inherited
+            if existing is not None and self.decls[existing].kind == "ConstantAlias":
+                # ``AL = Real; module AL`` reopens Real.
+                target = self.follow(existing)
+                if target is not None and self.decls[target].kind in (kind, "Todo"):
+                    existing = target
+                elif target is None and not placeholders:
+                    return False  # The alias may resolve once more is declared.
+                else:
+                    existing = None
+            if existing is not None and self.decls[existing].kind in (kind, "Todo") and existing != owner:
+                rec = self.decls[existing]
+                if rec.kind == "Todo":
+                    rec.kind = kind
+                self._attach(doc, index, existing)
+                return True
+        rec = self._declare(self._qualify(owner, name), name, kind, owner)
+        if rec.kind == "ConstantAlias" and kind in ("Class", "Module"):
+            rec.kind = kind
+        self._attach(doc, index, rec.id)
+        return True
+
+    def _phase_namespaces(self) -> None:
+        # Whether any file includes modules into Object (top-level ``include M``).
+        self._object_mixins = any(
+            d.kind == "Class" and d.name == "Object" and d.mixins for result in self.docs[1:] for d in result.definitions
+        )
+        pending: list[tuple[int, int, DefinitionRecord]] = []
+        for doc, result in enumerate(self.docs):
+            for index, d in enumerate(result.definitions):
+                if d.kind in NAMESPACE_DEF_KINDS or d.kind in CONSTANT_DEF_KINDS:
+                    if inside_method(result.definitions, d):
+                        self.state.diagnostics.append(dynamic_constant(doc, d))
+                        continue
+                    pending.append((doc, index, d))
+        # Rounds run in program order until nothing more can be declared; then one round may
+        # create placeholders for unknown scopes, after which ordinary rounds resume.
+        placeholders = False
+        round_no = 0
+        rounds = self._rounds
+        while pending:
+            progress = False
+            rest = []
+            for item in pending:
+                doc, index, d = item
+                if self._declare_definition(doc, index, d, placeholders):
+                    progress = True
+                    rounds[doc][index] = round_no
+                else:
+                    rest.append(item)
+            round_no += 1
+            pending = rest
+            self._invalidate()
+            if progress:
+                placeholders = False
+            elif not placeholders:
+                placeholders = True
+            else:
+                break
+        for doc, _index, d in pending:
+            self.state.diagnostics.append(
+                    ResolutionDiagnostic(doc, "unresolved-definition", f"cannot place {d.kind.lower()} {d.name!r}: its enclosing scope is not declared", d.start, d.end, "warning")
+            )
+
+    def _collect_external_mixins(self) -> None:
+        """Attach ``Foo.include(M)`` calls to ``Foo``'s declaration (or its singleton for extend)."""
+        for doc, result in enumerate(self.docs):
+            for ext in result.external_mixins:
+                site = self.cref(doc, ext.scope)
+                if site is None:
+                    continue
+                target = self.lookup_namespace(ext.target, site)
+                if target is None:
+                    self.state.diagnostics.append(
+                    ResolutionDiagnostic(doc, "unresolved-mixin-target", f"cannot resolve {ext.target.text!r} in '{ext.target.text}.{ext.mixin.kind}'",
+                         ext.target.start, ext.target.end, "warning")
+                    )
+                    continue
+                self._external.setdefault(target, []).append((doc, ext.scope, ext.mixin))

@@ -1,0 +1,325 @@
+"""Incremental additions and removals of namespaces and constants nothing else can notice."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rdx.model.declarations import DeclarationRecord
+from rdx.model.records import FileResult
+from rdx.resolution.edits import path_names
+from rdx.resolution.vocabulary import (
+    CONCERN_NAMES,
+    CONSTANT_KINDS,
+    MEMBER_DECL_KINDS,
+    MEMBER_DEF_KINDS,
+    ReplayUnsafe,
+    dynamic_constant,
+    inside_method,
+)
+
+
+class SkeletonEdits:
+    """Fresh namespaces and constants; mixed into the Resolver."""
+
+    def _removable(
+        self, index: int, old: FileResult, new: FileResult, removed: list[int]
+    ) -> tuple[list[int], list[tuple[int, tuple[int, int]]]]:
+        """What removing definitions ``removed`` of document ``index`` does, when nothing else
+        can notice: the declarations it deletes (each had only that definition, nothing
+        inherits from it, its name is mentioned by no constant path elsewhere, and it holds
+        nothing but members and other removed declarations), and the ``class << self`` bodies
+        (without mixins) that their singleton classes, which stay, lose: (declaration,
+        definition). Raises ReplayUnsafe otherwise."""
+        row = self.def_decl[index]
+        gone: list[int] = []
+        bodies: list[tuple[int, tuple[int, int]]] = []
+        for o in removed:
+            d = old.definitions[o]
+            if d.kind not in ("Class", "Module", "Constant", "SingletonClass"):
+                raise ReplayUnsafe(f"removing a {d.kind} needs a full resolve")
+            decl_id = row[o]
+            if decl_id is None:
+                continue  # It declared nothing (a dynamic or unplaceable constant).
+            rec = self.decls[decl_id]
+            if d.kind == "SingletonClass":
+                if d.mixins or d.deferred_mixins:
+                    raise ReplayUnsafe("a removed ``class << self`` body had mixins")
+                bodies.append((decl_id, (index, o)))
+                continue
+            if len(rec.definitions) > 1 and d.kind in ("Class", "Module") and rec.kind == d.kind:
+                # A reopening goes; the namespace stays with its other definitions.
+                if d.superclass is not None or d.superclass_self or d.mixins or d.deferred_mixins:
+                    raise ReplayUnsafe(f"a removed reopening of {rec.name} had a superclass or mixins")
+                bodies.append((decl_id, (index, o)))
+                continue
+            if rec.definitions != [(index, o)]:
+                raise ReplayUnsafe(f"{rec.name} has other definitions")
+            # A placeholder it caused (``< Missing``, ``include Missing``, ``class Missing::X``)
+            # would go with it in a full resolve.
+            site = self.cref(index, d.parent)
+            paths = [(p, len(p.segments)) for p in (d.superclass,) if p is not None]
+            paths += [(m.target, len(m.target.segments)) for m in (*d.mixins, *d.deferred_mixins) if m.target is not None]
+            if d.path is not None and len(d.path.segments) > 1:
+                paths.append((d.path, len(d.path.segments) - 1))
+            for path, upto in paths:
+                target = self.lookup_namespace(path, site, upto) if site is not None else None
+                if target is None or self.decls[target].kind == "Todo":
+                    raise ReplayUnsafe(f"{rec.name} refers to a placeholder")
+            gone.append(decl_id)
+        mentioned = self._mentioned_names()
+        own_mentions = path_names(new, lambda i, d: d.kind not in MEMBER_DEF_KINDS)
+        descendants = self._descendants()
+        gone_set = set(gone)
+        for decl_id in gone:
+            rec = self.decls[decl_id]
+            name = rec.unqualified
+            if name in CONCERN_NAMES or name in own_mentions or any(name in mentioned[doc] for doc in range(len(mentioned)) if doc != index):
+                raise ReplayUnsafe(f"{name} is mentioned elsewhere")
+            holders = self._holders(decl_id)
+            for holder in holders:
+                if descendants.get(holder) and set(descendants[holder]) - set(holders):
+                    raise ReplayUnsafe(f"{self.decls[holder].name} has descendants")
+                hrec = self.decls[holder]
+                if holder == holders[-1] and hrec.singleton is not None and holder != decl_id:
+                    raise ReplayUnsafe(f"{hrec.name} has a singleton class")
+                if len(holders) == 3:
+                    # Its chain declared singleton classes of the superclasses' singleton
+                    # classes, which a full resolve might not declare any more.
+                    raise ReplayUnsafe(f"{hrec.name} had ``class << self`` bodies")
+                for member in hrec.members.values():
+                    if member not in gone_set and self.decls[member].kind not in MEMBER_DECL_KINDS:
+                        raise ReplayUnsafe(f"{self.decls[member].name} would be left without its namespace")
+        # Bodies of singleton classes that go anyway need no separate removal. A singleton
+        # class left with no body loses the singleton class its bodies declared (see ``run``).
+        kept_bodies = [(decl_id, pair) for decl_id, pair in bodies if self.decls[decl_id].attached not in gone_set]
+        for decl_id in {decl_id for decl_id, _ in kept_bodies}:
+            rec = self.decls[decl_id]
+            removed_pairs = {pair for d, pair in kept_bodies if d == decl_id}
+            if rec.singleton is not None and all(p in removed_pairs for p in rec.definitions):
+                raise ReplayUnsafe(f"{rec.name} loses its last body")
+        return gone, kept_bodies
+
+    def _holders(self, decl_id: int) -> list[int]:
+        """A namespace, its singleton class and that one's singleton class (the ones that exist)."""
+        out = [decl_id]
+        while len(out) < 3:
+            single = self.decls[out[-1]].singleton
+            if single is None:
+                break
+            out.append(single)
+        return out
+
+    def _remove_declarations(self, index: int, gone: list[int], own: Callable[[int], DeclarationRecord]) -> set[int]:
+        """Delete ``gone`` (checked by ``_removable``) with their singleton classes and member
+        declarations; returns the documents whose references mention their names."""
+        if self._times_raw is not None:
+            self._load_times()
+        self._ancestors = dict(self._ancestors)
+        self._times = dict(self._times)
+        self.state.ancestors = self._ancestors
+        names: set[str] = set()
+        doomed_all: list[int] = []
+        chains: dict[int, tuple[int, ...]] = {}
+        for decl_id in gone:
+            rec = self.decls.get(decl_id)
+            if rec is None:
+                continue
+            names.add(rec.unqualified)
+            doomed = self._holders(decl_id)
+            doomed_all += doomed
+            for holder in doomed:
+                chains[holder] = self._ancestors.get(holder, ())
+            for holder in doomed:
+                hrec = self.decls.pop(holder)
+                self.by_name.pop(hrec.name, None)
+                for member in hrec.members.values():
+                    mrec = self.decls.get(member)
+                    if mrec is not None and mrec.kind in MEMBER_DECL_KINDS:
+                        self.decls.pop(member)
+                        self.by_name.pop(mrec.name, None)
+                self._ancestors.pop(holder, None)
+                self._times.pop(holder, None)
+                self._superclass_done.discard(holder)
+                self._member_index.pop(holder, None)
+                self._lookup_keys.pop(holder, None)
+            owner = rec.owner
+            if owner is not None and owner in self.decls and self.decls[owner].members.get(rec.unqualified) == decl_id:
+                del own(owner).members[rec.unqualified]
+        self._lookup_cache.clear()
+        self._alias_cache.clear()
+        if self._descendant_index is not None:
+            for holder in doomed_all:
+                for anc in chains.get(holder, ()):
+                    entries = self._descendant_index.get(anc)
+                    if entries is not None and holder in entries:
+                        entries.remove(holder)
+        self._constant_name_set = None
+        return self._documents_mentioning(names, index)
+
+    def _documents_mentioning(self, names: set[str], skip: int) -> set[int]:
+        """Documents (but ``skip``) with a constant reference or call receiver naming one of ``names``."""
+        cache = self._reference_names
+        found: set[int] = set()
+        for doc, result in enumerate(self.docs):
+            if doc == skip:
+                continue
+            entry = cache.get(doc)
+            if entry is None or entry[0] is not result:
+                used: set[str] = set()
+                for ref in result.const_refs:
+                    used.update(ref.path.segments)
+                for call in result.method_refs:
+                    if call.receiver is not None:
+                        used.update(call.receiver.segments)
+                entry = cache[doc] = (result, used)
+            if not names.isdisjoint(entry[1]):
+                found.add(doc)
+        return found
+
+    def _constant_names(self) -> set[str]:
+        """Unqualified names of every constant declaration (built once, kept current)."""
+        if self._constant_name_set is None:
+            self._constant_name_set = {rec.unqualified for rec in self.decls.values() if rec.kind in CONSTANT_KINDS}
+        return self._constant_name_set
+
+    def _mentioned_names(self) -> list[set[str]]:
+        """Per document, every name its definitions' constant paths mention (see ``path_names``)."""
+        if self._path_names is None:
+            self._path_names = [path_names(d) for d in self.docs]
+        return self._path_names
+
+    def _declare_added(self, index: int, new: FileResult, added: list[int], own: Callable[[int], DeclarationRecord]) -> set[int]:
+        """Declare namespaces and constants that an edit added to document ``index`` (already
+        installed), when nothing else can notice them: each has a name no constant anywhere
+        has and no constant path anywhere else mentions (so no lookup result, placeholder or
+        receiver elsewhere changes), a plain name, and a superclass and mixins that resolve.
+        Declares them as phase 1 would, with their singleton classes and ancestors; returns
+        the documents whose references mention the new names (resolved again by the caller)."""
+        if self._times_raw is not None:
+            self._load_times()
+        # Chains are added for the new namespaces: the previous state keeps its own tables.
+        self._ancestors = dict(self._ancestors)
+        self._times = dict(self._times)
+        self.state.ancestors = self._ancestors
+        taken = self._constant_names()
+        mentioned = self._mentioned_names()
+        # This document's own mentions, outside what is being added or replayed anyway.
+        skip = set(added)
+        own_mentions = path_names(new, lambda i, d: i not in skip and d.kind not in MEMBER_DEF_KINDS)
+        before = len(self.decls)
+        names: set[str] = set()
+        created: list[int] = []
+        rounds = self._rounds[index]
+        defs = new.definitions
+        for i in added:
+            d = defs[i]
+            if d.kind not in ("Class", "Module", "Constant", "SingletonClass"):
+                raise ReplayUnsafe(f"an added {d.kind} needs a full resolve")
+            if inside_method(defs, d):
+                self.state.diagnostics.append(dynamic_constant(index, d))
+                continue
+            site = self.cref(index, d.parent)
+            if site is None:
+                raise ReplayUnsafe("an added definition sits in an undeclared scope")
+            # Phase 1 would declare it in the round of its enclosing definition (the first for
+            # top-level ones): where it goes among a reopened declaration's definitions.
+            parent = d.parent
+            while parent >= 0 and defs[parent].kind in MEMBER_DEF_KINDS:
+                parent = defs[parent].parent
+            round_no = rounds.get(parent) if parent >= 0 else 0
+            if round_no is None:
+                raise ReplayUnsafe("an added definition's enclosing definition was never declared")
+            reopened: int | None = None
+            if d.kind == "SingletonClass":
+                attached = self._namespace_owner(index, d.parent)
+                if d.target is not None or attached is None:
+                    raise ReplayUnsafe("only ``class << self`` bodies are declared incrementally")
+                if attached not in created:
+                    # Another body of an existing singleton class: it must have had one already
+                    # (a first body would declare that singleton class's own singleton class).
+                    single = self.decls[attached].singleton
+                    if single is None or self.decls[single].singleton is None or d.mixins or d.deferred_mixins:
+                        raise ReplayUnsafe("a first or mixing ``class << self`` body needs a full resolve")
+                    reopened = single
+            else:
+                path = d.path
+                assert path is not None
+                name = path.segments[-1]
+                owner = site[0] if site else self.object_id
+                existing = self._member_constant(owner, name) if len(path.segments) == 1 and not path.absolute else None
+                if existing is not None and d.kind in ("Class", "Module") and self.decls[existing].kind == d.kind:
+                    # A reopening: it adds a definition and nothing else, if it brings no
+                    # superclass or mixins.
+                    if d.superclass is not None or d.superclass_self or d.mixins or d.deferred_mixins or existing == owner:
+                        raise ReplayUnsafe(f"reopening {name} with a superclass or mixins needs a full resolve")
+                    reopened = existing
+                else:
+                    if len(path.segments) != 1 or path.absolute or name in taken or name in names or name in CONCERN_NAMES:
+                        raise ReplayUnsafe(f"{name} is not a fresh plain name")
+                    if name in own_mentions or any(name in mentioned[doc] for doc in range(len(mentioned)) if doc != index):
+                        raise ReplayUnsafe(f"{name} is mentioned elsewhere")
+                    names.add(name)
+                    own(owner)
+            if reopened is not None:
+                own(reopened)
+            if not self._declare_definition(index, i, d, False):
+                raise ReplayUnsafe("an added definition cannot be declared")
+            rounds[i] = round_no
+            decl_id = self.def_decl[index][i]
+            if reopened is not None:
+                if decl_id != reopened:
+                    raise ReplayUnsafe("a reopening declared something else")
+                rec = self.decls[reopened]
+                order = [(self._rounds[doc].get(j), doc, j) for doc, j in rec.definitions]
+                if any(r is None for r, _, _ in order):
+                    raise ReplayUnsafe(f"{rec.name} has definitions of unknown rounds")
+                rec.definitions = [(doc, j) for _, doc, j in sorted(order)]  # type: ignore[type-var]
+                continue
+            if decl_id is not None and decl_id not in created and d.kind != "SingletonClass":
+                created.append(decl_id)
+        # Lookups cached before may have missed the new names.
+        self._lookup_cache.clear()
+        # Superclasses and mixins must resolve (else a full resolve would create placeholders).
+        for i in added:
+            d = defs[i]
+            if d.superclass is not None and not d.superclass_self:
+                site = self.cref(index, d.parent)
+                target = self.lookup_namespace(d.superclass, site) if site is not None else None
+                if target is None or self.decls[target].kind != "Class":
+                    raise ReplayUnsafe("an added superclass does not resolve to a class")
+            for m in (*d.mixins, *d.deferred_mixins):
+                if m.target is not None:
+                    site = self.cref(index, i) if d.lexical else self.cref(index, d.parent)
+                    target = self.lookup_namespace(m.target, site) if site is not None else None
+                    if target is None or self.decls[target].kind != "Module":
+                        raise ReplayUnsafe("an added mixin does not resolve to a module")
+        for decl_id in created:
+            if self.decls[decl_id].kind in ("Class", "Module"):
+                self.singleton(decl_id)
+        namespaces = [d for d in created if self.decls[d].is_namespace]
+        # ``class << self`` bodies declare their singleton class's singleton class (see ``run``).
+        created_set = set(created)
+        bodies = {
+            b for i in added if defs[i].kind == "SingletonClass" and (b := self.def_decl[index][i]) is not None and self.decls[b].attached in created_set
+        }
+        for decl_id in namespaces:
+            self.ancestors(decl_id)
+            self.ancestors(self.singleton(decl_id))
+        for body in bodies:
+            assert body is not None
+            self.ancestors(self.singleton(body))
+        if len(self.decls) != before + len(created) + len(namespaces) + len(bodies):
+            raise ReplayUnsafe("declaring the additions created placeholders")
+        fresh_ids: set[int] = set(created)
+        for holder in (*namespaces, *(b for b in bodies if b is not None)):
+            single = self.decls[holder].singleton
+            if single is not None:
+                fresh_ids.add(single)
+        if self._descendant_index is not None:
+            for new_id in fresh_ids:
+                if self.decls[new_id].is_namespace:
+                    for anc in self._ancestors.get(new_id, ()):
+                        if anc != new_id:
+                            self._descendant_index.setdefault(anc, []).append(new_id)
+        taken.update(names)
+        return self._documents_mentioning(names, index)
