@@ -49,7 +49,7 @@ from rdx.query.handles import (
 from rdx.query.navigation import Completion, Hover, Reference, Target
 from rdx.query.search import MATCH_MODES, SearchIndex, search_declarations
 from rdx.resolution.driver import Resolver
-from rdx.resolution.order import load_order
+from rdx.resolution.order import keyed, load_order
 
 __all__ = ["Graph"]
 
@@ -301,7 +301,7 @@ class Graph:
         if image is None:
             return False
         try:
-            documents = [store.documents[uri] for uri in image.uris]
+            documents = {key: store.documents[uri] for key, uri in image.uris.items()}
         except KeyError:
             return False
         resolver = Resolver.restore(documents, image)
@@ -315,7 +315,7 @@ class Graph:
         """Persist the resolved graph of a graph made by ``Graph.open`` (after a full resolve)."""
         if self._workspace is None:
             return
-        fingerprint = _fingerprint(resolver.docs)
+        fingerprint = _fingerprint(resolver.docs.values())
         if fingerprint == self._saved_fingerprint:
             return
         try:
@@ -461,7 +461,7 @@ class Graph:
                 self.last_resolve = "incremental"
                 return
         self.last_resolve = "full"
-        resolver = Resolver(load_order(store.documents.values()))
+        resolver = Resolver(keyed(load_order(store.documents.values())))
         with paused_gc():
             state = resolver.run()
             store.mark_resolved(state)
@@ -562,7 +562,7 @@ class Graph:
     @property
     def documents(self) -> list[Document]:
         view = self._ready()
-        return [Document(view, i) for i in range(len(view.state.documents))]
+        return [Document(view, key) for key in view.state.documents]
 
     def document(self, uri_or_path: str) -> Document | None:
         if not isinstance(uri_or_path, (str, os.PathLike)):
@@ -570,7 +570,7 @@ class Graph:
         uri_or_path = os.fspath(uri_or_path)
         uri = uri_or_path if "://" in uri_or_path else path_to_uri(uri_or_path)
         view = self._ready()
-        for i, d in enumerate(view.state.documents):
+        for i, d in view.state.documents.items():
             if d.uri == uri:
                 return Document(view, i)
         return None
@@ -599,7 +599,7 @@ class Graph:
         """Every problem: unreadable files, syntax errors, and what resolution could not resolve."""
         view = self._ready()
         out = list(self._walk_problems)
-        for result in view.state.documents:
+        for result in view.state.documents.values():
             for d in result.diagnostics:
                 out.append(self._file_diagnostic(result, d))
         for diag in view.state.diagnostics:
@@ -661,8 +661,8 @@ class Graph:
         kinds: dict[str, int] = {}
         for rec in state.declarations.values():
             kinds[rec.kind] = kinds.get(rec.kind, 0) + 1
-        docs = [d for d in state.documents if d.uri != CORE_URI]
-        resolved_consts = sum(1 for targets in state.constant_targets[1:] if targets for t in targets if t is not None)
+        docs = [d for d in state.documents.values() if d.uri != CORE_URI]
+        resolved_consts = sum(1 for key, targets in state.constant_targets.items() if key != 0 for t in targets if t is not None)
         total_consts = sum(len(d.const_refs) for d in docs)
         return {
             "revision": self.revision,
@@ -672,7 +672,7 @@ class Graph:
             "declarations": len(state.declarations),
             "declarations_by_kind": dict(sorted(kinds.items())),
             "constant_references": total_consts,
-            "constant_references_resolved": resolved_consts if state.documents and state.documents[0].uri == CORE_URI else None,
+            "constant_references_resolved": resolved_consts if state.documents and state.documents.get(0) is not None and state.documents[0].uri == CORE_URI else None,
             "method_references": sum(len(d.method_refs) for d in docs),
             "diagnostics": len(self.diagnostics),
         }

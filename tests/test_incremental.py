@@ -99,7 +99,7 @@ def dump(g: rdx.Graph) -> dict:
     stats = {k: v for k, v in g.stats().items() if k not in ("revision", "diagnostics")}
     # Internal consistency: no reference may point at a declaration that no longer exists.
     state = g._view.state
-    dangling = sum(1 for rows in (state.constant_targets, state.method_receivers) for row in rows for t in row if t is not None and t not in state.declarations)
+    dangling = sum(1 for rows in (state.constant_targets, state.method_receivers) for row in rows.values() for t in row if t is not None and t not in state.declarations)
     return {"declarations": decls, "constant_references": refs, "method_references": calls, "diagnostics": diags, "stats": stats, "dangling": dangling}
 
 

@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 # Bump whenever FileResult, ResolvedImage or any record inside them changes shape.
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 SNAPSHOT_NAME = "index.msgpack"
 IMAGE_NAME = "resolved.msgpack"
 

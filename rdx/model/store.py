@@ -36,16 +36,18 @@ class ResolutionDiagnostic(msgspec.Struct, array_like=True, frozen=True, gc=Fals
 class ResolvedState:
     """Everything resolution computes; replaced as a whole by each ``resolve()``."""
 
-    # Documents in resolution order (core first, then by URI).
-    documents: list[FileResult] = field(default_factory=list)
+    # Documents by document key, in resolution (load) order: core first, requires before
+    # requirers. Keys are sparse ordered integers (``rdx.resolution.order``): a document keeps
+    # its key when files are added or removed around it, and comparing keys compares positions.
+    documents: dict[int, FileResult] = field(default_factory=dict)
     declarations: dict[int, DeclarationRecord] = field(default_factory=dict)
     by_name: dict[str, int] = field(default_factory=dict)
-    # Per document: declaration id of each definition (None when it declares nothing).
-    definition_declarations: list[list[int | None]] = field(default_factory=list)
-    # Per document: resolved declaration id of each constant reference (None: unresolved).
-    constant_targets: list[list[int | None]] = field(default_factory=list)
-    # Per document: declaration id of each method reference's receiver (None: unknown).
-    method_receivers: list[list[int | None]] = field(default_factory=list)
+    # Per document key: declaration id of each definition (None when it declares nothing).
+    definition_declarations: dict[int, list[int | None]] = field(default_factory=dict)
+    # Per document key: resolved declaration id of each constant reference (None: unresolved).
+    constant_targets: dict[int, list[int | None]] = field(default_factory=dict)
+    # Per document key: declaration id of each method reference's receiver (None: unknown).
+    method_receivers: dict[int, list[int | None]] = field(default_factory=dict)
     # Linearized ancestors of every namespace declaration, self included.
     ancestors: dict[int, tuple[int, ...]] = field(default_factory=dict)
     diagnostics: list[ResolutionDiagnostic] = field(default_factory=list)
@@ -60,17 +62,18 @@ class ResolvedImage(msgspec.Struct, array_like=True, gc=False):
     lists where that decodes faster."""
 
     fingerprint: str
-    uris: list[str]
+    # Document key -> URI, in load order.
+    uris: dict[int, str]
     declarations: list[DeclarationRecord]
-    definition_declarations: list[list[int | None]]
-    constant_targets: list[list[int | None]]
-    method_receivers: list[list[int | None]]
+    definition_declarations: dict[int, list[int | None]]
+    constant_targets: dict[int, list[int | None]]
+    method_receivers: dict[int, list[int | None]]
     ancestor_ids: list[int]
     ancestors: list[tuple[int, ...]]
     diagnostics: list[ResolutionDiagnostic]
     object_id: int
     object_mixins: bool
-    # (namespace, document index, index into that document's external mixins)
+    # (namespace, document key, index into that document's external mixins)
     externals: list[tuple[int, int, int]]
     concern_deps: dict[int, list[int]]
     concern_cache: dict[int, bool]
@@ -87,9 +90,9 @@ class MemberBookkeeping(msgspec.Struct, array_like=True, gc=False):
     """What ``Resolver.refresh_members`` needs from the member phase (see the resolver)."""
 
     member_index: dict[int, list[tuple[int, int]]]
-    doc_owners: list[list[int | None]]
+    doc_owners: dict[int, list[int | None]]
     lookup_keys: dict[int, list[str]]
-    rounds: list[dict[int, int]]
+    rounds: dict[int, dict[int, int]]
 
 
 class GraphStore:

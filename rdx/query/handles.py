@@ -177,7 +177,7 @@ class View:
         document order; the index is built by the first question of this state."""
         if self._call_sites is None:
             sites: dict[str, list[tuple[int, int]]] = {}
-            for doc, result in enumerate(self.state.documents):
+            for doc, result in self.state.documents.items():
                 for i, ref in enumerate(result.method_refs):
                     found = sites.get(ref.name)
                     if found is None:
@@ -562,12 +562,12 @@ class Document:
 
 
 def iter_constant_references(view: View) -> Iterator[ConstantReference]:
-    for doc, result in enumerate(view.state.documents):
+    for doc, result in view.state.documents.items():
         for i in range(len(result.const_refs)):
             yield ConstantReference(view, doc, i)
 
 
 def iter_method_references(view: View) -> Iterator[MethodReference]:
-    for doc, result in enumerate(view.state.documents):
+    for doc, result in view.state.documents.items():
         for i in range(len(result.method_refs)):
             yield MethodReference(view, doc, i)

@@ -84,7 +84,7 @@ class Completion(msgspec.Struct, frozen=True):
 
 
 def _doc_index(view: View, path_or_uri: str) -> int | None:
-    for i, d in enumerate(view.state.documents):
+    for i, d in view.state.documents.items():
         if d.uri == path_or_uri or d.path == path_or_uri:
             return i
     return None
@@ -116,7 +116,7 @@ def _constant_references(view: View, decl: Declaration) -> Iterator[Reference]:
     for decl_id in view.constant_aliases():
         if resolver.follow(decl_id) == decl.id:
             wanted.add(decl_id)
-    for doc, result in enumerate(view.state.documents):
+    for doc, result in view.state.documents.items():
         targets = view.state.constant_targets[doc]
         if wanted.isdisjoint(targets):
             continue
@@ -235,8 +235,8 @@ def _require_target(view: View, doc: FileResult, req) -> FileResult | None:  # t
     name = req.path if req.path.endswith(".rb") else req.path + ".rb"
     if req.relative and doc.path:
         wanted = posixpath.normpath(posixpath.join(posixpath.dirname(doc.path), name))
-        return next((d for d in view.state.documents if d.path and posixpath.normpath(d.path) == wanted), None)
-    return next((d for d in view.state.documents if d.path and d.path.endswith("/" + name)), None)
+        return next((d for d in view.state.documents.values() if d.path and posixpath.normpath(d.path) == wanted), None)
+    return next((d for d in view.state.documents.values() if d.path and d.path.endswith("/" + name)), None)
 
 
 def hover_at(view: View, path: str, line: int, column: int) -> Hover | None:
@@ -366,7 +366,7 @@ def dead_code_candidates(view: View) -> list[Declaration]:
     caller in the indexed code; it may still be called dynamically or from outside."""
     state = view.state
     called: set[str] = set()
-    for result in state.documents:
+    for result in state.documents.values():
         for ref in result.method_refs:
             called.add(ref.name)
         for d in result.definitions:
@@ -375,7 +375,7 @@ def dead_code_candidates(view: View) -> list[Declaration]:
             elif d.kind == "MethodVisibility":
                 pass
     used_constants: set[int] = set()
-    for _doc, targets in enumerate(state.constant_targets):
+    for targets in state.constant_targets.values():
         for t in targets:
             if t is not None:
                 used_constants.add(t)

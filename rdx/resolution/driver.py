@@ -34,10 +34,10 @@ class Resolver(Incremental, SkeletonEdits, Image, References, Members, Ancestors
     later revisions (``refresh_document``, ``refresh_members``), each a new state; queries
     never use it, they read a ``Lookup`` over a published state."""
 
-    def __init__(self, documents: list[FileResult], restoring: bool = False) -> None:
+    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
         state = ResolvedState(documents=documents)
         if not restoring:
-            state.definition_declarations = [[None] * len(d.definitions) for d in documents]
+            state.definition_declarations = {key: [None] * len(d.definitions) for key, d in documents.items()}
         Lookup.__init__(self, state)
         self._ancestors: dict[int, tuple[int, ...]] = {}
         self._in_progress: dict[int, tuple[list[int], list[int]]] = {}
@@ -62,10 +62,10 @@ class Resolver(Incremental, SkeletonEdits, Image, References, Members, Ancestors
         # namespaces the member phase itself created (singletons of singletons and of
         # placeholders); the methods ``remove_method`` removed, by namespace.
         self._member_index: dict[int, list[tuple[int, int]]] = {}
-        self._doc_owners: list[set[int | None]] = [set() for _ in documents]
+        self._doc_owners: dict[int, set[int | None]] = {key: set() for key in documents}
         # Per document: definition index -> the phase-1 round that declared it. A declaration's
         # definitions are in (round, document, index) order, which reopenings added later keep.
-        self._rounds: list[dict[int, int]] = [{} for _ in documents]
+        self._rounds: dict[int, dict[int, int]] = {key: {} for key in documents}
         self._member_created: set[int] = set()
         self._removed_keys: dict[int, set[str]] = {}
         self._in_members = False
@@ -76,12 +76,12 @@ class Resolver(Incremental, SkeletonEdits, Image, References, Members, Ancestors
         self._lookup_keys: dict[int, set[str]] = {}
         # For edits that add namespaces and constants (``_declare_added``), built on first use.
         self._constant_name_set: set[str] | None = None
-        self._path_names: list[set[str]] | None = None
+        self._path_names: dict[int, set[str]] | None = None
         # Document -> (its FileResult, names its references use); rebuilt when the document changes.
         self._reference_names: dict[int, tuple[FileResult, set[str]]] = {}
 
     @classmethod
-    def restore(cls, documents: list[FileResult], image: ResolvedImage) -> Resolver:
+    def restore(cls, documents: dict[int, FileResult], image: ResolvedImage) -> Resolver:
         """A resolver in the state ``export`` saved; ``documents`` are the image's, in its order."""
         self = cls(documents, restoring=True)
         decls = {rec.id: rec for rec in image.declarations}

@@ -71,10 +71,10 @@ def position_map(old: FileResult, new: FileResult, pairs: Iterable[tuple[int, in
 
 def successor(
     previous: ResolvedState,
-    documents: list[FileResult],
+    documents: dict[int, FileResult],
     declarations: dict[int, DeclarationRecord],
     by_name: dict[str, int],
-    definition_declarations: list[list[int | None]],
+    definition_declarations: dict[int, list[int | None]],
     diagnostics: list[ResolutionDiagnostic],
 ) -> ResolvedState:
     """A state after an incremental update: reference lists copied (the caller replaces the
@@ -84,8 +84,8 @@ def successor(
         declarations=declarations,
         by_name=by_name,
         definition_declarations=definition_declarations,
-        constant_targets=list(previous.constant_targets),
-        method_receivers=list(previous.method_receivers),
+        constant_targets=dict(previous.constant_targets),
+        method_receivers=dict(previous.method_receivers),
         ancestors=previous.ancestors,
         diagnostics=diagnostics,
         object_id=previous.object_id,

@@ -22,7 +22,7 @@ class Image:
         book = msgspec.msgpack.decode(self._members_raw, type=MemberBookkeeping)
         self._members_raw = None
         self._member_index = book.member_index
-        self._doc_owners = [set(o) for o in book.doc_owners]
+        self._doc_owners = {k: set(o) for k, o in book.doc_owners.items()}
         self._rounds = book.rounds
         self._lookup_keys = {k: set(v) for k, v in book.lookup_keys.items()}
 
@@ -39,7 +39,7 @@ class Image:
                 externals.append((ns, doc, position))
         return ResolvedImage(
             fingerprint=fingerprint,
-            uris=[d.uri for d in self.docs],
+            uris={k: d.uri for k, d in self.docs.items()},
             declarations=list(self.decls.values()),
             definition_declarations=self.def_decl,
             constant_targets=state.constant_targets,
@@ -58,7 +58,7 @@ class Image:
                 msgspec.msgpack.encode(
                     MemberBookkeeping(
                         member_index=self._member_index,
-                        doc_owners=[sorted(o, key=lambda x: -1 if x is None else x) for o in self._doc_owners],
+                        doc_owners={k: sorted(o, key=lambda x: -1 if x is None else x) for k, o in self._doc_owners.items()},
                         lookup_keys={k: sorted(v) for k, v in self._lookup_keys.items()},
                         rounds=self._rounds,
                     )

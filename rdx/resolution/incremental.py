@@ -32,7 +32,7 @@ class Incremental:
         Everything but the document's own references is then provably unchanged, so the new
         state shares the declarations and ancestors and only re-resolves that document's
         references and moves its diagnostics. The previous state is left intact."""
-        index = next((i for i, d in enumerate(self.docs) if d.uri == new.uri), None)
+        index = next((k for k, d in self.docs.items() if d.uri == new.uri), None)
         if index is None:
             return None
         old = self.docs[index]
@@ -47,7 +47,7 @@ class Incremental:
                     return None
                 diag = msgspec.structs.replace(diag, start=span[0], end=span[1])
             diagnostics.append(diag)
-        docs = list(self.docs)
+        docs = dict(self.docs)
         docs[index] = new
         self.docs = docs
         previous = self.state
@@ -126,7 +126,7 @@ class Incremental:
         the member definitions writing into them, from every document, are replayed in program
         order. The new state shares everything else with the previous one, which is left
         intact (records are copied before they change)."""
-        index = next((i for i, d in enumerate(self.docs) if d.uri == new.uri), None)
+        index = next((k for k, d in self.docs.items() if d.uri == new.uri), None)
         if index is None:
             return None
         self._load_members()
@@ -182,11 +182,11 @@ class Incremental:
                     raise ReplayUnsafe("a diagnostic cannot be moved")
                 diag = msgspec.structs.replace(diag, start=span[0], end=span[1])
             diagnostics.append(diag)
-        docs = list(self.docs)
+        docs = dict(self.docs)
         docs[index] = new
         decls = dict(prev.declarations)
         by_name = dict(prev.by_name)
-        def_decl = list(prev.definition_declarations)
+        def_decl = dict(prev.definition_declarations)
         copied: set[int] = set()
 
         def own(decl_id: int) -> DeclarationRecord:

@@ -28,7 +28,7 @@ class Lookup:
         self.def_decl = state.definition_declarations
         self.object_id = state.object_id
         # Per document: scope definition index -> its cref.
-        self._crefs: list[dict[int, Site]] = [{} for _ in state.documents]
+        self._crefs: dict[int, dict[int, Site]] = {key: {} for key in state.documents}
         self._alias_cache: dict[int, int | None] = {}
         self._lookup_cache: dict[tuple[str, Site], int | None] = {}
         # Chains returned while still in progress (only while resolving; see ``Ancestors``).

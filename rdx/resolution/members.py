@@ -25,7 +25,7 @@ class Members:
         which definitions write where, so a later edit can replay just those namespaces."""
         self._in_members = True
         index_map = self._member_index
-        for doc, result in enumerate(self.docs):
+        for doc, result in self.docs.items():
             defs = result.definitions
             method_owners: dict[int, int | None] = {}
             owners_here = self._doc_owners[doc]

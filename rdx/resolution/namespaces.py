@@ -8,7 +8,7 @@ written outside ``Foo``'s body to ``Foo``."""
 from __future__ import annotations
 
 from rdx.model.records import DefinitionRecord
-from rdx.model.store import ResolutionDiagnostic
+from rdx.model.store import CORE_URI, ResolutionDiagnostic
 from rdx.resolution.vocabulary import (
     CONSTANT_DEF_KINDS,
     NAMESPACE_DEF_KINDS,
@@ -88,10 +88,10 @@ class Namespaces:
     def _phase_namespaces(self) -> None:
         # Whether any file includes modules into Object (top-level ``include M``).
         self._object_mixins = any(
-            d.kind == "Class" and d.name == "Object" and d.mixins for result in self.docs[1:] for d in result.definitions
+            d.kind == "Class" and d.name == "Object" and d.mixins for result in self.docs.values() if result.uri != CORE_URI for d in result.definitions
         )
         pending: list[tuple[int, int, DefinitionRecord]] = []
-        for doc, result in enumerate(self.docs):
+        for doc, result in self.docs.items():
             for index, d in enumerate(result.definitions):
                 if d.kind in NAMESPACE_DEF_KINDS or d.kind in CONSTANT_DEF_KINDS:
                     if inside_method(result.definitions, d):
@@ -129,7 +129,7 @@ class Namespaces:
 
     def _collect_external_mixins(self) -> None:
         """Attach ``Foo.include(M)`` calls to ``Foo``'s declaration (or its singleton for extend)."""
-        for doc, result in enumerate(self.docs):
+        for doc, result in self.docs.items():
             for ext in result.external_mixins:
                 site = self.cref(doc, ext.scope)
                 if site is None:

@@ -8,6 +8,16 @@ from collections.abc import Iterable
 from rdx.model.records import FileResult
 from rdx.model.store import CORE_URI
 
+# Document keys are multiples of DOC_GAP in load order, so that a document added later can take
+# a key between its neighbours: every comparison of (document, index) pairs stays a comparison
+# of program positions, and no other document's key changes.
+DOC_GAP = 1 << 20
+
+
+def keyed(ordered: Iterable[FileResult]) -> dict[int, FileResult]:
+    """Documents in load order -> {document key: document}."""
+    return {i * DOC_GAP: d for i, d in enumerate(ordered)}
+
 
 def load_order(documents: Iterable[FileResult]) -> list[FileResult]:
     """Documents in an approximation of Ruby's load order.

@@ -7,12 +7,10 @@ class References:
     """The reference phase; mixed into the Resolver."""
 
     def _phase_references(self) -> None:
-        const_targets: list[list[int | None]] = []
-        receivers: list[list[int | None]] = []
-        for doc in range(len(self.docs)):
-            targets, recv = self._document_references(doc)
-            const_targets.append(targets)
-            receivers.append(recv)
+        const_targets: dict[int, list[int | None]] = {}
+        receivers: dict[int, list[int | None]] = {}
+        for doc in self.docs:
+            const_targets[doc], receivers[doc] = self._document_references(doc)
         self.state.constant_targets = const_targets
         self.state.method_receivers = receivers
 

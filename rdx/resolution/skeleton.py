@@ -73,7 +73,7 @@ class SkeletonEdits:
         for decl_id in gone:
             rec = self.decls[decl_id]
             name = rec.unqualified
-            if name in CONCERN_NAMES or name in own_mentions or any(name in mentioned[doc] for doc in range(len(mentioned)) if doc != index):
+            if name in CONCERN_NAMES or name in own_mentions or any(name in names for doc, names in mentioned.items() if doc != index):
                 raise ReplayUnsafe(f"{name} is mentioned elsewhere")
             holders = self._holders(decl_id)
             for holder in holders:
@@ -160,7 +160,7 @@ class SkeletonEdits:
         """Documents (but ``skip``) with a constant reference or call receiver naming one of ``names``."""
         cache = self._reference_names
         found: set[int] = set()
-        for doc, result in enumerate(self.docs):
+        for doc, result in self.docs.items():
             if doc == skip:
                 continue
             entry = cache.get(doc)
@@ -185,7 +185,7 @@ class SkeletonEdits:
     def _mentioned_names(self) -> list[set[str]]:
         """Per document, every name its definitions' constant paths mention (see ``path_names``)."""
         if self._path_names is None:
-            self._path_names = [path_names(d) for d in self.docs]
+            self._path_names = {key: path_names(d) for key, d in self.docs.items()}
         return self._path_names
 
     def _declare_added(self, index: int, new: FileResult, added: list[int], own: Callable[[int], DeclarationRecord]) -> set[int]:
@@ -256,7 +256,7 @@ class SkeletonEdits:
                 else:
                     if len(path.segments) != 1 or path.absolute or name in taken or name in names or name in CONCERN_NAMES:
                         raise ReplayUnsafe(f"{name} is not a fresh plain name")
-                    if name in own_mentions or any(name in mentioned[doc] for doc in range(len(mentioned)) if doc != index):
+                    if name in own_mentions or any(name in names for doc, names in mentioned.items() if doc != index):
                         raise ReplayUnsafe(f"{name} is mentioned elsewhere")
                     names.add(name)
                     own(owner)
