@@ -122,6 +122,12 @@ class Namespaces:
                 placeholders = True
             else:
                 break
+        # A declaration's definitions are in program order (document key, index), whatever
+        # round declared them: the order Ruby would have run them in, and one that a later
+        # edit can keep without knowing the rounds.
+        for rec in self.decls.values():
+            if len(rec.definitions) > 1:
+                rec.definitions.sort()
         for doc, _index, d in pending:
             self.state.diagnostics.append(
                     ResolutionDiagnostic(doc, "unresolved-definition", f"cannot place {d.kind.lower()} {d.name!r}: its enclosing scope is not declared", d.start, d.end, "warning")
