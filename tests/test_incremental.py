@@ -139,13 +139,13 @@ def test_member_edit_replays_members_and_matches_a_fresh_graph():
     assert "extra()" not in [m.unqualified_name for m in before.members]
 
 
-def test_skeleton_edit_resolves_from_scratch():
+def test_a_mixin_added_recomputes_the_chains_incrementally():
     files = dict(BASE)
     g = fresh(files)
     files["file:///inc/a.rb"] = SHAPE_EDITS[1](files["file:///inc/a.rb"])
     g.index_source("file:///inc/a.rb", files["file:///inc/a.rb"])
     g.resolve()
-    assert g.last_resolve == "full"
+    assert g.last_resolve == "incremental"
     assert "Comparable" in [a.name for a in g["Shop::Item"].ancestors]
     assert dump(g) == dump(fresh(files))
 

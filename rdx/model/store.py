@@ -92,7 +92,6 @@ class MemberBookkeeping(msgspec.Struct, array_like=True, gc=False):
     member_index: dict[int, list[tuple[int, int]]]
     doc_owners: dict[int, list[int | None]]
     lookup_keys: dict[int, list[str]]
-    rounds: dict[int, dict[int, int]]
 
 
 class GraphStore:

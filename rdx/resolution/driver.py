@@ -13,6 +13,7 @@ from rdx.resolution.builder import Builder
 from rdx.resolution.concerns import Concerns
 from rdx.resolution.image import Image
 from rdx.resolution.incremental import Incremental
+from rdx.resolution.invalidation import Invalidation
 from rdx.resolution.lookup import Lookup
 from rdx.resolution.members import Members
 from rdx.resolution.namespaces import Namespaces
@@ -28,7 +29,7 @@ def resolve_documents(documents: Iterable[FileResult]) -> ResolvedState:
     return Resolver(load_order(documents)).run()
 
 
-class Resolver(Incremental, SkeletonEdits, Image, References, Members, Ancestors, Concerns, Namespaces, Builder, Lookup):
+class Resolver(Incremental, SkeletonEdits, Invalidation, Image, References, Members, Ancestors, Concerns, Namespaces, Builder, Lookup):
     """One resolution run over documents in load order: the phases of the role modules, in
     order, writing one new ResolvedState (see ``run``). After the run it stays the writer of
     later revisions (``refresh_document``, ``refresh_members``), each a new state; queries
@@ -63,9 +64,6 @@ class Resolver(Incremental, SkeletonEdits, Image, References, Members, Ancestors
         # placeholders); the methods ``remove_method`` removed, by namespace.
         self._member_index: dict[int, list[tuple[int, int]]] = {}
         self._doc_owners: dict[int, set[int | None]] = {key: set() for key in documents}
-        # Per document: definition index -> the phase-1 round that declared it. A declaration's
-        # definitions are in (round, document, index) order, which reopenings added later keep.
-        self._rounds: dict[int, dict[int, int]] = {key: {} for key in documents}
         self._member_created: set[int] = set()
         self._removed_keys: dict[int, set[str]] = {}
         self._in_members = False
@@ -145,4 +143,6 @@ class Resolver(Incremental, SkeletonEdits, Image, References, Members, Ancestors
                 rec.target = self._alias_target(decl_id)
         self._phase_references()
         self.state.ancestors = self._ancestors
+        # Chains computed more than once while phase 1 ran report their problems each time.
+        self.state.diagnostics = list(dict.fromkeys(self.state.diagnostics))
         return self.state

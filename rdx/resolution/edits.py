@@ -7,6 +7,10 @@ Pure functions over FileResults; nothing here touches a graph."""
 
 from __future__ import annotations
 
+import difflib
+
+import msgspec
+
 from collections.abc import Callable, Iterable, Sequence
 
 from rdx.model.declarations import DeclarationRecord
@@ -61,8 +65,10 @@ def position_map(old: FileResult, new: FileResult, pairs: Iterable[tuple[int, in
         spans.setdefault((a.start, a.end), (b.start, b.end))
         for x, y in ((a.path, b.path), (a.superclass, b.superclass), (a.receiver, b.receiver), (a.target, b.target)):
             paths(x, y)
-        for ma, mb in zip(a.mixins + a.deferred_mixins, b.mixins + b.deferred_mixins, strict=True):
-            paths(ma.target, mb.target)
+        ma_all, mb_all = a.mixins + a.deferred_mixins, b.mixins + b.deferred_mixins
+        if len(ma_all) == len(mb_all):  # Else the mixins changed: their diagnostics are reported anew.
+            for ma, mb in zip(ma_all, mb_all, strict=True):
+                paths(ma.target, mb.target)
     for ea, eb in zip(old.external_mixins, new.external_mixins, strict=True):
         paths(ea.target, eb.target)
         paths(ea.mixin.target, eb.mixin.target)
@@ -104,35 +110,58 @@ def member_keys(d: DefinitionRecord) -> tuple[str, ...]:
     return (f"{d.name}()",)
 
 
-def skeleton_diff(old: tuple[tuple, list[int]], new: tuple[tuple, list[int]]) -> tuple[dict[int, int], list[int], list[int]] | None:
-    """Align two skeletons of one document where one only adds to the other: the old
-    definition index -> new index of every kept item, the new indices of added items and the
-    old indices of removed ones (never both). None when anything else changed (or the
-    document has external mixins, whose scopes the alignment does not follow)."""
+# Positions in a skeleton item (see ``skeleton``) that an edit may change in place: the
+# superclass and the mixins. Everything else identifies the item.
+_PARENT = 2
+_IN_PLACE = (5, 6, 7, 8)
+
+
+def _identity(item: tuple) -> tuple:
+    return tuple(v for i, v in enumerate(item) if i != _PARENT and i not in _IN_PLACE)
+
+
+class SkeletonDiff(msgspec.Struct, frozen=True):
+    """How two skeletons of one document align: old definition index -> new index of every
+    kept item, new indices of added items, old indices of removed ones, and the kept items
+    whose superclass or mixins changed, as (old index, new index)."""
+
+    remap: dict[int, int]
+    added: list[int]
+    removed: list[int]
+    changed: list[tuple[int, int]]
+
+
+def skeleton_diff(old: tuple[tuple, list[int]], new: tuple[tuple, list[int]]) -> SkeletonDiff | None:
+    """Align two skeletons of one document (``skeleton``), or None when they do not align:
+    other requires, external mixins (whose scopes the alignment does not follow), or a kept
+    item whose enclosing item is not the same kept item."""
     (old_uri, old_items, old_ext, old_req), old_keep = old
     (new_uri, new_items, new_ext, new_req), new_keep = new
     if old_uri != new_uri or old_req != new_req or old_ext or new_ext:
         return None
-    growing = len(new_items) >= len(old_items)
-    # Walk the longer list; items of the shorter one must all match, in order.
-    longer, shorter = (new_items, old_items) if growing else (old_items, new_items)
-    matched: dict[int, int] = {}  # shorter position -> longer position
-    extra: list[int] = []
-    i = 0
-    for j, item in enumerate(longer):
-        if i < len(shorter):
-            o = shorter[i]
-            parent_ok = o[2] == item[2] == -1 or (o[2] >= 0 and matched.get(o[2]) == item[2])
-            if parent_ok and o[:2] == item[:2] and o[3:] == item[3:]:
-                matched[i] = j
-                i += 1
-                continue
-        extra.append(j)
-    if i != len(shorter):
-        return None
-    if growing:
-        return {old_keep[o]: new_keep[n] for o, n in matched.items()}, [new_keep[j] for j in extra], []
-    return {old_keep[n]: new_keep[o] for o, n in matched.items()}, [], [old_keep[j] for j in extra]
+    matcher = difflib.SequenceMatcher(None, [_identity(i) for i in old_items], [_identity(i) for i in new_items], autojunk=False)
+    matched: dict[int, int] = {}  # old skeleton position -> new skeleton position
+    added: list[int] = []
+    removed: list[int] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            matched.update(zip(range(i1, i2), range(j1, j2), strict=True))
+        else:
+            removed.extend(range(i1, i2))
+            added.extend(range(j1, j2))
+    changed: list[tuple[int, int]] = []
+    for o, n in matched.items():
+        po, pn = old_items[o][_PARENT], new_items[n][_PARENT]
+        if not (po == pn == -1 or (po >= 0 and matched.get(po) == pn)):
+            return None
+        if any(old_items[o][k] != new_items[n][k] for k in _IN_PLACE):
+            changed.append((old_keep[o], new_keep[n]))
+    return SkeletonDiff(
+        remap={old_keep[o]: new_keep[n] for o, n in matched.items()},
+        added=[new_keep[j] for j in added],
+        removed=[old_keep[i] for i in removed],
+        changed=changed,
+    )
 
 
 def spans_of(d: DefinitionRecord) -> set[tuple[int, int]]:

@@ -23,7 +23,6 @@ class Image:
         self._members_raw = None
         self._member_index = book.member_index
         self._doc_owners = {k: set(o) for k, o in book.doc_owners.items()}
-        self._rounds = book.rounds
         self._lookup_keys = {k: set(v) for k, v in book.lookup_keys.items()}
 
     def export(self, fingerprint: str) -> ResolvedImage:
@@ -60,7 +59,6 @@ class Image:
                         member_index=self._member_index,
                         doc_owners={k: sorted(o, key=lambda x: -1 if x is None else x) for k, o in self._doc_owners.items()},
                         lookup_keys={k: sorted(v) for k, v in self._lookup_keys.items()},
-                        rounds=self._rounds,
                     )
                 )
             ),

@@ -10,7 +10,7 @@ import msgspec
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import FileResult
 from rdx.model.store import ResolvedState
-from rdx.resolution.edits import member_keys, path_names, position_map, signature, skeleton, skeleton_diff, spans_of, successor
+from rdx.resolution.edits import SkeletonDiff, member_keys, path_names, position_map, signature, skeleton, skeleton_diff, spans_of, successor
 from rdx.resolution.vocabulary import (
     MAX_REPLAY_DEFINITIONS,
     MAX_REPLAY_NAMESPACES,
@@ -134,26 +134,21 @@ class Incremental:
         old_skeleton, new_skeleton = skeleton(old), skeleton(new)
         if old_skeleton is None or new_skeleton is None:
             return None
-        added: list[int] = []
-        removed: list[int] = []
         if old_skeleton[0] == new_skeleton[0]:
-            remap = dict(zip(old_skeleton[1], new_skeleton[1], strict=True))
+            diff = SkeletonDiff(dict(zip(old_skeleton[1], new_skeleton[1], strict=True)), [], [], [])
         else:
             aligned = skeleton_diff(old_skeleton, new_skeleton)
             if aligned is None:
                 return None
-            remap, added, removed = aligned
+            diff = aligned
         prev = self.state
         saved = (self._external, self._ancestors, self._times, self._descendant_index)
-        saved_rounds: dict[int, int] | None = self._rounds[index]
         try:
-            state = self._replay_members(index, old, new, remap, added, removed)
+            state = self._replay_members(index, old, new, diff)
         except ReplayUnsafe:
             self.docs, self.decls, self.by_name = prev.documents, prev.declarations, prev.by_name
             self.def_decl, self.state = prev.definition_declarations, prev
             self._external, self._ancestors, self._times, self._descendant_index = saved
-            if saved_rounds is not None:
-                self._rounds[index] = saved_rounds
             self._crefs[index] = {}
             self._lookup_cache.clear()
             return None
@@ -161,10 +156,9 @@ class Incremental:
             self._replay = None
         return state
 
-    def _replay_members(
-        self, index: int, old: FileResult, new: FileResult, remap: dict[int, int], added: list[int], removed: list[int]
-    ) -> ResolvedState:
+    def _replay_members(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> ResolvedState:
         prev = self.state
+        remap, added, removed = diff.remap, diff.added, diff.removed
         gone, bodies = self._removable(index, old, new, removed) if removed else ([], [])
         dropped: set[tuple[int, int]] = set()
         for o in removed:
@@ -216,8 +210,6 @@ class Incremental:
                 moved_defs.append((doc, i))
             rec.definitions = moved_defs
         def_decl[index] = row
-        old_rounds = self._rounds[index]
-        self._rounds[index] = {remap[o]: r for o, r in old_rounds.items() if o in remap}
         self.docs, self.decls, self.by_name, self.def_decl = docs, decls, by_name, def_decl
         state = successor(prev, docs, decls, by_name, def_decl, diagnostics)
         self.state = state
@@ -228,6 +220,12 @@ class Incremental:
                 ns: [renamed.get(id(e[2]), e) if e[0] == index else e for e in entries] for ns, entries in self._external.items()
             }
         also_refresh = self._declare_added(index, new, added, own) if added else set()
+        # Superclasses and mixins changed in place: those chains, their descendants' and their
+        # singleton classes' are computed again; lookups through changed chains are redone.
+        rechained: set[int] = set()
+        if diff.changed:
+            rechained = self._rechain({d for _, n in diff.changed if (d := row[n]) is not None}, own)
+            also_refresh |= self._documents_reading(rechained)
 
         # Owners of the new member definitions, computed as the member phase would.
         new_members: list[tuple[int, int | None]] = []
@@ -248,7 +246,14 @@ class Incremental:
             keys.update(member_keys(new.definitions[i]))
             if new_owner is not None and (new.definitions[i].kind == "MethodAlias" or new.definitions[i].kind == "MethodVisibility"):
                 self._note_lookup(new_owner, new.definitions[i])
-        scope = self._replay_scope({o for o in old_owners | new_owners if o is not None}, keys, index)
+        seeds = {o for o in old_owners | new_owners if o is not None}
+        for ns in rechained:
+            # A changed chain changes what this namespace's aliases and visibility changes find.
+            wanted = self._lookup_keys.get(ns)
+            if wanted:
+                seeds.add(ns)
+                keys |= wanted
+        scope = self._replay_scope(seeds, keys, index)
         if not scope.isdisjoint(self._member_created):
             raise ReplayUnsafe("the edit touches a namespace the member phase created")
         owner_of: dict[tuple[int, int], int | None] = {}
@@ -269,9 +274,7 @@ class Incremental:
         # Other documents' member diagnostics are reported again by the replay.
         replayed_spans = {(doc, docs[doc].definitions[i].start, docs[doc].definitions[i].end) for doc, i in order if doc != index}
         if replayed_spans:
-            state.diagnostics = diagnostics = [
-                x for x in diagnostics if not (x.code in MEMBER_CODES and (x.doc, x.start, x.end) in replayed_spans)
-            ]
+            state.diagnostics = [x for x in state.diagnostics if not (x.code in MEMBER_CODES and (x.doc, x.start, x.end) in replayed_spans)]
 
         # Drop the members of the scope, keeping the namespaces and constants it holds. (The
         # order of a members table is never observable: every answer sorts or looks up by key.)
@@ -323,4 +326,5 @@ class Incremental:
         self._doc_owners[index] = new_owners
         if self._path_names is not None:
             self._path_names[index] = path_names(new)
+        state.diagnostics = list(dict.fromkeys(state.diagnostics))
         return state

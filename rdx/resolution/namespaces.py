@@ -101,8 +101,6 @@ class Namespaces:
         # Rounds run in program order until nothing more can be declared; then one round may
         # create placeholders for unknown scopes, after which ordinary rounds resume.
         placeholders = False
-        round_no = 0
-        rounds = self._rounds
         while pending:
             progress = False
             rest = []
@@ -110,10 +108,8 @@ class Namespaces:
                 doc, index, d = item
                 if self._declare_definition(doc, index, d, placeholders):
                     progress = True
-                    rounds[doc][index] = round_no
                 else:
                     rest.append(item)
-            round_no += 1
             pending = rest
             self._invalidate()
             if progress:

@@ -73,7 +73,7 @@ class SkeletonEdits:
         for decl_id in gone:
             rec = self.decls[decl_id]
             name = rec.unqualified
-            if name in CONCERN_NAMES or name in own_mentions or any(name in names for doc, names in mentioned.items() if doc != index):
+            if name in CONCERN_NAMES or name in own_mentions or any(name in mention for doc, mention in mentioned.items() if doc != index):
                 raise ReplayUnsafe(f"{name} is mentioned elsewhere")
             holders = self._holders(decl_id)
             for holder in holders:
@@ -209,7 +209,6 @@ class SkeletonEdits:
         before = len(self.decls)
         names: set[str] = set()
         created: list[int] = []
-        rounds = self._rounds[index]
         defs = new.definitions
         for i in added:
             d = defs[i]
@@ -221,14 +220,6 @@ class SkeletonEdits:
             site = self.cref(index, d.parent)
             if site is None:
                 raise ReplayUnsafe("an added definition sits in an undeclared scope")
-            # Phase 1 would declare it in the round of its enclosing definition (the first for
-            # top-level ones): where it goes among a reopened declaration's definitions.
-            parent = d.parent
-            while parent >= 0 and defs[parent].kind in MEMBER_DEF_KINDS:
-                parent = defs[parent].parent
-            round_no = rounds.get(parent) if parent >= 0 else 0
-            if round_no is None:
-                raise ReplayUnsafe("an added definition's enclosing definition was never declared")
             reopened: int | None = None
             if d.kind == "SingletonClass":
                 attached = self._namespace_owner(index, d.parent)
@@ -256,7 +247,7 @@ class SkeletonEdits:
                 else:
                     if len(path.segments) != 1 or path.absolute or name in taken or name in names or name in CONCERN_NAMES:
                         raise ReplayUnsafe(f"{name} is not a fresh plain name")
-                    if name in own_mentions or any(name in names for doc, names in mentioned.items() if doc != index):
+                    if name in own_mentions or any(name in mention for doc, mention in mentioned.items() if doc != index):
                         raise ReplayUnsafe(f"{name} is mentioned elsewhere")
                     names.add(name)
                     own(owner)
@@ -264,16 +255,11 @@ class SkeletonEdits:
                 own(reopened)
             if not self._declare_definition(index, i, d, False):
                 raise ReplayUnsafe("an added definition cannot be declared")
-            rounds[i] = round_no
             decl_id = self.def_decl[index][i]
             if reopened is not None:
                 if decl_id != reopened:
                     raise ReplayUnsafe("a reopening declared something else")
-                rec = self.decls[reopened]
-                order = [(self._rounds[doc].get(j), doc, j) for doc, j in rec.definitions]
-                if any(r is None for r, _, _ in order):
-                    raise ReplayUnsafe(f"{rec.name} has definitions of unknown rounds")
-                rec.definitions = [(doc, j) for _, doc, j in sorted(order)]  # type: ignore[type-var]
+                self.decls[reopened].definitions.sort()  # Program order, as phase 1 leaves it.
                 continue
             if decl_id is not None and decl_id not in created and d.kind != "SingletonClass":
                 created.append(decl_id)
