@@ -86,6 +86,7 @@ def main() -> None:
     ap.add_argument("--files", type=int, default=10, help="edited files (each gets every edit kind)")
     ap.add_argument("--copies", type=int, default=0, help="benchmark on K wrapped copies of the corpus")
     ap.add_argument("--work", default="/tmp/rdx-bench-work", help="where the copies corpus is built")
+    ap.add_argument("--reasons", action="store_true", help="print why resolves fell back")
     ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
     args = ap.parse_args()
     sys.setrecursionlimit(10000)
@@ -116,6 +117,7 @@ def main() -> None:
     chosen = cops[::step][: args.files]
     times: dict[str, list[float]] = {k: [] for k in EDIT_KINDS}
     full: dict[str, int] = dict.fromkeys(EDIT_KINDS, 0)
+    reasons: dict[str, list[str]] = {}
     gc.collect()
     for n, path in enumerate(chosen):
         with open(path, "rb") as f:
@@ -136,7 +138,9 @@ def main() -> None:
                 g.index_source(new_path if kind == "new_file" else path, text)
                 g.resolve()
             times[kind].append(time.perf_counter() - u0)
-            full[kind] += getattr(g, "last_resolve", "full") == "full"
+            if getattr(g, "last_resolve", "full") == "full":
+                full[kind] += 1
+                reasons.setdefault(kind, []).append(str(getattr(g, "last_fallback", "?")))
             # Undo, untimed.
             if kind == "new_file":
                 g.delete_document(new_path)
@@ -151,6 +155,10 @@ def main() -> None:
             continue
         p90 = statistics.quantiles(ts, n=10)[-1] if len(ts) > 1 else ts[0]
         print(f"  {kind:14s} {len(ts):3d} {statistics.median(ts) * 1000:7.1f}ms {p90 * 1000:7.1f}ms  {full[kind]} of {len(ts)}")
+    if args.reasons:
+        for kind, why in reasons.items():
+            for text in sorted(set(why)):
+                print(f"  fell back ({kind}): {text}")
 
 
 if __name__ == "__main__":

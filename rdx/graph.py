@@ -49,7 +49,7 @@ from rdx.query.handles import (
 from rdx.query.navigation import Completion, Hover, Reference, Target
 from rdx.query.search import MATCH_MODES, SearchIndex, search_declarations
 from rdx.resolution.driver import Resolver
-from rdx.resolution.order import keyed, load_order
+from rdx.resolution.order import keyed, load_order, place
 
 __all__ = ["Graph"]
 
@@ -119,8 +119,10 @@ class Graph:
         # Fingerprint of the documents whose resolved graph was last saved or restored.
         self._saved_fingerprint: str | None = None
         self._freeze_gc = False
-        # How the last ``resolve()`` went: "none" (nothing to do), "incremental" or "full".
+        # How the last ``resolve()`` went: "none" (nothing to do), "incremental" or "full";
+        # for a full one after edits, why the incremental update gave up.
         self.last_resolve = "none"
+        self.last_fallback: str | None = None
         if core:
             self._store.put_document(_core_document())
 
@@ -437,30 +439,17 @@ class Graph:
         if self._view is not None and not store.is_stale:
             self.last_resolve = "none"
             return  # Nothing changed since the last resolve (or the restored one).
-        if self._view is not None and store.resolved is not None and not store.added_or_removed and store.replaced:
-            resolver = self._resolver
-            assert resolver is not None
-            state: ResolvedState | None = store.resolved
+        if self._view is not None and self._resolver is not None and store.resolved is not None:
             with paused_gc():
-                for uri in sorted(store.replaced):
-                    doc = store.documents[uri]
-                    try:
-                        state = resolver.refresh_document(doc)
-                        if state is None:
-                            state = resolver.refresh_members(doc)
-                    except Exception as exc:  # A bug must cost time, never a wrong or lost graph.
-                        self._walk_problems.append(
-                            Diagnostic("internal-error", f"the incremental update of {uri} failed ({exc!r}); resolved from scratch", "warning", uri)
-                        )
-                        state = None
-                    if state is None:
-                        break
+                state = self._update(self._resolver)
             if state is not None:
                 store.mark_resolved(state)
                 self._view = View(state, store.revision)
                 self.last_resolve = "incremental"
                 return
         self.last_resolve = "full"
+        if self._view is None:
+            self.last_fallback = None
         resolver = Resolver(keyed(load_order(store.documents.values())))
         with paused_gc():
             state = resolver.run()
@@ -469,6 +458,48 @@ class Graph:
             self._view = View(state, store.revision)
             self._save_resolved(resolver)
             _settle(self._freeze_gc)  # Before the collector is back on (see ``Graph.open``).
+
+    def _update(self, resolver: Resolver) -> ResolvedState | None:
+        """Apply the documents replaced, removed and added since the last resolve to the
+        resolver, one at a time, each giving a new state; None when one of them needs a full
+        resolve (or fails unexpectedly, which is reported as an ``internal-error``)."""
+        store = self._store
+        state: ResolvedState | None = None
+        requires_changed = any(
+            store.documents[uri].requires != resolver.docs[key].requires
+            for uri in store.replaced
+            if (key := resolver.key_of(uri)) is not None
+        )
+        keys: dict[str, int] = {}
+        if store.added or store.removed or requires_changed:
+            current = {k: d for k, d in resolver.docs.items() if d.uri not in store.removed}
+            placed = place(current, store.documents.values())
+            if placed is None:
+                self.last_fallback = "the load order of the other files changes"
+                return None
+            keys = placed
+        steps = [("replace", uri) for uri in sorted(store.replaced)]
+        steps += [("remove", uri) for uri in sorted(store.removed)] + [("add", uri) for uri in sorted(store.added)]
+        for step, uri in steps:
+            try:
+                if step == "remove":
+                    state = resolver.remove_document(uri)
+                elif step == "add":
+                    state = resolver.add_document(keys[uri], store.documents[uri])
+                else:
+                    doc = store.documents[uri]
+                    # Requires that changed were checked above (``place``): the load order stays.
+                    state = resolver.refresh_document(doc) or resolver.refresh_members(doc, order_checked=True)
+            except Exception as exc:  # A bug must cost time, never a wrong or lost graph.
+                self._walk_problems.append(
+                    Diagnostic("internal-error", f"the incremental update of {uri} failed ({exc!r}); resolved from scratch", "warning", uri)
+                )
+                state = None
+            if state is None:
+                self.last_fallback = f"{step} {uri}: {resolver.fallback or 'not incremental'}"
+                self._resolver = None  # Spent: the full resolve starts a new one.
+                return None
+        return state
 
     # -- questions -----------------------------------------------------------------------
 

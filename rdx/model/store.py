@@ -102,23 +102,33 @@ class GraphStore:
         self.resolved: ResolvedState | None = None
         self.revision = 0
         self.resolved_revision = -1
-        # Since the last resolve: URIs whose documents were replaced, and whether any document
-        # was added or removed (which always needs a full resolve).
+        # Since the last resolve: URIs whose documents were replaced, added or removed (a URI
+        # is in one set at most; removing an added document forgets it).
         self.replaced: set[str] = set()
-        self.added_or_removed = False
+        self.added: set[str] = set()
+        self.removed: set[str] = set()
 
     def put_document(self, result: FileResult) -> None:
-        if result.uri in self.documents:
-            self.replaced.add(result.uri)
+        uri = result.uri
+        if uri in self.documents:
+            if uri not in self.added:
+                self.replaced.add(uri)
+        elif uri in self.removed:
+            self.removed.discard(uri)
+            self.replaced.add(uri)
         else:
-            self.added_or_removed = True
-        self.documents[result.uri] = result
+            self.added.add(uri)
+        self.documents[uri] = result
         self.revision += 1
 
     def remove_document(self, uri: str) -> bool:
         if self.documents.pop(uri, None) is None:
             return False
-        self.added_or_removed = True
+        self.replaced.discard(uri)
+        if uri in self.added:
+            self.added.discard(uri)
+        else:
+            self.removed.add(uri)
         self.revision += 1
         return True
 
@@ -126,7 +136,8 @@ class GraphStore:
         self.resolved = state
         self.resolved_revision = self.revision
         self.replaced.clear()
-        self.added_or_removed = False
+        self.added.clear()
+        self.removed.clear()
 
     @property
     def is_stale(self) -> bool:

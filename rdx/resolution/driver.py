@@ -16,6 +16,7 @@ from rdx.resolution.incremental import Incremental
 from rdx.resolution.invalidation import Invalidation
 from rdx.resolution.lookup import Lookup
 from rdx.resolution.members import Members
+from rdx.resolution.mentions import Mentions
 from rdx.resolution.namespaces import Namespaces
 from rdx.resolution.order import load_order
 from rdx.resolution.references import References
@@ -29,7 +30,7 @@ def resolve_documents(documents: Iterable[FileResult]) -> ResolvedState:
     return Resolver(load_order(documents)).run()
 
 
-class Resolver(Incremental, SkeletonEdits, Invalidation, Image, References, Members, Ancestors, Concerns, Namespaces, Builder, Lookup):
+class Resolver(Incremental, SkeletonEdits, Mentions, Invalidation, Image, References, Members, Ancestors, Concerns, Namespaces, Builder, Lookup):
     """One resolution run over documents in load order: the phases of the role modules, in
     order, writing one new ResolvedState (see ``run``). After the run it stays the writer of
     later revisions (``refresh_document``, ``refresh_members``), each a new state; queries
@@ -73,10 +74,14 @@ class Resolver(Incremental, SkeletonEdits, Invalidation, Image, References, Memb
         # Namespace -> member keys (``m()``) its aliases and visibility changes look up.
         self._lookup_keys: dict[int, set[str]] = {}
         # For edits that add namespaces and constants (``_declare_added``), built on first use.
-        self._constant_name_set: set[str] | None = None
         self._path_names: dict[int, set[str]] | None = None
+        self._mentions: dict[str, set[int]] | None = None
         # Document -> (its FileResult, names its references use); rebuilt when the document changes.
         self._reference_names: dict[int, tuple[FileResult, set[str]]] = {}
+        # Why the last incremental update gave up (for the benchmark and ``Graph.last_resolve``).
+        self.fallback: str | None = None
+        # URI -> document key (``key_of``), built on first use.
+        self._keys: dict[str, int] | None = None
 
     @classmethod
     def restore(cls, documents: dict[int, FileResult], image: ResolvedImage) -> Resolver:

@@ -8,10 +8,9 @@ Pure functions over FileResults; nothing here touches a graph."""
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
-
-from collections.abc import Callable, Iterable, Sequence
 
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import ConstPath, DefinitionRecord, FileResult
@@ -131,13 +130,13 @@ class SkeletonDiff(msgspec.Struct, frozen=True):
     changed: list[tuple[int, int]]
 
 
-def skeleton_diff(old: tuple[tuple, list[int]], new: tuple[tuple, list[int]]) -> SkeletonDiff | None:
-    """Align two skeletons of one document (``skeleton``), or None when they do not align:
-    other requires, external mixins (whose scopes the alignment does not follow), or a kept
-    item whose enclosing item is not the same kept item."""
+def skeleton_diff(old: tuple[tuple, list[int]], new: tuple[tuple, list[int]], order_checked: bool = False) -> SkeletonDiff | None:
+    """Align two skeletons of one document (``skeleton``), or None when they cannot be:
+    other requires (unless ``order_checked``: the load order stays) or external mixins
+    (whose scopes the alignment does not follow)."""
     (old_uri, old_items, old_ext, old_req), old_keep = old
     (new_uri, new_items, new_ext, new_req), new_keep = new
-    if old_uri != new_uri or old_req != new_req or old_ext or new_ext:
+    if old_uri != new_uri or (old_req != new_req and not order_checked) or old_ext or new_ext:
         return None
     matcher = difflib.SequenceMatcher(None, [_identity(i) for i in old_items], [_identity(i) for i in new_items], autojunk=False)
     matched: dict[int, int] = {}  # old skeleton position -> new skeleton position
@@ -150,12 +149,20 @@ def skeleton_diff(old: tuple[tuple, list[int]], new: tuple[tuple, list[int]]) ->
             removed.extend(range(i1, i2))
             added.extend(range(j1, j2))
     changed: list[tuple[int, int]] = []
-    for o, n in matched.items():
+    # Items come after the items they nest in: one pass in order drops every match whose
+    # enclosing items do not match each other (the constants of a renamed class go and come
+    # back under the new name).
+    for o in sorted(matched):
+        n = matched[o]
         po, pn = old_items[o][_PARENT], new_items[n][_PARENT]
         if not (po == pn == -1 or (po >= 0 and matched.get(po) == pn)):
-            return None
-        if any(old_items[o][k] != new_items[n][k] for k in _IN_PLACE):
+            del matched[o]
+            removed.append(o)
+            added.append(n)
+        elif any(old_items[o][k] != new_items[n][k] for k in _IN_PLACE):
             changed.append((old_keep[o], new_keep[n]))
+    removed.sort()
+    added.sort()
     return SkeletonDiff(
         remap={old_keep[o]: new_keep[n] for o, n in matched.items()},
         added=[new_keep[j] for j in added],
@@ -177,16 +184,20 @@ def spans_of(d: DefinitionRecord) -> set[tuple[int, int]]:
 
 
 def path_names(result: FileResult, keep: Callable[[int, DefinitionRecord], bool] | None = None) -> set[str]:
-    """Every name that a constant path of the document's definitions (or of those ``keep``
-    accepts) mentions, as a segment, plus names of ``private_constant`` and the like, and the
-    names in its external mixins: where a new constant of that name could change an answer."""
+    """Every name that a lookup of the document's definitions (or of those ``keep`` accepts)
+    mentions: segments of superclasses, mixins, receivers and alias targets, the scope part of
+    compact names (``A`` of ``class A::B``; ``B`` is declared, not looked up), names of
+    ``private_constant`` and the like, and the names in its external mixins: where a new or
+    removed constant of that name could change an answer."""
     names: set[str] = set()
     for i, d in enumerate(result.definitions):
         if keep is not None and not keep(i, d):
             continue
         if d.kind == "ConstantVisibility":
             names.add(d.name)
-        for path in (d.path, d.superclass, d.receiver, d.target):
+        if d.path is not None:
+            names.update(d.path.segments[:-1])
+        for path in (d.superclass, d.receiver, d.target):
             if path is not None:
                 names.update(path.segments)
         for m in (*d.mixins, *d.deferred_mixins):

@@ -1,7 +1,17 @@
-"""Incremental updates: body edits and member edits of one document.
+"""Incremental updates: one document replaced, added or removed.
 
-Each returns a new ResolvedState and leaves the previous one intact (records are copied before
-they change), or None when only a full resolve can be trusted."""
+Each returns a new ResolvedState and leaves the previous one intact (records and tables are
+copied before they change), or None when only a full resolve can be trusted. After a None the
+resolver is spent: the caller resolves from scratch with a new one, so nothing is rolled back.
+
+The mechanism is the same for every edit: the old and new versions of the document are
+aligned (``edits.skeleton_diff``: kept, added and removed namespaces and constants, and
+superclasses or mixins changed in place); removals and additions are applied where nothing
+else can notice them (``skeleton``), changed chains are computed again with everything that
+depends on them (``invalidation``), the member definitions writing into the touched namespaces
+are replayed in program order (``_replay_members``), and the documents whose lookups read
+anything that changed resolve their references again. An added document is the edit of an
+empty one at its new key; a removed document is the edit to an empty one, then its key goes."""
 
 from __future__ import annotations
 
@@ -10,7 +20,17 @@ import msgspec
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import FileResult
 from rdx.model.store import ResolvedState
-from rdx.resolution.edits import SkeletonDiff, member_keys, path_names, position_map, signature, skeleton, skeleton_diff, spans_of, successor
+from rdx.resolution.edits import (
+    SkeletonDiff,
+    member_keys,
+    path_names,
+    position_map,
+    signature,
+    skeleton,
+    skeleton_diff,
+    spans_of,
+    successor,
+)
 from rdx.resolution.vocabulary import (
     MAX_REPLAY_DEFINITIONS,
     MAX_REPLAY_NAMESPACES,
@@ -24,6 +44,52 @@ from rdx.resolution.vocabulary import (
 class Incremental:
     """Refresh paths; mixed into the Resolver."""
 
+    def key_of(self, uri: str) -> int | None:
+        """The document key of a URI in the current state."""
+        keys = self._keys
+        if keys is None or len(keys) != len(self.docs):
+            keys = self._keys = {d.uri: k for k, d in self.docs.items()}
+        return keys.get(uri)
+
+    def add_document(self, key: int, new: FileResult) -> ResolvedState | None:
+        """A new state with document ``new`` added at ``key`` (a free key between its
+        neighbours in load order, see ``order.place``)."""
+        empty = FileResult(uri=new.uri, path=new.path)
+        prev = self.state
+        docs = dict(prev.documents)
+        docs[key] = empty
+        docs = dict(sorted(docs.items()))  # Keys in load order, as every table is iterated.
+        def_decl = dict(prev.definition_declarations)
+        def_decl[key] = []
+        state = successor(prev, docs, prev.declarations, prev.by_name, def_decl, prev.diagnostics)
+        state.constant_targets[key] = []
+        state.method_receivers[key] = []
+        self.state, self.docs, self.def_decl = state, docs, def_decl
+        self._keys = None
+        self._crefs[key] = {}
+        self._load_members()
+        self._doc_owners[key] = set()
+        self._remention(key, set())
+        return self.refresh_members(new, order_checked=True)
+
+    def remove_document(self, uri: str) -> ResolvedState | None:
+        """A new state without the document of ``uri``."""
+        key = self.key_of(uri)
+        if key is None:
+            return None
+        old = self.docs[key]
+        state = self.refresh_members(FileResult(uri=old.uri, path=old.path), order_checked=True)
+        if state is None:
+            return None
+        for table in (state.documents, state.definition_declarations, state.constant_targets, state.method_receivers):
+            del table[key]
+        state.diagnostics = [x for x in state.diagnostics if x.doc != key]
+        self._keys = None
+        for bookkeeping in (self._crefs, self._doc_owners, self._reference_names):
+            bookkeeping.pop(key, None)  # type: ignore[attr-defined]
+        self._remention(key, None)
+        return state
+
     def refresh_document(self, new: FileResult) -> ResolvedState | None:
         """A new state for an edit of one document that leaves its definitions as they were
         (same kinds, names, nesting, mixins, visibility; only positions, comments, signatures
@@ -32,7 +98,7 @@ class Incremental:
         Everything but the document's own references is then provably unchanged, so the new
         state shares the declarations and ancestors and only re-resolves that document's
         references and moves its diagnostics. The previous state is left intact."""
-        index = next((k for k, d in self.docs.items() if d.uri == new.uri), None)
+        index = self.key_of(new.uri)
         if index is None:
             return None
         old = self.docs[index]
@@ -116,7 +182,7 @@ class Incremental:
             if not stack:
                 return scope
 
-    def refresh_members(self, new: FileResult) -> ResolvedState | None:
+    def refresh_members(self, new: FileResult, order_checked: bool = False) -> ResolvedState | None:
         """A new state for an edit of one document that changes only its members (methods,
         attributes, aliases, variables, method visibility): same namespaces, constants,
         mixins, superclasses and requires. None when a full resolve is needed.
@@ -125,36 +191,32 @@ class Incremental:
         the edit writes into, their singleton classes and their descendants are dropped and
         the member definitions writing into them, from every document, are replayed in program
         order. The new state shares everything else with the previous one, which is left
-        intact (records are copied before they change)."""
-        index = next((k for k, d in self.docs.items() if d.uri == new.uri), None)
+        intact (records are copied before they change). ``order_checked``: the caller made sure
+        that a change of requires leaves the load order as it was."""
+        index = self.key_of(new.uri)
         if index is None:
             return None
         self._load_members()
         old = self.docs[index]
         old_skeleton, new_skeleton = skeleton(old), skeleton(new)
         if old_skeleton is None or new_skeleton is None:
+            self.fallback = "a member definition carries mixins or scopes an external mixin"
             return None
         if old_skeleton[0] == new_skeleton[0]:
             diff = SkeletonDiff(dict(zip(old_skeleton[1], new_skeleton[1], strict=True)), [], [], [])
         else:
-            aligned = skeleton_diff(old_skeleton, new_skeleton)
+            aligned = skeleton_diff(old_skeleton, new_skeleton, order_checked)
             if aligned is None:
+                self.fallback = "the namespaces of the two versions do not align (or external mixins changed)"
                 return None
             diff = aligned
-        prev = self.state
-        saved = (self._external, self._ancestors, self._times, self._descendant_index)
         try:
-            state = self._replay_members(index, old, new, diff)
-        except ReplayUnsafe:
-            self.docs, self.decls, self.by_name = prev.documents, prev.declarations, prev.by_name
-            self.def_decl, self.state = prev.definition_declarations, prev
-            self._external, self._ancestors, self._times, self._descendant_index = saved
-            self._crefs[index] = {}
-            self._lookup_cache.clear()
-            return None
+            return self._replay_members(index, old, new, diff)
+        except ReplayUnsafe as exc:
+            self.fallback = str(exc)
+            return None  # The published states are intact; the caller drops this resolver.
         finally:
             self._replay = None
-        return state
 
     def _replay_members(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> ResolvedState:
         prev = self.state
@@ -324,7 +386,6 @@ class Incremental:
             if touched is not None:
                 self._member_index[touched].sort()
         self._doc_owners[index] = new_owners
-        if self._path_names is not None:
-            self._path_names[index] = path_names(new)
+        self._remention(index, path_names(new))
         state.diagnostics = list(dict.fromkeys(state.diagnostics))
         return state

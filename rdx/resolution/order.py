@@ -71,3 +71,37 @@ def load_order(documents: Iterable[FileResult]) -> list[FileResult]:
             ordered.append(doc)
     return ordered
 
+
+
+def place(current: dict[int, FileResult], documents: Iterable[FileResult]) -> dict[str, int] | None:
+    """Keys for the documents of ``documents`` that ``current`` (key -> document) lacks, such
+    that every document sits where the load order of ``documents`` puts it; None when that
+    order moves documents of ``current`` relative to each other (a new require pulls a file
+    earlier, say) or no key is free between two neighbours: then everything resolves anew."""
+    key_of = {d.uri: k for k, d in current.items()}
+    placed: dict[str, int] = {}
+    pending: list[str] = []
+    last = -1
+    for d in load_order(documents):
+        key = key_of.get(d.uri)
+        if key is None:
+            pending.append(d.uri)
+            continue
+        if key <= last:
+            return None
+        if pending and not _spread(pending, last, key, placed):
+            return None
+        pending = []
+        last = key
+    if pending and not _spread(pending, last, last + DOC_GAP * (len(pending) + 1), placed):
+        return None
+    return placed
+
+
+def _spread(uris: list[str], low: int, high: int, out: dict[str, int]) -> bool:
+    step = (high - low) // (len(uris) + 1)
+    if step == 0:
+        return False
+    for i, uri in enumerate(uris):
+        out[uri] = low + step * (i + 1)
+    return True

@@ -9,7 +9,6 @@ from rdx.model.records import FileResult
 from rdx.resolution.edits import path_names
 from rdx.resolution.vocabulary import (
     CONCERN_NAMES,
-    CONSTANT_KINDS,
     MEMBER_DECL_KINDS,
     MEMBER_DEF_KINDS,
     ReplayUnsafe,
@@ -66,15 +65,18 @@ class SkeletonEdits:
                 if target is None or self.decls[target].kind == "Todo":
                     raise ReplayUnsafe(f"{rec.name} refers to a placeholder")
             gone.append(decl_id)
-        mentioned = self._mentioned_names()
         own_mentions = path_names(new, lambda i, d: d.kind not in MEMBER_DEF_KINDS)
         descendants = self._descendants()
         gone_set = set(gone)
         for decl_id in gone:
+            if self._object_mixin_conflict(self.decls[decl_id].owner, self.decls[decl_id].unqualified):
+                raise ReplayUnsafe("a top-level class may reopen another through Object's mixins")
+        self._check_not_found_through(gone_set, {self.decls[d].unqualified for d in gone}, index)
+        for decl_id in gone:
             rec = self.decls[decl_id]
             name = rec.unqualified
-            if name in CONCERN_NAMES or name in own_mentions or any(name in mention for doc, mention in mentioned.items() if doc != index):
-                raise ReplayUnsafe(f"{name} is mentioned elsewhere")
+            if name in CONCERN_NAMES or name in own_mentions:
+                raise ReplayUnsafe(f"{name} is mentioned in its own document")
             holders = self._holders(decl_id)
             for holder in holders:
                 if descendants.get(holder) and set(descendants[holder]) - set(holders):
@@ -153,7 +155,6 @@ class SkeletonEdits:
                     entries = self._descendant_index.get(anc)
                     if entries is not None and holder in entries:
                         entries.remove(holder)
-        self._constant_name_set = None
         return self._documents_mentioning(names, index)
 
     def _documents_mentioning(self, names: set[str], skip: int) -> set[int]:
@@ -176,18 +177,6 @@ class SkeletonEdits:
                 found.add(doc)
         return found
 
-    def _constant_names(self) -> set[str]:
-        """Unqualified names of every constant declaration (built once, kept current)."""
-        if self._constant_name_set is None:
-            self._constant_name_set = {rec.unqualified for rec in self.decls.values() if rec.kind in CONSTANT_KINDS}
-        return self._constant_name_set
-
-    def _mentioned_names(self) -> list[set[str]]:
-        """Per document, every name its definitions' constant paths mention (see ``path_names``)."""
-        if self._path_names is None:
-            self._path_names = {key: path_names(d) for key, d in self.docs.items()}
-        return self._path_names
-
     def _declare_added(self, index: int, new: FileResult, added: list[int], own: Callable[[int], DeclarationRecord]) -> set[int]:
         """Declare namespaces and constants that an edit added to document ``index`` (already
         installed), when nothing else can notice them: each has a name no constant anywhere
@@ -201,11 +190,12 @@ class SkeletonEdits:
         self._ancestors = dict(self._ancestors)
         self._times = dict(self._times)
         self.state.ancestors = self._ancestors
-        taken = self._constant_names()
-        mentioned = self._mentioned_names()
         # This document's own mentions, outside what is being added or replayed anyway.
         skip = set(added)
         own_mentions = path_names(new, lambda i, d: i not in skip and d.kind not in MEMBER_DEF_KINDS)
+        # Other documents' lookups of the added names, as they answer before the addition.
+        candidates = {p.segments[-1] for i in added if (p := new.definitions[i].path) is not None}
+        lookups_before = self._snapshot_lookups(candidates, index)
         before = len(self.decls)
         names: set[str] = set()
         created: list[int] = []
@@ -245,10 +235,12 @@ class SkeletonEdits:
                         raise ReplayUnsafe(f"reopening {name} with a superclass or mixins needs a full resolve")
                     reopened = existing
                 else:
-                    if len(path.segments) != 1 or path.absolute or name in taken or name in names or name in CONCERN_NAMES:
-                        raise ReplayUnsafe(f"{name} is not a fresh plain name")
-                    if name in own_mentions or any(name in mention for doc, mention in mentioned.items() if doc != index):
-                        raise ReplayUnsafe(f"{name} is mentioned elsewhere")
+                    if len(path.segments) != 1 or path.absolute or name in names or name in CONCERN_NAMES:
+                        raise ReplayUnsafe(f"{name} is not a plain new name")
+                    if name in own_mentions:
+                        raise ReplayUnsafe(f"{name} is mentioned in its own document")
+                    if self._object_mixin_conflict(owner, name):
+                        raise ReplayUnsafe("a top-level class may reopen another through Object's mixins")
                     names.add(name)
                     own(owner)
             if reopened is not None:
@@ -265,6 +257,8 @@ class SkeletonEdits:
                 created.append(decl_id)
         # Lookups cached before may have missed the new names.
         self._lookup_cache.clear()
+        self._alias_cache.clear()
+        self._check_lookups(lookups_before, candidates)
         # Superclasses and mixins must resolve (else a full resolve would create placeholders).
         for i in added:
             d = defs[i]
@@ -307,5 +301,4 @@ class SkeletonEdits:
                     for anc in self._ancestors.get(new_id, ()):
                         if anc != new_id:
                             self._descendant_index.setdefault(anc, []).append(new_id)
-        taken.update(names)
         return self._documents_mentioning(names, index)

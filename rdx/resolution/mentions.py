@@ -1,0 +1,130 @@
+"""Dependents by name: which definitions look a constant name up, and what they find.
+
+A definition's constant paths (the scope part of ``class A::B``, superclasses, mixins,
+``def Foo.bar`` receivers, alias targets, ``class << Foo``, ``Foo.include(M)``,
+``private_constant :Foo``) are lookups made while resolving namespaces and ancestors. An edit
+that adds or removes a constant named ``X`` can change only the lookups that mention ``X``;
+the mention index (name -> documents) finds them, and evaluating those lookups before and
+after the edit tells whether any answer changed. If none did, the edit stays incremental.
+"""
+
+from __future__ import annotations
+
+from rdx.model.records import ConstPath
+from rdx.resolution.edits import path_names
+from rdx.resolution.vocabulary import ReplayUnsafe
+
+__all__ = ["Mentions"]
+
+Evaluation = tuple[tuple[int | None, ...], ...]
+
+
+class Mentions:
+    """The mention index and lookup re-checks; mixed into the Resolver."""
+
+    def _mentioned_names(self) -> dict[int, set[str]]:
+        """Per document, every name its definitions' lookups mention (see ``path_names``)."""
+        if self._path_names is None:
+            self._path_names = {key: path_names(d) for key, d in self.docs.items()}
+        return self._path_names
+
+    def _mention_index(self) -> dict[str, set[int]]:
+        """Name -> documents whose definitions' lookups mention it (built on first use, kept current)."""
+        if self._mentions is None:
+            index: dict[str, set[int]] = {}
+            for doc, names in self._mentioned_names().items():
+                for name in names:
+                    index.setdefault(name, set()).add(doc)
+            self._mentions = index
+        return self._mentions
+
+    def _remention(self, doc: int, names: set[str] | None) -> None:
+        """Document ``doc`` now mentions ``names`` (None: it is gone)."""
+        per_doc = self._mentioned_names()
+        index = self._mentions
+        old = per_doc.get(doc, set())
+        if index is not None:
+            for name in old - (names or set()):
+                entry = index.get(name)
+                if entry is not None:
+                    entry.discard(doc)
+            for name in (names or set()) - old:
+                index.setdefault(name, set()).add(doc)
+        if names is None:
+            per_doc.pop(doc, None)
+        else:
+            per_doc[doc] = names
+
+    def _documents_mentioning_paths(self, names: set[str], skip: int) -> set[int]:
+        index = self._mention_index()
+        out: set[int] = set()
+        for name in names:
+            out |= index.get(name, set())
+        out.discard(skip)
+        return out
+
+    def _evaluate(self, doc: int, names: set[str]) -> Evaluation:
+        """What every lookup of document ``doc`` that mentions one of ``names`` finds now: for
+        each path, the declaration found for each of its prefixes (and where it leads)."""
+        result = self.docs[doc]
+        out: list[tuple[int | None, ...]] = []
+
+        def path(p: ConstPath | None, scope: int, upto: int | None = None) -> None:
+            if p is None or names.isdisjoint(p.segments):
+                return
+            site = self.cref(doc, scope)
+            if site is None:
+                out.append((None,))
+                return
+            n = len(p.segments) if upto is None else upto
+            found = []
+            for k in range(1, n + 1):
+                hit = self.lookup_path(p, site, k)
+                found += [hit, self.follow(hit)]
+            out.append(tuple(found))
+
+        for i, d in enumerate(result.definitions):
+            if d.kind == "ConstantVisibility" and d.name in names:
+                site = self.cref(doc, d.parent)
+                ns = (site[0] if site else self.object_id) if site is not None else None
+                out.append((None if ns is None else self._member_constant(ns, d.name),))
+            if d.path is not None and len(d.path.segments) > 1:
+                path(d.path, d.parent, len(d.path.segments) - 1)
+            path(d.superclass, d.parent)
+            path(d.receiver, d.parent)
+            path(d.target, d.parent)
+            for m in (*d.mixins, *d.deferred_mixins):
+                path(m.target, i if d.lexical else d.parent)
+        for e in result.external_mixins:
+            path(e.target, e.scope)
+            path(e.mixin.target, e.scope)
+        return tuple(out)
+
+    def _object_mixin_conflict(self, owner: int | None, name: str) -> bool:
+        """Whether adding or removing constant ``name`` of ``owner`` can change what a top-level
+        ``class name`` elsewhere reopens: Ruby looks such a name up through Object's ancestors,
+        so a constant of a module that Object includes, or a top-level one that such a module
+        also has, decides it."""
+        if not self._object_mixins or owner is None:
+            return False
+        chain = self.ancestors(self.object_id)
+        if owner != self.object_id:
+            return owner in chain
+        return any(self._member_constant(m, name) is not None for m in chain if m != self.object_id)
+
+    def _snapshot_lookups(self, names: set[str], skip: int) -> dict[int, Evaluation]:
+        """The current answers of every other document's lookups that mention ``names``."""
+        return {doc: self._evaluate(doc, names) for doc in sorted(self._documents_mentioning_paths(names, skip))}
+
+    def _check_lookups(self, before: dict[int, Evaluation], names: set[str]) -> None:
+        """Raise ReplayUnsafe when a lookup recorded in ``before`` finds something else now."""
+        for doc, answers in before.items():
+            if self._evaluate(doc, names) != answers:
+                raise ReplayUnsafe(f"a constant path in {self.docs[doc].uri} now finds something else")
+
+    def _check_not_found_through(self, gone: set[int], names: set[str], skip: int) -> None:
+        """Removing ``gone`` changes no other document's lookups when none finds one of them."""
+        for doc in sorted(self._documents_mentioning_paths(names, skip)):
+            for answers in self._evaluate(doc, names):
+                if not gone.isdisjoint(answers):
+                    raise ReplayUnsafe(f"a constant path in {self.docs[doc].uri} finds a removed declaration")
