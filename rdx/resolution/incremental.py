@@ -221,6 +221,8 @@ class Incremental:
     def _replay_members(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> ResolvedState:
         prev = self.state
         remap, added, removed = diff.remap, diff.added, diff.removed
+        if (removed or diff.changed) and self._finds_placeholder(index, {*removed, *(o for o, _ in diff.changed)}):
+            raise ReplayUnsafe("a removed or changed lookup found a placeholder, which may have to go")
         gone, bodies = self._removable(index, old, new, removed) if removed else ([], [])
         dropped: set[tuple[int, int]] = set()
         for o in removed:
@@ -282,6 +284,8 @@ class Incremental:
                 ns: [renamed.get(id(e[2]), e) if e[0] == index else e for e in entries] for ns, entries in self._external.items()
             }
         also_refresh = self._declare_added(index, new, added, own) if added else set()
+        if (added or diff.changed) and self._finds_placeholder(index, {*added, *(n for _, n in diff.changed)}):
+            raise ReplayUnsafe("an added or changed lookup finds a placeholder, whose shape depends on who made it first")
         # Superclasses and mixins changed in place: those chains, their descendants' and their
         # singleton classes' are computed again; lookups through changed chains are redone.
         rechained: set[int] = set()

@@ -63,14 +63,15 @@ class Mentions:
         out.discard(skip)
         return out
 
-    def _evaluate(self, doc: int, names: set[str]) -> Evaluation:
-        """What every lookup of document ``doc`` that mentions one of ``names`` finds now: for
-        each path, the declaration found for each of its prefixes (and where it leads)."""
+    def _evaluate(self, doc: int, names: set[str] | None, only: set[int] | None = None) -> Evaluation:
+        """What every lookup of document ``doc`` that mentions one of ``names`` (any, for None)
+        finds now, for its definitions (those in ``only``, when given): for each path, the
+        declaration found for each of its prefixes (and where it leads)."""
         result = self.docs[doc]
         out: list[tuple[int | None, ...]] = []
 
         def path(p: ConstPath | None, scope: int, upto: int | None = None) -> None:
-            if p is None or names.isdisjoint(p.segments):
+            if p is None or (names is not None and names.isdisjoint(p.segments)):
                 return
             site = self.cref(doc, scope)
             if site is None:
@@ -84,7 +85,9 @@ class Mentions:
             out.append(tuple(found))
 
         for i, d in enumerate(result.definitions):
-            if d.kind == "ConstantVisibility" and d.name in names:
+            if only is not None and i not in only:
+                continue
+            if d.kind == "ConstantVisibility" and (names is None or d.name in names):
                 site = self.cref(doc, d.parent)
                 ns = (site[0] if site else self.object_id) if site is not None else None
                 out.append((None if ns is None else self._member_constant(ns, d.name),))
@@ -95,10 +98,17 @@ class Mentions:
             path(d.target, d.parent)
             for m in (*d.mixins, *d.deferred_mixins):
                 path(m.target, i if d.lexical else d.parent)
-        for e in result.external_mixins:
-            path(e.target, e.scope)
-            path(e.mixin.target, e.scope)
+        if only is None:
+            for e in result.external_mixins:
+                path(e.target, e.scope)
+                path(e.mixin.target, e.scope)
         return tuple(out)
+
+    def _finds_placeholder(self, doc: int, only: set[int]) -> bool:
+        """Whether a lookup of those definitions of ``doc`` finds a ``Todo`` placeholder, which
+        may have been declared for it alone (and would go with it in a full resolve)."""
+        decls = self.decls
+        return any(found is not None and decls[found].kind == "Todo" for answers in self._evaluate(doc, None, only) for found in answers)
 
     def _object_mixin_conflict(self, owner: int | None, name: str) -> bool:
         """Whether adding or removing constant ``name`` of ``owner`` can change what a top-level

@@ -1,0 +1,149 @@
+"""Skeleton edits (classes renamed, superclasses changed, mixins added and removed, files added
+and deleted) go through the same incremental mechanism as member edits; the property is that
+every resolve equals a graph built from scratch over the same files, and that most of them
+stay incremental.
+
+Two sources of edits: random sequences over the four-file hierarchy of
+``test_incremental_members`` (renames that leave a subclass without its superclass, cycles of
+superclass changes, mixins of modules that include others, files that reopen what other files
+define), and every edit kind of ``bench/bench_edits.py`` applied to real RuboCop cop files.
+"""
+
+from __future__ import annotations
+
+import glob
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+import rdx
+from tests.test_incremental import dump, fresh
+from tests.test_incremental_members import copy_project, render
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from bench_edits import EDIT_KINDS, edits_for  # noqa: E402
+
+OPENINGS = ["class B < A", "class C < B", "class D < C", "class A"]
+SUPERCLASSES = ["A", "B", "C", "D", "Object", "Missing", "M"]
+MIXINS = ["include M", "include N", "prepend M", "extend N", "include Comparable", "include Missing2"]
+NEW_FILES = [
+    "class E < B\n  include M\n  def e; end\nend\n",
+    "class A\n  X = 1\n  def x; end\nend\n",
+    "module N\n  def n2; end\nend\nclass F < D; end\n",
+    "require_relative 'a'\nclass G < A\n  prepend N\nend\n",
+]
+
+
+def skeleton_edit(project, files: dict[str, str], rng: random.Random) -> list[str]:
+    """One random skeleton edit; returns the URIs it changed (added, edited or deleted)."""
+    roll = rng.random()
+    if roll < 0.15:
+        uri = f"file:///m/new{rng.randint(0, 2)}.rb"
+        files[uri] = rng.choice(NEW_FILES)
+        return [uri]
+    if roll < 0.25:
+        added = [u for u in files if "/new" in u]
+        if added:
+            uri = rng.choice(added)
+            del files[uri]
+            return [uri]
+    uri = rng.choice(sorted(project))
+    opening, members = rng.choice(project[uri])
+    head = next((i for i, line in enumerate(opening) if line.startswith(("class ", "module "))), None)
+    if head is None:
+        return []
+    line = opening[head]
+    if roll < 0.45 and line.startswith("class "):
+        name = line.split()[1]
+        sup = rng.choice(SUPERCLASSES)
+        opening[head] = f"class {name}" if sup == "Object" and rng.random() < 0.5 else f"class {name} < {sup}"
+    elif roll < 0.6:
+        parts = line.split()
+        parts[1] = parts[1] + "R" if not parts[1].endswith("R") else parts[1][:-1]
+        opening[head] = " ".join(parts)
+    elif roll < 0.8:
+        opening.insert(head + 1, "  " + rng.choice(MIXINS))
+    elif roll < 0.95:
+        mixins = [i for i, text in enumerate(opening) if text.strip().startswith(("include", "prepend", "extend"))]
+        if not mixins:
+            return []
+        del opening[rng.choice(mixins)]
+    else:
+        members.insert(0, f"LIMIT_{rng.randint(0, 3)} = 1")
+    files.update(render(project))
+    return [uri]
+
+
+def run_skeleton_sequence(seed: int) -> tuple[int, int]:
+    rng = random.Random(seed)
+    project = copy_project()
+    files = render(project)
+    g = fresh(files, core=False)
+    incremental = total = 0
+    for _ in range(8):
+        for uri in skeleton_edit(project, files, rng):
+            if uri in files:
+                g.index_source(uri, files[uri])
+            else:
+                g.delete_document(uri)
+        g.resolve()
+        total += 1
+        incremental += g.last_resolve == "incremental"
+        assert dump(g) == dump(fresh(files, core=False)), f"seed {seed}\n" + "\n".join(f"# {u}\n{t}" for u, t in sorted(files.items()))
+    return incremental, total
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_random_skeleton_edits_match_a_fresh_graph(chunk):
+    incremental = total = 0
+    for seed in range(chunk * 20, chunk * 20 + 20):
+        i, t = run_skeleton_sequence(seed)
+        incremental += i
+        total += t
+    # Cycles, placeholders and renamed superclasses fall back; most edits must not.
+    assert incremental * 2 >= total, f"only {incremental} of {total} resolves stayed incremental"
+
+
+RUBOCOP = sorted(glob.glob("/usr/share/rubygems-integration/all/gems/rubocop-1.*/lib"))
+
+
+@pytest.mark.skipif(not RUBOCOP, reason="Debian's rubocop is not installed")
+def test_every_bench_edit_kind_on_real_cop_files_matches_a_fresh_graph():
+    g = rdx.Graph()
+    g.index_all(RUBOCOP)
+    g.resolve()
+
+    def from_scratch() -> rdx.Graph:
+        other = rdx.Graph()
+        for doc in g._store.documents.values():
+            other._store.put_document(doc)
+        other.resolve()
+        return other
+
+    cops = sorted(glob.glob(RUBOCOP[0] + "/rubocop/cop/style/*.rb"))[::40][:3]
+    incremental = total = 0
+    for n, path in enumerate(cops):
+        original = Path(path).read_bytes()
+        edits = edits_for(original)
+        for kind in EDIT_KINDS:
+            new_path = str(Path(path).with_name(f"rdx_test_new_{n}.rb"))
+            if kind == "delete_file":
+                g.delete_document(path)
+            elif kind == "new_file":
+                g.index_source(new_path, b"class RdxTestNewFile%d < RuboCop::Cop::Base\n  def on_send(node) = node\nend\n" % n)
+            elif edits[kind] is not None:
+                g.index_source(path, edits[kind])
+            else:
+                continue
+            g.resolve()
+            total += 1
+            incremental += g.last_resolve == "incremental"
+            assert dump(g) == dump(from_scratch()), f"{kind} of {path}: {g.last_fallback}"
+            if kind == "new_file":
+                g.delete_document(new_path)
+            else:
+                g.index_source(path, original)
+            g.resolve()
+    assert incremental >= total - 2, f"only {incremental} of {total} edits stayed incremental"
