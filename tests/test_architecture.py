@@ -78,3 +78,41 @@ def test_error_codes_are_zero_or_negative_and_unique():
     for cls in (rdx.InvalidArgumentError, rdx.NotFoundError, rdx.InvalidHandleError, rdx.IOFailureError,
                 rdx.EncodingFailureError, rdx.NotResolvedError, rdx.InternalError):
         assert issubclass(cls, rdx.RdxError) and cls.code in rdx.ErrorCode
+
+
+def test_every_definition_field_has_a_role_for_incremental_resolution():
+    from rdx.model.records import DEFINITION_FIELD_ROLES, DefinitionRecord
+
+    assert set(DefinitionRecord.__struct_fields__) == set(DEFINITION_FIELD_ROLES), (
+        "classify every DefinitionRecord field in DEFINITION_FIELD_ROLES (rdx/model/records.py)"
+    )
+
+
+def test_an_edit_to_any_resolved_field_is_seen_by_the_edit_diff():
+    """Changing any IDENTITY or ANCESTRY field of a definition changes the document's
+    signature, and changing only POSITION fields does not (so no field is invisible)."""
+    import msgspec
+
+    from rdx.model.records import DEFINITION_FIELD_ROLES, ConstPath, DefinitionRecord, FieldRole, FileResult, Mixin
+    from rdx.resolution.edits import signature
+
+    base = DefinitionRecord(id=1, kind="Class", name="Foo", start=0, end=10, name_start=6, name_end=9)
+    other = {
+        "id": 2, "kind": "Module", "name": "Bar", "start": 1, "end": 11, "name_start": 7, "name_end": 8, "parent": 0,
+        "path": ConstPath(("Foo",), False, 6, 9), "superclass": ConstPath(("Base",), False, 12, 16), "superclass_self": True,
+        "mixins": (Mixin("include", None, 0),), "deferred_mixins": (Mixin("include", None, 0),), "comments": ("# x",),
+        "receiver": ConstPath(("R",), False, 0, 1), "self_receiver": True, "visibility": "private", "module_function": True,
+        "params": "(x)", "target": ConstPath(("T",), False, 0, 1), "old_name": "old", "lexical": False,
+    }
+    assert set(other) == set(DEFINITION_FIELD_ROLES)
+    before = signature(FileResult(uri="file:///x.rb", path=None, definitions=[base]))
+    for field, value in other.items():
+        changed = msgspec.structs.replace(base, **{field: value})
+        after = signature(FileResult(uri="file:///x.rb", path=None, definitions=[changed]))
+        assert (after != before) == (DEFINITION_FIELD_ROLES[field] != FieldRole.POSITION), field
+
+
+def test_resolution_modules_stay_small():
+    sizes = {p.name: len(p.read_text().splitlines()) for p in (ROOT / "rdx" / "resolution").glob("*.py")}
+    assert "resolver.py" not in sizes
+    assert max(sizes.values()) <= 450, sizes

@@ -10,10 +10,14 @@ resolution) and no tree-sitter objects. Scopes are referenced by index into the 
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 import msgspec
 
 __all__ = [
+    "DEFINITION_FIELD_ROLES",
     "DEFINITION_KINDS",
+    "FieldRole",
     "NAMESPACE_KINDS",
     "ConstPath",
     "ConstRef",
@@ -126,6 +130,49 @@ class DefinitionRecord(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     target: ConstPath | None = None
     old_name: str | None = None
     lexical: bool = True
+
+
+class FieldRole(StrEnum):
+    """What resolution does with a field of ``DefinitionRecord`` (``DEFINITION_FIELD_ROLES``)."""
+
+    # Where and how it reads: offsets, the id (made from them), comments, the parameter text.
+    # Resolution never reads it; an edit that changes only these changes no declaration.
+    POSITION = "position"
+    # What it declares and how its names are looked up. An edit that changes one of these
+    # replaces the definition (the old one goes, a new one comes).
+    IDENTITY = "identity"
+    # Superclass and mixins: read by linearization only. An edit may change them in place; the
+    # chains that depend on them are computed again.
+    ANCESTRY = "ancestry"
+
+
+# Every field of DefinitionRecord, classified in this one place. Incrementality relies on it
+# (``rdx.resolution.edits``): a field left out here would make edits to it invisible, so
+# ``tests/test_architecture.py`` fails when a field is added without a role.
+DEFINITION_FIELD_ROLES: dict[str, FieldRole] = {
+    "id": FieldRole.POSITION,
+    "kind": FieldRole.IDENTITY,
+    "name": FieldRole.IDENTITY,
+    "start": FieldRole.POSITION,
+    "end": FieldRole.POSITION,
+    "name_start": FieldRole.POSITION,
+    "name_end": FieldRole.POSITION,
+    "parent": FieldRole.IDENTITY,
+    "path": FieldRole.IDENTITY,
+    "superclass": FieldRole.ANCESTRY,
+    "superclass_self": FieldRole.ANCESTRY,
+    "mixins": FieldRole.ANCESTRY,
+    "deferred_mixins": FieldRole.ANCESTRY,
+    "comments": FieldRole.POSITION,
+    "receiver": FieldRole.IDENTITY,
+    "self_receiver": FieldRole.IDENTITY,
+    "visibility": FieldRole.IDENTITY,
+    "module_function": FieldRole.IDENTITY,
+    "params": FieldRole.POSITION,
+    "target": FieldRole.IDENTITY,
+    "old_name": FieldRole.IDENTITY,
+    "lexical": FieldRole.IDENTITY,
+}
 
 
 class ConstRef(msgspec.Struct, array_like=True, frozen=True, gc=False):

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 import msgspec
 
 from rdx.model.declarations import DeclarationRecord
-from rdx.model.records import ConstPath, DefinitionRecord, FileResult
+from rdx.model.records import DEFINITION_FIELD_ROLES, ConstPath, DefinitionRecord, FieldRole, FileResult, Mixin
 from rdx.model.store import ResolutionDiagnostic, ResolvedState
 from rdx.resolution.vocabulary import (
     MEMBER_DEF_KINDS,
@@ -28,17 +28,29 @@ def strip_mixins(mixins: Sequence) -> tuple:
     return tuple((m.kind, strip_path(m.target), m.call) for m in mixins)
 
 
+# The fields of a definition by role (``DEFINITION_FIELD_ROLES``); the parent is an identity
+# field that skeletons express differently (by the nearest kept item).
+IDENTITY_FIELDS = tuple(f for f, role in DEFINITION_FIELD_ROLES.items() if role == FieldRole.IDENTITY and f != "parent")
+ANCESTRY_FIELDS = tuple(f for f, role in DEFINITION_FIELD_ROLES.items() if role == FieldRole.ANCESTRY)
+
+
+def _plain(value: object) -> object:
+    """A field value without positions (paths and mixins carry offsets)."""
+    if isinstance(value, ConstPath):
+        return strip_path(value)
+    if isinstance(value, tuple) and value and isinstance(value[0], Mixin):
+        return strip_mixins(value)
+    return value
+
+
+def fields_of(d: DefinitionRecord, names: tuple[str, ...]) -> tuple:
+    return tuple(_plain(getattr(d, f)) for f in names)
+
+
 def signature(result: FileResult) -> tuple:
-    """Everything in a document that resolution reads, except positions, comments, method
-    signatures and references: two documents with equal signatures declare the same things."""
-    defs = tuple(
-        (
-            d.kind, d.name, d.parent, strip_path(d.path), strip_path(d.superclass), d.superclass_self, strip_mixins(d.mixins),
-            strip_mixins(d.deferred_mixins), strip_path(d.receiver), d.self_receiver, d.visibility, d.module_function,
-            strip_path(d.target), d.old_name, d.lexical,
-        )
-        for d in result.definitions
-    )
+    """Everything in a document that resolution reads (every field but the POSITION ones, and
+    no references): two documents with equal signatures declare the same things."""
+    defs = tuple((d.parent, fields_of(d, IDENTITY_FIELDS), fields_of(d, ANCESTRY_FIELDS)) for d in result.definitions)
     externals = tuple((strip_path(e.target), e.scope, e.mixin.kind, strip_path(e.mixin.target), e.mixin.call) for e in result.external_mixins)
     requires = tuple((r.path, r.relative) for r in result.requires)
     return (result.uri, defs, externals, requires)
@@ -109,14 +121,14 @@ def member_keys(d: DefinitionRecord) -> tuple[str, ...]:
     return (f"{d.name}()",)
 
 
-# Positions in a skeleton item (see ``skeleton``) that an edit may change in place: the
-# superclass and the mixins. Everything else identifies the item.
-_PARENT = 2
-_IN_PLACE = (5, 6, 7, 8)
+# A skeleton item (see ``skeleton``) is (parent position, inside a method body, identity
+# fields, ancestry fields); the ancestry fields may change in place, the rest identifies it.
+_PARENT = 0
+_ANCESTRY = 3
 
 
 def _identity(item: tuple) -> tuple:
-    return tuple(v for i, v in enumerate(item) if i != _PARENT and i not in _IN_PLACE)
+    return item[1:_ANCESTRY]
 
 
 class SkeletonDiff(msgspec.Struct, frozen=True):
@@ -159,7 +171,7 @@ def skeleton_diff(old: tuple[tuple, list[int]], new: tuple[tuple, list[int]], or
             del matched[o]
             removed.append(o)
             added.append(n)
-        elif any(old_items[o][k] != new_items[n][k] for k in _IN_PLACE):
+        elif old_items[o][_ANCESTRY] != new_items[n][_ANCESTRY]:
             changed.append((old_keep[o], new_keep[n]))
     removed.sort()
     added.sort()
@@ -232,13 +244,7 @@ def skeleton(result: FileResult) -> tuple[tuple, list[int]] | None:
                 inside_method = True
             p = defs[p].parent
         position[i] = len(items)
-        items.append(
-            (
-                d.kind, d.name, position[p] if p >= 0 else -1, inside_method, strip_path(d.path), strip_path(d.superclass),
-                d.superclass_self, strip_mixins(d.mixins), strip_mixins(d.deferred_mixins), strip_path(d.receiver), d.self_receiver,
-                d.visibility, d.module_function, strip_path(d.target), d.old_name, d.lexical,
-            )
-        )
+        items.append((position[p] if p >= 0 else -1, inside_method, fields_of(d, IDENTITY_FIELDS), fields_of(d, ANCESTRY_FIELDS)))
     externals = []
     for e in result.external_mixins:
         if e.scope >= 0 and e.scope not in position:
