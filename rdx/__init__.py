@@ -26,6 +26,7 @@ from rdx.query.handles import (
     Mixin,
 )
 from rdx.query.navigation import Completion, Hover, Reference, Target
+from rdx.watching import follow_changes
 
 __version__ = "0.1.0"
 
@@ -53,4 +54,5 @@ __all__ = [
     "Reference",
     "Target",
     "__version__",
+    "follow_changes",
 ]

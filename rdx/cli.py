@@ -286,44 +286,30 @@ def cmd_complete(args: argparse.Namespace) -> int:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     """Keep the index (and its snapshot) fresh while files change; print each update."""
-    import watchfiles
-
-    from rdx.discovery.files import is_ruby_file
-
     root = os.path.abspath(args.path)
     graph = rdx.Graph.open([root], cache_dir=args.cache_dir, jobs=args.jobs, freeze_gc=True)
     graph.resolve()
     print(f"watching {root}: {graph.stats()['documents']} files indexed (revision {graph.revision})", flush=True)
-    batches = 0
-
-    def ruby_only(change: watchfiles.Change, path: str) -> bool:
-        return is_ruby_file(os.path.basename(path)) and "/.rdx/" not in path and "/.git/" not in path
-
-    ready = False
     unsaved = False
+
+    def updated(changed: int, removed: int, seconds: float) -> None:
+        nonlocal unsaved
+        unsaved = True
+        print(f"updated {changed} and removed {removed} files in {seconds * 1000:.0f} ms (revision {graph.revision})", flush=True)
+
+    def quiet() -> None:
+        # The snapshot is written when the files go quiet, not after every batch of changes.
+        nonlocal unsaved
+        graph.save()
+        unsaved = False
+
     # ``kill`` (SIGTERM) ends the loop like Ctrl-C does, so unsaved updates are written.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    # A timeout yields an empty set: the first one says the watcher is running. The snapshot is
-    # written when the files go quiet (an idle tick), not after every batch of changes.
     try:
-        for changes in watchfiles.watch(root, watch_filter=ruby_only, debounce=args.debounce, rust_timeout=200, yield_on_timeout=True):
-            if not changes:
-                if not ready:
-                    ready = True
-                    print("ready", flush=True)
-                if unsaved:
-                    graph.save()
-                    unsaved = False
-                continue
-            t0 = time.perf_counter()
-            updated, removed = graph.refresh_paths(sorted({p for _, p in changes}))
-            graph.resolve()
-            unsaved = True
-            ms = (time.perf_counter() - t0) * 1000
-            print(f"updated {updated} and removed {removed} files in {ms:.0f} ms (revision {graph.revision})", flush=True)
-            batches += 1
-            if args.exit_after and batches >= args.exit_after:
-                break
+        rdx.follow_changes(
+            graph, root, debounce_ms=args.debounce, on_update=updated, on_idle=quiet,
+            on_ready=lambda: print("ready", flush=True), max_batches=args.exit_after or None,
+        )
     finally:
         if unsaved:
             graph.save()

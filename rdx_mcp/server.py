@@ -84,32 +84,19 @@ class Workspace:
         self._progress = (done, total)
 
     def _watch(self) -> None:
-        import watchfiles
+        graph = self._graph
+        assert graph is not None
 
-        def ruby_only(change: watchfiles.Change, path: str) -> bool:
-            return path.endswith((".rb", ".rake", ".gemspec")) and "/.rdx/" not in path
+        def updated(changed: int, removed: int, seconds: float) -> None:
+            self.last_indexed = time.time()
 
-        idle_work = False
-        for changes in watchfiles.watch(self.root, watch_filter=ruby_only, stop_event=self._stop, rust_timeout=500, yield_on_timeout=True):
-            if not changes:
-                if idle_work:
-                    # Files went quiet: rebuild the query indexes and write the snapshot now,
-                    # not after every change of a burst.
-                    with self._lock:
-                        assert self._graph is not None
-                        self._graph.prepare_queries()
-                        self._graph.save()
-                    idle_work = False
-                continue
-            paths = sorted({p for _, p in changes})
-            with self._lock:
-                self.pending.update(paths)
-                assert self._graph is not None
-                self._graph.refresh_paths(paths)
-                self._graph.resolve()
-                self.pending.clear()
-                self.last_indexed = time.time()
-            idle_work = True
+        def quiet() -> None:
+            # Files went quiet: rebuild the query indexes and write the snapshot now, not after
+            # every change of a burst.
+            graph.prepare_queries()
+            graph.save()
+
+        rdx.follow_changes(graph, self.root, stop=self._stop, lock=self._lock, tick_ms=500, on_update=updated, on_idle=quiet)
 
     def graph(self) -> rdx.Graph:
         """The ready graph, or an ``indexing`` tool error with progress."""

@@ -18,7 +18,7 @@ import pathspec
 from rdx.discovery.config import WorkspaceConfig
 from rdx.model.records import Diagnostic
 
-__all__ = ["RUBY_EXTENSIONS", "RUBY_FILENAMES", "SKIPPED_DIRS", "FileEntry", "collect_files", "path_to_uri", "read_source", "uri_to_path"]
+__all__ = ["RUBY_EXTENSIONS", "RUBY_FILENAMES", "SKIPPED_DIRS", "FileEntry", "collect_files", "is_indexed_path", "path_to_uri", "read_source", "uri_to_path"]
 
 RUBY_EXTENSIONS = frozenset({".rb", ".rake", ".gemspec", ".ru", ".rbi"})
 RUBY_FILENAMES = frozenset({"Gemfile", "Rakefile", "Guardfile", "Capfile", "Thorfile"})
@@ -62,6 +62,19 @@ def uri_to_path(uri: str) -> str | None:
 
 def is_ruby_file(name: str) -> bool:
     return name in RUBY_FILENAMES or os.path.splitext(name)[1] in RUBY_EXTENSIONS
+
+
+def is_indexed_path(path: str, root: str) -> bool:
+    """Whether a file at ``path`` under the project ``root`` is one the walk would read (by its
+    name, and no skipped directory such as ``.git``, ``vendor/bundle`` or the ``.rdx`` cache
+    between the root and it): the one predicate ``rdx watch`` and the MCP server share."""
+    rel = os.path.relpath(path, root).replace(os.sep, "/")
+    if rel.startswith("../"):
+        return False
+    parts = rel.split("/")
+    if any(rel.startswith(prefix + "/") for prefix in SKIPPED_RELATIVE):
+        return False
+    return is_ruby_file(parts[-1]) and not any(p in SKIPPED_DIRS for p in parts[:-1])
 
 
 def _load_gitignore(directory: str) -> pathspec.PathSpec | None:
