@@ -49,7 +49,7 @@ from rdx.query.handles import (
 from rdx.query.navigation import Completion, Hover, Reference, Target
 from rdx.query.search import MATCH_MODES, SearchIndex, search_declarations
 from rdx.resolution.driver import Resolver
-from rdx.resolution.order import keyed, load_order, place
+from rdx.resolution.order import LoadOrder, keyed, place
 
 __all__ = ["Graph"]
 
@@ -450,7 +450,9 @@ class Graph:
         self.last_resolve = "full"
         if self._view is None:
             self.last_fallback = None
-        resolver = Resolver(keyed(load_order(store.documents.values())))
+        order = LoadOrder(store.documents.values())
+        resolver = Resolver(keyed(order.ordered))
+        resolver._order = order
         with paused_gc():
             state = resolver.run()
             store.mark_resolved(state)
@@ -472,12 +474,17 @@ class Graph:
         )
         keys: dict[str, int] = {}
         if store.added or store.removed or requires_changed:
-            current = {k: d for k, d in resolver.docs.items() if d.uri not in store.removed}
-            placed = place(current, store.documents.values())
-            if placed is None:
+            added = [store.documents[uri] for uri in sorted(store.added)]
+            quick = None if requires_changed else resolver.place_documents(added, sorted(store.removed))
+            if quick is None:
+                # Compute the whole load order again; the other documents must keep theirs.
+                current = {k: d for k, d in resolver.docs.items() if d.uri not in store.removed}
+                quick = place(current, store.documents.values())
+                resolver._order = None
+            if quick is None:
                 self.last_fallback = "the load order of the other files changes"
                 return None
-            keys = placed
+            keys = quick
         steps = [("replace", uri) for uri in sorted(store.replaced)]
         steps += [("remove", uri) for uri in sorted(store.removed)] + [("add", uri) for uri in sorted(store.added)]
         for step, uri in steps:

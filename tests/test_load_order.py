@@ -39,3 +39,52 @@ def test_agrees_with_ruby(tmp_path):
     assert RUBY
     out = run_ruby(f'require_relative "{tmp_path}/a"\nputs Foo.ancestors.take(3).join(",")\n', tmp_path)
     assert out.strip() == ",".join(a.name for a in g["Foo"].ancestors[:3])
+
+
+def test_placing_added_and_removed_files_keeps_the_load_order_of_a_fresh_walk():
+    """``LoadOrder.add``/``remove`` place a file without walking everything again; whenever
+    they accept, the keys must order the documents exactly as a fresh load order does."""
+    import random
+
+    from rdx.model.records import FileResult, Require
+    from rdx.resolution.order import LoadOrder, keyed, load_order
+
+    names = [f"lib/{d}/{f}.rb" for d in ("a", "b") for f in ("x", "y", "z", "w")]
+
+    def doc(path: str, rng: random.Random) -> FileResult:
+        requires = []
+        for _ in range(rng.choice([0, 0, 1, 2])):
+            other = rng.choice(names)
+            if rng.random() < 0.5:
+                requires.append(Require(other.split("/", 1)[1].removesuffix(".rb"), False, 0, 0))
+            else:
+                requires.append(Require("../" + other.split("/")[1] + "/" + other.split("/")[2], True, 0, 0))
+        return FileResult(uri="file:///" + path, path="/" + path, requires=requires)
+
+    accepted = 0
+    for seed in range(200):
+        rng = random.Random(seed)
+        present = {p: doc(p, rng) for p in rng.sample(names, 4)}
+        order = LoadOrder(present.values())
+        keys = {d.uri: k for k, d in keyed(order.ordered).items()}
+        for _ in range(6):
+            absent = [p for p in names if p not in present]
+            if absent and (rng.random() < 0.5 or len(present) < 2):
+                path = rng.choice(absent)
+                new = doc(path, rng)
+                key = order.add(new, keys.get, sorted(keys.values()))
+                if key is None:
+                    break
+                present[path] = new
+                keys[new.uri] = key
+            else:
+                path = rng.choice(sorted(present))
+                if not order.remove(present[path].uri):
+                    break
+                keys.pop(present.pop(path).uri)
+            accepted += 1
+            fresh = [d.uri for d in load_order(present.values())]
+            assert sorted(keys, key=keys.get) == fresh, f"seed {seed}"
+    # Files here require each other densely, so many changes are refused (and would be
+    # placed by walking everything again); the quick path must still take a good share.
+    assert accepted > 200

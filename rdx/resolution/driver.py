@@ -18,7 +18,7 @@ from rdx.resolution.lookup import Lookup
 from rdx.resolution.members import Members
 from rdx.resolution.mentions import Mentions
 from rdx.resolution.namespaces import Namespaces
-from rdx.resolution.order import load_order
+from rdx.resolution.order import LoadOrder, keyed, load_order
 from rdx.resolution.references import References
 from rdx.resolution.skeleton import SkeletonEdits
 
@@ -27,7 +27,7 @@ __all__ = ["Resolver", "resolve_documents"]
 
 def resolve_documents(documents: Iterable[FileResult]) -> ResolvedState:
     """Resolve ``documents`` from scratch into a new ResolvedState."""
-    return Resolver(load_order(documents)).run()
+    return Resolver(keyed(load_order(documents))).run()
 
 
 class Resolver(Incremental, SkeletonEdits, Mentions, Invalidation, Image, References, Members, Ancestors, Concerns, Namespaces, Builder, Lookup):
@@ -70,7 +70,7 @@ class Resolver(Incremental, SkeletonEdits, Mentions, Invalidation, Image, Refere
         self._in_members = False
         # During a member replay: (namespaces being replayed, position being replayed).
         self._replay: tuple[set[int], tuple[int, int]] | None = None
-        self._descendant_index: dict[int, list[int]] | None = None
+        self._descendant_index: dict[int, set[int]] | None = None
         # Namespace -> member keys (``m()``) its aliases and visibility changes look up.
         self._lookup_keys: dict[int, set[str]] = {}
         # For edits that add namespaces and constants (``_declare_added``), built on first use.
@@ -78,8 +78,14 @@ class Resolver(Incremental, SkeletonEdits, Mentions, Invalidation, Image, Refere
         self._mentions: dict[str, set[int]] | None = None
         # Document -> (its FileResult, names its references use); rebuilt when the document changes.
         self._reference_names: dict[int, tuple[FileResult, set[str]]] = {}
+        # Name -> documents whose references use it (``_documents_mentioning``), and the
+        # documents edited since, whose entries may be stale.
+        self._reference_index: dict[str, set[int]] | None = None
+        self._touched_docs: set[int] = set()
         # Why the last incremental update gave up (for the benchmark and ``Graph.last_resolve``).
         self.fallback: str | None = None
+        # The load order with what places added and removed files cheaply (built on first use).
+        self._order: LoadOrder | None = None
         # URI -> document key (``key_of``), built on first use.
         self._keys: dict[str, int] | None = None
 

@@ -15,6 +15,8 @@ empty one at its new key; a removed document is the edit to an empty one, then i
 
 from __future__ import annotations
 
+import bisect
+
 import msgspec
 
 from rdx.model.declarations import DeclarationRecord
@@ -31,6 +33,7 @@ from rdx.resolution.edits import (
     spans_of,
     successor,
 )
+from rdx.resolution.order import LoadOrder
 from rdx.resolution.vocabulary import (
     MAX_REPLAY_DEFINITIONS,
     MAX_REPLAY_NAMESPACES,
@@ -47,9 +50,36 @@ class Incremental:
     def key_of(self, uri: str) -> int | None:
         """The document key of a URI in the current state."""
         keys = self._keys
-        if keys is None or len(keys) != len(self.docs):
+        if keys is None:
             keys = self._keys = {d.uri: k for k, d in self.docs.items()}
         return keys.get(uri)
+
+    def place_documents(self, added: list[FileResult], removed: list[str]) -> dict[str, int] | None:
+        """Keys for ``added`` documents, once ``removed`` ones are gone, when that moves no
+        other document in load order (``order.LoadOrder``); None when the order must be
+        computed anew (the caller then tries ``order.place`` over all documents)."""
+        order = self._order
+        if order is None:
+            order = self._order = LoadOrder(self.docs.values())
+        for uri in removed:
+            if not order.remove(uri):
+                self._order = None
+                return None
+        keys = list(self.docs)  # In key order (every table is).
+        placed: dict[str, int] = {}
+
+        def key_of(uri: str) -> int | None:
+            key = placed.get(uri)
+            return key if key is not None else self.key_of(uri)
+
+        for doc in added:
+            key = order.add(doc, key_of, keys)
+            if key is None:
+                self._order = None
+                return None
+            placed[doc.uri] = key
+            bisect.insort(keys, key)
+        return placed
 
     def add_document(self, key: int, new: FileResult) -> ResolvedState | None:
         """A new state with document ``new`` added at ``key`` (a free key between its
@@ -65,7 +95,8 @@ class Incremental:
         state.constant_targets[key] = []
         state.method_receivers[key] = []
         self.state, self.docs, self.def_decl = state, docs, def_decl
-        self._keys = None
+        if self._keys is not None:
+            self._keys[new.uri] = key
         self._crefs[key] = {}
         self._load_members()
         self._doc_owners[key] = set()
@@ -84,7 +115,9 @@ class Incremental:
         for table in (state.documents, state.definition_declarations, state.constant_targets, state.method_receivers):
             del table[key]
         state.diagnostics = [x for x in state.diagnostics if x.doc != key]
-        self._keys = None
+        if self._keys is not None:
+            self._keys.pop(uri, None)
+        self._forget_reference_names(key)
         for bookkeeping in (self._crefs, self._doc_owners, self._reference_names):
             bookkeeping.pop(key, None)  # type: ignore[attr-defined]
         self._remention(key, None)
@@ -101,6 +134,7 @@ class Incremental:
         index = self.key_of(new.uri)
         if index is None:
             return None
+        self._touched_docs.add(index)
         old = self.docs[index]
         if signature(old) != signature(new):
             return None
@@ -122,14 +156,19 @@ class Incremental:
         state.constant_targets[index], state.method_receivers[index] = self._document_references(index)
         return state
 
-    def _descendants(self) -> dict[int, list[int]]:
-        """Namespace -> the namespaces that have it among their ancestors (built on first use)."""
+    def _descendants(self) -> dict[int, set[int]]:
+        """Namespace -> the namespaces that have it among their ancestors (built on first use,
+        kept current by the edits that change chains)."""
         if self._descendant_index is None:
-            index: dict[int, list[int]] = {}
+            index: dict[int, set[int]] = {}
             for decl_id, chain in self._ancestors.items():
                 for anc in chain:
                     if anc != decl_id:
-                        index.setdefault(anc, []).append(decl_id)
+                        entry = index.get(anc)
+                        if entry is None:
+                            index[anc] = {decl_id}
+                        else:
+                            entry.add(decl_id)
             self._descendant_index = index
         return self._descendant_index
 
@@ -196,6 +235,7 @@ class Incremental:
         index = self.key_of(new.uri)
         if index is None:
             return None
+        self._touched_docs.add(index)
         self._load_members()
         old = self.docs[index]
         old_skeleton, new_skeleton = skeleton(old), skeleton(new)

@@ -78,11 +78,11 @@ class Invalidation:
             for ns in changed:
                 for anc in old[ns] or ():
                     entries = index.get(anc)
-                    if anc != ns and entries is not None and ns in entries:
-                        index[anc] = [e for e in entries if e != ns]
+                    if anc != ns and entries is not None:
+                        entries.discard(ns)
                 for anc in self._ancestors.get(ns, ()):
                     if anc != ns:
-                        index[anc] = [*index.get(anc, ()), ns]
+                        index.setdefault(anc, set()).add(ns)
         return changed
 
     def _drop_chain_diagnostics(self, namespaces: set[int]) -> None:

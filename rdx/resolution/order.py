@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import bisect
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from rdx.model.records import FileResult
+from rdx.model.records import FileResult, Require
 from rdx.model.store import CORE_URI
 
 # Document keys are multiples of DOC_GAP in load order, so that a document added later can take
@@ -28,49 +29,142 @@ def load_order(documents: Iterable[FileResult]) -> list[FileResult]:
     a file's requirements come before it (requires sit at the top of files). The core stub is
     always first. Deterministic for the same set of documents.
     """
-    docs = sorted(documents, key=lambda d: (d.uri != CORE_URI, d.uri))
-    by_path: dict[str, FileResult] = {}
-    by_basename: dict[str, list[FileResult]] = {}
-    for d in docs:
+    return LoadOrder(documents).ordered
+
+
+def _root_key(uri: str) -> tuple[bool, str]:
+    return (uri != CORE_URI, uri)
+
+
+def _require_name(req: Require) -> str:
+    return req.path if req.path.endswith(".rb") else req.path + ".rb"
+
+
+class LoadOrder:
+    """The load order of a set of documents, with what makes one more or one less document
+    cheap to place: which documents were walked from as roots (the others were pulled in by a
+    require, and by which document), what each document's requires resolve to, and indexes to
+    resolve them. ``add`` and ``remove`` keep it current when the change moves no other
+    document; otherwise they say no and the caller computes the order anew."""
+
+    def __init__(self, documents: Iterable[FileResult]) -> None:
+        docs = sorted(documents, key=lambda d: _root_key(d.uri))
+        self.docs: dict[str, FileResult] = {d.uri: d for d in docs}
+        self.root_order: list[tuple[bool, str]] = [_root_key(d.uri) for d in docs]
+        self.by_path: dict[str, FileResult] = {}
+        self.by_basename: dict[str, list[FileResult]] = {}
+        # Basename of a required file -> URIs of the documents whose requires name it.
+        self.requirers: dict[str, set[str]] = {}
+        for d in docs:
+            self._index(d)
+        self.roots: set[str] = set()
+        self.pulled: dict[str, set[str]] = {}  # document -> documents its requires pulled in
+        self.required_by: dict[str, set[str]] = {}
+        self.ordered: list[FileResult] = []
+        seen: set[str] = set()
+        for root in docs:
+            if root.uri in seen:
+                continue
+            seen.add(root.uri)
+            self.roots.add(root.uri)
+            # Iterative depth-first walk: (document, index of its next require to follow).
+            stack: list[tuple[FileResult, int]] = [(root, 0)]
+            while stack:
+                doc, i = stack[-1]
+                if i < len(doc.requires):
+                    stack[-1] = (doc, i + 1)
+                    nxt = self.target(doc, doc.requires[i])
+                    if nxt is not None:
+                        self.required_by.setdefault(nxt.uri, set()).add(doc.uri)
+                        if nxt.uri not in seen:
+                            seen.add(nxt.uri)
+                            self.pulled.setdefault(doc.uri, set()).add(nxt.uri)
+                            stack.append((nxt, 0))
+                    continue
+                stack.pop()
+                self.ordered.append(doc)
+
+    def _index(self, d: FileResult) -> None:
         if d.path:
             norm = posixpath.normpath(d.path)
-            by_path[norm] = d
-            by_basename.setdefault(posixpath.basename(norm), []).append(d)
+            self.by_path[norm] = d
+            bisect.insort(self.by_basename.setdefault(posixpath.basename(norm), []), d, key=lambda x: _root_key(x.uri))
+        for req in d.requires:
+            self.requirers.setdefault(posixpath.basename(_require_name(req)), set()).add(d.uri)
 
-    def target(doc: FileResult, req) -> FileResult | None:  # type: ignore[no-untyped-def]
-        name = req.path if req.path.endswith(".rb") else req.path + ".rb"
+    def _unindex(self, d: FileResult) -> None:
+        if d.path:
+            norm = posixpath.normpath(d.path)
+            if self.by_path.get(norm) is d:
+                del self.by_path[norm]
+            same = self.by_basename.get(posixpath.basename(norm), [])
+            if d in same:
+                same.remove(d)
+        for req in d.requires:
+            self.requirers.get(posixpath.basename(_require_name(req)), set()).discard(d.uri)
+
+    def target(self, doc: FileResult, req: Require) -> FileResult | None:
+        name = _require_name(req)
         if req.relative:
             if not doc.path:
                 return None
-            return by_path.get(posixpath.normpath(posixpath.join(posixpath.dirname(doc.path), name)))
-        candidates = by_basename.get(posixpath.basename(name), ())
+            return self.by_path.get(posixpath.normpath(posixpath.join(posixpath.dirname(doc.path), name)))
         suffix = "/" + name
-        for cand in candidates:
+        for cand in self.by_basename.get(posixpath.basename(name), ()):
             if cand.path and cand.path.endswith(suffix):
                 return cand
         return None
 
-    ordered: list[FileResult] = []
-    seen: set[str] = set()
-    for root in docs:
-        if root.uri in seen:
-            continue
-        seen.add(root.uri)
-        # Iterative depth-first walk: (document, index of its next require to follow).
-        stack: list[tuple[FileResult, int]] = [(root, 0)]
-        while stack:
-            doc, i = stack[-1]
-            if i < len(doc.requires):
-                stack[-1] = (doc, i + 1)
-                nxt = target(doc, doc.requires[i])
-                if nxt is not None and nxt.uri not in seen:
-                    seen.add(nxt.uri)
-                    stack.append((nxt, 0))
-                continue
-            stack.pop()
-            ordered.append(doc)
-    return ordered
+    def add(self, doc: FileResult, key_of: Callable[[str], int | None], keys: list[int]) -> int | None:
+        """A key for ``doc`` between its neighbours when adding it moves no other document: no
+        document requires a file of its name, and whatever it requires comes before it. Updates
+        the order; None (nothing changed) otherwise. ``keys`` are the current keys, sorted."""
+        name = posixpath.basename(doc.path) if doc.path else None
+        if doc.uri in self.docs or (name is not None and self.requirers.get(name)):
+            return None
+        at = bisect.bisect_left(self.root_order, _root_key(doc.uri))
+        # Everything before its turn as a root was emitted before it; the last root walked
+        # before that turn was emitted last.
+        before = at - 1
+        while before >= 0 and self.root_order[before][1] not in self.roots:
+            before -= 1
+        low = key_of(self.root_order[before][1]) if before >= 0 else -1
+        if low is None:
+            return None
+        targets = [t for req in doc.requires if (t := self.target(doc, req)) is not None]
+        if any((key_of(t.uri) or 0) > low for t in targets):
+            return None
+        nxt = bisect.bisect_right(keys, low)
+        high = keys[nxt] if nxt < len(keys) else low + 2 * DOC_GAP
+        if high - low < 2:
+            return None
+        self.docs[doc.uri] = doc
+        self.root_order.insert(at, _root_key(doc.uri))
+        self.roots.add(doc.uri)
+        self._index(doc)
+        for t in targets:
+            self.required_by.setdefault(t.uri, set()).add(doc.uri)
+        return (low + high) // 2
 
+    def remove(self, uri: str) -> bool:
+        """Forget document ``uri`` when that moves no other document: it pulled nothing in and
+        nothing requires it. False (nothing changed) otherwise."""
+        doc = self.docs.get(uri)
+        if doc is None or self.pulled.get(uri) or self.required_by.get(uri):
+            return False
+        del self.docs[uri]
+        at = bisect.bisect_left(self.root_order, _root_key(uri))
+        if at < len(self.root_order) and self.root_order[at][1] == uri:
+            del self.root_order[at]
+        self.roots.discard(uri)
+        self._unindex(doc)
+        for req in doc.requires:
+            t = self.target(doc, req)
+            if t is not None:
+                self.required_by.get(t.uri, set()).discard(uri)
+        for pulled in self.pulled.values():
+            pulled.discard(uri)
+        return True
 
 
 def place(current: dict[int, FileResult], documents: Iterable[FileResult]) -> dict[str, int] | None:

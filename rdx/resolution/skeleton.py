@@ -153,29 +153,56 @@ class SkeletonEdits:
             for holder in doomed_all:
                 for anc in chains.get(holder, ()):
                     entries = self._descendant_index.get(anc)
-                    if entries is not None and holder in entries:
-                        entries.remove(holder)
+                    if entries is not None:
+                        entries.discard(holder)
         return self._documents_mentioning(names, index)
 
     def _documents_mentioning(self, names: set[str], skip: int) -> set[int]:
-        """Documents (but ``skip``) with a constant reference or call receiver naming one of ``names``."""
-        cache = self._reference_names
+        """Documents (but ``skip``) with a constant reference or call receiver naming one of
+        ``names``, from an index of name -> documents built on first use and kept current."""
+        index = self._reference_index
+        if index is None:
+            index = self._reference_index = {}
+            for doc in self.docs:
+                self._index_reference_names(doc)
+        else:
+            for doc in self._stale_reference_docs():
+                self._index_reference_names(doc)
+        self._touched_docs.clear()
         found: set[int] = set()
-        for doc, result in self.docs.items():
-            if doc == skip:
-                continue
-            entry = cache.get(doc)
-            if entry is None or entry[0] is not result:
-                used: set[str] = set()
-                for ref in result.const_refs:
-                    used.update(ref.path.segments)
-                for call in result.method_refs:
-                    if call.receiver is not None:
-                        used.update(call.receiver.segments)
-                entry = cache[doc] = (result, used)
-            if not names.isdisjoint(entry[1]):
-                found.add(doc)
+        for name in names:
+            found |= index.get(name, set())
+        found.discard(skip)
         return found
+
+    def _stale_reference_docs(self) -> list[int]:
+        """Documents replaced since their names were indexed (the index keeps the version)."""
+        cache = self._reference_names
+        return [doc for doc in self._touched_docs if doc in self.docs and cache.get(doc, (None,))[0] is not self.docs[doc]]
+
+    def _index_reference_names(self, doc: int) -> None:
+        self._forget_reference_names(doc)
+        result = self.docs[doc]
+        used: set[str] = set()
+        for ref in result.const_refs:
+            used.update(ref.path.segments)
+        for call in result.method_refs:
+            if call.receiver is not None:
+                used.update(call.receiver.segments)
+        self._reference_names[doc] = (result, used)
+        index = self._reference_index
+        assert index is not None
+        for name in used:
+            index.setdefault(name, set()).add(doc)
+
+    def _forget_reference_names(self, doc: int) -> None:
+        entry = self._reference_names.pop(doc, None)
+        index = self._reference_index
+        if entry is not None and index is not None:
+            for name in entry[1]:
+                docs = index.get(name)
+                if docs is not None:
+                    docs.discard(doc)
 
     def _declare_added(self, index: int, new: FileResult, added: list[int], own: Callable[[int], DeclarationRecord]) -> set[int]:
         """Declare namespaces and constants that an edit added to document ``index`` (already
@@ -300,5 +327,5 @@ class SkeletonEdits:
                 if self.decls[new_id].is_namespace:
                     for anc in self._ancestors.get(new_id, ()):
                         if anc != new_id:
-                            self._descendant_index.setdefault(anc, []).append(new_id)
+                            self._descendant_index.setdefault(anc, set()).add(new_id)
         return self._documents_mentioning(names, index)
