@@ -77,26 +77,36 @@ def _cache(args: argparse.Namespace) -> str | None | bool:
     return getattr(args, "cache_dir", None)
 
 
+_NAMESPACES = ("Class", "Module", "SingletonClass", "Todo")
+
+
 def _decl_json(d: rdx.Declaration, full: bool = False) -> dict[str, Any]:
+    if full:
+        return _summary_json(d.summary())
     out: dict[str, Any] = {"name": d.name, "kind": d.kind}
     loc = d.location
     if loc is not None:
         out["location"] = str(loc)
-    if full:
-        out["definitions"] = [
-            {"kind": x.kind, "location": str(x.location), "comments": x.comments, **({"signature": x.signature} if x.signature else {})}
-            for x in d.definitions
-        ]
-        if d.kind in ("Class", "Module", "SingletonClass", "Todo"):
-            out["ancestors"] = [a.name for a in d.ancestors]
-            out["members"] = [{"name": m.unqualified_name, "kind": m.kind} for m in d.members]
-        if d.kind == "Method":
-            out["visibility"] = d.visibility
-        if d.kind == "ConstantAlias":
-            target = d.target
-            out["target"] = target.name if target else None
-        if d.owner is not None:
-            out["owner"] = d.owner.name
+    return out
+
+
+def _summary_json(s: rdx.DeclarationSummary) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": s.name, "kind": s.kind}
+    if s.definitions:
+        out["location"] = str(s.definitions[0].location)
+    out["definitions"] = [
+        {"kind": x.kind, "location": str(x.location), "comments": x.comments, **({"signature": x.signature} if x.signature else {})}
+        for x in s.definitions
+    ]
+    if s.kind in _NAMESPACES:
+        out["ancestors"] = s.ancestors
+        out["members"] = [{"name": m.unqualified, "kind": m.kind} for m in s.members]
+    if s.visibility is not None:
+        out["visibility"] = s.visibility
+    if s.kind == "ConstantAlias":
+        out["target"] = s.target
+    if s.owner is not None:
+        out["owner"] = s.owner
     return out
 
 
@@ -167,36 +177,34 @@ def _dry_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _show_text(d: rdx.Declaration) -> str:
-    lines = [f"{d.name} ({d.kind})"]
-    if d.owner is not None and d.owner.name != d.name:
-        lines.append(f"  owner: {d.owner.name}")
-    if d.kind == "Method":
-        lines.append(f"  visibility: {d.visibility}")
-    if d.kind == "ConstantAlias":
-        target = d.target
-        lines.append(f"  target: {target.name if target else '(unresolved)'}")
+def _show_text(s: rdx.DeclarationSummary) -> str:
+    lines = [f"{s.name} ({s.kind})"]
+    if s.owner is not None:
+        lines.append(f"  owner: {s.owner}")
+    if s.visibility is not None:
+        lines.append(f"  visibility: {s.visibility}")
+    if s.kind == "ConstantAlias":
+        lines.append(f"  target: {s.target or '(unresolved)'}")
     lines.append("  definitions:")
-    for x in d.definitions:
+    for x in s.definitions:
         sig = f" {x.signature}" if x.signature else ""
         lines.append(f"    {x.kind}{sig} at {x.location}")
         for c in x.comments:
             lines.append(f"      {c}")
-    if not d.definitions:
+    if not s.definitions:
         lines.append("    (none: built in or a placeholder)")
-    if d.kind in ("Class", "Module", "SingletonClass", "Todo"):
-        lines.append("  ancestors: " + " > ".join(a.name for a in d.ancestors))
-        members = d.members
-        lines.append(f"  members ({len(members)}):")
-        for m in members:
-            lines.append(f"    {m.unqualified_name} ({m.kind})")
+    if s.kind in _NAMESPACES:
+        lines.append("  ancestors: " + " > ".join(s.ancestors))
+        lines.append(f"  members ({len(s.members)}):")
+        for m in s.members:
+            lines.append(f"    {m.unqualified} ({m.kind})")
     return "\n".join(lines)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     graph, _, _, _ = _index(args.project, args.jobs, True, _cache(args))
-    d = graph[args.name]
-    _emit(args, _decl_json(d, full=True), _show_text(d))
+    summary = graph[args.name].summary()
+    _emit(args, _summary_json(summary), _show_text(summary))
     return 0
 
 

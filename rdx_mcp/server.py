@@ -386,15 +386,15 @@ def build_server(workspace: Workspace) -> MCPServer:
     @server.tool(description="A declaration: kind, definitions with locations and comments, ancestors, members.")
     def get_declaration(name: str, max_tokens: MaxTokens = None) -> DeclarationOut:
         g = workspace.graph()
-        d = declaration(g, name)
+        s = declaration(g, name).summary()
         out = DeclarationOut(
-            name=d.name,
-            kind=d.kind,
-            owner=d.owner.name if d.owner is not None and d.owner.id != d.id else None,
-            visibility=d.visibility if d.kind == "Method" else None,
-            definitions=[DefinitionOut(kind=x.kind, location=workspace.loc(x.location), comments=x.comments, signature=x.signature) for x in d.definitions],
-            ancestors=[a.name for a in d.ancestors] if d.kind in ("Class", "Module", "SingletonClass", "Todo") else [],
-            members=[item(m) for m in d.members],
+            name=s.name,
+            kind=s.kind,
+            owner=s.owner,
+            visibility=s.visibility,
+            definitions=[DefinitionOut(kind=x.kind, location=workspace.loc(x.location), comments=x.comments, signature=x.signature) for x in s.definitions],
+            ancestors=s.ancestors,
+            members=[Item(name=m.name, kind=m.kind, location=workspace.loc(m.location)) for m in s.members],
             revision=g.revision,
         )
         if max_tokens is not None:

@@ -24,10 +24,13 @@ from rdx.text import offset_to_position
 __all__ = [
     "ConstantReference",
     "Declaration",
+    "DeclarationSummary",
     "Definition",
+    "DefinitionSummary",
     "Diagnostic",
     "Document",
     "Location",
+    "MemberSummary",
     "MethodReference",
     "Mixin",
     "View",
@@ -292,6 +295,41 @@ class Definition:
         return f"<Definition {self.kind} {self.name} at {self.location}>"
 
 
+class DefinitionSummary(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One definition of a declaration summary."""
+
+    kind: str
+    location: Location
+    comments: list[str] = []
+    signature: str | None = None
+
+
+class MemberSummary(msgspec.Struct, frozen=True, omit_defaults=True):
+    name: str  # fully qualified: ``Foo#bar()``, ``Foo::Baz``
+    unqualified: str  # as the namespace holds it: ``bar()``, ``Baz``, ``@x``
+    kind: str
+    location: Location | None = None
+
+
+class DeclarationSummary(msgspec.Struct, frozen=True, omit_defaults=True):
+    """What every frontend shows of a declaration (``Declaration.summary()``): the CLI's
+    ``show``, the MCP server's ``get_declaration`` and the C ABI's summary call build their
+    output from this one record, never from the graph directly."""
+
+    name: str
+    kind: str
+    revision: int
+    owner: str | None = None
+    visibility: str | None = None  # methods only
+    target: str | None = None  # constant aliases only
+    definitions: list[DefinitionSummary] = []
+    ancestors: list[str] = []  # namespaces only
+    members: list[MemberSummary] = []
+
+
+NAMESPACE_KINDS = ("Class", "Module", "SingletonClass", "Todo")
+
+
 class Declaration:
     """A fully qualified entity with all its definitions (Rubydex's naming)."""
 
@@ -405,6 +443,23 @@ class Declaration:
         One that no code opens is built for the view that asks (see ``View.singleton_of``);
         the graph itself never changes for a question."""
         return self._view.declaration(self._view.singleton_of(self.id))
+
+    def summary(self, members: bool = True) -> DeclarationSummary:
+        """This declaration as plain data (see ``DeclarationSummary``)."""
+        kind = self.kind
+        owner = self.owner
+        target = self.target if kind == "ConstantAlias" else None
+        return DeclarationSummary(
+            name=self.name,
+            kind=kind,
+            revision=self.revision,
+            owner=owner.name if owner is not None and owner.id != self.id else None,
+            visibility=self.visibility if kind == "Method" else None,
+            target=target.name if target is not None else None,
+            definitions=[DefinitionSummary(d.kind, d.location, d.comments, d.signature) for d in self.definitions],
+            ancestors=[a.name for a in self.ancestors] if kind in NAMESPACE_KINDS else [],
+            members=[MemberSummary(m.name, m.unqualified_name, m.kind, m.location) for m in self.members] if members else [],
+        )
 
     @property
     def attached_object(self) -> Declaration | None:
