@@ -16,6 +16,7 @@ import tree_sitter
 import tree_sitter_ruby
 
 from rdx.ids import definition_id
+from rdx.model.kinds import ReceiverKind
 from rdx.model.records import (
     ConstPath,
     ConstRef,
@@ -656,27 +657,27 @@ class _Walker:
         start = node.start_byte
         scope = self._scope(start)
         recv = node.child_by_field_name("receiver")
-        receiver_kind = 0
+        receiver_kind = ReceiverKind.IMPLICIT_SELF
         receiver = None
         receiver_text = None
         if recv is not None:
             rt = recv.type
             if rt == "self":
-                receiver_kind = 1
+                receiver_kind = ReceiverKind.SELF
             elif rt in ("constant", "scope_resolution"):
                 receiver = self._const_path(recv)
-                receiver_kind = 2 if receiver is not None and not receiver.dynamic else 4
+                receiver_kind = ReceiverKind.CONSTANT if receiver is not None and not receiver.dynamic else ReceiverKind.OTHER
             elif rt == "call":
                 inner = recv.child_by_field_name("receiver")
                 inner_m = recv.child_by_field_name("method")
                 if inner is not None and inner_m is not None and inner.type in ("constant", "scope_resolution") and inner_m.text == b"new":
                     receiver = self._const_path(inner)
-                    receiver_kind = 3 if receiver is not None and not receiver.dynamic else 4
+                    receiver_kind = ReceiverKind.CONSTANT_INSTANCE if receiver is not None and not receiver.dynamic else ReceiverKind.OTHER
                 else:
-                    receiver_kind = 4
+                    receiver_kind = ReceiverKind.OTHER
             else:
-                receiver_kind = 4
-            if receiver_kind == 4:
+                receiver_kind = ReceiverKind.OTHER
+            if receiver_kind == ReceiverKind.OTHER:
                 receiver = None
                 receiver_text = _text(recv)[:200]
         if start in self.setter_calls:
@@ -684,21 +685,21 @@ class _Walker:
         self.method_refs.append(
             MethodRef(name, meth.start_byte, meth.end_byte, scope.index if scope else -1, receiver_kind, receiver, receiver_text)
         )
-        if receiver_kind == 4 and scope is not None and scope.hook_param is not None and recv is not None and recv.text == scope.hook_param:
+        if receiver_kind == ReceiverKind.OTHER and scope is not None and scope.hook_param is not None and recv is not None and recv.text == scope.hook_param:
             self._hook_mixin(node, name, scope)
-        if receiver_kind == 0 and name == "included" and scope is not None and not scope.is_method:
+        if receiver_kind == ReceiverKind.IMPLICIT_SELF and name == "included" and scope is not None and not scope.is_method:
             block = node.child_by_field_name("block")
             if block is not None:
                 deferred = _Scope(node.end_byte, block.start_byte, scope.index, False)
                 deferred.deferred = True
                 self.scopes.append(deferred)
-        if receiver_kind <= 1:
+        if receiver_kind <= ReceiverKind.SELF:
             handler = _DIRECTIVES.get(name)
             if handler is not None:
                 handler(self, node, name, scope)
             elif name in _SEND:
                 self._send_mixin(node, None, scope)
-        elif receiver_kind == 2 and receiver is not None and not (scope is not None and scope.is_method):
+        elif receiver_kind == ReceiverKind.CONSTANT and receiver is not None and not (scope is not None and scope.is_method):
             # Inside a method body the call runs only if the method does: not part of the graph.
             if name in _MIXIN_CALLS:
                 self._external_mixin(node, name, receiver, scope)

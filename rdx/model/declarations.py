@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import msgspec
 
+from rdx.model.kinds import DeclarationKind, Visibility
+
 __all__ = ["DECLARATION_KINDS", "NAMESPACE_DECLARATION_KINDS", "DeclarationRecord"]
 
 # ``Todo`` is a placeholder namespace: a name used as a parent (``class Foo::Bar``) that has no
@@ -38,7 +40,7 @@ class DeclarationRecord(msgspec.Struct, array_like=True, gc=False):
     id: int
     name: str
     unqualified: str
-    kind: str
+    kind: DeclarationKind
     # The namespace declaration this one is a member of (None for the root ``Object`` scope).
     owner: int | None
     # (document index, definition index) pairs, in program order.
@@ -53,8 +55,8 @@ class DeclarationRecord(msgspec.Struct, array_like=True, gc=False):
     target: int | None = None
     # For constants: hidden from scoped (``A::B``) access by ``private_constant``.
     private: bool = False
-    # For methods: "public", "protected", "private" or "undefined".
-    visibility: str = "public"
+    # For methods: public, protected, private or undefined (``undef``: lookups stop here).
+    visibility: Visibility = Visibility.PUBLIC
 
     def copy(self) -> DeclarationRecord:
         """A copy whose lists and dicts are new, for copy-on-write updates of a shared state."""

@@ -14,6 +14,8 @@ from enum import StrEnum
 
 import msgspec
 
+from rdx.model.kinds import DefinitionKind, MixinKind, ReceiverKind, Visibility
+
 __all__ = [
     "DEFINITION_FIELD_ROLES",
     "DEFINITION_KINDS",
@@ -79,7 +81,7 @@ class Mixin(msgspec.Struct, array_like=True, frozen=True, gc=False):
     argument order kept here) can be applied the way Ruby does: last argument first.
     """
 
-    kind: str
+    kind: MixinKind
     target: ConstPath | None
     call: int
     # Byte offset of the call, which orders mixins (``extend E; extend self``).
@@ -104,7 +106,7 @@ class DefinitionRecord(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     """
 
     id: int
-    kind: str
+    kind: DefinitionKind
     name: str
     start: int
     end: int
@@ -124,7 +126,7 @@ class DefinitionRecord(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     comments: tuple[str, ...] = ()
     receiver: ConstPath | None = None
     self_receiver: bool = False
-    visibility: str = "public"
+    visibility: Visibility = Visibility.PUBLIC
     module_function: bool = False
     params: str | None = None
     target: ConstPath | None = None
@@ -183,14 +185,15 @@ class ConstRef(msgspec.Struct, array_like=True, frozen=True, gc=False):
 
 
 class MethodRef(msgspec.Struct, array_like=True, frozen=True, gc=False):
-    """A call site. ``receiver_kind``: 0 implicit self, 1 ``self``, 2 constant (``Foo.bar``),
-    3 constant instance (``Foo.new.bar``), 4 anything else (``receiver_text`` keeps it)."""
+    """A call site; ``receiver_kind`` says where its receiver comes from (``ReceiverKind``:
+    implicit self, ``self``, a constant ``Foo.bar``, a constant's instance ``Foo.new.bar``, or
+    anything else, which ``receiver_text`` keeps)."""
 
     name: str
     start: int
     end: int
     scope: int
-    receiver_kind: int
+    receiver_kind: ReceiverKind
     receiver: ConstPath | None = None
     receiver_text: str | None = None
 

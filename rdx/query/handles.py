@@ -15,7 +15,7 @@ import msgspec
 
 from rdx.ids import declaration_id, name_id, reference_id, string_id, uri_id
 from rdx.model.declarations import DeclarationRecord
-from rdx.model.kinds import DeclarationKind
+from rdx.model.kinds import DeclarationKind, ReceiverKind
 from rdx.model.records import DefinitionRecord, FileResult
 from rdx.model.store import ResolvedState
 from rdx.resolution.lookup import Lookup
@@ -553,8 +553,8 @@ class MethodReference(_Indexed):
     def receiver_text(self) -> str | None:
         r = self._view.state.documents[self._doc].method_refs[self._index]
         if r.receiver is not None:
-            return r.receiver.text + (".new" if r.receiver_kind == 3 else "")
-        if r.receiver_kind == 1:
+            return r.receiver.text + (".new" if r.receiver_kind == ReceiverKind.CONSTANT_INSTANCE else "")
+        if r.receiver_kind == ReceiverKind.SELF:
             return "self"
         return r.receiver_text
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import msgspec
 
+from rdx.model.kinds import ReceiverKind
 from rdx.model.records import FileResult
 from rdx.model.store import CORE_URI
 from rdx.query.handles import Declaration, Definition, Location, View
@@ -143,8 +144,8 @@ def _method_references(view: View, decl: Declaration) -> Iterator[Reference]:
 
 def _receiver_text(ref) -> str | None:  # type: ignore[no-untyped-def]
     if ref.receiver is not None:
-        return ref.receiver.text + (".new" if ref.receiver_kind == 3 else "")
-    if ref.receiver_kind == 1:
+        return ref.receiver.text + (".new" if ref.receiver_kind == ReceiverKind.CONSTANT_INSTANCE else "")
+    if ref.receiver_kind == ReceiverKind.SELF:
         return "self"
     return ref.receiver_text
 

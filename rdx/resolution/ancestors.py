@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import msgspec
+
 from rdx.model.declarations import DeclarationRecord
+from rdx.model.kinds import MixinKind
 from rdx.model.records import ConstPath
 from rdx.model.store import ResolutionDiagnostic
 from rdx.resolution.vocabulary import (
@@ -15,6 +18,23 @@ from rdx.resolution.vocabulary import (
     NAMESPACE_DEF_KINDS,
 )
 
+
+class MixinOp(msgspec.Struct, frozen=True):
+    """One step of building a chain: include or prepend ``target`` (a path to look up, an
+    already resolved declaration id for a concern's ``ClassMethods``, or None for ``self``).
+
+    ``key`` orders the steps: (document key, offset of the call, position within it), where
+    ``include A, B`` inserts B first so that A ends up first. ``scope`` is the definition
+    whose body holds the call (``external`` False) or the scope of a ``Foo.include(M)`` call
+    (``external`` True), where the target is looked up. Extends of a singleton class's attached
+    namespace are includes into the singleton class."""
+
+    key: tuple[int, int, int]
+    kind: MixinKind
+    doc: int
+    scope: int
+    target: ConstPath | int | None
+    external: bool
 
 class Ancestors:
     """Linearization; mixed into the Resolver."""
@@ -97,13 +117,10 @@ class Ancestors:
             return self.module_id if arec.kind != "Class" else self.class_id
         return self.singleton(sup)
 
-    def _mixin_ops(self, decl_id: int, keyed: bool = False) -> list:
-        """(kind, doc, scope index, target, scope_is_site) in program order for a namespace.
-
-        ``scope_is_site`` is False for mixins written in a namespace body, whose lookup site is
-        that body, and True for ``Foo.include(M)`` calls, whose site is the call's scope."""
+    def _mixin_ops(self, decl_id: int) -> list[MixinOp]:
+        """The mixin operations that build a namespace's chain, in program order."""
         rec = self.decls[decl_id]
-        ops: list[tuple] = []
+        ops: list[MixinOp] = []
 
         def add(doc: int, index: int, pos: int, mixins: Sequence, kinds: tuple[str, ...], external: bool) -> None:
             by_call: dict[int, list] = {}
@@ -114,7 +131,8 @@ class Ancestors:
                 first = group[0].start
                 # ``include A, B`` inserts B first, then A, so A ends up first in the chain.
                 for order, m in enumerate(reversed(group)):
-                    ops.append(((doc, first, order), "include" if m.kind == "extend" else m.kind, doc, index, m.target, external))
+                    kind = MixinKind.INCLUDE if m.kind == MixinKind.EXTEND else MixinKind(m.kind)
+                    ops.append(MixinOp((doc, first, order), kind, doc, index, m.target, external))
 
         for doc, index in rec.definitions:
             d = self.docs[doc].definitions[index]
@@ -135,20 +153,19 @@ class Ancestors:
                 # Including a concern extends the class with the concern's ClassMethods (and
                 # those of the concerns it depends on, first); ``def self.included(base)``
                 # hooks that call ``base.extend(X)`` do the same for any module.
-                for key, kind, doc, index, target, external in self._mixin_ops(rec.attached, keyed=True):
-                    if kind != "include":
+                for op in self._mixin_ops(rec.attached):
+                    if op.kind != MixinKind.INCLUDE:
                         continue
-                    module = self._mixin_target(rec.attached, doc, index, target, external)
+                    module = self._mixin_target(rec.attached, op.doc, op.scope, op.target, op.external)
                     if module is None:
                         continue
                     extensions = self._concern_class_methods(module, set()) if self.is_concern(module) else []
                     extensions += self._hook_extends(module)
+                    doc, start, order = op.key
                     for n, cm in enumerate(extensions):
-                        ops.append(((key[0], key[1], key[2] * 1000 + n), "include", doc, index, cm, external))
-        ops.sort(key=lambda op: op[0])
-        if keyed:
-            return ops
-        return [(kind, doc, index, target, external) for _, kind, doc, index, target, external in ops]
+                        ops.append(MixinOp((doc, start, order * 1000 + n), MixinKind.INCLUDE, op.doc, op.scope, cm, op.external))
+        ops.sort(key=lambda op: op.key)
+        return ops
 
     def ancestors(self, decl_id: int) -> tuple[int, ...]:
         return self._chain(decl_id)[0]
@@ -190,8 +207,9 @@ class Ancestors:
             self._super_len.append(len(chain) - 2)
             origin = 1
             concern = self._concerns_known and rec.kind == "Module" and self.is_concern(decl_id)
-            for key, kind, doc, index, target, external in self._mixin_ops(decl_id, keyed=True):
-                module = self._mixin_target(decl_id, doc, index, target, external)
+            for op in self._mixin_ops(decl_id):
+                key, kind = op.key, op.kind
+                module = self._mixin_target(decl_id, op.doc, op.scope, op.target, op.external)
                 if module is None:
                     continue
                 when = (key[0] << 32) | key[1]

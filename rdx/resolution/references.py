@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rdx.model.kinds import ReceiverKind
+
 
 class References:
     """The reference phase; mixed into the Resolver."""
@@ -25,14 +27,14 @@ class References:
         self_cache: dict[int, int | None] = {}
         for mref in result.method_refs:
             rk = mref.receiver_kind
-            if rk <= 1:
+            if rk == ReceiverKind.IMPLICIT_SELF or rk == ReceiverKind.SELF:
                 if mref.scope not in self_cache:
                     self_cache[mref.scope] = self.self_class(doc, mref.scope)
                 recv.append(self_cache[mref.scope])
-            elif rk == 2 or rk == 3:
+            elif rk == ReceiverKind.CONSTANT or rk == ReceiverKind.CONSTANT_INSTANCE:
                 site = self.cref(doc, mref.scope)
                 ns = self.lookup_namespace(mref.receiver, site) if site is not None and mref.receiver else None
-                if ns is not None and rk == 2:
+                if ns is not None and rk == ReceiverKind.CONSTANT:
                     ns = self.decls[ns].singleton  # None for a placeholder: nothing to look up there.
                 recv.append(ns)
             else:
