@@ -566,8 +566,12 @@ class Graph:
     def prepare_queries(self) -> None:
         """Resolve if needed and build the indexes that the first search, descendants and
         method-reference questions of this revision would otherwise build on demand. For
-        servers, which can do it while idle so that no caller waits."""
+        servers, which can do it while idle so that no caller waits. Also builds what the next
+        incremental update reads (descendant, mention and reference indexes, load order)."""
         view = self._ready()
+        if self._resolver is not None:
+            with paused_gc():
+                self._resolver.prepare_updates()
         if view.search_index is None:
             view.search_index = SearchIndex(view.state.declarations.values())
         view.search_index.prepare()

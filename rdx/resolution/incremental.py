@@ -54,6 +54,18 @@ class Incremental:
             keys = self._keys = {d.uri: k for k, d in self.docs.items()}
         return keys.get(uri)
 
+    def prepare_updates(self) -> None:
+        """Build every index an incremental update reads, so that the first edit does not pay
+        for them: descendants, mentions, reference names, member bookkeeping, load order."""
+        if self._times_raw is not None:
+            self._load_times()
+        self._load_members()
+        self._descendants()
+        self._mention_index()
+        self._documents_mentioning(set(), -1)
+        if self._order is None:
+            self._order = LoadOrder(self.docs.values())
+
     def place_documents(self, added: list[FileResult], removed: list[str]) -> dict[str, int] | None:
         """Keys for ``added`` documents, once ``removed`` ones are gone, when that moves no
         other document in load order (``order.LoadOrder``); None when the order must be
@@ -86,10 +98,10 @@ class Incremental:
         neighbours in load order, see ``order.place``)."""
         empty = FileResult(uri=new.uri, path=new.path)
         prev = self.state
-        docs = dict(prev.documents)
+        docs = prev.documents.copy()
         docs[key] = empty
         docs = dict(sorted(docs.items()))  # Keys in load order, as every table is iterated.
-        def_decl = dict(prev.definition_declarations)
+        def_decl = prev.definition_declarations.copy()
         def_decl[key] = []
         state = successor(prev, docs, prev.declarations, prev.by_name, def_decl, prev.diagnostics)
         state.constant_targets[key] = []
@@ -147,7 +159,7 @@ class Incremental:
                     return None
                 diag = msgspec.structs.replace(diag, start=span[0], end=span[1])
             diagnostics.append(diag)
-        docs = dict(self.docs)
+        docs = self.docs.copy()
         docs[index] = new
         self.docs = docs
         previous = self.state
@@ -280,11 +292,11 @@ class Incremental:
                     raise ReplayUnsafe("a diagnostic cannot be moved")
                 diag = msgspec.structs.replace(diag, start=span[0], end=span[1])
             diagnostics.append(diag)
-        docs = dict(self.docs)
+        docs = self.docs.copy()
         docs[index] = new
-        decls = dict(prev.declarations)
-        by_name = dict(prev.by_name)
-        def_decl = dict(prev.definition_declarations)
+        decls = prev.declarations.copy()
+        by_name = prev.by_name.copy()
+        def_decl = prev.definition_declarations.copy()
         copied: set[int] = set()
 
         def own(decl_id: int) -> DeclarationRecord:

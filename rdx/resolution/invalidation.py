@@ -57,8 +57,8 @@ class Invalidation:
             raise ReplayUnsafe("Object's ancestors change: every lookup may change")
         old = {ns: self._ancestors.get(ns) for ns in closure}
         # The previous state keeps its own tables.
-        self._ancestors = dict(self._ancestors)
-        self._times = dict(self._times)
+        self._ancestors = self._ancestors.copy()
+        self._times = self._times.copy()
         self.state.ancestors = self._ancestors
         for ns in closure:
             own(ns)

@@ -147,11 +147,21 @@ class LoadOrder:
         return (low + high) // 2
 
     def remove(self, uri: str) -> bool:
-        """Forget document ``uri`` when that moves no other document: it pulled nothing in and
-        nothing requires it. False (nothing changed) otherwise."""
+        """Forget document ``uri`` when that moves no other document: it pulled nothing in,
+        and the requires that named it name no other file once it is gone. False (nothing
+        changed) otherwise."""
         doc = self.docs.get(uri)
-        if doc is None or self.pulled.get(uri) or self.required_by.get(uri):
+        if doc is None or self.pulled.get(uri):
             return False
+        self._unindex(doc)
+        name = posixpath.basename(doc.path) if doc.path else None
+        for requirer in self.required_by.get(uri, ()):
+            other = self.docs[requirer]
+            for req in other.requires:
+                if posixpath.basename(_require_name(req)) == name and self.target(other, req) is not None:
+                    self._index(doc)
+                    return False
+        self.required_by.pop(uri, None)
         del self.docs[uri]
         at = bisect.bisect_left(self.root_order, _root_key(uri))
         if at < len(self.root_order) and self.root_order[at][1] == uri:

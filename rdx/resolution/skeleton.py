@@ -116,8 +116,8 @@ class SkeletonEdits:
         declarations; returns the documents whose references mention their names."""
         if self._times_raw is not None:
             self._load_times()
-        self._ancestors = dict(self._ancestors)
-        self._times = dict(self._times)
+        self._ancestors = self._ancestors.copy()
+        self._times = self._times.copy()
         self.state.ancestors = self._ancestors
         names: set[str] = set()
         doomed_all: list[int] = []
@@ -214,8 +214,8 @@ class SkeletonEdits:
         if self._times_raw is not None:
             self._load_times()
         # Chains are added for the new namespaces: the previous state keeps its own tables.
-        self._ancestors = dict(self._ancestors)
-        self._times = dict(self._times)
+        self._ancestors = self._ancestors.copy()
+        self._times = self._times.copy()
         self.state.ancestors = self._ancestors
         # This document's own mentions, outside what is being added or replayed anyway.
         skip = set(added)
