@@ -29,6 +29,7 @@ test: $(STAMP) system-deps capi
 
 bench: $(STAMP) system-deps
 	$(BIN)/python bench/bench_index.py
+	$(BIN)/python bench/bench_edits.py
 	$(BIN)/python bench/bench_mcp.py
 	$(BIN)/python bench/bench_capi.py /usr/share/rubygems-integration ActiveRecord::Base --iterations 2000
 

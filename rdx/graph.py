@@ -479,8 +479,7 @@ class Graph:
             if quick is None:
                 # Compute the whole load order again; the other documents must keep theirs.
                 current = {k: d for k, d in resolver.docs.items() if d.uri not in store.removed}
-                quick = place(current, store.documents.values())
-                resolver._order = None
+                quick, resolver._order = place(current, store.documents.values())
             if quick is None:
                 self.last_fallback = "the load order of the other files changes"
                 return None

@@ -16,6 +16,7 @@ from rdx.model.store import ResolutionDiagnostic
 from rdx.resolution.vocabulary import (
     HEAD,
     NAMESPACE_DEF_KINDS,
+    Phase,
 )
 
 
@@ -84,7 +85,7 @@ class Ancestors:
                 if target is not None and not self.decls[target].is_namespace:
                     target = None
             if target is None:
-                if not self._allow_placeholders:
+                if self.phase == Phase.NAMESPACES:
                     continue
                 target = self._placeholder(d.superclass, site, len(d.superclass.segments))
                 self.decls[target].superclass = self.object_id
@@ -149,7 +150,7 @@ class Ancestors:
             for doc, scope, m in self._external.get(rec.attached, ()):
                 if m.kind == "extend":
                     add(doc, scope, m.start, [m], ("extend",), True)
-            if self._concerns_known and not self.is_concern(rec.attached):
+            if self.phase != Phase.NAMESPACES and not self.is_concern(rec.attached):
                 # Including a concern extends the class with the concern's ClassMethods (and
                 # those of the concerns it depends on, first); ``def self.included(base)``
                 # hooks that call ``base.extend(X)`` do the same for any module.
@@ -206,7 +207,7 @@ class Ancestors:
                 times.extend(sup_times)
             self._super_len.append(len(chain) - 2)
             origin = 1
-            concern = self._concerns_known and rec.kind == "Module" and self.is_concern(decl_id)
+            concern = self.phase != Phase.NAMESPACES and rec.kind == "Module" and self.is_concern(decl_id)
             for op in self._mixin_ops(decl_id):
                 key, kind = op.key, op.kind
                 module = self._mixin_target(decl_id, op.doc, op.scope, op.target, op.external)
@@ -273,7 +274,7 @@ class Ancestors:
             return None
         module = self.lookup_namespace(target, site)
         if module is None:
-            if not self._allow_placeholders:
+            if self.phase == Phase.NAMESPACES:
                 return None
             module = self._placeholder(target, site, len(target.segments))
         if self.decls[module].kind not in ("Module", "Todo"):

@@ -12,6 +12,7 @@ from rdx.model.records import ConstPath
 from rdx.resolution.vocabulary import (
     KIND_RANK,
     MEMBER_DECL_KINDS,
+    Phase,
     ReplayUnsafe,
     Site,
 )
@@ -27,7 +28,7 @@ class Builder:
             if KIND_RANK.get(kind, -1) > KIND_RANK.get(rec.kind, 99):
                 rec.kind = kind  # A placeholder or plain constant becomes a namespace.
             return rec
-        if self._replay is not None and kind not in MEMBER_DECL_KINDS:
+        if self.phase == Phase.REPLAY and kind not in MEMBER_DECL_KINDS:
             raise ReplayUnsafe(f"replaying members would declare {name}")
         decl_id = declaration_id(name)
         rec = DeclarationRecord(decl_id, name, unqualified, kind, owner)
@@ -70,7 +71,7 @@ class Builder:
         single = self._declare(name, f"<{rec.unqualified}>", "SingletonClass", decl_id)
         single.attached = decl_id
         rec.singleton = single.id
-        if self._in_members and rec.kind != "Class" and rec.kind != "Module":
+        if self.phase == Phase.MEMBERS and rec.kind != "Class" and rec.kind != "Module":
             self._member_created.add(single.id)
         return single.id
 

@@ -21,6 +21,7 @@ from rdx.resolution.namespaces import Namespaces
 from rdx.resolution.order import LoadOrder, keyed, load_order
 from rdx.resolution.references import References
 from rdx.resolution.skeleton import SkeletonEdits
+from rdx.resolution.vocabulary import Phase
 
 __all__ = ["Resolver", "resolve_documents"]
 
@@ -50,15 +51,11 @@ class Resolver(Incremental, SkeletonEdits, Mentions, Invalidation, Image, Refere
         # Length of the superclass part of each chain being built (a stack, one per frame).
         self._super_len: list[int] = []
         self._superclass_done: set[int] = set()
-        # Unresolved superclasses and mixins become placeholders only once every namespace is
-        # declared; earlier, a miss may just mean the real definition was not reached yet.
-        self._allow_placeholders = False
         # Namespace id -> mixins applied from outside its body: (doc, scope index, Mixin).
         self._external: dict[int, list] = {}
         # ActiveSupport::Concern: concern module id -> concerns it includes, applied on inclusion.
         self._concern_deps: dict[int, list[int]] = {}
         self._concern_cache: dict[int, bool] = {}
-        self._concerns_known = False
         # What member edits need (see ``refresh_members``): member definitions by the namespace
         # they write into, in program order; per document, the namespaces its members write into;
         # namespaces the member phase itself created (singletons of singletons and of
@@ -67,9 +64,9 @@ class Resolver(Incremental, SkeletonEdits, Mentions, Invalidation, Image, Refere
         self._doc_owners: dict[int, set[int | None]] = {key: set() for key in documents}
         self._member_created: set[int] = set()
         self._removed_keys: dict[int, set[str]] = {}
-        self._in_members = False
-        # During a member replay: (namespaces being replayed, position being replayed).
-        self._replay: tuple[set[int], tuple[int, int]] | None = None
+        # See ``Phase``; during a member replay: (namespaces being replayed, position replayed).
+        self.phase = Phase.NAMESPACES
+        self._replay_at: tuple[set[int], tuple[int, int]] = (set(), (0, 0))
         self._descendant_index: dict[int, set[int]] | None = None
         # Namespace -> member keys (``m()``) its aliases and visibility changes look up.
         self._lookup_keys: dict[int, set[str]] = {}
@@ -114,8 +111,7 @@ class Resolver(Incremental, SkeletonEdits, Mentions, Invalidation, Image, Refere
             self._external.setdefault(ns, []).append((doc, ext.scope, ext.mixin))
         self._concern_deps = image.concern_deps
         self._concern_cache = image.concern_cache
-        self._concerns_known = True
-        self._allow_placeholders = True
+        self.phase = Phase.SETTLED
         self._members_raw = image.members.copy()
         self._member_created = set(image.member_created)
         self._removed_keys = {k: set(v) for k, v in image.removed_keys.items()}
@@ -129,12 +125,10 @@ class Resolver(Incremental, SkeletonEdits, Mentions, Invalidation, Image, Refere
         self._collect_external_mixins()
         # Decide which modules are concerns before any ancestors are kept: deciding needs
         # constant lookups, and lookups compute ancestors, which depend on the answer.
-        self._concerns_known = False
         for decl_id in [d for d, r in self.decls.items() if r.kind == "Module"]:
             self.is_concern(decl_id)
-        self._concerns_known = True
+        self.phase = Phase.SETTLED
         self._invalidate(keep_concerns=True)
-        self._allow_placeholders = True
         # ``self`` in a ``class << x`` body is the singleton class's singleton class: declared
         # here, from the definitions alone, so that no reference or member creates it (which
         # would make the set of declarations depend on code inside bodies).

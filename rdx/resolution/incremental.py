@@ -40,6 +40,7 @@ from rdx.resolution.vocabulary import (
     MEMBER_CODES,
     MEMBER_DECL_KINDS,
     MEMBER_DEF_KINDS,
+    Phase,
     ReplayUnsafe,
 )
 
@@ -268,7 +269,7 @@ class Incremental:
             self.fallback = str(exc)
             return None  # The published states are intact; the caller drops this resolver.
         finally:
-            self._replay = None
+            self.phase = Phase.SETTLED
 
     def _replay_members(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> ResolvedState:
         prev = self.state
@@ -416,9 +417,10 @@ class Incremental:
 
         for key in order:
             doc, i = key
-            self._replay = (scope, key)
+            self.phase = Phase.REPLAY
+            self._replay_at = (scope, key)
             self._apply_member(doc, i, docs[doc].definitions[i], owner_of[key])
-        self._replay = None
+        self.phase = Phase.SETTLED
         if gone:
             also_refresh |= self._remove_declarations(index, gone, own)
 

@@ -8,6 +8,7 @@ from rdx.model.store import ResolutionDiagnostic
 from rdx.resolution.vocabulary import (
     MEMBER_DEF_KINDS,
     NAMESPACE_DEF_KINDS,
+    Phase,
     ReplayUnsafe,
 )
 
@@ -23,7 +24,7 @@ class Members:
         Each member definition writes into one namespace (its owner; ``module_function`` also
         into the owner's singleton class), computed from the skeleton alone. The phase records
         which definitions write where, so a later edit can replay just those namespaces."""
-        self._in_members = True
+        self.phase = Phase.MEMBERS
         index_map = self._member_index
         for doc, result in self.docs.items():
             defs = result.definitions
@@ -46,7 +47,7 @@ class Members:
                     self._attach(doc, index, rec.id)
                 elif kind == "ConstantVisibility":
                     self._apply_constant_visibility(doc, index, d)
-        self._in_members = False
+        self.phase = Phase.SETTLED
 
     def _note_lookup(self, owner: int, d: DefinitionRecord) -> None:
         """Record the inherited member an alias or visibility change may read."""
@@ -219,11 +220,10 @@ class Members:
         that position is worked out from its definitions before it (absent when there are
         none); when that needs more than the last one (an alias, ``module_function``) or a
         method was removed on the way, the replay is abandoned for a full resolve."""
-        replay = self._replay
-        if replay is None:
+        if self.phase != Phase.REPLAY:
             found = self.find_member(decl_id, member)
             return None if found is None else (found, self.decls[found].visibility)
-        scope, at = replay
+        scope, at = self._replay_at
         for anc in self.ancestors(decl_id):
             outside = anc not in scope
             if outside and member in self._removed_keys.get(anc, ()):

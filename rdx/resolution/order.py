@@ -177,29 +177,31 @@ class LoadOrder:
         return True
 
 
-def place(current: dict[int, FileResult], documents: Iterable[FileResult]) -> dict[str, int] | None:
+def place(current: dict[int, FileResult], documents: Iterable[FileResult]) -> tuple[dict[str, int] | None, LoadOrder]:
     """Keys for the documents of ``documents`` that ``current`` (key -> document) lacks, such
     that every document sits where the load order of ``documents`` puts it; None when that
     order moves documents of ``current`` relative to each other (a new require pulls a file
-    earlier, say) or no key is free between two neighbours: then everything resolves anew."""
+    earlier, say) or no key is free between two neighbours: then everything resolves anew.
+    Also returns that load order (the walk of every document it took)."""
     key_of = {d.uri: k for k, d in current.items()}
     placed: dict[str, int] = {}
     pending: list[str] = []
     last = -1
-    for d in load_order(documents):
+    order = LoadOrder(documents)
+    for d in order.ordered:
         key = key_of.get(d.uri)
         if key is None:
             pending.append(d.uri)
             continue
         if key <= last:
-            return None
+            return None, order
         if pending and not _spread(pending, last, key, placed):
-            return None
+            return None, order
         pending = []
         last = key
     if pending and not _spread(pending, last, last + DOC_GAP * (len(pending) + 1), placed):
-        return None
-    return placed
+        return None, order
+    return placed, order
 
 
 def _spread(uris: list[str], low: int, high: int, out: dict[str, int]) -> bool:

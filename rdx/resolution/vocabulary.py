@@ -3,6 +3,8 @@ exception a replay raises when it cannot prove that it equals a full resolve."""
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from rdx.model.kinds import DeclarationKind as K
 from rdx.model.kinds import DefinitionKind as D
 from rdx.model.records import DefinitionRecord
@@ -21,6 +23,7 @@ __all__ = [
     "MEMBER_DECL_KINDS",
     "MEMBER_DEF_KINDS",
     "NAMESPACE_DEF_KINDS",
+    "Phase",
     "ReplayUnsafe",
     "Site",
     "dynamic_constant",
@@ -49,6 +52,21 @@ MAX_ALIAS_HOPS = 64
 CONCERN_NAMES = frozenset({"ClassMethods", "Concern"})  # Looked up by name by the concern rules.
 
 Site = tuple[int, ...]  # A cref: declaration ids of the lexical scopes, innermost first.
+
+
+class Phase(StrEnum):
+    """Where a resolver is; the one piece of mode that changes how the shared code behaves."""
+
+    # Phase 1 and deciding which modules are concerns: a lookup that misses may only mean that
+    # the definition was not reached yet, so no placeholders are made, and chains are built
+    # without the concern rules (which need those lookups).
+    NAMESPACES = "namespaces"
+    # Phase 2: singleton classes created here are recorded (``_member_created``).
+    MEMBERS = "members"
+    # Phases 3 and 4 and every incremental update outside a member replay.
+    SETTLED = "settled"
+    # Replaying members: ``_replay_at`` says which namespaces and which position.
+    REPLAY = "replay"
 
 
 class ReplayUnsafe(Exception):
