@@ -11,6 +11,7 @@ from rdx.model.store import ResolvedImage, ResolvedState
 from rdx.resolution.ancestors import Ancestors
 from rdx.resolution.builder import Builder
 from rdx.resolution.concerns import Concerns
+from rdx.resolution.documents import DocumentEdits
 from rdx.resolution.image import Image
 from rdx.resolution.incremental import Incremental
 from rdx.resolution.invalidation import Invalidation
@@ -31,7 +32,7 @@ def resolve_documents(documents: Iterable[FileResult]) -> ResolvedState:
     return Resolver(keyed(load_order(documents))).run()
 
 
-class Resolver(Incremental, SkeletonEdits, Mentions, Invalidation, Image, References, Members, Ancestors, Concerns, Namespaces, Builder, Lookup):
+class Resolver(DocumentEdits, Incremental, SkeletonEdits, Mentions, Invalidation, Image, References, Members, Ancestors, Concerns, Namespaces, Builder, Lookup):
     """One resolution run over documents in load order: the phases of the role modules, in
     order, writing one new ResolvedState (see ``run``). After the run it stays the writer of
     later revisions (``refresh_document``, ``refresh_members``), each a new state; queries
@@ -67,7 +68,7 @@ class Resolver(Incremental, SkeletonEdits, Mentions, Invalidation, Image, Refere
         # See ``Phase``; during a member replay: (namespaces being replayed, position replayed).
         self.phase = Phase.NAMESPACES
         self._replay_at: tuple[set[int], tuple[int, int]] = (set(), (0, 0))
-        self._descendant_index: dict[int, set[int]] | None = None
+        self._descendant_index: dict[int, list[int]] | None = None
         # Namespace -> member keys (``m()``) its aliases and visibility changes look up.
         self._lookup_keys: dict[int, set[str]] = {}
         # For edits that add namespaces and constants (``_declare_added``), built on first use.

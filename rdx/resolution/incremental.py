@@ -15,8 +15,6 @@ empty one at its new key; a removed document is the edit to an empty one, then i
 
 from __future__ import annotations
 
-import bisect
-
 import msgspec
 
 from rdx.model.declarations import DeclarationRecord
@@ -33,7 +31,6 @@ from rdx.resolution.edits import (
     spans_of,
     successor,
 )
-from rdx.resolution.order import LoadOrder
 from rdx.resolution.vocabulary import (
     MAX_REPLAY_DEFINITIONS,
     MAX_REPLAY_NAMESPACES,
@@ -45,96 +42,18 @@ from rdx.resolution.vocabulary import (
 )
 
 
+def merge_refresh(into: dict[int, set[str] | None], more: dict[int, set[str] | None]) -> None:
+    """Documents to refresh: a set of names refreshes only the references naming them, None
+    every reference of the document; None wins."""
+    for doc, names in more.items():
+        if doc in into:
+            have = into[doc]
+            into[doc] = None if have is None or names is None else have | names
+        else:
+            into[doc] = names
+
 class Incremental:
     """Refresh paths; mixed into the Resolver."""
-
-    def key_of(self, uri: str) -> int | None:
-        """The document key of a URI in the current state."""
-        keys = self._keys
-        if keys is None:
-            keys = self._keys = {d.uri: k for k, d in self.docs.items()}
-        return keys.get(uri)
-
-    def prepare_updates(self) -> None:
-        """Build every index an incremental update reads, so that the first edit does not pay
-        for them: descendants, mentions, reference names, member bookkeeping, load order."""
-        if self._times_raw is not None:
-            self._load_times()
-        self._load_members()
-        self._descendants()
-        self._mention_index()
-        self._documents_mentioning(set(), -1)
-        if self._order is None:
-            self._order = LoadOrder(self.docs.values())
-
-    def place_documents(self, added: list[FileResult], removed: list[str]) -> dict[str, int] | None:
-        """Keys for ``added`` documents, once ``removed`` ones are gone, when that moves no
-        other document in load order (``order.LoadOrder``); None when the order must be
-        computed anew (the caller then tries ``order.place`` over all documents)."""
-        order = self._order
-        if order is None:
-            order = self._order = LoadOrder(self.docs.values())
-        for uri in removed:
-            if not order.remove(uri):
-                self._order = None
-                return None
-        keys = list(self.docs)  # In key order (every table is).
-        placed: dict[str, int] = {}
-
-        def key_of(uri: str) -> int | None:
-            key = placed.get(uri)
-            return key if key is not None else self.key_of(uri)
-
-        for doc in added:
-            key = order.add(doc, key_of, keys)
-            if key is None:
-                self._order = None
-                return None
-            placed[doc.uri] = key
-            bisect.insort(keys, key)
-        return placed
-
-    def add_document(self, key: int, new: FileResult) -> ResolvedState | None:
-        """A new state with document ``new`` added at ``key`` (a free key between its
-        neighbours in load order, see ``order.place``)."""
-        empty = FileResult(uri=new.uri, path=new.path)
-        prev = self.state
-        docs = prev.documents.copy()
-        docs[key] = empty
-        docs = dict(sorted(docs.items()))  # Keys in load order, as every table is iterated.
-        def_decl = prev.definition_declarations.copy()
-        def_decl[key] = []
-        state = successor(prev, docs, prev.declarations, prev.by_name, def_decl, prev.diagnostics)
-        state.constant_targets[key] = []
-        state.method_receivers[key] = []
-        self.state, self.docs, self.def_decl = state, docs, def_decl
-        if self._keys is not None:
-            self._keys[new.uri] = key
-        self._crefs[key] = {}
-        self._load_members()
-        self._doc_owners[key] = set()
-        self._remention(key, set())
-        return self.refresh_members(new, order_checked=True)
-
-    def remove_document(self, uri: str) -> ResolvedState | None:
-        """A new state without the document of ``uri``."""
-        key = self.key_of(uri)
-        if key is None:
-            return None
-        old = self.docs[key]
-        state = self.refresh_members(FileResult(uri=old.uri, path=old.path), order_checked=True)
-        if state is None:
-            return None
-        for table in (state.documents, state.definition_declarations, state.constant_targets, state.method_receivers):
-            del table[key]
-        state.diagnostics = [x for x in state.diagnostics if x.doc != key]
-        if self._keys is not None:
-            self._keys.pop(uri, None)
-        self._forget_reference_names(key)
-        for bookkeeping in (self._crefs, self._doc_owners, self._reference_names):
-            bookkeeping.pop(key, None)  # type: ignore[attr-defined]
-        self._remention(key, None)
-        return state
 
     def refresh_document(self, new: FileResult) -> ResolvedState | None:
         """A new state for an edit of one document that leaves its definitions as they were
@@ -169,21 +88,24 @@ class Incremental:
         state.constant_targets[index], state.method_receivers[index] = self._document_references(index)
         return state
 
-    def _descendants(self) -> dict[int, set[int]]:
-        """Namespace -> the namespaces that have it among their ancestors (built on first use,
-        kept current by the edits that change chains)."""
+    def _descendants(self) -> dict[int, list[int]]:
+        """Namespace -> the namespaces that have it among their ancestors, built on first use.
+
+        Edits that change chains append new entries and leave stale ones (a namespace that
+        lost that ancestor, or is gone): readers that must be exact filter through
+        ``_current_descendants``; the others use it as an over-approximation."""
         if self._descendant_index is None:
-            index: dict[int, set[int]] = {}
+            index: dict[int, list[int]] = {}
             for decl_id, chain in self._ancestors.items():
                 for anc in chain:
                     if anc != decl_id:
-                        entry = index.get(anc)
-                        if entry is None:
-                            index[anc] = {decl_id}
-                        else:
-                            entry.add(decl_id)
+                        index.setdefault(anc, []).append(decl_id)
             self._descendant_index = index
         return self._descendant_index
+
+    def _current_descendants(self, ns: int) -> list[int]:
+        """The namespaces that have ``ns`` among their ancestors now (stale entries dropped)."""
+        return [d for d in self._descendants().get(ns, ()) if d in self.decls and ns in self._ancestors.get(d, ())]
 
     def _replay_scope(self, seeds: set[int], keys: set[str], edited: int) -> set[int]:
         """The namespaces whose members a member edit can change.
@@ -204,7 +126,7 @@ class Incremental:
         while True:
             while stack:
                 ns = stack.pop()
-                if ns in scope:
+                if ns in scope or ns not in self.decls:
                     continue
                 scope.add(ns)
                 if len(scope) > MAX_REPLAY_NAMESPACES:
@@ -336,7 +258,7 @@ class Incremental:
             self._external = {
                 ns: [renamed.get(id(e[2]), e) if e[0] == index else e for e in entries] for ns, entries in self._external.items()
             }
-        also_refresh = self._declare_added(index, new, added, own) if added else set()
+        also_refresh = self._declare_added(index, new, added, own) if added else {}
         if (added or diff.changed) and self._finds_placeholder(index, {*added, *(n for _, n in diff.changed)}):
             raise ReplayUnsafe("an added or changed lookup finds a placeholder, whose shape depends on who made it first")
         # Superclasses and mixins changed in place: those chains, their descendants' and their
@@ -344,7 +266,7 @@ class Incremental:
         rechained: set[int] = set()
         if diff.changed:
             rechained = self._rechain({d for _, n in diff.changed if (d := row[n]) is not None}, own)
-            also_refresh |= self._documents_reading(rechained)
+            merge_refresh(also_refresh, self._documents_reading(rechained))
 
         # Owners of the new member definitions, computed as the member phase would.
         new_members: list[tuple[int, int | None]] = []
@@ -422,16 +344,21 @@ class Incremental:
             self._apply_member(doc, i, docs[doc].definitions[i], owner_of[key])
         self.phase = Phase.SETTLED
         if gone:
-            also_refresh |= self._remove_declarations(index, gone, own)
+            merge_refresh(also_refresh, self._remove_declarations(index, gone, own))
 
         # References: this document's, and those of documents whose methods changed declaration
         # (calls inside a removed method have no known receiver).
-        refresh = {index} | also_refresh
+        refresh = also_refresh
+        refresh[index] = None
         for doc, i in order:
             if doc != index and def_decl[doc][i] != prev.definition_declarations[doc][i] and docs[doc].definitions[i].kind == "Method":
-                refresh.add(doc)
+                refresh[doc] = None
         for doc in sorted(refresh):
-            state.constant_targets[doc], state.method_receivers[doc] = self._document_references(doc)
+            names = refresh[doc]
+            if names is None:
+                state.constant_targets[doc], state.method_receivers[doc] = self._document_references(doc)
+            else:
+                state.constant_targets[doc], state.method_receivers[doc] = self._references_naming(doc, names)
 
         # Keep the member index current.
         for old_owner in old_owners:

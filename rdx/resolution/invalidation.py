@@ -35,7 +35,7 @@ class Invalidation:
         stack = list(seeds)
         while stack:
             ns = stack.pop()
-            if ns in closure:
+            if ns in closure or ns not in self.decls:
                 continue
             closure.add(ns)
             if len(closure) > MAX_RECHAINED:
@@ -76,13 +76,10 @@ class Invalidation:
         index = self._descendant_index
         if index is not None:
             for ns in changed:
-                for anc in old[ns] or ():
-                    entries = index.get(anc)
-                    if anc != ns and entries is not None:
-                        entries.discard(ns)
+                before = set(old[ns] or ())
                 for anc in self._ancestors.get(ns, ()):
-                    if anc != ns:
-                        index.setdefault(anc, set()).add(ns)
+                    if anc != ns and anc not in before:
+                        index.setdefault(anc, []).append(ns)  # Lost ancestors are filtered on read.
         return changed
 
     def _drop_chain_diagnostics(self, namespaces: set[int]) -> None:
@@ -99,14 +96,17 @@ class Invalidation:
             x for x in self.state.diagnostics if not (x.code in CHAIN_CODES and (x.doc, x.start, x.end) in spans)
         ]
 
-    def _documents_reading(self, namespaces: set[int]) -> set[int]:
+    def _documents_reading(self, namespaces: set[int]) -> dict[int, set[str] | None]:
         """Documents whose constant lookups may read the chain of one of ``namespaces``: those
-        with a lexical scope in one (a definition of it) and those naming one in a path."""
-        docs: set[int] = set()
+        with a lexical scope in one (a definition of it: all their references, None) and those
+        naming one in a path (the references that name it)."""
         names: set[str] = set()
+        scoped: set[int] = set()
         for ns in namespaces:
             rec = self.decls[ns]
-            docs.update(doc for doc, _ in rec.definitions)
+            scoped.update(doc for doc, _ in rec.definitions)
             if rec.kind != "SingletonClass":
                 names.add(rec.unqualified)
-        return docs | self._documents_mentioning(names, -1)
+        out: dict[int, set[str] | None] = dict(self._mentioning(names, -1))
+        out.update(dict.fromkeys(scoped))
+        return out

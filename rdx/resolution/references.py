@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rdx.model.kinds import ReceiverKind
+from rdx.model.records import MethodRef
 
 
 class References:
@@ -31,12 +32,33 @@ class References:
                 if mref.scope not in self_cache:
                     self_cache[mref.scope] = self.self_class(doc, mref.scope)
                 recv.append(self_cache[mref.scope])
-            elif rk == ReceiverKind.CONSTANT or rk == ReceiverKind.CONSTANT_INSTANCE:
-                site = self.cref(doc, mref.scope)
-                ns = self.lookup_namespace(mref.receiver, site) if site is not None and mref.receiver else None
-                if ns is not None and rk == ReceiverKind.CONSTANT:
-                    ns = self.decls[ns].singleton  # None for a placeholder: nothing to look up there.
-                recv.append(ns)
             else:
-                recv.append(None)
+                recv.append(self._constant_receiver(doc, mref))
+        return targets, recv
+
+    def _constant_receiver(self, doc: int, mref: MethodRef) -> int | None:
+        """Where ``Foo.bar`` (the singleton class) or ``Foo.new.bar`` (Foo) looks ``bar`` up."""
+        rk = mref.receiver_kind
+        if rk != ReceiverKind.CONSTANT and rk != ReceiverKind.CONSTANT_INSTANCE:
+            return None
+        site = self.cref(doc, mref.scope)
+        ns = self.lookup_namespace(mref.receiver, site) if site is not None and mref.receiver else None
+        if ns is not None and rk == ReceiverKind.CONSTANT:
+            ns = self.decls[ns].singleton  # None for a placeholder: nothing to look up there.
+        return ns
+
+    def _references_naming(self, doc: int, names: set[str]) -> tuple[list[int | None], list[int | None]]:
+        """The document's references again, where only those whose constant path (or call
+        receiver) names one of ``names`` can have changed: the others keep their answers."""
+        state = self.state
+        result = self.docs[doc]
+        targets = list(state.constant_targets[doc])
+        for i, ref in enumerate(result.const_refs):
+            if not names.isdisjoint(ref.path.segments):
+                site = self.cref(doc, ref.scope)
+                targets[i] = self.lookup_path(ref.path, site) if site is not None else None
+        recv = list(state.method_receivers[doc])
+        for i, mref in enumerate(result.method_refs):
+            if mref.receiver is not None and not names.isdisjoint(mref.receiver.segments):
+                recv[i] = self._constant_receiver(doc, mref)
         return targets, recv

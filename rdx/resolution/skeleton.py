@@ -66,7 +66,6 @@ class SkeletonEdits:
                     raise ReplayUnsafe(f"{rec.name} refers to a placeholder")
             gone.append(decl_id)
         own_mentions = path_names(new, lambda i, d: d.kind not in MEMBER_DEF_KINDS)
-        descendants = self._descendants()
         gone_set = set(gone)
         for decl_id in gone:
             if self._object_mixin_conflict(self.decls[decl_id].owner, self.decls[decl_id].unqualified):
@@ -79,7 +78,7 @@ class SkeletonEdits:
                 raise ReplayUnsafe(f"{name} is mentioned in its own document")
             holders = self._holders(decl_id)
             for holder in holders:
-                if descendants.get(holder) and set(descendants[holder]) - set(holders):
+                if set(self._current_descendants(holder)) - set(holders):
                     raise ReplayUnsafe(f"{self.decls[holder].name} has descendants")
                 hrec = self.decls[holder]
                 if holder == holders[-1] and hrec.singleton is not None and holder != decl_id:
@@ -111,7 +110,7 @@ class SkeletonEdits:
             out.append(single)
         return out
 
-    def _remove_declarations(self, index: int, gone: list[int], own: Callable[[int], DeclarationRecord]) -> set[int]:
+    def _remove_declarations(self, index: int, gone: list[int], own: Callable[[int], DeclarationRecord]) -> dict[int, set[str] | None]:
         """Delete ``gone`` (checked by ``_removable``) with their singleton classes and member
         declarations; returns the documents whose references mention their names."""
         if self._times_raw is not None:
@@ -120,17 +119,12 @@ class SkeletonEdits:
         self._times = self._times.copy()
         self.state.ancestors = self._ancestors
         names: set[str] = set()
-        doomed_all: list[int] = []
-        chains: dict[int, tuple[int, ...]] = {}
         for decl_id in gone:
             rec = self.decls.get(decl_id)
             if rec is None:
                 continue
             names.add(rec.unqualified)
             doomed = self._holders(decl_id)
-            doomed_all += doomed
-            for holder in doomed:
-                chains[holder] = self._ancestors.get(holder, ())
             for holder in doomed:
                 hrec = self.decls.pop(holder)
                 self.by_name.pop(hrec.name, None)
@@ -149,13 +143,11 @@ class SkeletonEdits:
                 del own(owner).members[rec.unqualified]
         self._lookup_cache.clear()
         self._alias_cache.clear()
-        if self._descendant_index is not None:
-            for holder in doomed_all:
-                for anc in chains.get(holder, ()):
-                    entries = self._descendant_index.get(anc)
-                    if entries is not None:
-                        entries.discard(holder)
-        return self._documents_mentioning(names, index)
+        return self._mentioning(names, index)
+
+    def _mentioning(self, names: set[str], skip: int) -> dict[int, set[str] | None]:
+        """Documents whose references name one of ``names`` -> the names (see ``Refresh``)."""
+        return {doc: names for doc in self._documents_mentioning(names, skip)}
 
     def _documents_mentioning(self, names: set[str], skip: int) -> set[int]:
         """Documents (but ``skip``) with a constant reference or call receiver naming one of
@@ -204,7 +196,7 @@ class SkeletonEdits:
                 if docs is not None:
                     docs.discard(doc)
 
-    def _declare_added(self, index: int, new: FileResult, added: list[int], own: Callable[[int], DeclarationRecord]) -> set[int]:
+    def _declare_added(self, index: int, new: FileResult, added: list[int], own: Callable[[int], DeclarationRecord]) -> dict[int, set[str] | None]:
         """Declare namespaces and constants that an edit added to document ``index`` (already
         installed), when nothing else can notice them: each has a name no constant anywhere
         has and no constant path anywhere else mentions (so no lookup result, placeholder or
@@ -327,5 +319,5 @@ class SkeletonEdits:
                 if self.decls[new_id].is_namespace:
                     for anc in self._ancestors.get(new_id, ()):
                         if anc != new_id:
-                            self._descendant_index.setdefault(anc, set()).add(new_id)
-        return self._documents_mentioning(names, index)
+                            self._descendant_index.setdefault(anc, []).append(new_id)
+        return self._mentioning(names, index)
