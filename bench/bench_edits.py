@@ -106,6 +106,7 @@ def main() -> None:
     t1 = time.perf_counter()
     g.resolve()
     t2 = time.perf_counter()
+    resolved_rss = _peak_rss_mb()
     # What a server does after a cold start: the MCP server prepares its indexes and, like
     # ``rdx watch``, keeps the loaded graph out of the collector's sight (``freeze_gc=True``).
     g.prepare_queries()
@@ -113,7 +114,10 @@ def main() -> None:
     t3 = time.perf_counter()
     stats = g.stats() if hasattr(g, "stats") else {}
     print(f"corpus {', '.join(roots)}: {len(g.documents)} documents, {stats.get('declarations', '?')} declarations")
-    print(f"cold: index {t1 - t0:.2f}s + resolve {t2 - t1:.2f}s, then prepare_queries {t3 - t2:.2f}s; peak RSS {_peak_rss_mb():.0f} MB")
+    print(
+        f"cold: index {t1 - t0:.2f}s + resolve {t2 - t1:.2f}s (peak RSS {resolved_rss:.0f} MB), "
+        f"then prepare_queries {t3 - t2:.2f}s (peak RSS {_peak_rss_mb():.0f} MB)"
+    )
 
     cops = sorted(d.path for d in g.documents if d.path and re.search(r"/rubocop-[\d.]+/lib/rubocop/cop/(style|layout|lint)/", d.path))
     if args.copies:

@@ -242,6 +242,13 @@ rdx_status_t rdx_declaration_name(rdx_declaration_t *declaration, char **out);
 /* The last segment, e.g. "label()". *out: rdx_string_free. */
 rdx_status_t rdx_declaration_unqualified_name(rdx_declaration_t *declaration, char **out);
 
+/* Everything `rdx show` and the MCP server's get_declaration report, as one JSON object (the
+ * Python API's Declaration.summary()): name, kind, revision, owner, visibility (methods),
+ * target (constant aliases), definitions (kind, location, comments, signature), ancestors
+ * (namespaces) and members (name, unqualified, kind, location); absent keys mean none.
+ * *out: rdx_string_free. */
+rdx_status_t rdx_declaration_summary_json(rdx_declaration_t *declaration, char **out);
+
 /* "Class", "Module", "SingletonClass", "Constant", "ConstantAlias", "Method", ...
  * *out: static, owned by the library. */
 rdx_status_t rdx_declaration_kind(rdx_declaration_t *declaration, const char **out);

@@ -10,6 +10,7 @@ against the error table, the library's exported symbols and the Python half.
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ import sysconfig
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from binding_answers import answers
 from conftest import run_ruby
@@ -75,6 +77,8 @@ def parse_answers(output: str) -> dict[str, Any]:
             decls[f[0]][tag.lower()] = _names(f[1])
         elif tag == "NAMES":
             out["names"].setdefault(f[0], {})[f[1]] = _names(f[2])
+        elif tag == "SUMMARY":
+            out.setdefault("summaries", {})[f[0]] = json.loads(f[1])
         elif tag == "SINGLETON":
             decls[f[0]]["singleton_class"] = _opt(f[1])
             decls[f[0]]["singleton_ancestors"] = _names(f[2])
@@ -130,6 +134,20 @@ def test_batch_names_match_python(c_answers: dict[str, Any], python_answers: dic
         assert got == {k: expected[k] for k in ("ancestors", "descendants", "members")}, name
     assert c_answers["names"]["Shop::Models::Product#label()"]["members"] == []
     assert "Shop::Models::Product" in c_answers["names"]["Shop::Models::Record"]["descendants"]
+
+
+def test_declaration_summaries_match_python(c_answers: dict[str, Any]) -> None:
+    """rdx_declaration_summary_json: the same record as Declaration.summary() in Python."""
+    g = rdx.Graph()
+    g.index_all([str(FIXTURE)])
+    summaries = c_answers["summaries"]
+    assert set(summaries) == set(c_answers["declarations"])
+    for name, got in summaries.items():
+        expected = msgspec.to_builtins(g[name].summary())
+        expected.pop("revision")
+        got.pop("revision")
+        assert got == expected, name
+    assert summaries["Shop::Models::Product"]["ancestors"][:2] == ["Shop::Models::Product", "Shop::Comparable"]
 
 
 def test_references_match_python(c_answers: dict[str, Any], python_answers: dict[str, Any]) -> None:
@@ -275,7 +293,7 @@ def test_header_functions_are_exactly_what_the_library_exports(library: Path) ->
     exported = {line.split()[-1] for line in nm.splitlines() if line.strip()}
     # Nothing else: not cffi's module init, not the rdx__ helpers or the rdx__py_ externs.
     assert exported == set(python_names) | set(native_names)
-    assert len(exported) == 75
+    assert len(exported) == 76
 
 
 def test_embedded_python_is_the_building_environment_whatever_the_host_sets(library: Path, tmp_path: Path) -> None:

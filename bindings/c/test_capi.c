@@ -261,6 +261,11 @@ static void print_declaration(rdx_graph_t *graph, const char *name) {
     joined = list_both_ways(decl, rdx_declaration_members, rdx_declaration_member_names, "members");
     printf("NAMES\t%s\tmembers\t%s\n", name, joined);
     free(joined);
+    char *summary = NULL;
+    OK(rdx_declaration_summary_json(decl, &summary));
+    CHECK(summary != NULL && strstr(summary, "\"name\":") != NULL);
+    printf("SUMMARY\t%s\t%s\n", name, summary);
+    rdx_string_free(summary);
 
     rdx_declaration_t *singleton;
     rdx_status_t st = rdx_declaration_singleton_class(decl, &singleton);

@@ -21,6 +21,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 import rdx
 
 OK = 0
@@ -606,6 +608,7 @@ def rdx_declaration_id(declaration: Any, out: Any) -> int:
 
 _define("rdx_declaration_name", _string_accessor(DECLARATION, "declaration", lambda d: d.name))
 _define("rdx_declaration_unqualified_name", _string_accessor(DECLARATION, "declaration", lambda d: d.unqualified_name))
+_define("rdx_declaration_summary_json", _string_accessor(DECLARATION, "declaration", lambda d: msgspec.json.encode(d.summary()).decode()))
 _define("rdx_declaration_kind", _static_accessor(DECLARATION, "declaration", lambda d: d.kind))
 _define(
     "rdx_declaration_owner",

@@ -32,6 +32,7 @@ class DocumentEdits:
         if self._times_raw is not None:
             self._load_times()
         self._load_members()
+        self.key_of("")
         self._descendants()
         self._mention_index()
         self._documents_mentioning(set(), -1)

@@ -23,6 +23,7 @@
 # it, and objects derived from a graph keep the graph alive.
 
 require "fiddle"
+require "json"
 
 module Rdx
   # The ABI this file was written for; the library must report the same.
@@ -112,6 +113,7 @@ module Rdx
       rdx_graph_open_stats
       rdx_graph_declarations rdx_graph_constant_references rdx_graph_method_references rdx_graph_diagnostics
       rdx_declaration_id rdx_declaration_name rdx_declaration_unqualified_name rdx_declaration_kind
+      rdx_declaration_summary_json
       rdx_declaration_owner rdx_declaration_singleton_class rdx_declaration_ancestors
       rdx_declaration_descendants rdx_declaration_members rdx_declaration_definitions
       rdx_definition_kind rdx_definition_name rdx_definition_location rdx_definition_declaration
@@ -336,6 +338,11 @@ module Rdx
 
     def unqualified_name
       string(:rdx_declaration_unqualified_name)
+    end
+
+    # Everything `rdx show` reports, as a Hash with string keys (the C ABI's JSON summary).
+    def summary
+      JSON.parse(string(:rdx_declaration_summary_json))
     end
 
     def kind

@@ -135,6 +135,9 @@ class TestAnswers < Minitest::Test
       assert_equal expected["ancestors"], names(d.ancestors), name
       assert_equal expected["descendants"], names(d.descendants), name
       assert_equal expected["members"], names(d.members), name
+      summary = d.summary
+      assert_equal d.name, summary["name"]
+      assert_equal expected["ancestors"], summary.fetch("ancestors", []) if %w[Class Module SingletonClass].include?(d.kind)
       assert_same_answer expected["singleton_class"], d.singleton_class&.name
       assert_equal expected["singleton_ancestors"], d.singleton_class ? names(d.singleton_class.ancestors) : []
       definitions = d.definitions.map do |defn|
