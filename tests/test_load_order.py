@@ -88,3 +88,23 @@ def test_placing_added_and_removed_files_keeps_the_load_order_of_a_fresh_walk():
     # Files here require each other densely, so many changes are refused (and would be
     # placed by walking everything again); the quick path must still take a good share.
     assert accepted > 200
+
+
+def test_document_keys_keep_chain_times_within_the_snapshot_integers():
+    """Chain times are ``key << 32 | offset``; with many documents the keys must still let the
+    resolved image be written (64-bit integers), and a full resolve exports without error."""
+    from rdx.model.records import FileResult
+    from rdx.resolution.driver import Resolver
+    from rdx.resolution.order import MAX_KEY, keyed
+
+    for count in (10, 6000, 300_000):
+        keys = list(keyed(FileResult(uri=f"file:///k/{i}.rb", path=None) for i in range(count)))
+        assert keys == sorted(keys) and len(set(keys)) == count and keys[-1] <= MAX_KEY
+    g = rdx.Graph()
+    for i in range(6000):
+        g.index_source(f"file:///many/f{i:05d}.rb", f"module M{i % 7}; end\nclass C{i} < Object\n  include M{i % 7}\nend\n")
+    g.resolve()
+    resolver = g._resolver
+    assert isinstance(resolver, Resolver)
+    image = resolver.export("fingerprint")  # raised OverflowError when keys were too far apart
+    assert len(image.uris) == 6001

@@ -12,12 +12,18 @@ from rdx.model.store import CORE_URI
 # Document keys are multiples of DOC_GAP in load order, so that a document added later can take
 # a key between its neighbours: every comparison of (document, index) pairs stays a comparison
 # of program positions, and no other document's key changes.
-DOC_GAP = 1 << 20
+# Keys stay below MAX_KEY: ancestor chains time their entries as ``key << 32 | offset``, which
+# must fit the 64-bit integers of the snapshot. 2**14 leaves room for 14 halvings between two
+# neighbours (files added at one spot) and for 262,143 documents; beyond that the gap shrinks.
+DOC_GAP = 1 << 14
+MAX_KEY = (1 << 32) - 1
 
 
 def keyed(ordered: Iterable[FileResult]) -> dict[int, FileResult]:
     """Documents in load order -> {document key: document}."""
-    return {i * DOC_GAP: d for i, d in enumerate(ordered)}
+    docs = list(ordered)
+    gap = max(1, min(DOC_GAP, MAX_KEY // (len(docs) + 1)))
+    return {i * gap: d for i, d in enumerate(docs)}
 
 
 def load_order(documents: Iterable[FileResult]) -> list[FileResult]:
@@ -135,7 +141,7 @@ class LoadOrder:
         if any((key_of(t.uri) or 0) > low for t in targets):
             return None
         nxt = bisect.bisect_right(keys, low)
-        high = keys[nxt] if nxt < len(keys) else low + 2 * DOC_GAP
+        high = keys[nxt] if nxt < len(keys) else min(low + 2 * DOC_GAP, MAX_KEY)
         if high - low < 2:
             return None
         self.docs[doc.uri] = doc
@@ -199,7 +205,7 @@ def place(current: dict[int, FileResult], documents: Iterable[FileResult]) -> tu
             return None, order
         pending = []
         last = key
-    if pending and not _spread(pending, last, last + DOC_GAP * (len(pending) + 1), placed):
+    if pending and not _spread(pending, last, min(last + DOC_GAP * (len(pending) + 1), MAX_KEY), placed):
         return None, order
     return placed, order
 
