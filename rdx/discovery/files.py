@@ -9,6 +9,7 @@ pathspec. Reading a file never raises: problems come back as diagnostics.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from hashlib import blake2b
@@ -45,11 +46,19 @@ class WalkResult:
     problems: list[tuple[str, Diagnostic]] = field(default_factory=list)
 
 
+# Paths made only of these need no percent-encoding (the common case, tested first: a walk
+# converts every path of the project).
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9_./~-]*")
+
+
 def path_to_uri(path: str) -> str:
     """A ``file://`` URI; names that are not valid UTF-8 are percent-encoded byte by byte."""
+    absolute = os.path.abspath(path)
+    if _PLAIN_PATH.fullmatch(absolute):
+        return "file://" + absolute
     from urllib.parse import quote
 
-    return "file://" + quote(os.fsencode(os.path.abspath(path)), safe="/")
+    return "file://" + quote(os.fsencode(absolute), safe="/")
 
 
 def uri_to_path(uri: str) -> str | None:

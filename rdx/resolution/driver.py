@@ -91,9 +91,9 @@ class Resolver(DocumentEdits, Incremental, SkeletonEdits, Mentions, Invalidation
     def restore(cls, documents: dict[int, FileResult], image: ResolvedImage) -> Resolver:
         """A resolver in the state ``export`` saved; ``documents`` are the image's, in its order."""
         self = cls(documents, restoring=True)
-        decls = {rec.id: rec for rec in image.declarations}
+        decls = image.declarations
         self.decls = self.state.declarations = decls
-        self.by_name = self.state.by_name = {rec.name: rec.id for rec in image.declarations}
+        self.by_name = self.state.by_name = image.by_name
         self.def_decl = self.state.definition_declarations = image.definition_declarations
         self.state.constant_targets = image.constant_targets
         self.state.method_receivers = image.method_receivers

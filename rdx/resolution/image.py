@@ -39,7 +39,8 @@ class Image:
         return ResolvedImage(
             fingerprint=fingerprint,
             uris={k: d.uri for k, d in self.docs.items()},
-            declarations=list(self.decls.values()),
+            declarations=self.decls,
+            by_name=self.by_name,
             definition_declarations=self.def_decl,
             constant_targets=state.constant_targets,
             method_receivers=state.method_receivers,
