@@ -93,7 +93,7 @@ class Resolver(DocumentEdits, Incremental, SkeletonEdits, Mentions, Invalidation
         self = cls(documents, restoring=True)
         decls = image.declarations
         self.decls = self.state.declarations = decls
-        self.by_name = self.state.by_name = image.by_name
+        self.by_name = self.state.by_name = {rec.name: decl_id for decl_id, rec in decls.items()}
         self.def_decl = self.state.definition_declarations = image.definition_declarations
         self.state.constant_targets = image.constant_targets
         self.state.method_receivers = image.method_receivers

@@ -40,7 +40,6 @@ class Image:
             fingerprint=fingerprint,
             uris={k: d.uri for k, d in self.docs.items()},
             declarations=self.decls,
-            by_name=self.by_name,
             definition_declarations=self.def_decl,
             constant_targets=state.constant_targets,
             method_receivers=state.method_receivers,
