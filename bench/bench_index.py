@@ -152,12 +152,11 @@ def phase_warm(roots: list[str], jobs: int) -> dict:
             "class": original[:at] + b"  class RdxBenchAdded\n    def run = 1\n  end\n" + original[at:],
         }
         for kind, edited in edits.items():
-            resolver = warm._view.resolver if warm._view is not None else None
             u0 = time.perf_counter()
             warm.index_source(path, edited)
             warm.resolve()
             updates[kind].append(time.perf_counter() - u0)
-            full_resolves[kind] += warm._view.resolver is not resolver
+            full_resolves[kind] += warm.last_resolve == "full"
             warm.index_source(path, original)
             warm.resolve()
     return {
