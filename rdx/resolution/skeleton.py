@@ -1,4 +1,8 @@
-"""Incremental additions and removals of namespaces and constants nothing else can notice."""
+"""Incremental additions and removals of namespaces and constants.
+
+Removals apply when no other document's lookup finds what goes; additions when the lookups
+that mention the new names find the same before and after (``mentions``). References that
+name them are resolved again by the caller."""
 
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ class SkeletonEdits:
     ) -> tuple[list[int], list[tuple[int, tuple[int, int]]]]:
         """What removing definitions ``removed`` of document ``index`` does, when nothing else
         can notice: the declarations it deletes (each had only that definition, nothing
-        inherits from it, its name is mentioned by no constant path elsewhere, and it holds
+        inherits from it, no lookup of another document's definitions finds it, and it holds
         nothing but members and other removed declarations), and the ``class << self`` bodies
         (without mixins) that their singleton classes, which stay, lose: (declaration,
         definition). Raises ReplayUnsafe otherwise."""
@@ -198,11 +202,11 @@ class SkeletonEdits:
 
     def _declare_added(self, index: int, new: FileResult, added: list[int], own: Callable[[int], DeclarationRecord]) -> dict[int, set[str] | None]:
         """Declare namespaces and constants that an edit added to document ``index`` (already
-        installed), when nothing else can notice them: each has a name no constant anywhere
-        has and no constant path anywhere else mentions (so no lookup result, placeholder or
-        receiver elsewhere changes), a plain name, and a superclass and mixins that resolve.
-        Declares them as phase 1 would, with their singleton classes and ancestors; returns
-        the documents whose references mention the new names (resolved again by the caller)."""
+        installed), when no other document's definitions notice them: the lookups that mention
+        the new names find the same before and after (``Mentions``), the names are plain, and
+        their superclasses and mixins resolve. Declares them as phase 1 would, with their
+        singleton classes and ancestors; returns the documents whose references name the new
+        names, with those names (their references are resolved again by the caller)."""
         if self._times_raw is not None:
             self._load_times()
         # Chains are added for the new namespaces: the previous state keeps its own tables.
