@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import tree_sitter
 import tree_sitter_ruby
 
 from rdx.ids import definition_id
-from rdx.model.kinds import ReceiverKind
+from rdx.model.kinds import DefinitionKind, MixinKind, ReceiverKind
 from rdx.model.records import (
     ConstPath,
     ConstRef,
@@ -270,7 +270,7 @@ class _Walker:
         self.definitions.append(
             DefinitionRecord(
                 id=definition_id(self.uri, start, name),
-                kind=kind,
+                kind=cast(DefinitionKind, kind),
                 name=name,
                 start=start,
                 end=node.end_byte,
@@ -325,7 +325,7 @@ class _Walker:
             self.definitions.append(
                 DefinitionRecord(
                     id=definition_id(self.uri, 0, "Object"),
-                    kind="Class",
+                    kind=DefinitionKind.CLASS,
                     name="Object",
                     start=0,
                     end=0,
@@ -629,7 +629,7 @@ class _Walker:
             if start >= self._error_until:
                 self._diag("syntax-error", "unexpected 'end'", node)
             return
-        self.method_refs.append(MethodRef(word.decode("utf-8", "replace"), start, node.end_byte, scope.index if scope else -1, 0))
+        self.method_refs.append(MethodRef(word.decode("utf-8", "replace"), start, node.end_byte, scope.index if scope else -1, ReceiverKind.IMPLICIT_SELF))
 
     def on_binding(self, node: Any) -> None:
         """Parameter lists, multiple-assignment targets, rescue variables and patterns."""
@@ -727,7 +727,7 @@ class _Walker:
         for arg in children:
             path = self._const_path(arg)
             if path is not None and not path.dynamic:
-                self.deferred_mixins.setdefault(method.parent, []).append(Mixin(name, path, scope.calls, node.start_byte))
+                self.deferred_mixins.setdefault(method.parent, []).append(Mixin(cast(MixinKind, name), path, scope.calls, node.start_byte))
 
     def _external_mixin(self, node: Any, name: str, receiver: ConstPath, scope: _Scope | None) -> None:
         """``Foo.include(A, B)``: recorded against ``Foo``, resolved later."""
@@ -738,13 +738,13 @@ class _Walker:
         for arg in args.named_children:
             if arg.type == "self":
                 # ``Foo.include self``: the namespace around the call.
-                self.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(name, None, self.external_calls, node.start_byte)))
+                self.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(cast(MixinKind, name), None, self.external_calls, node.start_byte)))
                 continue
             path = self._const_path(arg)
             if path is None or path.dynamic:
                 self._diag("dynamic-mixin", f"cannot resolve '{receiver.text}.{name}({_text(arg)[:80]})' statically", arg, "warning")
                 continue
-            self.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(name, path, self.external_calls, node.start_byte)))
+            self.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(cast(MixinKind, name), path, self.external_calls, node.start_byte)))
 
     def _send_mixin(self, node: Any, receiver: ConstPath | None, scope: _Scope | None) -> None:
         """``Foo.send(:include, M)`` and ``send(:include, M)`` in a namespace body."""
@@ -759,14 +759,14 @@ class _Walker:
         if receiver is not None:
             self.external_calls += 1
             for path in paths:
-                self.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(verb, path, self.external_calls, node.start_byte)))
+                self.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(cast(MixinKind, verb), path, self.external_calls, node.start_byte)))
             return
         ns = self._directive_scope(node, scope)
         if ns is None:
             return
         ns.calls += 1
         for path in paths:
-            self.mixins.setdefault(ns.index, []).append(Mixin(verb, path, ns.calls, node.start_byte))
+            self.mixins.setdefault(ns.index, []).append(Mixin(cast(MixinKind, verb), path, ns.calls, node.start_byte))
 
     # -- directives: calls on self with a meaning for the graph ----------------------------
 
@@ -800,13 +800,13 @@ class _Walker:
         for arg in args.named_children:
             if arg.type == "self":
                 if not ns.deferred:
-                    into.append(Mixin(name, None, ns.calls, node.start_byte))
+                    into.append(Mixin(cast(MixinKind, name), None, ns.calls, node.start_byte))
                 continue
             path = self._const_path(arg)
             if path is None or path.dynamic:
                 self._diag("dynamic-mixin", f"cannot resolve '{name} {_text(arg)[:80]}' statically", arg, "warning")
                 continue
-            into.append(Mixin(name, path, ns.calls, node.start_byte))
+            into.append(Mixin(cast(MixinKind, name), path, ns.calls, node.start_byte))
 
     def _attr(self, node: Any, name: str, scope: _Scope | None) -> None:
         ns = self._directive_scope(node, scope)

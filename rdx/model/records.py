@@ -126,7 +126,8 @@ class DefinitionRecord(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     comments: tuple[str, ...] = ()
     receiver: ConstPath | None = None
     self_receiver: bool = False
-    visibility: Visibility = Visibility.PUBLIC
+    # A Visibility value, operations included (``removed``, ``undefined``, ``module_function``).
+    visibility: str = Visibility.PUBLIC
     module_function: bool = False
     params: str | None = None
     target: ConstPath | None = None

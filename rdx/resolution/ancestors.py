@@ -13,6 +13,7 @@ from rdx.model.declarations import DeclarationRecord
 from rdx.model.kinds import MixinKind
 from rdx.model.records import ConstPath
 from rdx.model.store import ResolutionDiagnostic
+from rdx.resolution.concerns import Concerns
 from rdx.resolution.vocabulary import (
     HEAD,
     NAMESPACE_DEF_KINDS,
@@ -37,7 +38,7 @@ class MixinOp(msgspec.Struct, frozen=True):
     target: ConstPath | int | None
     external: bool
 
-class Ancestors:
+class Ancestors(Concerns):
     """Linearization; mixed into the Resolver."""
 
     def superclass(self, decl_id: int) -> int | None:
@@ -167,6 +168,12 @@ class Ancestors:
                         ops.append(MixinOp((doc, start, order * 1000 + n), MixinKind.INCLUDE, op.doc, op.scope, cm, op.external))
         ops.sort(key=lambda op: op.key)
         return ops
+
+    def _load_times(self) -> None:
+        assert self._times_raw is not None
+        times = msgspec.msgpack.decode(self._times_raw, type=list[tuple[int, ...]])
+        self._times_raw = None
+        self._times = dict(zip(self._ancestors, times, strict=True))
 
     def ancestors(self, decl_id: int) -> tuple[int, ...]:
         return self._chain(decl_id)[0]

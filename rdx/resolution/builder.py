@@ -6,9 +6,18 @@ these methods, and only during a resolve (never from a query)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+import msgspec
+
 from rdx.ids import declaration_id
 from rdx.model.declarations import DeclarationRecord
-from rdx.model.records import ConstPath
+from rdx.model.records import ConstPath, FileResult
+from rdx.model.store import ResolvedState
+from rdx.resolution.lookup import Lookup
+
+if TYPE_CHECKING:
+    from rdx.resolution.order import LoadOrder
 from rdx.resolution.vocabulary import (
     KIND_RANK,
     MEMBER_DECL_KINDS,
@@ -18,8 +27,58 @@ from rdx.resolution.vocabulary import (
 )
 
 
-class Builder:
-    """Declaring and attaching; mixed into the Resolver."""
+class Builder(Lookup):
+    """The resolver's state, declared here in one place, and the only code that declares or
+    attaches: the first of the role classes the Resolver is a chain of (each role sees the
+    ones before it: builder, namespaces, concerns, ancestors, members, references, image,
+    mentions, invalidation, skeleton edits, incremental, documents)."""
+
+    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
+        state = ResolvedState(documents=documents)
+        if not restoring:
+            state.definition_declarations = {key: [None] * len(d.definitions) for key, d in documents.items()}
+        super().__init__(state)
+        self._ancestors: dict[int, tuple[int, ...]] = {}
+        self._in_progress: dict[int, tuple[list[int], list[int]]] = {}
+        self._times: dict[int, tuple[int, ...]] = {}
+        # Restored from a snapshot: the encoded times and member bookkeeping, until needed.
+        self._times_raw: msgspec.Raw | None = None
+        self._members_raw: msgspec.Raw | None = None
+        # Length of the superclass part of each chain being built (a stack, one per frame).
+        self._super_len: list[int] = []
+        self._superclass_done: set[int] = set()
+        # Namespace id -> mixins applied from outside its body: (doc, scope index, Mixin).
+        self._external: dict[int, list] = {}
+        # ActiveSupport::Concern: concern module id -> concerns it includes, applied on inclusion.
+        self._concern_deps: dict[int, list[int]] = {}
+        self._concern_cache: dict[int, bool] = {}
+        # What member edits need (see ``refresh_members``): member definitions by the namespace
+        # they write into, in program order; per document, the namespaces its members write into;
+        # namespaces the member phase itself created (singletons of singletons and of
+        # placeholders); the methods ``remove_method`` removed, by namespace.
+        self._member_index: dict[int, list[tuple[int, int]]] = {}
+        self._doc_owners: dict[int, set[int | None]] = {key: set() for key in documents}
+        self._member_created: set[int] = set()
+        self._removed_keys: dict[int, set[str]] = {}
+        # See ``Phase``; during a member replay: (namespaces being replayed, position replayed).
+        self.phase = Phase.NAMESPACES
+        self._replay_at: tuple[set[int], tuple[int, int]] = (set(), (0, 0))
+        self._descendant_index: dict[int, list[int]] | None = None
+        # Namespace -> member keys (``m()``) its aliases and visibility changes look up.
+        self._lookup_keys: dict[int, set[str]] = {}
+        # For edits that add namespaces and constants (``_declare_added``), built on first use.
+        self._path_names: dict[int, set[str]] | None = None
+        self._mentions: dict[str, set[int]] | None = None
+        # Document -> (its FileResult, names its references use); rebuilt when the document changes.
+        self._reference_names: dict[int, tuple[FileResult, set[str]]] = {}
+        # Name -> documents whose references use it (``_documents_mentioning``), and the
+        # documents edited since, whose entries may be stale.
+        self._reference_index: dict[str, set[int]] | None = None
+        self._touched_docs: set[int] = set()
+        # Why the last incremental update gave up (for the benchmark and ``Graph.last_resolve``).
+        self.fallback: str | None = None
+        # The load order with what places added and removed files cheaply (built on first use).
+        self._order: LoadOrder | None = None
 
     def _declare(self, name: str, unqualified: str, kind: str, owner: int | None) -> DeclarationRecord:
         decl_id = self.by_name.get(name)

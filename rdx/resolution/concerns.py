@@ -6,8 +6,10 @@ extend the includer with ``X``."""
 
 from __future__ import annotations
 
+from rdx.resolution.namespaces import Namespaces
 
-class Concerns:
+
+class Concerns(Namespaces):
     """Concern rules; mixed into the Resolver."""
 
     def is_concern(self, decl_id: int) -> bool:

@@ -13,18 +13,12 @@ import bisect
 from rdx.model.records import FileResult
 from rdx.model.store import ResolvedState
 from rdx.resolution.edits import successor
+from rdx.resolution.incremental import Incremental
 from rdx.resolution.order import LoadOrder
 
 
-class DocumentEdits:
+class DocumentEdits(Incremental):
     """Keys, additions and removals of documents; mixed into the Resolver."""
-
-    def key_of(self, uri: str) -> int | None:
-        """The document key of a URI in the current state."""
-        keys = self._keys
-        if keys is None:
-            keys = self._keys = {d.uri: k for k, d in self.docs.items()}
-        return keys.get(uri)
 
     def prepare_updates(self) -> None:
         """Build every index an incremental update reads, so that the first edit does not pay

@@ -5,16 +5,12 @@ from __future__ import annotations
 import msgspec
 
 from rdx.model.store import MemberBookkeeping, ResolvedImage
+from rdx.resolution.references import References
 
 
-class Image:
+class Image(References):
     """Export and restore; mixed into the Resolver."""
 
-    def _load_times(self) -> None:
-        assert self._times_raw is not None
-        times = msgspec.msgpack.decode(self._times_raw, type=list[tuple[int, ...]])
-        self._times_raw = None
-        self._times = dict(zip(self._ancestors, times, strict=True))
 
     def _load_members(self) -> None:
         if self._members_raw is None:

@@ -31,6 +31,7 @@ from rdx.resolution.edits import (
     spans_of,
     successor,
 )
+from rdx.resolution.skeleton import SkeletonEdits
 from rdx.resolution.vocabulary import (
     MAX_REPLAY_DEFINITIONS,
     MAX_REPLAY_NAMESPACES,
@@ -52,7 +53,7 @@ def merge_refresh(into: dict[int, set[str] | None], more: dict[int, set[str] | N
         else:
             into[doc] = names
 
-class Incremental:
+class Incremental(SkeletonEdits):
     """Refresh paths; mixed into the Resolver."""
 
     def refresh_document(self, new: FileResult) -> ResolvedState | None:
@@ -87,25 +88,6 @@ class Incremental:
         self.state = state
         state.constant_targets[index], state.method_receivers[index] = self._document_references(index)
         return state
-
-    def _descendants(self) -> dict[int, list[int]]:
-        """Namespace -> the namespaces that have it among their ancestors, built on first use.
-
-        Edits that change chains append new entries and leave stale ones (a namespace that
-        lost that ancestor, or is gone): readers that must be exact filter through
-        ``_current_descendants``; the others use it as an over-approximation."""
-        if self._descendant_index is None:
-            index: dict[int, list[int]] = {}
-            for decl_id, chain in self._ancestors.items():
-                for anc in chain:
-                    if anc != decl_id:
-                        index.setdefault(anc, []).append(decl_id)
-            self._descendant_index = index
-        return self._descendant_index
-
-    def _current_descendants(self, ns: int) -> list[int]:
-        """The namespaces that have ``ns`` among their ancestors now (stale entries dropped)."""
-        return [d for d in self._descendants().get(ns, ()) if d in self.decls and ns in self._ancestors.get(d, ())]
 
     def _replay_scope(self, seeds: set[int], keys: set[str], edited: int) -> set[int]:
         """The namespaces whose members a member edit can change.
@@ -265,7 +247,7 @@ class Incremental:
         # singleton classes' are computed again; lookups through changed chains are redone.
         rechained: set[int] = set()
         if diff.changed:
-            rechained = self._rechain({d for _, n in diff.changed if (d := row[n]) is not None}, own)
+            rechained = self._rechain({decl for _, n in diff.changed if (decl := row[n]) is not None}, own)
             merge_refresh(also_refresh, self._documents_reading(rechained))
 
         # Owners of the new member definitions, computed as the member phase would.

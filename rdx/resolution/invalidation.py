@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from rdx.model.declarations import DeclarationRecord
 from rdx.resolution.edits import spans_of
+from rdx.resolution.mentions import Mentions
 from rdx.resolution.vocabulary import ReplayUnsafe
 
 __all__ = ["CHAIN_CODES", "Invalidation"]
@@ -24,7 +25,7 @@ CHAIN_CODES = frozenset({"invalid-superclass", "superclass-mismatch", "invalid-m
 MAX_RECHAINED = 20000
 
 
-class Invalidation:
+class Invalidation(Mentions):
     """Chain invalidation; mixed into the Resolver."""
 
     def _chain_closure(self, seeds: set[int]) -> set[int]:
@@ -110,3 +111,22 @@ class Invalidation:
         out: dict[int, set[str] | None] = dict(self._mentioning(names, -1))
         out.update(dict.fromkeys(scoped))
         return out
+
+    def _descendants(self) -> dict[int, list[int]]:
+        """Namespace -> the namespaces that have it among their ancestors, built on first use.
+
+        Edits that change chains append new entries and leave stale ones (a namespace that
+        lost that ancestor, or is gone): readers that must be exact filter through
+        ``_current_descendants``; the others use it as an over-approximation."""
+        if self._descendant_index is None:
+            index: dict[int, list[int]] = {}
+            for decl_id, chain in self._ancestors.items():
+                for anc in chain:
+                    if anc != decl_id:
+                        index.setdefault(anc, []).append(decl_id)
+            self._descendant_index = index
+        return self._descendant_index
+
+    def _current_descendants(self, ns: int) -> list[int]:
+        """The namespaces that have ``ns`` among their ancestors now (stale entries dropped)."""
+        return [d for d in self._descendants().get(ns, ()) if d in self.decls and ns in self._ancestors.get(d, ())]

@@ -33,6 +33,8 @@ class Lookup:
         self._lookup_cache: dict[tuple[str, Site], int | None] = {}
         # Chains returned while still in progress (only while resolving; see ``Ancestors``).
         self._partial_hits: list[int] = []
+        # URI -> document key (``key_of``), built on first use.
+        self._keys: dict[str, int] | None = None
 
     def ancestors(self, decl_id: int) -> tuple[int, ...]:
         """The linearized ancestors of a declaration (itself alone when it has none)."""
@@ -204,3 +206,10 @@ class Lookup:
             if found is not None:
                 return None if self.decls[found].visibility == "undefined" else found
         return None
+
+    def key_of(self, uri: str) -> int | None:
+        """The document key of a URI in the current state."""
+        keys = self._keys
+        if keys is None:
+            keys = self._keys = {d.uri: k for k, d in self.docs.items()}
+        return keys.get(uri)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import DefinitionRecord
 from rdx.model.store import ResolutionDiagnostic
+from rdx.resolution.ancestors import Ancestors
 from rdx.resolution.vocabulary import (
     MEMBER_DEF_KINDS,
     NAMESPACE_DEF_KINDS,
@@ -13,7 +14,7 @@ from rdx.resolution.vocabulary import (
 )
 
 
-class Members:
+class Members(Ancestors):
     """The member phase; mixed into the Resolver."""
 
     def _phase_members(self) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from rdx.model.records import ConstPath
 from rdx.resolution.edits import path_names
+from rdx.resolution.image import Image
 from rdx.resolution.vocabulary import ReplayUnsafe
 
 __all__ = ["Mentions"]
@@ -19,7 +20,7 @@ __all__ = ["Mentions"]
 Evaluation = tuple[tuple[int | None, ...], ...]
 
 
-class Mentions:
+class Mentions(Image):
     """The mention index and lookup re-checks; mixed into the Resolver."""
 
     def _mentioned_names(self) -> dict[int, set[str]]:
@@ -138,3 +139,54 @@ class Mentions:
             for answers in self._evaluate(doc, names):
                 if not gone.isdisjoint(answers):
                     raise ReplayUnsafe(f"a constant path in {self.docs[doc].uri} finds a removed declaration")
+
+    def _mentioning(self, names: set[str], skip: int) -> dict[int, set[str] | None]:
+        """Documents whose references name one of ``names`` -> the names (see ``Refresh``)."""
+        return {doc: names for doc in self._documents_mentioning(names, skip)}
+
+    def _documents_mentioning(self, names: set[str], skip: int) -> set[int]:
+        """Documents (but ``skip``) with a constant reference or call receiver naming one of
+        ``names``, from an index of name -> documents built on first use and kept current."""
+        index = self._reference_index
+        if index is None:
+            index = self._reference_index = {}
+            for doc in self.docs:
+                self._index_reference_names(doc)
+        else:
+            for doc in self._stale_reference_docs():
+                self._index_reference_names(doc)
+        self._touched_docs.clear()
+        found: set[int] = set()
+        for name in names:
+            found |= index.get(name, set())
+        found.discard(skip)
+        return found
+
+    def _stale_reference_docs(self) -> list[int]:
+        """Documents replaced since their names were indexed (the index keeps the version)."""
+        cache = self._reference_names
+        return [doc for doc in self._touched_docs if doc in self.docs and cache.get(doc, (None,))[0] is not self.docs[doc]]
+
+    def _index_reference_names(self, doc: int) -> None:
+        self._forget_reference_names(doc)
+        result = self.docs[doc]
+        used: set[str] = set()
+        for ref in result.const_refs:
+            used.update(ref.path.segments)
+        for call in result.method_refs:
+            if call.receiver is not None:
+                used.update(call.receiver.segments)
+        self._reference_names[doc] = (result, used)
+        index = self._reference_index
+        assert index is not None
+        for name in used:
+            index.setdefault(name, set()).add(doc)
+
+    def _forget_reference_names(self, doc: int) -> None:
+        entry = self._reference_names.pop(doc, None)
+        index = self._reference_index
+        if entry is not None and index is not None:
+            for name in entry[1]:
+                docs = index.get(name)
+                if docs is not None:
+                    docs.discard(doc)

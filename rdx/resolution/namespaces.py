@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rdx.model.records import DefinitionRecord
 from rdx.model.store import CORE_URI, ResolutionDiagnostic
+from rdx.resolution.builder import Builder
 from rdx.resolution.vocabulary import (
     CONSTANT_DEF_KINDS,
     NAMESPACE_DEF_KINDS,
@@ -17,7 +18,7 @@ from rdx.resolution.vocabulary import (
 )
 
 
-class Namespaces:
+class Namespaces(Builder):
     """Phase 1; mixed into the Resolver."""
 
     def _declare_definition(self, doc: int, index: int, d: DefinitionRecord, placeholders: bool) -> bool:

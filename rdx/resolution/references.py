@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from rdx.model.kinds import ReceiverKind
 from rdx.model.records import MethodRef
+from rdx.resolution.members import Members
 
 
-class References:
+class References(Members):
     """The reference phase; mixed into the Resolver."""
 
     def _phase_references(self) -> None:

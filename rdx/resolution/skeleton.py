@@ -11,6 +11,7 @@ from collections.abc import Callable
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import FileResult
 from rdx.resolution.edits import path_names
+from rdx.resolution.invalidation import Invalidation
 from rdx.resolution.vocabulary import (
     CONCERN_NAMES,
     MEMBER_DECL_KINDS,
@@ -21,7 +22,7 @@ from rdx.resolution.vocabulary import (
 )
 
 
-class SkeletonEdits:
+class SkeletonEdits(Invalidation):
     """Fresh namespaces and constants; mixed into the Resolver."""
 
     def _removable(
@@ -148,57 +149,6 @@ class SkeletonEdits:
         self._lookup_cache.clear()
         self._alias_cache.clear()
         return self._mentioning(names, index)
-
-    def _mentioning(self, names: set[str], skip: int) -> dict[int, set[str] | None]:
-        """Documents whose references name one of ``names`` -> the names (see ``Refresh``)."""
-        return {doc: names for doc in self._documents_mentioning(names, skip)}
-
-    def _documents_mentioning(self, names: set[str], skip: int) -> set[int]:
-        """Documents (but ``skip``) with a constant reference or call receiver naming one of
-        ``names``, from an index of name -> documents built on first use and kept current."""
-        index = self._reference_index
-        if index is None:
-            index = self._reference_index = {}
-            for doc in self.docs:
-                self._index_reference_names(doc)
-        else:
-            for doc in self._stale_reference_docs():
-                self._index_reference_names(doc)
-        self._touched_docs.clear()
-        found: set[int] = set()
-        for name in names:
-            found |= index.get(name, set())
-        found.discard(skip)
-        return found
-
-    def _stale_reference_docs(self) -> list[int]:
-        """Documents replaced since their names were indexed (the index keeps the version)."""
-        cache = self._reference_names
-        return [doc for doc in self._touched_docs if doc in self.docs and cache.get(doc, (None,))[0] is not self.docs[doc]]
-
-    def _index_reference_names(self, doc: int) -> None:
-        self._forget_reference_names(doc)
-        result = self.docs[doc]
-        used: set[str] = set()
-        for ref in result.const_refs:
-            used.update(ref.path.segments)
-        for call in result.method_refs:
-            if call.receiver is not None:
-                used.update(call.receiver.segments)
-        self._reference_names[doc] = (result, used)
-        index = self._reference_index
-        assert index is not None
-        for name in used:
-            index.setdefault(name, set()).add(doc)
-
-    def _forget_reference_names(self, doc: int) -> None:
-        entry = self._reference_names.pop(doc, None)
-        index = self._reference_index
-        if entry is not None and index is not None:
-            for name in entry[1]:
-                docs = index.get(name)
-                if docs is not None:
-                    docs.discard(doc)
 
     def _declare_added(self, index: int, new: FileResult, added: list[int], own: Callable[[int], DeclarationRecord]) -> dict[int, set[str] | None]:
         """Declare namespaces and constants that an edit added to document ``index`` (already

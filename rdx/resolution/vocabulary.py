@@ -35,7 +35,7 @@ NAMESPACE_DEF_KINDS = frozenset({D.CLASS, D.MODULE, D.SINGLETON_CLASS})
 CONSTANT_DEF_KINDS = frozenset({D.CLASS, D.MODULE, D.CONSTANT, D.CONSTANT_ALIAS})
 # A declaration takes the highest-ranked kind among its definitions (a placeholder or plain
 # constant becomes a namespace).
-KIND_RANK = {K.TODO: 0, K.CONSTANT: 1, K.CONSTANT_ALIAS: 2, K.MODULE: 3, K.CLASS: 3}
+KIND_RANK: dict[str, int] = {K.TODO: 0, K.CONSTANT: 1, K.CONSTANT_ALIAS: 2, K.MODULE: 3, K.CLASS: 3}
 # Definitions the member phase handles; an edit that changes only these is replayed for the
 # namespaces it touches (``Incremental.refresh_members``).
 MEMBER_DEF_KINDS = frozenset(
