@@ -442,11 +442,14 @@ class Graph:
         if self._view is not None and self._resolver is not None and store.resolved is not None:
             with paused_gc():
                 state = self._update(self._resolver)
-            if state is not None:
-                store.mark_resolved(state)
-                self._view = View(state, store.revision)
-                self.last_resolve = "incremental"
-                return
+                if state is not None:
+                    store.mark_resolved(state)
+                    self._view = View(state, store.revision)
+                    self.last_resolve = "incremental"
+                    # The new tables (copies of the old ones) are long-lived too: out of the
+                    # young generations before the collector is back on (see ``_settle``).
+                    _settle(self._freeze_gc)
+                    return
         self.last_resolve = "full"
         if self._view is None:
             self.last_fallback = None

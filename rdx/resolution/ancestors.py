@@ -175,6 +175,18 @@ class Ancestors(Concerns):
         self._times_raw = None
         self._times = dict(zip(self._ancestors, times, strict=True))
 
+    def _own_chains(self) -> None:
+        """Give the state being built its own chain tables before an update changes them
+        (once per update: ``_chains_owned`` names the state that owns them)."""
+        if self._chains_owned is self.state:
+            return
+        if self._times_raw is not None:
+            self._load_times()
+        self._ancestors = self._ancestors.copy()
+        self._times = self._times.copy()
+        self.state.ancestors = self._ancestors
+        self._chains_owned = self.state
+
     def ancestors(self, decl_id: int) -> tuple[int, ...]:
         return self._chain(decl_id)[0]
 

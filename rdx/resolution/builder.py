@@ -41,6 +41,8 @@ class Builder(Lookup):
         self._ancestors: dict[int, tuple[int, ...]] = {}
         self._in_progress: dict[int, tuple[list[int], list[int]]] = {}
         self._times: dict[int, tuple[int, ...]] = {}
+        # The state whose chain tables are its own (see ``Ancestors._own_chains``).
+        self._chains_owned: ResolvedState | None = state
         # Restored from a snapshot: the encoded times and member bookkeeping, until needed.
         self._times_raw: msgspec.Raw | None = None
         self._members_raw: msgspec.Raw | None = None

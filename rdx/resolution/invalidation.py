@@ -58,9 +58,7 @@ class Invalidation(Mentions):
             raise ReplayUnsafe("Object's ancestors change: every lookup may change")
         old = {ns: self._ancestors.get(ns) for ns in closure}
         # The previous state keeps its own tables.
-        self._ancestors = self._ancestors.copy()
-        self._times = self._times.copy()
-        self.state.ancestors = self._ancestors
+        self._own_chains()
         for ns in closure:
             own(ns)
             self._ancestors.pop(ns, None)

@@ -120,9 +120,7 @@ class SkeletonEdits(Invalidation):
         declarations; returns the documents whose references mention their names."""
         if self._times_raw is not None:
             self._load_times()
-        self._ancestors = self._ancestors.copy()
-        self._times = self._times.copy()
-        self.state.ancestors = self._ancestors
+        self._own_chains()
         names: set[str] = set()
         for decl_id in gone:
             rec = self.decls.get(decl_id)
@@ -160,9 +158,7 @@ class SkeletonEdits(Invalidation):
         if self._times_raw is not None:
             self._load_times()
         # Chains are added for the new namespaces: the previous state keeps its own tables.
-        self._ancestors = self._ancestors.copy()
-        self._times = self._times.copy()
-        self.state.ancestors = self._ancestors
+        self._own_chains()
         # This document's own mentions, outside what is being added or replayed anyway.
         skip = set(added)
         own_mentions = path_names(new, lambda i, d: i not in skip and d.kind not in MEMBER_DEF_KINDS)
