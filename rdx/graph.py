@@ -109,6 +109,8 @@ class Graph:
         self._view: View | None = None
         # The writer of the next revision (see ``resolve``); queries never use it.
         self._resolver: Resolver | None = None
+        # The view an incremental update replaced (see ``resolve``).
+        self._retired: View | None = None
         self._walk_problems: list[Diagnostic] = []
         self._sources: dict[str, bytes] = {}
         # What the last ``Graph.open`` reused from the snapshot and what it parsed again.
@@ -444,6 +446,10 @@ class Graph:
                 state = self._update(self._resolver)
                 if state is not None:
                     store.mark_resolved(state)
+                    # The replaced view may hold big query indexes (search, call sites): freeing
+                    # them here would cost an edit a second on a large project, so they are
+                    # released with the next update or by ``prepare_queries`` (idle time).
+                    self._retired = self._view
                     self._view = View(state, store.revision)
                     self.last_resolve = "incremental"
                     # The new tables (copies of the old ones) are long-lived too: out of the
@@ -571,6 +577,7 @@ class Graph:
         servers, which can do it while idle so that no caller waits. Also builds what the next
         incremental update reads (descendant, mention and reference indexes, load order)."""
         view = self._ready()
+        self._retired = None
         if self._resolver is not None:
             with paused_gc():
                 self._resolver.prepare_updates()
