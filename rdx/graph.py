@@ -446,10 +446,11 @@ class Graph:
                 state = self._update(self._resolver)
                 if state is not None:
                     store.mark_resolved(state)
-                    # The replaced view may hold big query indexes (search, call sites): freeing
-                    # them here would cost an edit a second on a large project, so they are
-                    # released with the next update or by ``prepare_queries`` (idle time).
-                    self._retired = self._view
+                    # A replaced view that holds big query indexes (search, call sites) is kept
+                    # until ``prepare_queries`` (idle time) or the next such view: freeing them
+                    # here would cost an edit a second on a large project.
+                    if self._view is not None and self._view.has_indexes:
+                        self._retired = self._view
                     self._view = View(state, store.revision)
                     self.last_resolve = "incremental"
                     # The new tables (copies of the old ones) are long-lived too: out of the

@@ -105,6 +105,11 @@ class View:
         return Location(result.path or result.uri, sl, sc, el, ec, result.uri)
 
     @property
+    def has_indexes(self) -> bool:
+        """Whether a question built one of the big indexes (search, call sites, descendants)."""
+        return self.search_index is not None or self._call_sites is not None or self._descendants is not None
+
+    @property
     def lookup(self) -> Lookup:
         """Constant and member lookup over this state (pure reads, caches of its own)."""
         if self._lookup is None:
