@@ -147,3 +147,29 @@ def test_every_bench_edit_kind_on_real_cop_files_matches_a_fresh_graph():
                 g.index_source(path, original)
             g.resolve()
     assert incremental >= total - 2, f"only {incremental} of {total} edits stayed incremental"
+
+
+@pytest.mark.parametrize(
+    "added",
+    [
+        # ``class Item < Base`` inside Shop::Models now finds the new, nearer Base.
+        "module Shop\n  module Models\n    class Base\n      def nearer; end\n    end\n  end\nend\n",
+        # ``include Helpers`` now finds Shop::Helpers instead of ::Helpers.
+        "module Shop\n  module Helpers\n    def shop_help; end\n  end\nend\n",
+    ],
+)
+def test_an_addition_that_another_files_superclass_or_mixin_now_finds_recomputes_its_chain(added):
+    files = {
+        "file:///s/a.rb": "module Helpers\n  def help; end\nend\nmodule Shop\n  class Base; end\nend\n",
+        "file:///s/b.rb": "module Shop\n  module Models\n    class Item < Base\n      include Helpers\n    end\n    class Special < Item; end\n  end\nend\n",
+        "file:///s/c.rb": "module Shop\nend\n",
+    }
+    g = fresh(files)
+    before = [a.name for a in g["Shop::Models::Special"].ancestors]
+    files["file:///s/c.rb"] = added
+    g.index_source("file:///s/c.rb", added)
+    g.resolve()
+    assert g.last_resolve == "incremental", g.last_fallback
+    after = [a.name for a in g["Shop::Models::Special"].ancestors]
+    assert after != before and ("Shop::Models::Base" in after or "Shop::Helpers" in after)
+    assert dump(g) == dump(fresh(files))

@@ -240,14 +240,15 @@ class Incremental(SkeletonEdits):
             self._external = {
                 ns: [renamed.get(id(e[2]), e) if e[0] == index else e for e in entries] for ns, entries in self._external.items()
             }
-        also_refresh = self._declare_added(index, new, added, own) if added else {}
+        also_refresh, chain_seeds = self._declare_added(index, new, added, own) if added else ({}, set())
         if (added or diff.changed) and self._finds_placeholder(index, {*added, *(n for _, n in diff.changed)}):
             raise ReplayUnsafe("an added or changed lookup finds a placeholder, whose shape depends on who made it first")
         # Superclasses and mixins changed in place: those chains, their descendants' and their
         # singleton classes' are computed again; lookups through changed chains are redone.
         rechained: set[int] = set()
-        if diff.changed:
-            rechained = self._rechain({decl for _, n in diff.changed if (decl := row[n]) is not None}, own)
+        chain_seeds |= {decl for _, n in diff.changed if (decl := row[n]) is not None}
+        if chain_seeds:
+            rechained = self._rechain(chain_seeds, own)
             merge_refresh(also_refresh, self._documents_reading(rechained))
 
         # Owners of the new member definitions, computed as the member phase would.

@@ -17,7 +17,11 @@ from rdx.resolution.vocabulary import ReplayUnsafe
 
 __all__ = ["Mentions"]
 
-Evaluation = tuple[tuple[int | None, ...], ...]
+# One lookup's answers: (what it is for: ANCESTRY for a superclass or mixin of definition
+# ``index``, OTHER otherwise; ``index``; the declarations found for each prefix of its path).
+Answer = tuple[int, int, tuple[int | None, ...]]
+Evaluation = tuple[Answer, ...]
+ANCESTRY, OTHER = 0, 1
 
 
 class Mentions(Image):
@@ -69,21 +73,21 @@ class Mentions(Image):
         finds now, for its definitions (those in ``only``, when given): for each path, the
         declaration found for each of its prefixes (and where it leads)."""
         result = self.docs[doc]
-        out: list[tuple[int | None, ...]] = []
+        out: list[Answer] = []
 
-        def path(p: ConstPath | None, scope: int, upto: int | None = None) -> None:
+        def path(p: ConstPath | None, scope: int, role: int, index: int, upto: int | None = None) -> None:
             if p is None or (names is not None and names.isdisjoint(p.segments)):
                 return
             site = self.cref(doc, scope)
             if site is None:
-                out.append((None,))
+                out.append((role, index, (None,)))
                 return
             n = len(p.segments) if upto is None else upto
             found = []
             for k in range(1, n + 1):
                 hit = self.lookup_path(p, site, k)
                 found += [hit, self.follow(hit)]
-            out.append(tuple(found))
+            out.append((role, index, tuple(found)))
 
         for i, d in enumerate(result.definitions):
             if only is not None and i not in only:
@@ -91,25 +95,25 @@ class Mentions(Image):
             if d.kind == "ConstantVisibility" and (names is None or d.name in names):
                 site = self.cref(doc, d.parent)
                 ns = (site[0] if site else self.object_id) if site is not None else None
-                out.append((None if ns is None else self._member_constant(ns, d.name),))
+                out.append((OTHER, i, (None if ns is None else self._member_constant(ns, d.name),)))
             if d.path is not None and len(d.path.segments) > 1:
-                path(d.path, d.parent, len(d.path.segments) - 1)
-            path(d.superclass, d.parent)
-            path(d.receiver, d.parent)
-            path(d.target, d.parent)
+                path(d.path, d.parent, OTHER, i, len(d.path.segments) - 1)
+            path(d.superclass, d.parent, ANCESTRY, i)
+            path(d.receiver, d.parent, OTHER, i)
+            path(d.target, d.parent, OTHER, i)
             for m in (*d.mixins, *d.deferred_mixins):
-                path(m.target, i if d.lexical else d.parent)
+                path(m.target, i if d.lexical else d.parent, ANCESTRY, i)
         if only is None:
-            for e in result.external_mixins:
-                path(e.target, e.scope)
-                path(e.mixin.target, e.scope)
+            for n, e in enumerate(result.external_mixins):
+                path(e.target, e.scope, OTHER, n)
+                path(e.mixin.target, e.scope, OTHER, n)
         return tuple(out)
 
     def _finds_placeholder(self, doc: int, only: set[int]) -> bool:
         """Whether a lookup of those definitions of ``doc`` finds a ``Todo`` placeholder, which
         may have been declared for it alone (and would go with it in a full resolve)."""
         decls = self.decls
-        return any(found is not None and decls[found].kind == "Todo" for answers in self._evaluate(doc, None, only) for found in answers)
+        return any(found is not None and decls[found].kind == "Todo" for _, _, answers in self._evaluate(doc, None, only) for found in answers)
 
     def _object_mixin_conflict(self, owner: int | None, name: str) -> bool:
         """Whether adding or removing constant ``name`` of ``owner`` can change what a top-level
@@ -127,16 +131,30 @@ class Mentions(Image):
         """The current answers of every other document's lookups that mention ``names``."""
         return {doc: self._evaluate(doc, names) for doc in sorted(self._documents_mentioning_paths(names, skip))}
 
-    def _check_lookups(self, before: dict[int, Evaluation], names: set[str]) -> None:
-        """Raise ReplayUnsafe when a lookup recorded in ``before`` finds something else now."""
+    def _check_lookups(self, before: dict[int, Evaluation], names: set[str]) -> set[int]:
+        """The namespaces whose superclass or mixin lookups recorded in ``before`` find
+        something else now (their chains must be computed again). Raises ReplayUnsafe when
+        any other lookup does: that would move a definition or a method elsewhere."""
+        rechain: set[int] = set()
         for doc, answers in before.items():
-            if self._evaluate(doc, names) != answers:
+            now = self._evaluate(doc, names)
+            if now == answers:
+                continue
+            if len(now) != len(answers):
                 raise ReplayUnsafe(f"a constant path in {self.docs[doc].uri} now finds something else")
+            for (role, index, old), (_, _, new) in zip(answers, now, strict=True):
+                if old == new:
+                    continue
+                ns = self.def_decl[doc][index] if role == ANCESTRY else None
+                if ns is None:
+                    raise ReplayUnsafe(f"a constant path in {self.docs[doc].uri} now finds something else")
+                rechain.add(ns)
+        return rechain
 
     def _check_not_found_through(self, gone: set[int], names: set[str], skip: int) -> None:
         """Removing ``gone`` changes no other document's lookups when none finds one of them."""
         for doc in sorted(self._documents_mentioning_paths(names, skip)):
-            for answers in self._evaluate(doc, names):
+            for _, _, answers in self._evaluate(doc, names):
                 if not gone.isdisjoint(answers):
                     raise ReplayUnsafe(f"a constant path in {self.docs[doc].uri} finds a removed declaration")
 

@@ -148,13 +148,17 @@ class SkeletonEdits(Invalidation):
         self._alias_cache.clear()
         return self._mentioning(names, index)
 
-    def _declare_added(self, index: int, new: FileResult, added: list[int], own: Callable[[int], DeclarationRecord]) -> dict[int, set[str] | None]:
+    def _declare_added(
+        self, index: int, new: FileResult, added: list[int], own: Callable[[int], DeclarationRecord]
+    ) -> tuple[dict[int, set[str] | None], set[int]]:
         """Declare namespaces and constants that an edit added to document ``index`` (already
         installed), when no other document's definitions notice them: the lookups that mention
         the new names find the same before and after (``Mentions``), the names are plain, and
         their superclasses and mixins resolve. Declares them as phase 1 would, with their
         singleton classes and ancestors; returns the documents whose references name the new
-        names, with those names (their references are resolved again by the caller)."""
+        names, with those names (their references are resolved again by the caller), and the
+        namespaces elsewhere whose superclass or mixins now find a new declaration (their
+        chains are computed again by the caller)."""
         if self._times_raw is not None:
             self._load_times()
         # Chains are added for the new namespaces: the previous state keeps its own tables.
@@ -227,7 +231,7 @@ class SkeletonEdits(Invalidation):
         # Lookups cached before may have missed the new names.
         self._lookup_cache.clear()
         self._alias_cache.clear()
-        self._check_lookups(lookups_before, candidates)
+        rechain = self._check_lookups(lookups_before, candidates)
         # Superclasses and mixins must resolve (else a full resolve would create placeholders).
         for i in added:
             d = defs[i]
@@ -270,4 +274,4 @@ class SkeletonEdits(Invalidation):
                     for anc in self._ancestors.get(new_id, ()):
                         if anc != new_id:
                             self._descendant_index.setdefault(anc, []).append(new_id)
-        return self._mentioning(names, index)
+        return self._mentioning(names, index), rechain
