@@ -159,6 +159,29 @@ def test_a_restored_graph_takes_incremental_edits(rich):
     assert dump(warm) == dump(_from_scratch(rich))
 
 
+def test_a_restored_graph_takes_skeleton_edits_and_new_and_deleted_files(rich):
+    """The indexes an update reads (descendants, mentions, load order) are built on demand for
+    a graph that started from the snapshot."""
+    rdx.Graph.open(rich).resolve()
+    warm = rdx.Graph.open(rich)
+    edits = [
+        ("lib/special.rb", RICH["lib/special.rb"].replace("class Special < Item", "class Special")),
+        ("lib/extra.rb", "module Shop\n  class Extra < Item\n    include Priced\n  end\nend\n"),
+        ("lib/shop.rb", RICH["lib/shop.rb"].replace("    include Comparable\n", "")),
+        ("lib/extra.rb", None),
+    ]
+    for rel, text in edits:
+        if text is None:
+            (rich / rel).unlink()
+            warm.delete_document(str(rich / rel))
+        else:
+            write(rich / rel, text)
+            warm.index_source(str(rich / rel), text)
+        warm.resolve()
+        assert warm.last_resolve == "incremental", (rel, warm.last_fallback)
+        assert dump(warm) == dump(_from_scratch(rich)), rel
+
+
 def test_a_changed_file_is_resolved_not_restored(rich):
     rdx.Graph.open(rich).resolve()
     write(rich / "lib/use.rb", "class Report\n  def run2; end\nend\n")
