@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import msgspec
 
-from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import FileResult
-from rdx.model.store import ResolvedState
+from rdx.model.store import ResolutionDiagnostic, ResolvedState
 from rdx.resolution.edits import (
     SkeletonDiff,
     member_keys,
@@ -32,6 +31,7 @@ from rdx.resolution.edits import (
     successor,
 )
 from rdx.resolution.skeleton import SkeletonEdits
+from rdx.resolution.update import UpdateContext, merge_refresh
 from rdx.resolution.vocabulary import (
     MAX_REPLAY_DEFINITIONS,
     MAX_REPLAY_NAMESPACES,
@@ -42,16 +42,6 @@ from rdx.resolution.vocabulary import (
     ReplayUnsafe,
 )
 
-
-def merge_refresh(into: dict[int, set[str] | None], more: dict[int, set[str] | None]) -> None:
-    """Documents to refresh: a set of names refreshes only the references naming them, None
-    every reference of the document; None wins."""
-    for doc, names in more.items():
-        if doc in into:
-            have = into[doc]
-            into[doc] = None if have is None or names is None else have | names
-        else:
-            into[doc] = names
 
 class Incremental(SkeletonEdits):
     """Refresh paths; mixed into the Resolver."""
@@ -176,42 +166,37 @@ class Incremental(SkeletonEdits):
             self.phase = Phase.SETTLED
 
     def _replay_members(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> ResolvedState:
+        """Apply an aligned edit of document ``index``: the steps of the module docstring, each
+        below. Raises ReplayUnsafe when a step cannot prove it equals a full resolve."""
+        u = self._begin_update(index, old, new, diff)
+        rechained = self._update_skeleton(u)
+        new_members, scope, order, owner_of = self._member_scope(u, rechained)
+        self._replay(u, scope, order, owner_of)
+        if u.gone:
+            merge_refresh(u.refresh, self._remove_declarations(index, u.gone, u.own))
+        self._refresh_references(u, order)
+        self._note_members(u, new_members)
+        u.state.diagnostics = list(dict.fromkeys(u.state.diagnostics))
+        return u.state
+
+    def _begin_update(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> UpdateContext:
+        """Check what goes, then publish nothing yet: a new state whose tables are copies,
+        with the document installed, its kept definitions on their declarations at their new
+        indices and its diagnostics moved with their spans."""
         prev = self.state
-        remap, added, removed = diff.remap, diff.added, diff.removed
+        remap, removed = diff.remap, diff.removed
         if (removed or diff.changed) and self._finds_placeholder(index, {*removed, *(o for o, _ in diff.changed)}):
             raise ReplayUnsafe("a removed or changed lookup found a placeholder, which may have to go")
         gone, bodies = self._removable(index, old, new, removed) if removed else ([], [])
-        dropped: set[tuple[int, int]] = set()
-        for o in removed:
-            dropped |= spans_of(old.definitions[o])
-        # Diagnostics: this document's skeleton ones move with their definitions (those of
-        # removed definitions go); member ones are reported again by the replay.
-        moved = position_map(old, new, remap.items())
-        diagnostics = []
-        for diag in prev.diagnostics:
-            if diag.doc == index:
-                if diag.code in MEMBER_CODES or (diag.start, diag.end) in dropped:
-                    continue
-                span = moved.get((diag.start, diag.end))
-                if span is None:
-                    raise ReplayUnsafe("a diagnostic cannot be moved")
-                diag = msgspec.structs.replace(diag, start=span[0], end=span[1])
-            diagnostics.append(diag)
         docs = self.docs.copy()
         docs[index] = new
         decls = prev.declarations.copy()
         by_name = prev.by_name.copy()
         def_decl = prev.definition_declarations.copy()
-        copied: set[int] = set()
-
-        def own(decl_id: int) -> DeclarationRecord:
-            if decl_id not in copied:
-                decls[decl_id] = decls[decl_id].copy()
-                copied.add(decl_id)
-            return decls[decl_id]
-
+        state = successor(prev, docs, decls, by_name, def_decl, self._moved_diagnostics(index, old, new, diff))
+        u = UpdateContext(index, old, new, diff, prev, state, gone)
         for body_decl, pair in bodies:
-            body = own(body_decl)
+            body = u.own(body_decl)
             body.definitions = [p for p in body.definitions if p != pair]
         old_row = prev.definition_declarations[index]
         row: list[int | None] = [None] * len(new.definitions)
@@ -221,7 +206,7 @@ class Incremental(SkeletonEdits):
         # indices move.
         for decl_id in {old_row[o] for o in remap if old_row[o] is not None}:
             assert decl_id is not None
-            rec = own(decl_id)
+            rec = u.own(decl_id)
             moved_defs = []
             for doc, i in rec.definitions:
                 if doc == index:
@@ -232,7 +217,6 @@ class Incremental(SkeletonEdits):
             rec.definitions = moved_defs
         def_decl[index] = row
         self.docs, self.decls, self.by_name, self.def_decl = docs, decls, by_name, def_decl
-        state = successor(prev, docs, decls, by_name, def_decl, diagnostics)
         self.state = state
         self._crefs[index] = {}
         if old.external_mixins:
@@ -240,18 +224,51 @@ class Incremental(SkeletonEdits):
             self._external = {
                 ns: [renamed.get(id(e[2]), e) if e[0] == index else e for e in entries] for ns, entries in self._external.items()
             }
-        also_refresh, chain_seeds = self._declare_added(index, new, added, own) if added else ({}, set())
-        if (added or diff.changed) and self._finds_placeholder(index, {*added, *(n for _, n in diff.changed)}):
-            raise ReplayUnsafe("an added or changed lookup finds a placeholder, whose shape depends on who made it first")
-        # Superclasses and mixins changed in place: those chains, their descendants' and their
-        # singleton classes' are computed again; lookups through changed chains are redone.
-        rechained: set[int] = set()
-        chain_seeds |= {decl for _, n in diff.changed if (decl := row[n]) is not None}
-        if chain_seeds:
-            rechained = self._rechain(chain_seeds, own)
-            merge_refresh(also_refresh, self._documents_reading(rechained))
+        return u
 
-        # Owners of the new member definitions, computed as the member phase would.
+    def _moved_diagnostics(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> list[ResolutionDiagnostic]:
+        """The diagnostics, with this document's skeleton ones moved with their definitions
+        (those of removed definitions go); its member ones are reported again by the replay."""
+        dropped: set[tuple[int, int]] = set()
+        for o in diff.removed:
+            dropped |= spans_of(old.definitions[o])
+        moved = position_map(old, new, diff.remap.items())
+        diagnostics = []
+        for diag in self.state.diagnostics:
+            if diag.doc == index:
+                if diag.code in MEMBER_CODES or (diag.start, diag.end) in dropped:
+                    continue
+                span = moved.get((diag.start, diag.end))
+                if span is None:
+                    raise ReplayUnsafe("a diagnostic cannot be moved")
+                diag = msgspec.structs.replace(diag, start=span[0], end=span[1])
+            diagnostics.append(diag)
+        return diagnostics
+
+    def _update_skeleton(self, u: UpdateContext) -> set[int]:
+        """Declare what the edit adds, then compute again the chains whose superclass or mixins
+        changed in place or now find an added declaration; returns the namespaces whose chain
+        changed (documents reading them are queued for reference refresh)."""
+        diff = u.diff
+        refresh, chain_seeds = self._declare_added(u.index, u.new, diff.added, u.own) if diff.added else ({}, set())
+        merge_refresh(u.refresh, refresh)
+        if (diff.added or diff.changed) and self._finds_placeholder(u.index, {*diff.added, *(n for _, n in diff.changed)}):
+            raise ReplayUnsafe("an added or changed lookup finds a placeholder, whose shape depends on who made it first")
+        row = self.def_decl[u.index]
+        chain_seeds |= {decl for _, n in diff.changed if (decl := row[n]) is not None}
+        if not chain_seeds:
+            return set()
+        rechained = self._rechain(chain_seeds, u.own)
+        merge_refresh(u.refresh, self._documents_reading(rechained))
+        return rechained
+
+    def _member_scope(
+        self, u: UpdateContext, rechained: set[int]
+    ) -> tuple[list[tuple[int, int | None]], set[int], list[tuple[int, int]], dict[tuple[int, int], int | None]]:
+        """Which member definitions to replay: the new ones (with their owners, computed as the
+        member phase would), and every one writing into the scope (``_replay_scope``) of the
+        namespaces the edit writes into or whose chain changed; in program order."""
+        index, old, new = u.index, u.old, u.new
         new_members: list[tuple[int, int | None]] = []
         method_owners: dict[int, int | None] = {}
         for i, d in enumerate(new.definitions):
@@ -260,8 +277,6 @@ class Incremental(SkeletonEdits):
                 if d.kind == "Method":
                     method_owners[i] = owner
                 new_members.append((i, owner))
-        old_owners = self._doc_owners[index]
-        new_owners = {o for _, o in new_members}
         keys: set[str] = set()
         for d in old.definitions:
             if d.kind in MEMBER_DEF_KINDS:
@@ -270,7 +285,7 @@ class Incremental(SkeletonEdits):
             keys.update(member_keys(new.definitions[i]))
             if new_owner is not None and (new.definitions[i].kind == "MethodAlias" or new.definitions[i].kind == "MethodVisibility"):
                 self._note_lookup(new_owner, new.definitions[i])
-        seeds = {o for o in old_owners | new_owners if o is not None}
+        seeds = {o for o in self._doc_owners[index] | {o for _, o in new_members} if o is not None}
         for ns in rechained:
             # A changed chain changes what this namespace's aliases and visibility changes find.
             wanted = self._lookup_keys.get(ns)
@@ -289,21 +304,22 @@ class Incremental(SkeletonEdits):
             owner_of[(index, i)] = new_owner
         if len(owner_of) > MAX_REPLAY_DEFINITIONS:
             raise ReplayUnsafe("the edit reaches too many member definitions")
-        order = sorted(owner_of)
-        rows_copied = {index}
-        for doc, _ in order:
-            if doc not in rows_copied:
-                def_decl[doc] = list(def_decl[doc])
-                rows_copied.add(doc)
-        # Other documents' member diagnostics are reported again by the replay.
-        replayed_spans = {(doc, docs[doc].definitions[i].start, docs[doc].definitions[i].end) for doc, i in order if doc != index}
-        if replayed_spans:
-            state.diagnostics = [x for x in state.diagnostics if not (x.code in MEMBER_CODES and (x.doc, x.start, x.end) in replayed_spans)]
+        return new_members, scope, sorted(owner_of), owner_of
 
-        # Drop the members of the scope, keeping the namespaces and constants it holds. (The
-        # order of a members table is never observable: every answer sorts or looks up by key.)
+    def _replay(self, u: UpdateContext, scope: set[int], order: list[tuple[int, int]], owner_of: dict[tuple[int, int], int | None]) -> None:
+        """Drop the members of the scope (keeping the namespaces and constants it holds) and
+        apply the member definitions of ``order`` again, each seeing the program as it is at
+        its position (``Phase.REPLAY``)."""
+        docs, decls, by_name = self.docs, self.decls, self.by_name
+        for doc, _ in order:
+            u.own_row(doc)
+        # Other documents' member diagnostics are reported again by the replay.
+        replayed = {(doc, docs[doc].definitions[i].start, docs[doc].definitions[i].end) for doc, i in order if doc != u.index}
+        if replayed:
+            u.state.diagnostics = [x for x in u.state.diagnostics if not (x.code in MEMBER_CODES and (x.doc, x.start, x.end) in replayed)]
+        # (The order of a members table is never observable: every answer sorts or looks up.)
         for ns in scope:
-            rec = own(ns)
+            rec = u.own(ns)
             kept: dict[str, int] = {}
             for name, member in rec.members.items():
                 mrec = decls.get(member)
@@ -311,31 +327,29 @@ class Incremental(SkeletonEdits):
                     del decls[member]
                     by_name.pop(mrec.name, None)
                     for doc, i in mrec.definitions:
-                        if doc != index and def_decl[doc][i] == member:
-                            if doc not in rows_copied:
-                                def_decl[doc] = list(def_decl[doc])
-                                rows_copied.add(doc)
-                            def_decl[doc][i] = None
+                        if doc != u.index and self.def_decl[doc][i] == member:
+                            u.own_row(doc)[i] = None
                 else:
                     kept[name] = member
             rec.members = kept
-
         for key in order:
             doc, i = key
             self.phase = Phase.REPLAY
             self._replay_at = (scope, key)
             self._apply_member(doc, i, docs[doc].definitions[i], owner_of[key])
         self.phase = Phase.SETTLED
-        if gone:
-            merge_refresh(also_refresh, self._remove_declarations(index, gone, own))
 
-        # References: this document's, and those of documents whose methods changed declaration
-        # (calls inside a removed method have no known receiver).
-        refresh = also_refresh
-        refresh[index] = None
+    def _refresh_references(self, u: UpdateContext, order: list[tuple[int, int]]) -> None:
+        """References again: all of this document's and of documents whose methods changed
+        declaration (calls inside a removed method have no known receiver), and those naming
+        what changed in the documents queued by the earlier steps."""
+        refresh = u.refresh
+        refresh[u.index] = None
+        previous = u.prev.definition_declarations
         for doc, i in order:
-            if doc != index and def_decl[doc][i] != prev.definition_declarations[doc][i] and docs[doc].definitions[i].kind == "Method":
+            if doc != u.index and self.def_decl[doc][i] != previous[doc][i] and self.docs[doc].definitions[i].kind == "Method":
                 refresh[doc] = None
+        state = u.state
         for doc in sorted(refresh):
             names = refresh[doc]
             if names is None:
@@ -343,17 +357,18 @@ class Incremental(SkeletonEdits):
             else:
                 state.constant_targets[doc], state.method_receivers[doc] = self._references_naming(doc, names)
 
-        # Keep the member index current.
-        for old_owner in old_owners:
+    def _note_members(self, u: UpdateContext, new_members: list[tuple[int, int | None]]) -> None:
+        """Keep the member index and the mention index current for the document."""
+        index = u.index
+        for old_owner in self._doc_owners[index]:
             if old_owner is not None and old_owner in self._member_index:
                 self._member_index[old_owner] = [k for k in self._member_index[old_owner] if k[0] != index]
         for i, new_owner in new_members:
             if new_owner is not None:
                 self._member_index.setdefault(new_owner, []).append((index, i))
+        new_owners = {o for _, o in new_members}
         for touched in new_owners:
             if touched is not None:
                 self._member_index[touched].sort()
         self._doc_owners[index] = new_owners
-        self._remention(index, path_names(new))
-        state.diagnostics = list(dict.fromkeys(state.diagnostics))
-        return state
+        self._remention(index, path_names(u.new))
