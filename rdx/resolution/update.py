@@ -13,6 +13,7 @@ from rdx.resolution.edits import SkeletonDiff
 
 __all__ = ["UpdateContext", "merge_refresh"]
 
+
 class UpdateContext:
     """What one incremental update carries between its steps: the document and its two
     versions, their alignment, the previous (published) state and the one being built, the
@@ -41,6 +42,7 @@ class UpdateContext:
             rows[doc] = list(rows[doc])
             self._rows.add(doc)
         return rows[doc]
+
 
 def merge_refresh(into: dict[int, set[str] | None], more: dict[int, set[str] | None]) -> None:
     """Documents to refresh: a set of names refreshes only the references naming them, None
