@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rdx.model.declarations import DeclarationRecord
-from rdx.model.records import FileResult
+from rdx.model.records import DefinitionRecord, FileResult
 from rdx.resolution.edits import path_names
 from rdx.resolution.invalidation import Invalidation
 from rdx.resolution.vocabulary import (
@@ -159,8 +159,6 @@ class SkeletonEdits(Invalidation):
         names, with those names (their references are resolved again by the caller), and the
         namespaces elsewhere whose superclass or mixins now find a new declaration (their
         chains are computed again by the caller)."""
-        if self._times_raw is not None:
-            self._load_times()
         # Chains are added for the new namespaces: the previous state keeps its own tables.
         self._own_chains()
         # This document's own mentions, outside what is being added or replayed anyway.
@@ -172,67 +170,86 @@ class SkeletonEdits(Invalidation):
         before = len(self.decls)
         names: set[str] = set()
         created: list[int] = []
-        defs = new.definitions
         for i in added:
-            d = defs[i]
-            if d.kind not in ("Class", "Module", "Constant", "SingletonClass"):
-                raise ReplayUnsafe(f"an added {d.kind} needs a full resolve")
-            if inside_method(defs, d):
-                self.state.diagnostics.append(dynamic_constant(index, d))
-                continue
-            site = self.cref(index, d.parent)
-            if site is None:
-                raise ReplayUnsafe("an added definition sits in an undeclared scope")
-            reopened: int | None = None
-            if d.kind == "SingletonClass":
-                attached = self._namespace_owner(index, d.parent)
-                if d.target is not None or attached is None:
-                    raise ReplayUnsafe("only ``class << self`` bodies are declared incrementally")
-                if attached not in created:
-                    # Another body of an existing singleton class: it must have had one already
-                    # (a first body would declare that singleton class's own singleton class).
-                    single = self.decls[attached].singleton
-                    if single is None or self.decls[single].singleton is None or d.mixins or d.deferred_mixins:
-                        raise ReplayUnsafe("a first or mixing ``class << self`` body needs a full resolve")
-                    reopened = single
-            else:
-                path = d.path
-                assert path is not None
-                name = path.segments[-1]
-                owner = site[0] if site else self.object_id
-                existing = self._member_constant(owner, name) if len(path.segments) == 1 and not path.absolute else None
-                if existing is not None and d.kind in ("Class", "Module") and self.decls[existing].kind == d.kind:
-                    # A reopening: it adds a definition and nothing else, if it brings no
-                    # superclass or mixins.
-                    if d.superclass is not None or d.superclass_self or d.mixins or d.deferred_mixins or existing == owner:
-                        raise ReplayUnsafe(f"reopening {name} with a superclass or mixins needs a full resolve")
-                    reopened = existing
-                else:
-                    if len(path.segments) != 1 or path.absolute or name in names or name in CONCERN_NAMES:
-                        raise ReplayUnsafe(f"{name} is not a plain new name")
-                    if name in own_mentions:
-                        raise ReplayUnsafe(f"{name} is mentioned in its own document")
-                    if self._object_mixin_conflict(owner, name):
-                        raise ReplayUnsafe("a top-level class may reopen another through Object's mixins")
-                    names.add(name)
-                    own(owner)
-            if reopened is not None:
-                own(reopened)
-            if not self._declare_definition(index, i, d, False):
-                raise ReplayUnsafe("an added definition cannot be declared")
-            decl_id = self.def_decl[index][i]
-            if reopened is not None:
-                if decl_id != reopened:
-                    raise ReplayUnsafe("a reopening declared something else")
-                self.decls[reopened].definitions.sort()  # Program order, as phase 1 leaves it.
-                continue
-            if decl_id is not None and decl_id not in created and d.kind != "SingletonClass":
-                created.append(decl_id)
+            self._declare_one_added(index, new.definitions, i, own, own_mentions, names, created)
         # Lookups cached before may have missed the new names.
         self._lookup_cache.clear()
         self._alias_cache.clear()
         rechain = self._check_lookups(lookups_before, candidates)
-        # Superclasses and mixins must resolve (else a full resolve would create placeholders).
+        self._check_added_ancestry(index, new.definitions, added)
+        self._complete_added(index, new.definitions, added, created, before)
+        return self._mentioning(names, index), rechain
+
+    def _declare_one_added(
+        self,
+        index: int,
+        defs: list[DefinitionRecord],
+        i: int,
+        own: Callable[[int], DeclarationRecord],
+        own_mentions: set[str],
+        names: set[str],
+        created: list[int],
+    ) -> None:
+        """Declare added definition ``i``: a new plain name (added to ``names``, its
+        declaration to ``created``), a reopening without superclass or mixins, or another
+        ``class << self`` body of an existing singleton class."""
+        d = defs[i]
+        if d.kind not in ("Class", "Module", "Constant", "SingletonClass"):
+            raise ReplayUnsafe(f"an added {d.kind} needs a full resolve")
+        if inside_method(defs, d):
+            self.state.diagnostics.append(dynamic_constant(index, d))
+            return
+        site = self.cref(index, d.parent)
+        if site is None:
+            raise ReplayUnsafe("an added definition sits in an undeclared scope")
+        reopened: int | None = None
+        if d.kind == "SingletonClass":
+            attached = self._namespace_owner(index, d.parent)
+            if d.target is not None or attached is None:
+                raise ReplayUnsafe("only ``class << self`` bodies are declared incrementally")
+            if attached not in created:
+                # Another body of an existing singleton class: it must have had one already
+                # (a first body would declare that singleton class's own singleton class).
+                single = self.decls[attached].singleton
+                if single is None or self.decls[single].singleton is None or d.mixins or d.deferred_mixins:
+                    raise ReplayUnsafe("a first or mixing ``class << self`` body needs a full resolve")
+                reopened = single
+        else:
+            path = d.path
+            assert path is not None
+            name = path.segments[-1]
+            owner = site[0] if site else self.object_id
+            existing = self._member_constant(owner, name) if len(path.segments) == 1 and not path.absolute else None
+            if existing is not None and d.kind in ("Class", "Module") and self.decls[existing].kind == d.kind:
+                # A reopening: it adds a definition and nothing else, if it brings no
+                # superclass or mixins.
+                if d.superclass is not None or d.superclass_self or d.mixins or d.deferred_mixins or existing == owner:
+                    raise ReplayUnsafe(f"reopening {name} with a superclass or mixins needs a full resolve")
+                reopened = existing
+            else:
+                if len(path.segments) != 1 or path.absolute or name in names or name in CONCERN_NAMES:
+                    raise ReplayUnsafe(f"{name} is not a plain new name")
+                if name in own_mentions:
+                    raise ReplayUnsafe(f"{name} is mentioned in its own document")
+                if self._object_mixin_conflict(owner, name):
+                    raise ReplayUnsafe("a top-level class may reopen another through Object's mixins")
+                names.add(name)
+                own(owner)
+        if reopened is not None:
+            own(reopened)
+        if not self._declare_definition(index, i, d, False):
+            raise ReplayUnsafe("an added definition cannot be declared")
+        decl_id = self.def_decl[index][i]
+        if reopened is not None:
+            if decl_id != reopened:
+                raise ReplayUnsafe("a reopening declared something else")
+            self.decls[reopened].definitions.sort()  # Program order, as phase 1 leaves it.
+        elif decl_id is not None and decl_id not in created and d.kind != "SingletonClass":
+            created.append(decl_id)
+
+    def _check_added_ancestry(self, index: int, defs: list[DefinitionRecord], added: list[int]) -> None:
+        """Added superclasses and mixins must resolve (else a full resolve would create
+        placeholders, whose shape depends on who made them first)."""
         for i in added:
             d = defs[i]
             if d.superclass is not None and not d.superclass_self:
@@ -246,6 +263,11 @@ class SkeletonEdits(Invalidation):
                     target = self.lookup_namespace(m.target, site) if site is not None else None
                     if target is None or self.decls[target].kind != "Module":
                         raise ReplayUnsafe("an added mixin does not resolve to a module")
+
+    def _complete_added(self, index: int, defs: list[DefinitionRecord], added: list[int], created: list[int], before: int) -> None:
+        """Singleton classes and chains of the new namespaces, as a full resolve makes them,
+        and their entries in the descendant index. Raises ReplayUnsafe if that declared
+        anything else (a placeholder)."""
         for decl_id in created:
             if self.decls[decl_id].kind in ("Class", "Module"):
                 self.singleton(decl_id)
@@ -259,12 +281,11 @@ class SkeletonEdits(Invalidation):
             self.ancestors(decl_id)
             self.ancestors(self.singleton(decl_id))
         for body in bodies:
-            assert body is not None
             self.ancestors(self.singleton(body))
         if len(self.decls) != before + len(created) + len(namespaces) + len(bodies):
             raise ReplayUnsafe("declaring the additions created placeholders")
         fresh_ids: set[int] = set(created)
-        for holder in (*namespaces, *(b for b in bodies if b is not None)):
+        for holder in (*namespaces, *bodies):
             single = self.decls[holder].singleton
             if single is not None:
                 fresh_ids.add(single)
@@ -274,4 +295,3 @@ class SkeletonEdits(Invalidation):
                     for anc in self._ancestors.get(new_id, ()):
                         if anc != new_id:
                             self._descendant_index.setdefault(anc, []).append(new_id)
-        return self._mentioning(names, index), rechain
