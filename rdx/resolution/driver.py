@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import attrgetter
 
 from rdx.model.records import FileResult
 from rdx.model.store import ResolvedImage, ResolvedState
@@ -11,6 +12,8 @@ from rdx.resolution.order import keyed, load_order
 from rdx.resolution.vocabulary import Phase
 
 __all__ = ["Resolver", "resolve_documents"]
+
+_NAME = attrgetter("name")
 
 
 def resolve_documents(documents: Iterable[FileResult]) -> ResolvedState:
@@ -30,7 +33,8 @@ class Resolver(DocumentEdits):
         self = cls(documents, restoring=True)
         decls = image.declarations
         self.decls = self.state.declarations = decls
-        self.by_name = self.state.by_name = {rec.name: decl_id for decl_id, rec in decls.items()}
+        # Built in C (zip of the names with the ids): a dict comprehension takes twice as long.
+        self.by_name = self.state.by_name = dict(zip(map(_NAME, decls.values()), decls, strict=True))
         self.def_decl = self.state.definition_declarations = image.definition_declarations
         self.state.constant_targets = image.constant_targets
         self.state.method_receivers = image.method_receivers
