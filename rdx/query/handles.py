@@ -151,9 +151,7 @@ class View:
             sup = self.singleton_of(rec.superclass) if rec.superclass is not None else by_name.get("Class")
         elif rec.kind == DeclarationKind.CLASS and rec.superclass is not None:
             sup = self.singleton_of(rec.superclass)
-        elif rec.kind == DeclarationKind.CLASS and rec.name != "BasicObject":
-            sup = by_name.get("Class")
-        elif rec.kind == DeclarationKind.CLASS:
+        elif rec.kind == DeclarationKind.CLASS:  # BasicObject: its singleton class is a Class
             sup = by_name.get("Class")
         else:
             sup = by_name.get("Module")

@@ -56,6 +56,25 @@ def signature(result: FileResult) -> tuple:
     return (result.uri, defs, externals, requires)
 
 
+def moved_diagnostics(
+    diagnostics: list[ResolutionDiagnostic], doc: int, moved: dict[tuple[int, int], tuple[int, int]], keep: Callable[[ResolutionDiagnostic], bool]
+) -> list[ResolutionDiagnostic] | None:
+    """The diagnostics after an edit of document ``doc``: its own that ``keep`` accepts, moved
+    to their spans in the new version (``moved``, from ``position_map``), and every other
+    document's as they were. None when one of them cannot be moved."""
+    out = []
+    for diag in diagnostics:
+        if diag.doc == doc:
+            if not keep(diag):
+                continue
+            span = moved.get((diag.start, diag.end))
+            if span is None:
+                return None
+            diag = msgspec.structs.replace(diag, start=span[0], end=span[1])
+        out.append(diag)
+    return out
+
+
 def position_map(old: FileResult, new: FileResult, pairs: Iterable[tuple[int, int]] | None = None) -> dict[tuple[int, int], tuple[int, int]]:
     """Old (start, end) spans of definitions and constant paths -> their spans in ``new``.
 

@@ -15,13 +15,12 @@ empty one at its new key; a removed document is the edit to an empty one, then i
 
 from __future__ import annotations
 
-import msgspec
-
 from rdx.model.records import FileResult
 from rdx.model.store import ResolutionDiagnostic, ResolvedState
 from rdx.resolution.edits import (
     SkeletonDiff,
     member_keys,
+    moved_diagnostics,
     path_names,
     position_map,
     signature,
@@ -61,15 +60,9 @@ class Incremental(SkeletonEdits):
         old = self.docs[index]
         if signature(old) != signature(new):
             return None
-        moved = position_map(old, new)
-        diagnostics = []
-        for diag in self.state.diagnostics:
-            if diag.doc == index:
-                span = moved.get((diag.start, diag.end))
-                if span is None:
-                    return None
-                diag = msgspec.structs.replace(diag, start=span[0], end=span[1])
-            diagnostics.append(diag)
+        diagnostics = moved_diagnostics(self.state.diagnostics, index, position_map(old, new), lambda _: True)
+        if diagnostics is None:
+            return None
         docs = self.docs.copy()
         docs[index] = new
         self.docs = docs
@@ -233,16 +226,11 @@ class Incremental(SkeletonEdits):
         for o in diff.removed:
             dropped |= spans_of(old.definitions[o])
         moved = position_map(old, new, diff.remap.items())
-        diagnostics = []
-        for diag in self.state.diagnostics:
-            if diag.doc == index:
-                if diag.code in MEMBER_CODES or (diag.start, diag.end) in dropped:
-                    continue
-                span = moved.get((diag.start, diag.end))
-                if span is None:
-                    raise ReplayUnsafe("a diagnostic cannot be moved")
-                diag = msgspec.structs.replace(diag, start=span[0], end=span[1])
-            diagnostics.append(diag)
+        diagnostics = moved_diagnostics(
+            self.state.diagnostics, index, moved, lambda d: d.code not in MEMBER_CODES and (d.start, d.end) not in dropped
+        )
+        if diagnostics is None:
+            raise ReplayUnsafe("a diagnostic cannot be moved")
         return diagnostics
 
     def _update_skeleton(self, u: UpdateContext) -> set[int]:
