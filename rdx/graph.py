@@ -28,10 +28,12 @@ from rdx.cache.snapshot import (
     writer_lock,
 )
 from rdx.discovery.config import WorkspaceConfig, load_config
-from rdx.discovery.files import FileEntry, collect_files, content_hash, path_to_uri, uri_to_path
+from rdx.discovery.files import FileEntry, collect_files, content_hash, is_ruby_file, path_to_uri, uri_to_path
 from rdx.discovery.parse import RubyParser
 from rdx.discovery.pool import discover_files, paused_gc
 from rdx.errors import EncodingFailureError, InvalidArgumentError, IOFailureError, NotFoundError
+from rdx.fulltext.grep import GrepPage
+from rdx.fulltext.workspace import ProjectText, any_file
 from rdx.model.declarations import DECLARATION_KINDS
 from rdx.model.records import ConstPath, FileResult
 from rdx.model.store import CORE_URI, GraphStore, ResolvedState
@@ -113,6 +115,8 @@ class Graph:
         self._retired: View | None = None
         self._walk_problems: list[Diagnostic] = []
         self._sources: dict[str, bytes] = {}
+        # Every text file's content, for ``grep`` (see rdx.fulltext).
+        self._text = ProjectText()
         # What the last ``Graph.open`` reused from the snapshot and what it parsed again.
         self.open_stats: dict[str, object] = {}
         self.config = WorkspaceConfig()
@@ -143,7 +147,9 @@ class Graph:
         A root that does not exist raises IOFailureError before anything is indexed.
         """
         _check_jobs(jobs)
-        entries, problems = self._collect(paths)
+        roots = self._roots(paths)
+        entries, problems = self._collect(roots)
+        self._text.add_roots(roots)
         total = len(entries)
         done = 0
 
@@ -179,14 +185,19 @@ class Graph:
         return roots
 
     def _collect(
-        self, paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str], config: WorkspaceConfig | None = None, config_root: str | None = None
+        self,
+        paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
+        config: WorkspaceConfig | None = None,
+        config_root: str | None = None,
+        select: Callable[[str], bool] = is_ruby_file,
     ) -> tuple[list[FileEntry], list[Diagnostic]]:
-        """Files under ``paths`` (deduplicated) and the walk's problems, each reported once."""
+        """Files under ``paths`` (deduplicated; Ruby files unless ``select`` says otherwise)
+        and the walk's problems, each reported once."""
         entries: list[FileEntry] = []
         problems: list[Diagnostic] = []
         seen: set[str] = set()
         for root in self._roots(paths):
-            walk = collect_files(root, config, config_root)
+            walk = collect_files(root, config, config_root, select)
             for path, diag in walk.problems:
                 problems.append(Diagnostic(diag.code, diag.message, diag.severity, path))
             for entry in walk.files:
@@ -245,12 +256,14 @@ class Graph:
         if problem is not None:
             graph._walk_problems.append(Diagnostic("snapshot-rebuilt", problem, "warning", cache))
         previous = {d.path: d for d in snapshot.documents} if snapshot is not None else {}
-        entries, _ = graph._collect(root_list, config, root_list[0])
+        # One walk for the Ruby files and the text index (every file).
+        every, _ = graph._collect(root_list, config, root_list[0], any_file)
         if load_paths:
             # Load paths are indexed whole: ``include`` selects within the project only.
-            extra, _ = graph._collect(load_paths, msgspec.structs.replace(config, include=()), root_list[0])
-            known = {e.uri for e in entries}
-            entries += [e for e in extra if e.uri not in known]
+            extra, _ = graph._collect(load_paths, msgspec.structs.replace(config, include=()), root_list[0], any_file)
+            known = {e.uri for e in every}
+            every += [e for e in extra if e.uri not in known]
+        entries = [e for e in every if is_ruby_file(os.path.basename(e.path))]
         reused: list[FileResult] = []
         stale: list[FileEntry] = []
         for entry in entries:
@@ -286,6 +299,7 @@ class Graph:
         changed = bool(fresh or deleted or snapshot is None or len(reused) != len(snapshot.documents))
         if changed:
             graph.save()
+        graph._walk_problems += graph._text.attach(cache, every, config)
         restored = not changed and graph._restore_resolved()
         graph.open_stats = {
             "reused": len(reused), "parsed": len(fresh), "deleted": deleted, "snapshot": snapshot is not None, "resolved": restored,
@@ -350,12 +364,16 @@ class Graph:
             self._save_resolved(self._resolver)  # Resolved and current: the next open starts resolved.
 
     def refresh_paths(self, paths: Iterable[str]) -> tuple[int, int]:
-        """Re-read files that changed on disk: re-parse those that exist (and still belong to
-        the workspace), forget those that are gone. Returns (updated, removed)."""
+        """Re-read files that changed on disk: re-parse the Ruby files that exist (and still
+        belong to the workspace), forget those that are gone, and bring the text index up to
+        date for every file. Returns (updated, removed) Ruby documents."""
         updated = removed = 0
         fresh: list[FileEntry] = []
+        paths = [os.path.abspath(p) for p in paths]
+        self._text.refresh(paths)
         for path in paths:
-            path = os.path.abspath(path)
+            if not is_ruby_file(os.path.basename(path)):
+                continue
             uri = path_to_uri(path)
             if os.path.isfile(path):
                 fresh.append(FileEntry(path, uri))
@@ -415,6 +433,7 @@ class Graph:
         self._store.put_document(result)
         # Kept for completion, which needs the text before the cursor of unsaved buffers.
         self._sources[uri] = data
+        self._text.buffer(path, data)
         return [self._file_diagnostic(result, d) for d in result.diagnostics if d.severity == "error"]
 
     def delete_document(self, uri: str | os.PathLike[str]) -> bool:
@@ -425,6 +444,7 @@ class Graph:
         if "://" not in uri:
             uri = path_to_uri(uri)
         self._sources.pop(uri, None)
+        self._text.forget(uri_to_path(uri))
         return self._store.remove_document(uri)
 
     def resolve(self) -> None:
@@ -605,6 +625,36 @@ class Graph:
         if limit is not None:
             found = found[:limit]
         return [Declaration(view, rec.id) for rec in found]
+
+    def grep(
+        self,
+        pattern: str,
+        *,
+        regex: bool = False,
+        ignore_case: bool = False,
+        glob: str | Sequence[str] | None = None,
+        language: str | Sequence[str] | None = None,
+        path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+        context: int = 0,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> GrepPage:
+        """Lines of the project's text files (every language) matching ``pattern``: a literal,
+        or an RE2 regex with ``regex=True`` (linear time; ripgrep's syntax and line rules).
+        Sorted by path, line and column; a page of ``limit`` hits from ``offset`` whose
+        ``total`` counts all. ``glob`` (gitignore-style, ``!`` excludes) matches paths relative
+        to the project root, ``path`` keeps files under the given paths, ``language`` filters by
+        language (``"ruby"``, ``"markdown"``...), ``context`` adds lines around each hit."""
+        under: list[str] = []
+        if path is not None:
+            items = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+            if not all(isinstance(p, (str, os.PathLike)) for p in items):
+                raise InvalidArgumentError(f"path must be a path or a list of paths, got {path!r}")
+            under = [os.path.abspath(os.fspath(p)) for p in items]
+        root = self._workspace[0][0] if self._workspace is not None else None
+        return self._text.grep(
+            pattern, root, regex=regex, ignore_case=ignore_case, glob=glob, language=language, under=under, context=context, limit=limit, offset=offset
+        )
 
     @property
     def declarations(self) -> list[Declaration]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from hashlib import blake2b
 
@@ -38,6 +39,8 @@ class FileEntry:
 
     path: str
     uri: str
+    size: int = 0
+    mtime_ns: int = 0
 
 
 @dataclass
@@ -73,7 +76,7 @@ def is_ruby_file(name: str) -> bool:
     return name in RUBY_FILENAMES or os.path.splitext(name)[1] in RUBY_EXTENSIONS
 
 
-def is_indexed_path(path: str, root: str) -> bool:
+def is_indexed_path(path: str, root: str, select: Callable[[str], bool] | None = None) -> bool:
     """Whether a file at ``path`` under the project ``root`` is one the walk would read (by its
     name, and no skipped directory such as ``.git``, ``vendor/bundle`` or the ``.rdx`` cache
     between the root and it): the one predicate ``rdx watch`` and the MCP server share."""
@@ -83,7 +86,7 @@ def is_indexed_path(path: str, root: str) -> bool:
     parts = rel.split("/")
     if any(rel.startswith(prefix + "/") for prefix in SKIPPED_RELATIVE):
         return False
-    return is_ruby_file(parts[-1]) and not any(p in SKIPPED_DIRS for p in parts[:-1])
+    return (select or is_ruby_file)(parts[-1]) and not any(p in SKIPPED_DIRS for p in parts[:-1])
 
 
 def _load_gitignore(directory: str) -> pathspec.PathSpec | None:
@@ -96,11 +99,15 @@ def _load_gitignore(directory: str) -> pathspec.PathSpec | None:
     return spec if len(spec) else None
 
 
-def collect_files(root: str, config: WorkspaceConfig | None = None, config_root: str | None = None) -> WalkResult:
-    """Every Ruby file under ``root`` (a directory or a single file), sorted by path.
+def collect_files(
+    root: str, config: WorkspaceConfig | None = None, config_root: str | None = None, select: Callable[[str], bool] = is_ruby_file
+) -> WalkResult:
+    """Every Ruby file under ``root`` (a directory or a single file), sorted by path; with
+    ``select`` (a predicate on file names), every file it selects instead.
 
     With a workspace ``config``, its include/exclude globs (relative to ``config_root``) and
-    size limit apply; files over the limit are reported and skipped."""
+    size limit apply; files over the limit are skipped (and reported when they are Ruby files:
+    the text index walks every file, and a large data file is no news)."""
     result = WalkResult()
     include = config.include_spec() if config else None
     exclude = config.exclude_spec() if config else None
@@ -121,6 +128,8 @@ def collect_files(root: str, config: WorkspaceConfig | None = None, config_root:
         if exclude is not None and exclude.match_file(rel):
             return False
         if limit is not None and size > limit:
+            if not is_ruby_file(os.path.basename(path)):
+                return False
             result.problems.append(
                 (path, Diagnostic("file-too-large", f"file is {size} bytes, over the {limit}-byte limit (max_file_size); skipped", severity="warning"))
             )
@@ -128,8 +137,9 @@ def collect_files(root: str, config: WorkspaceConfig | None = None, config_root:
         return True
 
     if os.path.isfile(root):
-        if config is None or wanted(os.path.abspath(root), os.path.getsize(root)):
-            result.files.append(FileEntry(root, path_to_uri(root)))
+        st = os.stat(root)
+        if config is None or wanted(os.path.abspath(root), st.st_size):
+            result.files.append(FileEntry(root, path_to_uri(root), st.st_size, st.st_mtime_ns))
         return result
     root = os.path.abspath(root)
     root_prefix = root.rstrip(os.sep) + os.sep
@@ -170,22 +180,24 @@ def collect_files(root: str, config: WorkspaceConfig | None = None, config_root:
                 if rel_root in SKIPPED_RELATIVE or _ignored(full, True, specs):
                     continue
                 subdirs.append((full, specs))
-            elif is_ruby_file(name):
+            elif select(name):
                 if _ignored(full, False, specs):
                     continue
                 try:
                     st = entry.stat()
                 except OSError:
                     # A dangling symlink: report it once, with its path.
-                    result.problems.append((full, Diagnostic("unreadable-file", "cannot read file: broken symbolic link", severity="error")))
+                    if is_ruby_file(name):
+                        result.problems.append((full, Diagnostic("unreadable-file", "cannot read file: broken symbolic link", severity="error")))
                     continue
                 if not stat.S_ISREG(st.st_mode):
                     # A FIFO or device named like Ruby: opening it could block forever.
-                    result.problems.append((full, Diagnostic("not-a-file", "not a regular file; skipped", severity="error")))
+                    if is_ruby_file(name):
+                        result.problems.append((full, Diagnostic("not-a-file", "not a regular file; skipped", severity="error")))
                     continue
                 if config is not None and not wanted(full, st.st_size):
                     continue
-                result.files.append(FileEntry(full, path_to_uri(full)))
+                result.files.append(FileEntry(full, path_to_uri(full), st.st_size, st.st_mtime_ns))
         subdirs.sort(reverse=True)
         stack.extend(subdirs)
     result.files.sort(key=lambda f: f.path)

@@ -1,0 +1,284 @@
+"""A search pattern: how to match it on a line (RE2, linear time) and which trigrams any
+matching line must contain (the index query that picks candidate files).
+
+Matching follows ripgrep's rules: a match never spans a line break (RE2's ``never_nl``), ``^``
+and ``$`` are line anchors, and ``\\d``, ``\\w``, ``\\s`` are Unicode classes as in ripgrep's
+default Unicode mode (``\\b`` stays ASCII: RE2 has no Unicode word boundary).
+
+The trigram requirement is an AND/OR tree computed from the pattern's syntax tree (Russ Cox's
+construction, simplified): literal runs give their trigrams, alternations an OR, anything
+unbounded (``.*``, classes, optional parts) no requirement. It must never require a trigram a
+match can lack, so when in doubt a part requires nothing; a pattern that requires nothing at all
+is answered by scanning every file, still correctly.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from re import _constants as sre_c  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+import re2
+
+from rdx.errors import InvalidArgumentError
+
+__all__ = ["Requirement", "SearchPattern", "compile_pattern"]
+
+# A requirement: None (nothing required), a trigram (str of 3 chars), or ("and"|"or", children).
+Requirement = str | tuple[str, tuple["Requirement", ...]] | None
+
+_MAX_EXACT = 64  # Past this many alternatives a literal set becomes a requirement.
+_MAX_GRAMS = 24  # Trigrams used per literal run (evenly spread): enough to be selective.
+
+# Ripgrep's Unicode classes, in RE2 syntax (inside a bracket expression).
+_WORD = r"\p{L}\p{M}\p{Nd}\p{Nl}\p{Pc}"
+_DIGIT = r"\p{Nd}"
+_SPACE = r"\t\n\x0B\f\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}"
+_CLASSES = {"w": _WORD, "d": _DIGIT, "s": _SPACE}
+# Constructs where Python's parser (used only to plan) reads RE2 syntax differently.
+_PLAN_UNSAFE = re.compile(r"\\[pPQEC]|\[:|\(\?[^:)]*U|\\z|\\[0-9]")
+
+
+@dataclass(frozen=True)
+class SearchPattern:
+    """A compiled search: ``regex`` finds matches in UTF-8 bytes; ``literal`` is set for a
+    case-sensitive literal (found with ``bytes.find``, faster than any regex)."""
+
+    text: str
+    regex: re2._Regexp
+    literal: bytes | None
+    requirement: Requirement
+
+
+def _unicode_classes(pattern: str) -> str:
+    """``\\w``, ``\\d``, ``\\s`` (and their negations outside brackets) as Unicode classes."""
+    out: list[str] = []
+    i, n, depth = 0, len(pattern), 0
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < n:
+            nxt = pattern[i + 1]
+            lower = nxt.lower()
+            if lower in _CLASSES and (depth == 0 or nxt.islower()):
+                body = _CLASSES[lower]
+                if depth:
+                    out.append(body)
+                else:
+                    out.append(("[" if nxt.islower() else "[^") + body + "]")
+            else:
+                out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if ch == "[" and depth == 0:
+            depth = 1
+            out.append(ch)
+            i += 1
+            # A ']' right after '[' or '[^' is a literal member.
+            if i < n and pattern[i] == "^":
+                out.append("^")
+                i += 1
+            if i < n and pattern[i] == "]":
+                out.append("]")
+                i += 1
+            continue
+        if ch == "[" and depth and pattern.startswith("[:", i):
+            end = pattern.find(":]", i + 2)
+            if end != -1:
+                out.append(pattern[i : end + 2])
+                i = end + 2
+                continue
+        if ch == "]" and depth:
+            depth = 0
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _options() -> re2.Options:
+    options = re2.Options()
+    options.never_nl = True  # As ripgrep: a match never includes a line break.
+    options.log_errors = False
+    options.max_mem = 64 << 20
+    return options
+
+
+def compile_pattern(text: str, *, regex: bool, ignore_case: bool) -> SearchPattern:
+    """Compile ``text`` (a literal, or an RE2 regex when ``regex``); raises
+    InvalidArgumentError for an empty or invalid pattern."""
+    if not isinstance(text, str):
+        raise InvalidArgumentError(f"pattern must be a string, got {text!r}")
+    if text == "":
+        raise InvalidArgumentError("pattern is empty; give the text or regex to find")
+    if "\n" in text or "\r" in text:
+        raise InvalidArgumentError("pattern contains a line break; lines are searched one at a time, search for one line")
+    source = _unicode_classes(text) if regex else re2.escape(text)
+    flags = "(?m)" + ("(?i)" if ignore_case else "")
+    try:
+        compiled = re2.compile((flags + source).encode("utf-8"), _options())
+    except re2.error as exc:
+        message = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise InvalidArgumentError(f"invalid regex {text!r}: {message}") from None
+    literal = text.encode("utf-8") if not regex and not ignore_case else None
+    requirement = _literal_requirement(text, ignore_case) if not regex else _regex_requirement(text, ignore_case)
+    return SearchPattern(text, compiled, literal, requirement)
+
+
+# -- the trigram requirement -------------------------------------------------------------------
+
+
+def _and(items: list[Requirement]) -> Requirement:
+    kept: list[Requirement] = []
+    for item in items:
+        if item is None:
+            continue
+        if isinstance(item, tuple) and item[0] == "and":
+            kept.extend(item[1])
+        elif item not in kept:
+            kept.append(item)
+    if not kept:
+        return None
+    return kept[0] if len(kept) == 1 else ("and", tuple(kept))
+
+
+def _or(items: list[Requirement]) -> Requirement:
+    kept: list[Requirement] = []
+    for item in items:
+        if item is None:
+            return None  # One alternative requires nothing: the whole requires nothing.
+        if isinstance(item, tuple) and item[0] == "or":
+            kept.extend(item[1])
+        elif item not in kept:
+            kept.append(item)
+    if not kept:
+        return None
+    return kept[0] if len(kept) == 1 else ("or", tuple(kept))
+
+
+def _grams(run: str) -> Requirement:
+    grams = list(dict.fromkeys(run[i : i + 3] for i in range(len(run) - 2)))
+    if len(grams) > _MAX_GRAMS:
+        step = (len(grams) - 1) / (_MAX_GRAMS - 1)
+        grams = list(dict.fromkeys(grams[round(k * step)] for k in range(_MAX_GRAMS)))
+    return _and(list(grams))
+
+
+def _string_requirement(s: str, ignore_case: bool) -> Requirement:
+    """Trigrams of ``s``; under ``ignore_case`` a non-ASCII character breaks the run (its
+    case variants may fold differently in the index)."""
+    if ignore_case:
+        return _and([_grams(run) for run in re.split(r"[^\x00-\x7f]", s)])
+    return _grams(s)
+
+
+def _literal_requirement(text: str, ignore_case: bool) -> Requirement:
+    return _string_requirement(text, ignore_case)
+
+
+def _exact_requirement(exact: set[str], ignore_case: bool) -> Requirement:
+    return _or([_string_requirement(s, ignore_case) for s in sorted(exact)])
+
+
+class _Info:
+    """What a sub-pattern matches: an exact set of strings when small, else a requirement."""
+
+    __slots__ = ("exact", "req")
+
+    def __init__(self, exact: set[str] | None, req: Requirement = None) -> None:
+        self.exact = exact
+        self.req = req
+
+    def requirement(self, ignore_case: bool) -> Requirement:
+        if self.exact is not None:
+            return _exact_requirement(self.exact, ignore_case)
+        return self.req
+
+
+def _regex_requirement(text: str, ignore_case: bool) -> Requirement:
+    if _PLAN_UNSAFE.search(text):
+        return None
+    try:
+        parsed = sre_parse.parse(text, re.IGNORECASE if ignore_case else 0)
+    except Exception:  # Python's parser rejects some RE2 syntax: plan nothing, scan.
+        return None
+    case_insensitive = ignore_case or bool(parsed.state.flags & re.IGNORECASE)
+    return _sequence(list(parsed), case_insensitive).requirement(case_insensitive)
+
+
+def _sequence(items: list[tuple[object, object]], ic: bool) -> _Info:
+    reqs: list[Requirement] = []
+    current: set[str] = {""}
+    exact = True  # Whether ``current`` alone describes everything matched so far.
+    for op, av in items:
+        info = _node(op, av, ic)
+        if info.exact is not None:
+            if len(current) * len(info.exact) <= _MAX_EXACT:
+                current = {a + b for a in current for b in info.exact}
+            else:
+                reqs.append(_exact_requirement(current, ic))
+                current, exact = set(info.exact), False
+            continue
+        reqs += [_exact_requirement(current, ic), info.req]
+        current, exact = {""}, False
+    if exact:
+        return _Info(current)
+    return _Info(None, _and([*reqs, _exact_requirement(current, ic)]))
+
+
+def _node(op: object, av: object, ic: bool) -> _Info:
+    if op is sre_c.LITERAL:
+        ch = chr(av)  # type: ignore[arg-type]
+        if ic and not ch.isascii():
+            return _Info(None)
+        return _Info({ch.lower() if ic else ch})
+    if op is sre_c.AT:
+        return _Info({""})
+    if op is sre_c.SUBPATTERN:
+        _group, add_flags, _del_flags, sub = av  # type: ignore[misc]
+        return _sequence(list(sub), ic or bool(add_flags & re.IGNORECASE))
+    if op is sre_c.BRANCH:
+        branches = [_sequence(list(b), ic) for b in av[1]]  # type: ignore[index]
+        if all(b.exact is not None for b in branches):
+            union = set().union(*(b.exact for b in branches if b.exact is not None))
+            if len(union) <= _MAX_EXACT:
+                return _Info(union)
+        return _Info(None, _or([b.requirement(ic) for b in branches]))
+    if op is sre_c.IN:
+        chars = _class_chars(av, ic)  # type: ignore[arg-type]
+        return _Info(chars) if chars is not None else _Info(None)
+    if op in (sre_c.MAX_REPEAT, sre_c.MIN_REPEAT, sre_c.POSSESSIVE_REPEAT):
+        low, high, sub = av  # type: ignore[misc]
+        if low == 0:
+            return _Info(None)
+        inner = _sequence(list(sub), ic)
+        if inner.exact is not None and low == high and len(inner.exact) ** low <= _MAX_EXACT:
+            exact = {""}
+            for _ in range(low):
+                exact = {a + b for a in exact for b in inner.exact}
+            return _Info(exact)
+        return _Info(None, inner.requirement(ic))
+    if op is sre_c.ATOMIC_GROUP:
+        return _sequence(list(av), ic)  # type: ignore[arg-type]
+    return _Info(None)  # ANY, categories, NOT_LITERAL, lookarounds, backreferences...
+
+
+def _class_chars(items: list[tuple[object, object]], ic: bool) -> set[str] | None:
+    """The members of a small bracket class of plain characters, else None."""
+    chars: set[str] = set()
+    for op, av in items:
+        if op is sre_c.LITERAL:
+            ch = chr(av)  # type: ignore[arg-type]
+            if ic and not ch.isascii():
+                return None
+            chars.add(ch.lower() if ic else ch)
+        elif op is sre_c.RANGE and av[1] - av[0] < 4:  # type: ignore[index,operator]
+            for code in range(av[0], av[1] + 1):  # type: ignore[index]
+                ch = chr(code)
+                if ic and not ch.isascii():
+                    return None
+                chars.add(ch.lower() if ic else ch)
+        else:
+            return None
+        if len(chars) > 8:
+            return None
+    return chars or None

@@ -1,0 +1,97 @@
+"""The text side of a graph: which files its text index holds and how it follows changes.
+
+A graph made by ``Graph.open`` keeps its index in the cache directory, synced on every open
+from the same walk as the Ruby files (every file the walk selects, not only Ruby). A graph
+filled by ``index_all``/``index_source`` builds an in-memory index on its first search, from
+the roots it indexed and the buffers it was given. Editor buffers win over the disk.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterable, Sequence
+
+from rdx.discovery.config import WorkspaceConfig
+from rdx.discovery.files import FileEntry, collect_files
+from rdx.fulltext.grep import GrepPage, grep
+from rdx.fulltext.index import INDEX_NAME, SyncStats, TextIndex
+from rdx.model.records import Diagnostic
+
+__all__ = ["ProjectText", "any_file"]
+
+
+def any_file(name: str) -> bool:
+    return True
+
+
+class ProjectText:
+    def __init__(self) -> None:
+        self._index: TextIndex | None = None
+        # Roots to walk when the index is first needed: (root, config, config root).
+        self._roots: list[tuple[str, WorkspaceConfig | None, str | None]] = []
+        # Buffers given by ``index_source`` (None: deleted), applied over the walk.
+        self._buffers: dict[str, bytes | None] = {}
+        self.last_sync: SyncStats | None = None
+
+    def attach(self, cache_dir: str, entries: Iterable[FileEntry], config: WorkspaceConfig) -> list[Diagnostic]:
+        """Open the persistent index in ``cache_dir`` and sync it with ``entries``."""
+        problems: list[Diagnostic] = []
+        try:
+            index = TextIndex(os.path.join(cache_dir, INDEX_NAME))
+        except (sqlite3.Error, OSError) as exc:
+            problems.append(Diagnostic("snapshot-unwritable", f"cannot open the text index in {cache_dir} ({exc}); kept in memory", "warning", cache_dir))
+            index = TextIndex(None)
+        if index.problem is not None:
+            problems.append(Diagnostic("snapshot-rebuilt", index.problem, "warning", cache_dir))
+        self.last_sync = index.sync(((e.path, e.size, e.mtime_ns) for e in entries), config.max_file_size)
+        self._index = index
+        return problems
+
+    def add_roots(self, roots: Sequence[str], config: WorkspaceConfig | None = None, config_root: str | None = None) -> None:
+        self._roots += [(r, config, config_root) for r in roots]
+        if self._index is not None and roots:
+            entries = [e for root in roots for e in collect_files(root, config, config_root, select=any_file).files]
+            self._index.update(e.path for e in entries)
+
+    def buffer(self, path: str | None, data: bytes) -> None:
+        if path is None:
+            return
+        self._buffers[path] = data
+        if self._index is not None:
+            self._index.put(path, data)
+
+    def forget(self, path: str | None) -> None:
+        if path is None:
+            return
+        self._buffers[path] = None
+        if self._index is not None:
+            self._index.remove(path)
+
+    def refresh(self, paths: Iterable[str]) -> None:
+        """Re-read files changed on disk (not those open as buffers)."""
+        if self._index is not None:
+            self._index.update(p for p in paths if p not in self._buffers)
+
+    def index(self) -> TextIndex:
+        if self._index is None:
+            index = TextIndex(None)
+            rows: dict[str, tuple[str, int, int]] = {}
+            for root, config, config_root in self._roots:
+                for e in collect_files(root, config, config_root, select=any_file).files:
+                    rows[e.path] = (e.path, e.size, e.mtime_ns)
+            self.last_sync = index.sync(sorted(rows.values()))
+            for path, data in self._buffers.items():
+                if data is None:
+                    index.remove(path)
+                else:
+                    index.put(path, data)
+            self._index = index
+        return self._index
+
+    def grep(self, pattern: str, root: str | None, **options: object) -> GrepPage:
+        return grep(self.index(), pattern, relative_to=root, **options)  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
