@@ -369,7 +369,7 @@ class Graph:
         date for every file. Returns (updated, removed) Ruby documents."""
         updated = removed = 0
         fresh: list[FileEntry] = []
-        paths = [os.path.abspath(p) for p in paths]
+        paths = self._expand(os.path.abspath(p) for p in paths)
         self._text.refresh(paths)
         for path in paths:
             if not is_ruby_file(os.path.basename(path)):
@@ -385,6 +385,23 @@ class Graph:
             self._sources.pop(result.uri, None)
             updated += 1
         return updated, removed
+
+    def _expand(self, paths: Iterable[str]) -> list[str]:
+        """Changed paths as files: a directory (created, or moved in whole, whose files may
+        bring no events of their own) stands for the files under it; a path that is gone for
+        the documents indexed under it."""
+        out: list[str] = []
+        for path in paths:
+            if os.path.isdir(path):
+                out += [e.path for e in collect_files(path, self.config, select=any_file).files]
+            elif not os.path.exists(path):
+                prefix = path.rstrip(os.sep) + os.sep
+                out.append(path)
+                out += [p for p in self._text.paths() if p.startswith(prefix)]
+                out += [d.path for d in self._store.documents.values() if d.path and d.path.startswith(prefix)]
+            else:
+                out.append(path)
+        return sorted(set(out))
 
     @staticmethod
     def plan(root: str | os.PathLike[str]) -> tuple[list[str], list[Diagnostic], WorkspaceConfig]:

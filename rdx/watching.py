@@ -2,7 +2,8 @@
 
 ``rdx watch`` and the MCP server both run ``follow_changes``; they differ only in what they do
 after an update (print it, or nothing) and when files go quiet (save the snapshot, build the
-query indexes). Which files count is ``is_indexed_path``, the same rule as the walk's.
+query indexes). Which files count is ``is_indexed_path``, the same rule as the walk's (every
+file, for the text index; ``Graph.refresh_paths`` re-parses the Ruby ones).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING
 
 from rdx.discovery.files import is_indexed_path
+from rdx.fulltext.workspace import any_file
 
 if TYPE_CHECKING:
     from rdx.graph import Graph
@@ -47,7 +49,8 @@ def follow_changes(
     guard = lock if lock is not None else nullcontext()
 
     def indexed(change: watchfiles.Change, path: str) -> bool:
-        return is_indexed_path(path, root)
+        # Every file: Ruby files feed the graph, all text files the text index.
+        return is_indexed_path(path, root, any_file)
 
     ready = False
     busy = False

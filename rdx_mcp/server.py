@@ -28,6 +28,8 @@ __all__ = ["Workspace", "build_server"]
 MAX_SEARCH = 100
 MAX_DESCENDANTS = 500
 MAX_REFERENCES = 200
+MAX_CODE_LINES = 500
+MAX_LINE_CHARS = 300  # Longer lines (minified code, data) are cut, with a marker.
 
 
 def _error(kind: str, message: str, suggestion: str) -> ToolError:
@@ -144,7 +146,7 @@ def _compact_schema(schema: dict[str, Any], output: bool = True) -> None:
             if set(other) == {"type"} and isinstance(other["type"], str):
                 del node["anyOf"]
                 node["type"] = [other["type"], "null"]
-            elif set(other) <= {"type", "minimum", "maximum"}:
+            elif set(other) <= {"type", "minimum", "maximum", "items"} and isinstance(other["type"], str):
                 del node["anyOf"]
                 node.update(other)
                 node["type"] = [other["type"], "null"]
@@ -224,6 +226,26 @@ class DeclarationOut(_Out):
     members: list[Item] = []
     truncated: bool = False
     revision: int = 0
+
+
+class CodeLine(_Out):
+    line: int
+    column: int  # 0-based byte offset of the first match
+    text: str
+    before: list[str] | None = None  # Context lines, when asked for.
+    after: list[str] | None = None
+
+
+class CodeFile(_Out):
+    path: str
+    language: str
+    lines: list[CodeLine]
+
+
+class CodePage(_PageMeta):
+    # Matching lines grouped by file, in path order; ``total`` and ``next_offset`` count lines.
+    matched_files: int
+    files: list[CodeFile]
 
 
 class Stats(_Out):
@@ -326,6 +348,10 @@ def _drop_nulls(value: Any, top: bool = True) -> Any:
     if isinstance(value, list):
         return [_drop_nulls(v, False) for v in value]
     return value
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + f"… (+{len(text) - MAX_LINE_CHARS} chars)"
 
 
 def build_server(workspace: Workspace) -> MCPServer:
@@ -498,6 +524,54 @@ def build_server(workspace: Workspace) -> MCPServer:
             definitions=[DefinitionOut(kind=hover.kind, location=workspace.loc(hover.location), comments=hover.comments, signature=hover.signature)],
             ancestors=hover.ancestors,
             revision=g.revision,
+        )
+
+    @server.tool(
+        description="Grep every file (any language): a literal, or an RE2 regex with regex=true. Lines grouped by file, in path order."
+    )
+    def search_code(
+        pattern: Annotated[str, Field(min_length=1)],
+        regex: bool = False,
+        ignore_case: bool = False,
+        glob: Annotated[list[str] | None, Field(description="e.g. ['*.rb', '!test/**']")] = None,
+        language: Annotated[str | None, Field(description="ruby, markdown, yaml, ...")] = None,
+        context: Annotated[int, Field(ge=0, le=10)] = 0,
+        limit: Annotated[int, Field(ge=1)] = 50,
+        offset: Offset = 0,
+        max_tokens: MaxTokens = None,
+    ) -> CodePage:
+        g = workspace.graph()
+        clamped = limit > MAX_CODE_LINES
+        limit = min(limit, MAX_CODE_LINES)
+        try:
+            page = g.grep(pattern, regex=regex, ignore_case=ignore_case, glob=glob, language=language, context=context, limit=limit, offset=offset)
+        except rdx.InvalidArgumentError as exc:
+            raise _error("invalid_argument", str(exc), "fix the pattern or filter named in the message") from None
+        hits = list(page)
+        truncated = False
+
+        def grouped() -> list[CodeFile]:
+            files: list[CodeFile] = []
+            for h in hits:
+                path = workspace.rel(h.path) or h.path
+                if not files or files[-1].path != path:
+                    files.append(CodeFile(path=path, language=h.language, lines=[]))
+                line = CodeLine(line=h.line, column=h.column, text=_cut(h.text))
+                if context:
+                    line.before, line.after = [_cut(x) for x in h.before], [_cut(x) for x in h.after]
+                files[-1].lines.append(line)
+            return files
+
+        files = grouped()
+        if max_tokens is not None:
+            while hits and len(json.dumps([f.model_dump() for f in files])) // 4 > max_tokens:
+                hits = hits[: len(hits) * 3 // 4]
+                files = grouped()
+                truncated = True
+        end = offset + len(hits)
+        return CodePage(
+            total=page.total, offset=offset, limit=limit, next_offset=end if end < page.total else None, limit_clamped=clamped,
+            truncated=truncated, revision=g.revision, matched_files=page.files, files=files,
         )
 
     @server.tool(description="Counts of files, definitions, declarations by kind, references.")

@@ -65,12 +65,13 @@ def test_tools_are_listed_with_schemas_within_budget(project):
     assert names == {
         "search_declarations", "get_declaration", "get_descendants", "get_ancestors", "find_constant_references",
         "find_method_references", "get_file_declarations", "resolve_constant", "definition_at", "hover_at",
-        "codebase_stats", "index_status",
+        "codebase_stats", "index_status", "search_code",
     }
     assert all(t.output_schema for t in tools)
     size = sum(len(json.dumps(t.input_schema)) + len(json.dumps(t.output_schema)) + len(t.description or "") for t in tools)
-    # All schemas and descriptions together stay under 3,000 tokens (about four characters each).
-    assert size // 4 < 3000, size // 4
+    # All schemas and descriptions of the 13 tools together stay under 3,500 tokens (about four
+    # characters each; search_code's grouped output is about 450 of them).
+    assert size // 4 < 3500, size // 4
 
 
 def test_declaration_lookup_and_errors(project):
@@ -138,6 +139,35 @@ def test_references_positions_and_status(project):
     assert [i["name"] for i in files["items"]] == ["App", "App::Model", "App::Model#save()"]
 
 
+def test_search_code_groups_lines_by_file_and_pages(project):
+    write(project / "docs/notes.md", "# Notes\nThe Model saves.\n")
+
+    async def steps(client):
+        pages, offset = [], 0
+        while offset is not None:
+            page = data(await client.call_tool("search_code", {"pattern": "Model", "limit": 7, "offset": offset}))
+            pages.append(page)
+            offset = page["next_offset"]
+        md = data(await client.call_tool("search_code", {"pattern": "model", "ignore_case": True, "language": "markdown", "context": 1}))
+        regex = data(await client.call_tool("search_code", {"pattern": r"class Gen0[0-2] <", "regex": True, "glob": ["lib/gen/**"]}))
+        bad = error(await client.call_tool("search_code", {"pattern": "(", "regex": True}))
+        trimmed = data(await client.call_tool("search_code", {"pattern": "Model", "limit": 100, "max_tokens": 80}))
+        return pages, md, regex, bad, trimmed
+
+    pages, md, regex, bad, trimmed = call(project, steps)
+    lines = [(f["path"], x["line"]) for p in pages for f in p["files"] for x in f["lines"]]
+    # Every "Model" line exactly once across pages, in path then line order: 30 generated
+    # classes, app.rb's class line, user.rb's superclass and the Markdown note.
+    assert len(lines) == len(set(lines)) == pages[0]["total"] == 33 and lines == sorted(lines)
+    assert pages[0]["matched_files"] == 33
+    assert md["files"] == [
+        {"path": "docs/notes.md", "language": "markdown", "lines": [{"line": 2, "column": 4, "text": "The Model saves.", "before": ["# Notes"], "after": []}]}
+    ]
+    assert [(f["path"], f["lines"][0]["column"]) for f in regex["files"]] == [(f"lib/gen/m0{i}.rb", 2) for i in range(3)]
+    assert bad["type"] == "invalid_argument" and "missing )" in bad["message"]
+    assert trimmed["truncated"] and 0 < sum(len(f["lines"]) for f in trimmed["files"]) < 33
+
+
 def test_tools_answer_indexing_before_the_graph_is_ready(project):
     workspace = Workspace(str(project), watch=False)  # never started: still indexing
     server = build_server(workspace)
@@ -181,11 +211,19 @@ def test_stdio_end_to_end_with_an_edit_between_calls(project):
                 await anyio.sleep(0.1)
                 after = await client.call_tool("get_declaration", {"name": "App::User#email()"})
                 if not after.is_error:
-                    return tools, refs, bad, before, data(after)
-            return tools, refs, bad, before, None
+                    break
+            # A file that is not Ruby reaches the text index through the same file events.
+            write(project / "docs/changes.md", "# Changes\nneedle_in_markdown\n")
+            for _ in range(100):
+                await anyio.sleep(0.1)
+                grep = data(await client.call_tool("search_code", {"pattern": "needle_in_markdown"}))
+                if grep["total"]:
+                    break
+            return tools, refs, bad, before, (data(after) if not after.is_error else None), grep
 
-    tools, refs, bad, before, after = anyio.run(main)
-    assert len(tools.tools) == 12
+    tools, refs, bad, before, after, grep = anyio.run(main)
+    assert grep["files"] == [{"path": "docs/changes.md", "language": "markdown", "lines": [{"line": 2, "column": 0, "text": "needle_in_markdown"}]}]
+    assert len(tools.tools) == 13
     assert len(refs) == 31 and len(set(refs)) == 31 and refs == sorted(refs, key=lambda r: (r[0], [int(x) for x in r[1].replace("-", ":").split(":")]))
     assert [b["type"] for b in bad] == ["invalid_argument", "not_found", "invalid_argument"]
     assert "limit" in bad[0]["message"] and "App::User" in bad[1]["suggestion"] and "line" in bad[2]["message"]

@@ -86,7 +86,25 @@ def is_indexed_path(path: str, root: str, select: Callable[[str], bool] | None =
     parts = rel.split("/")
     if any(rel.startswith(prefix + "/") for prefix in SKIPPED_RELATIVE):
         return False
-    return (select or is_ruby_file)(parts[-1]) and not any(p in SKIPPED_DIRS for p in parts[:-1])
+    if not (select or is_ruby_file)(parts[-1]) or any(p in SKIPPED_DIRS for p in parts[:-1]):
+        return False
+    return not _gitignored(os.path.join(root, *parts), root, parts)
+
+
+def _gitignored(path: str, root: str, parts: list[str]) -> bool:
+    """Whether the ``.gitignore`` files between ``root`` and ``path`` exclude it (or one of
+    its directories), as the walk would."""
+    specs: tuple[tuple[str, pathspec.PathSpec], ...] = ()
+    directory = root
+    for i, part in enumerate(parts):
+        spec = _load_gitignore(directory)
+        if spec is not None:
+            specs = specs + ((directory, spec),)
+        child = os.path.join(directory, part)
+        if _ignored(child, i < len(parts) - 1, specs):
+            return True
+        directory = child
+    return False
 
 
 def _load_gitignore(directory: str) -> pathspec.PathSpec | None:

@@ -118,7 +118,8 @@ def compile_pattern(text: str, *, regex: bool, ignore_case: bool) -> SearchPatte
         compiled = re2.compile((flags + source).encode("utf-8"), _options())
     except re2.error as exc:
         message = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
-        raise InvalidArgumentError(f"invalid regex {text!r}: {message}") from None
+        # RE2 names the error, then quotes the offending part of the (prefixed) pattern.
+        raise InvalidArgumentError(f"invalid regex {text!r}: {message.split(':')[0]}; the syntax is RE2's (as ripgrep's)") from None
     literal = text.encode("utf-8") if not regex and not ignore_case else None
     requirement = _literal_requirement(text, ignore_case) if not regex else _regex_requirement(text, ignore_case)
     return SearchPattern(text, compiled, literal, requirement)

@@ -73,6 +73,9 @@ class ProjectText:
         if self._index is not None:
             self._index.update(p for p in paths if p not in self._buffers)
 
+    def paths(self) -> list[str]:
+        return list(self._index.files) if self._index is not None else []
+
     def index(self) -> TextIndex:
         if self._index is None:
             index = TextIndex(None)
