@@ -49,6 +49,7 @@ from rdx.query.handles import (
     iter_method_references,
 )
 from rdx.query.navigation import Completion, Hover, Reference, Target
+from rdx.query.ranked import SymbolIndex
 from rdx.query.search import MATCH_MODES, SearchIndex, search_declarations
 from rdx.resolution.driver import Resolver
 from rdx.resolution.order import LoadOrder, keyed, place
@@ -622,26 +623,63 @@ class Graph:
         if view.search_index is None:
             view.search_index = SearchIndex(view.state.declarations.values())
         view.search_index.prepare()
+        if view.symbol_index is None:
+            view.symbol_index = SymbolIndex(view.state)
         view.descendants()
         view.call_sites("")
 
-    def search(self, query: str, *, kind: str | None = None, match_mode: str = "fuzzy", limit: int | None = None) -> list[Declaration]:
-        """Declarations whose names match ``query``, best first."""
-        if not isinstance(query, str) or not query:
+    def search(
+        self, query: str, *, kind: str | None = None, match_mode: str = "ranked", limit: int | None = None, path: str | None = None
+    ) -> list[Declaration]:
+        """Declarations for ``query``, best first.
+
+        ``match_mode="ranked"`` (the default) takes intent-style queries ("format number as
+        currency"): BM25 over names split into words, doc comments, namespaces and paths, with
+        exact and prefix name matches first (see rdx.query.ranked); ``AND``/``OR``/``NOT``
+        (or ``-word``) and ``prefix*`` work; a query ranked search cannot answer (an
+        abbreviation such as ``ActRec``) falls back to fuzzy name matching. ``"exact"``,
+        ``"prefix"`` and ``"fuzzy"`` match names only. ``kind`` and ``path`` (a substring of
+        the defining file's path) filter; ranked search returns at most 100 by default."""
+        if not isinstance(query, str) or not query.strip():
             raise InvalidArgumentError("search query must be a non-empty string")
-        if match_mode not in MATCH_MODES:
-            raise InvalidArgumentError(f"match_mode {match_mode!r} is not one of {', '.join(MATCH_MODES)}")
+        if match_mode not in (*MATCH_MODES, "ranked"):
+            raise InvalidArgumentError(f"match_mode {match_mode!r} is not one of ranked, {', '.join(MATCH_MODES)}")
         if kind is not None and kind not in DECLARATION_KINDS:
             raise InvalidArgumentError(f"kind {kind!r} is not one of {', '.join(DECLARATION_KINDS)}")
         if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
             raise InvalidArgumentError(f"limit must be a non-negative integer, got {limit!r}")
+        if path is not None and not isinstance(path, str):
+            raise InvalidArgumentError(f"path must be a string (part of a file path), got {path!r}")
         view = self._ready()
+        if match_mode == "ranked":
+            return [Declaration(view, did) for did in self._ranked(view, query, kind, path, 100 if limit is None else limit)]
         if view.search_index is None:
             view.search_index = SearchIndex(view.state.declarations.values())
         found = search_declarations(view.state.declarations.values(), query, match_mode, kind, view.search_index)
+        if path is not None:
+            found = [rec for rec in found if any(path in (view.state.documents[k].path or "") for k, _ in rec.definitions)]
         if limit is not None:
             found = found[:limit]
         return [Declaration(view, rec.id) for rec in found]
+
+    def _ranked(self, view: View, query: str, kind: str | None, path: str | None, limit: int) -> list[int]:
+        if view.symbol_index is None:
+            view.symbol_index = SymbolIndex(view.state)
+        found = view.symbol_index.search(query, kind=kind, path=path, limit=limit)
+        if len(found) < limit and " " not in query.strip():
+            # A name-like query BM25 cannot answer ("ActRec"): fuzzy name matches follow.
+            if view.search_index is None:
+                view.search_index = SearchIndex(view.state.declarations.values())
+            seen = set(found)
+            for rec in search_declarations(view.state.declarations.values(), query, "fuzzy", kind, view.search_index):
+                if len(found) >= limit:
+                    break
+                if rec.id in seen or rec.kind == "SingletonClass":
+                    continue
+                if path is not None and not any(path in (view.state.documents[k].path or "") for k, _ in rec.definitions):
+                    continue
+                found.append(rec.id)
+        return found
 
     def grep(
         self,

@@ -81,6 +81,7 @@ class View:
 
     __slots__ = (
         "_aliases", "_call_sites", "_descendants", "_lookup", "_site_names", "_virtual", "_virtual_of", "revision", "search_index", "state",
+        "symbol_index",
     )
 
     def __init__(self, state: ResolvedState, revision: int) -> None:
@@ -94,6 +95,8 @@ class View:
         self._descendants: dict[int, list[int]] | None = None
         # Built by the first search of this state (see rdx.query.search.SearchIndex).
         self.search_index: Any = None
+        # Built by the first ranked search of this state (see rdx.query.ranked.SymbolIndex).
+        self.symbol_index: Any = None
         self._call_sites: dict[str, list[tuple[int, int]]] | None = None
         self._aliases: list[int] | None = None
 
@@ -107,7 +110,7 @@ class View:
     @property
     def has_indexes(self) -> bool:
         """Whether a question built one of the big indexes (search, call sites, descendants)."""
-        return self.search_index is not None or self._call_sites is not None or self._descendants is not None
+        return self.search_index is not None or self.symbol_index is not None or self._call_sites is not None or self._descendants is not None
 
     @property
     def lookup(self) -> Lookup:
