@@ -1,15 +1,16 @@
 """Ranked declaration search: intent-style queries ("format number as currency") over names,
 doc comments, namespaces and paths, ranked by BM25 and then by what makes code search good.
 
-Retrieval is SQLite FTS5 (Porter-stemmed words; BM25 with per-column weights) over one row per
-declaration: the name split into sub-words (``number_to_currency`` -> number to currency,
-``MessageVerifier`` -> message verifier), the enclosing namespaces, the first paragraph of the
-doc comment, the rest of it, and the file path. The best few hundred rows are then re-scored:
+Retrieval is SQLite FTS5 (Porter-stemmed words, BM25 with per-column weights) over one row
+per declaration: its name split into sub-words (``number_to_currency`` -> number to currency,
+``MessageVerifier`` -> message verifier), its namespace, the first paragraph of its doc
+comment, the rest of it, and the file path. The best few hundred rows are then re-scored:
 
+- how much of the query the declaration covers, each word weighted by its rarity (IDF) and
+  by where it was found (name > summary > namespace > rest of the doc > path);
 - the query naming the declaration (exactly, or as a prefix) comes first;
-- coverage: the share of the query's words found in the name, then in name + summary;
 - namespaces over their singleton twins (``Foo::<Foo>`` is never listed beside ``Foo``);
-  private methods, instance variables, generated, vendored and test code weigh less;
+  private methods, variables, undocumented, generated, vendored and test code weigh less;
 - ties broken by name, so the order is deterministic.
 
 Queries accept ``AND``, ``OR``, ``NOT`` (or ``-word``) and ``prefix*``; plain words are ORed
@@ -27,25 +28,34 @@ from collections.abc import Iterable
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import FileResult
 from rdx.model.store import ResolvedState
+from rdx.query.synonyms import related_words
 
 __all__ = ["SymbolIndex", "split_words"]
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b|_)|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_TEXT_WORD = re.compile(r"[A-Za-z]+|\d+")
 _QUERY_TOKEN = re.compile(r'"[^"]*"|\(|\)|[^\s()"]+')
 _STOP = frozenset(
-    "a an the of to in on for and or with from by as at is it its this that these those be are was were do does "
-    "how what which when where who why can i me my we our you your should would into onto out over than then so "
-    "all any some one each every get gets use using used".split()
+    "a an the of to in on for and or with from by as at is it its this that these those be been being are was were "
+    "do does did has have had how what which when where who why can could i me my we our you your should would will "
+    "into onto out over than then so all any some one each every get gets use using used just like not no there "
+    "their them they whether if else also only".split()
 )
 _KIND_WORDS = {
     "Class": "class", "Module": "module", "Method": "method", "Constant": "constant", "ConstantAlias": "constant alias",
     "GlobalVariable": "global variable", "InstanceVariable": "instance variable", "ClassVariable": "class variable",
 }
 _SKIPPED_KINDS = frozenset({"SingletonClass", "Todo"})
-_CANDIDATES = 400
+_VARIABLES = frozenset({"InstanceVariable", "ClassVariable", "GlobalVariable"})
+_CANDIDATES = 300
+_DOC_WORDS = 150  # Words of the doc comment beyond its summary that re-scoring reads.
 # BM25 column weights: words, namespace, summary, rest of the doc, path, kind.
-_WEIGHTS = (8.0, 1.5, 3.0, 0.6, 1.0, 0.5)
-_LOW_VALUE_PATH = re.compile(r"/(test|tests|spec|specs|fixtures?|examples?|generated|vendor|templates?)/|_(test|spec)\.rb$")
+_WEIGHTS = (6.0, 1.0, 3.0, 1.0, 0.5, 0.5)
+# Where a query word was found, as a share of its IDF: name, summary, namespace, doc, path.
+_FIELD = (1.0, 0.75, 0.45, 0.4, 0.25)
+# A related word ("folder" asked, "dir" found) counts for this share of the word itself.
+_RELATED_SHARE = 0.6
+_LOW_VALUE_PATH = re.compile(r"/(test|tests|spec|specs|fixtures?|examples?|generated|vendor|templates?|benchmarks?)/|_(test|spec)\.rb$")
 
 
 def split_words(name: str) -> list[str]:
@@ -54,7 +64,7 @@ def split_words(name: str) -> list[str]:
 
 
 def _comment_text(lines: Iterable[str]) -> tuple[str, str]:
-    """(first paragraph, rest) of a doc comment, without the ``#`` marks and example code."""
+    """(first paragraph, rest) of a doc comment, without the ``#`` marks."""
     summary: list[str] = []
     rest: list[str] = []
     target = summary
@@ -64,107 +74,285 @@ def _comment_text(lines: Iterable[str]) -> tuple[str, str]:
             if summary:
                 target = rest
             continue
-        if line.startswith(("=begin", "=end", "-*-", "frozen_string_literal", "rubocop:")):
+        if line.startswith(("=begin", "=end", "-*-", "frozen_string_literal", "rubocop:", ":call-seq:", ":nodoc:")):
             continue
         target.append(line)
-    return " ".join(summary), " ".join(rest[:60])
+    return " ".join(summary), " ".join(rest[:80])
 
 
 class _Row:
-    __slots__ = ("id", "kind", "name", "path", "private", "summary", "unqualified", "words")
+    """What re-scoring needs of a declaration besides its indexed text."""
 
-    def __init__(self, rec: DeclarationRecord, path: str, summary: str, private: bool) -> None:
+    __slots__ = ("doc_words", "id", "kind", "name", "name_stems", "path", "prior", "private", "unqualified", "words")
+
+    def __init__(self, rec: DeclarationRecord, words: list[str], path: str, doc_words: int) -> None:
         self.id = rec.id
         self.name = rec.name
         self.kind = rec.kind
         self.unqualified = rec.unqualified.rstrip("()")
-        self.words = split_words(self.unqualified)
+        self.words = words
         self.path = path
-        self.summary = summary
-        self.private = private
+        self.private = rec.visibility == "private"
+        self.doc_words = doc_words
+        self.name_stems = len(set(words))
+        self.prior = _prior(self)
 
 
 class SymbolIndex:
-    """The ranked-search index of one resolved state (built in memory in about a second for
-    ninety thousand declarations; built once per revision, on the first ranked search or by
-    ``Graph.prepare_queries``)."""
+    """The ranked-search index of one resolved state. Built once (about two seconds for
+    ninety thousand declarations), then carried from revision to revision by ``advance``,
+    which re-indexes only the declarations of changed documents."""
 
     def __init__(self, state: ResolvedState) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._db = sqlite3.connect(":memory:", check_same_thread=False)
-        self._db.execute(
-            "CREATE VIRTUAL TABLE sym USING fts5(words, namespace, summary, doc, path, kind, tokenize = 'porter unicode61')"
+        self._db.executescript(
+            """
+            CREATE VIRTUAL TABLE sym USING fts5(words, namespace, summary, doc, path, kind, tokenize = 'porter unicode61');
+            CREATE VIRTUAL TABLE terms USING fts5vocab(sym, 'row');
+            """
         )
-        self._rows: dict[int, _Row] = {}
-        self._by_name: dict[str, list[int]] = {}
-        self._stem_cache: dict[str, str] = {}
         self._stemmer = sqlite3.connect(":memory:", check_same_thread=False)
-        self._stemmer.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'porter unicode61')")
-        self._stemmer.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
-        rows = []
-        for rec in state.declarations.values():
-            if rec.kind in _SKIPPED_KINDS or not rec.definitions:
-                continue
-            row, values = self._row(state, rec)
-            self._rows[rec.id] = row
-            self._by_name.setdefault(row.unqualified.lower(), []).append(rec.id)
-            self._by_name.setdefault(rec.name.lower(), []).append(rec.id)
-            rows.append((_rowid(rec.id), *values))
-        with self._db:
-            self._db.executemany("INSERT INTO sym(rowid, words, namespace, summary, doc, path, kind) VALUES(?, ?, ?, ?, ?, ?, ?)", rows)
+        self._stemmer.executescript(
+            """
+            CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'porter unicode61');
+            CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance');
+            """
+        )
+        self._stem_cache: dict[str, str] = {}
+        self._split_cache: dict[str, str] = {}
+        self._rows: dict[int, _Row] = {}
+        self._by_name: dict[str, set[int]] = {}
+        self._doc_decls: dict[int, set[int]] = {}
+        # Per row, stemmed words per field, loaded when the row is first re-scored.
+        self._fields: dict[int, tuple[str, str, str, str, str]] = {}
+        self._shared: dict[str, str] = {}
+        self.state = state
+        self._insert(state, (rec for rec in state.declarations.values()))
         self._db.execute("INSERT INTO sym(sym) VALUES('optimize')")
 
-    def _row(self, state: ResolvedState, rec: DeclarationRecord) -> tuple[_Row, tuple[str, ...]]:
-        comments: list[str] = []
-        path = ""
-        for key, index in rec.definitions:
-            doc: FileResult | None = state.documents.get(key)
-            if doc is None:
+    # -- building --------------------------------------------------------------------------
+
+    def _words_of(self, text: str) -> str:
+        found = self._split_cache.get(text)
+        if found is None:
+            if len(self._split_cache) > 200_000:
+                self._split_cache.clear()
+            found = self._split_cache[text] = " ".join(split_words(text))
+        return found
+
+    def _insert(self, state: ResolvedState, records: Iterable[DeclarationRecord]) -> None:
+        values = []
+        for rec in records:
+            if rec.kind in _SKIPPED_KINDS or not rec.definitions:
                 continue
-            if not path:
-                path = doc.path or doc.uri
-            comments.extend(doc.definitions[index].comments)
-        summary, rest = _comment_text(comments)
-        owner = state.declarations.get(rec.owner) if rec.owner is not None else None
-        namespace = owner.name if owner is not None else ""
-        row = _Row(rec, path, summary, rec.visibility == "private")
-        unq = row.unqualified
-        words = " ".join([*row.words, unq.lower()]) if len(row.words) > 1 else " ".join(row.words) or unq.lower()
-        tail = "/".join(path.split("/")[-3:])
-        return row, (words, " ".join(split_words(namespace)), summary, rest, " ".join(split_words(tail)), _KIND_WORDS.get(rec.kind, rec.kind.lower()))
+            comments: list[str] = []
+            path = ""
+            for key, index in rec.definitions:
+                doc: FileResult | None = state.documents.get(key)
+                if doc is None:
+                    continue
+                self._doc_decls.setdefault(key, set()).add(rec.id)
+                if not path:
+                    path = doc.path or doc.uri
+                comments.extend(doc.definitions[index].comments)
+            summary, rest = _comment_text(comments)
+            owner = state.declarations.get(rec.owner) if rec.owner is not None else None
+            unq = rec.unqualified.rstrip("()")
+            words = self._words_of(unq).split()
+            row = _Row(rec, words, path, summary.count(" ") + rest.count(" ") + (1 if summary else 0))
+            self._rows[rec.id] = row
+            self._by_name.setdefault(unq.lower(), set()).add(rec.id)
+            self._by_name.setdefault(rec.name.lower(), set()).add(rec.id)
+            text = " ".join([*words, unq.lower()]) if len(words) > 1 else " ".join(words) or unq.lower()
+            tail = "/".join(path.split("/")[-3:])
+            values.append(
+                (_rowid(rec.id), text, self._words_of(owner.name) if owner is not None else "", summary, rest, self._words_of(tail), _KIND_WORDS.get(rec.kind, rec.kind.lower()))
+            )
+        with self._db:
+            self._db.executemany("INSERT INTO sym(rowid, words, namespace, summary, doc, path, kind) VALUES(?, ?, ?, ?, ?, ?, ?)", values)
+
+    def _delete(self, ids: Iterable[int]) -> None:
+        gone = []
+        for did in ids:
+            row = self._rows.pop(did, None)
+            self._fields.pop(did, None)
+            if row is None:
+                continue
+            for key in (row.unqualified.lower(), row.name.lower()):
+                found = self._by_name.get(key)
+                if found is not None:
+                    found.discard(did)
+            gone.append((_rowid(did),))
+        with self._db:
+            self._db.executemany("DELETE FROM sym WHERE rowid = ?", gone)
+
+    def advance(self, state: ResolvedState) -> SymbolIndex:
+        """This index, brought to ``state`` (a later revision of the same graph): the
+        declarations of documents that changed, appeared or went are indexed again. The index
+        then belongs to ``state``'s view (an older view that searches again builds its own)."""
+        with self._lock:
+            old = self.state
+            changed = [k for k in old.documents if state.documents.get(k) is not old.documents[k]]
+            changed += [k for k in state.documents if k not in old.documents]
+            affected: set[int] = set()
+            for key in changed:
+                affected |= self._doc_decls.pop(key, set())
+                affected.update(d for d in state.definition_declarations.get(key, ()) if d is not None)
+            # A declaration's namespace may have been renamed away: its members are new ids anyway.
+            self._delete(affected)
+            self._insert(state, (state.declarations[d] for d in sorted(affected) if d in state.declarations))
+            self.state = state
+        return self
 
     # -- queries ---------------------------------------------------------------------------
 
     def search(self, query: str, *, kind: str | None = None, path: str | None = None, limit: int = 20) -> list[int]:
         """Declaration ids, best first."""
-        expression, words, exclusions = _parse(query)
-        found: list[tuple[int, float]] = []
-        if expression is not None:
-            with self._lock:
-                try:
-                    found = self._db.execute(
-                        "SELECT rowid, bm25(sym, ?, ?, ?, ?, ?, ?) FROM sym WHERE sym MATCH ? ORDER BY 2 LIMIT ?",
-                        (*_WEIGHTS, expression, _CANDIDATES),
-                    ).fetchall()
-                except sqlite3.OperationalError:
-                    found = []
-        scored: list[tuple[float, str, int]] = []
-        seen: set[int] = set()
+        expression, words, exclusions, plain = _parse(query)
         with self._lock:
-            wanted = self._stems(words)
-        exact_ids = [] if exclusions else self._by_name.get(query.strip().lower(), [])
-        for rank, (rowid, bm25) in enumerate(found):
-            row = self._rows.get(_declaration_id(rowid))
-            if row is None or (kind is not None and row.kind != kind) or (path is not None and path not in row.path):
-                continue
-            seen.add(row.id)
-            scored.append((self._score(row, -bm25, rank, wanted, query), row.name, row.id))
-        for did in exact_ids:
-            row = self._rows.get(did)
-            if row is not None and did not in seen and (kind is None or row.kind == kind) and (path is None or path in row.path):
-                scored.append((self._score(row, 0.0, _CANDIDATES, wanted, query), row.name, row.id))
+            if expression is not None and plain:
+                expression = self._selective(words) or expression
+            ids = self._candidates(expression, words) if expression is not None else []
+            if not exclusions:
+                ids += sorted(self._by_name.get(query.strip().lower(), ()))
+            rows = [r for r in dict.fromkeys(self._rows.get(i) for i in ids) if r is not None]
+            rows = [r for r in rows if (kind is None or r.kind == kind) and (path is None or path in r.path)]
+            if not rows:
+                return []
+            scored = self._rescore(rows, query, words)
         scored.sort(key=lambda x: (-x[0], x[1]))
         return [did for _, _, did in scored[:limit]]
+
+    def _selective(self, words: list[str]) -> str | None:
+        """The words of a plain query without the very common ones (in more than one row in
+        twenty): they would make BM25 score most of the index to pick candidates, and
+        re-scoring still counts them. None when every word is common."""
+        stems = self._stems(words)
+        counts = dict(self._db.execute(f"SELECT term, doc FROM terms WHERE term IN ({','.join('?' * len(stems))})", sorted(stems)).fetchall())
+        limit = len(self._rows) / 20
+        kept = [w for w in dict.fromkeys(words) if counts.get(self._stem_cache.get(w, w), 0) <= limit]
+        return " OR ".join(_fts_word(w) for w in kept) if kept else None
+
+    def _candidates(self, expression: str, words: list[str]) -> list[int]:
+        """The best rows by BM25 over every column, over the doc comment alone (long names
+        and namespaces otherwise crowd out a declaration whose doc says what was asked), over
+        the name alone, and over names and summaries for the query's related words."""
+        ids: list[int] = []
+        related = " OR ".join(_fts_word(r) for w in dict.fromkeys(words) for r in related_words(w) if r not in words)
+        for columns, query, weights, count in (
+            ("", expression, _WEIGHTS, _CANDIDATES),
+            ("{summary doc} : ", expression, (0, 0, 2.0, 1.0, 0, 0), _CANDIDATES),
+            ("{words} : ", expression, _WEIGHTS, _CANDIDATES // 2),
+            ("{words summary} : ", related, _WEIGHTS, _CANDIDATES // 2),
+        ):
+            if not query:
+                continue
+            try:
+                rows = self._db.execute(
+                    "SELECT rowid FROM sym WHERE sym MATCH ? ORDER BY bm25(sym, ?, ?, ?, ?, ?, ?) LIMIT ?",
+                    (f"{columns}({query})" if columns else query, *weights, count),
+                ).fetchall()
+            except sqlite3.OperationalError:
+                return ids
+            ids += [_declaration_id(r[0]) for r in rows]
+        return ids
+
+    def _rescore(self, rows: list[_Row], query: str, words: list[str]) -> list[tuple[float, str, int]]:
+        missing = [r.id for r in rows if r.id not in self._fields]
+        if missing:
+            self._load_fields(missing)
+        wanted = sorted(self._stems(words))
+        idf = self._idf(wanted)
+        # Stand-ins for each asked word (its related words' stems), found at a lower weight.
+        alternatives: dict[str, set[str]] = {}
+        for w in words:
+            stem = self._stem_cache.get(w, w)
+            alternatives.setdefault(stem, set()).update(x for x in self._stems(list(related_words(w))) if x != stem)
+        probes = [
+            (f" {t} ", idf[t], re.compile(" (?:" + "|".join(map(re.escape, sorted(alternatives[t]))) + ") ").search if alternatives.get(t) else None)
+            for t in wanted
+        ]
+        total = sum(idf.values()) or 1.0
+        q = query.strip().lower()
+        # Declarations the query names exactly, or (one word of three letters or more) begins.
+        exact_ids = {r.id for r in rows if q in (r.unqualified.lower(), r.name.lower())}
+        if len(q) > 2 and " " not in q:
+            exact_ids |= {r.id for r in rows if r.unqualified.lower().startswith(q)}
+        scored = []
+        fields_of = self._fields
+        f_name, f_summary, f_namespace, f_doc, f_path = _FIELD
+        r_name, r_summary, r_namespace = (x * _RELATED_SHARE for x in _FIELD[:3])
+        for rank, row in enumerate(rows):
+            name, summary, namespace, doc, rpath = fields_of[row.id]
+            covered = namespace_only = 0.0
+            asked = 0
+            for probe, weight_idf, others in probes:
+                if probe in name:
+                    covered += f_name * weight_idf
+                    asked += 1
+                elif probe in summary:
+                    covered += f_summary * weight_idf
+                elif others is not None and others(name):
+                    covered += r_name * weight_idf
+                elif others is not None and others(summary):
+                    covered += r_summary * weight_idf
+                elif probe in namespace:
+                    namespace_only += f_namespace * weight_idf
+                elif probe in doc:
+                    covered += f_doc * weight_idf
+                elif others is not None and others(namespace):
+                    namespace_only += r_namespace * weight_idf
+                elif probe in rpath:
+                    covered += f_path * weight_idf
+            covered += namespace_only
+            score = 10.0 * covered / total + row.prior - rank * 0.0005
+            if asked and asked == row.name_stems:
+                score += 0.5  # Every word of the name was asked for.
+            if exact_ids and row.id in exact_ids:
+                unq = row.unqualified.lower()
+                score += 100.0 if q == unq or q == row.name.lower() else 20.0
+            scored.append((score, row.name, row.id))
+        return scored
+
+    def _load_fields(self, ids: list[int]) -> None:
+        """Each row's stemmed words per field (name, summary, namespace, doc, path), as
+        space-delimited strings (``" a b "``: membership is a substring test, in C)."""
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            rows = self._db.execute(
+                f"SELECT rowid, namespace, summary, doc, path FROM sym WHERE rowid IN ({','.join('?' * len(chunk))})", [_rowid(i) for i in chunk]
+            ).fetchall()
+            for rowid, namespace, summary, doc, rpath in rows:
+                did = _declaration_id(rowid)
+                row = self._rows.get(did)
+                if row is None:
+                    continue
+                self._fields[did] = (
+                    self._stem_text(row.words),
+                    self._stem_text(_TEXT_WORD.findall(summary.lower())),
+                    self._shared_stem_text(namespace),
+                    self._stem_text(_TEXT_WORD.findall(doc.lower())[:_DOC_WORDS]),
+                    self._shared_stem_text(rpath),
+                )
+
+    def _stem_text(self, words: list[str]) -> str:
+        if not words:
+            return " "
+        self._stems(words)
+        cache = self._stem_cache
+        return " " + " ".join(dict.fromkeys(cache[w] for w in words)) + " "
+
+    def _shared_stem_text(self, text: str) -> str:
+        found = self._shared.get(text)
+        if found is None:
+            found = self._shared[text] = self._stem_text(text.split())
+        return found
+
+    def _idf(self, terms: list[str]) -> dict[str, float]:
+        n = len(self._rows) or 1
+        counts = dict(self._db.execute(f"SELECT term, doc FROM terms WHERE term IN ({','.join('?' * len(terms))})", terms).fetchall()) if terms else {}
+        return {t: math.log(1 + (n - counts.get(t, 0) + 0.5) / (counts.get(t, 0) + 0.5)) for t in terms}
 
     def _stems(self, words: list[str]) -> set[str]:
         """The Porter stems FTS5 indexes ``words`` under (new words asked of SQLite in one go)."""
@@ -181,31 +369,19 @@ class SymbolIndex:
                 cache.setdefault(w, w)  # Words the tokenizer drops (punctuation) stem to themselves.
         return {cache[w] for w in words}
 
-    def _score(self, row: _Row, bm25: float, rank: int, wanted: set[str], query: str) -> float:
-        score = bm25
-        q = query.strip().lower()
-        unq = row.unqualified.lower()
-        if q == unq or q == row.name.lower():
-            score += 100.0
-        elif len(q) > 2 and unq.startswith(q.replace(" ", "_")):
-            score += 20.0
-        if wanted:
-            name_stems = self._stems(row.words)
-            in_name = len(wanted & name_stems)
-            score += 6.0 * in_name / len(wanted)
-            if name_stems and in_name == len(name_stems):
-                score += 2.0  # Every word of the name was asked for.
-            summary_stems = self._stems([w.lower() for w in re.findall(r"[A-Za-z]+", row.summary)])
-            score += 4.0 * len(wanted & (summary_stems | name_stems)) / len(wanted)
-        if row.private:
-            score -= 3.0
-        if row.kind in ("InstanceVariable", "ClassVariable", "GlobalVariable"):
-            score -= 4.0
-        if not row.summary:
-            score -= 1.0
-        if _LOW_VALUE_PATH.search(row.path):
-            score -= 4.0
-        return score - math.log1p(rank) * 0.1
+
+def _prior(row: _Row) -> float:
+    """What a declaration is worth before the query: documented public API over the rest."""
+    score = min(math.log1p(row.doc_words), 6.0) * 0.12
+    if row.private:
+        score -= 0.8
+    if row.kind in _VARIABLES:
+        score -= 1.5
+    elif row.kind in ("Constant", "ConstantAlias"):
+        score -= 0.3
+    if _LOW_VALUE_PATH.search(row.path):
+        score -= 1.0
+    return score
 
 
 def _rowid(did: int) -> int:
@@ -220,10 +396,12 @@ def _fts_word(word: str) -> str:
     return '"' + word.replace('"', '""') + '"'
 
 
-def _parse(query: str) -> tuple[str | None, list[str], bool]:
+def _parse(query: str) -> tuple[str | None, list[str], bool, bool]:
     """An FTS5 expression for ``query``, its plain words (for coverage), and whether it
-    excludes anything. Words are split like names (``findEach`` -> find each); plain words
-    are ORed unless joined by AND; ``NOT x`` and ``-x`` exclude."""
+    excludes anything, and whether it is plain (single words ORed, no operator, phrase or
+    prefix). Words are split like names (``findEach`` -> find each); plain words are ORed
+    unless joined by AND; ``NOT x`` and ``-x`` exclude."""
+    plain = True
     positive: list[str] = []
     negative: list[str] = []
     words: list[str] = []
@@ -231,6 +409,7 @@ def _parse(query: str) -> tuple[str | None, list[str], bool]:
     negate = False
     for token in _QUERY_TOKEN.findall(query):
         if token in ("AND", "OR", "NOT"):
+            plain = False
             if token == "NOT":
                 negate = True
             else:
@@ -238,21 +417,23 @@ def _parse(query: str) -> tuple[str | None, list[str], bool]:
             continue
         if token.startswith("-") and len(token) > 1:
             negate, token = True, token[1:]
-        term, plain = _term(token)
+        if token.startswith('"') or token.endswith("*") or negate:
+            plain = False
+        term, found = _term(token)
         if term is None:
             continue
         if negate:
             negative.append(term)
         else:
-            words += plain
+            words += found
             positive.append(f"{pending_op or 'OR'} {term}" if positive else term)
         negate, pending_op = False, None
     if not positive:
-        return None, [], bool(negative)
+        return None, [], bool(negative), False
     expression = " ".join(positive)
     if negative:
         expression = f"({expression}) NOT ({' OR '.join(negative)})"
-    return expression, words, bool(negative)
+    return expression, words, bool(negative), plain
 
 
 def _term(token: str) -> tuple[str | None, list[str]]:
