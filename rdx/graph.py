@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
+import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from importlib import resources
@@ -487,9 +488,14 @@ class Graph:
                     # A replaced view that holds big query indexes (search, call sites) is kept
                     # until ``prepare_queries`` (idle time) or the next such view: freeing them
                     # here would cost an edit a second on a large project.
-                    if self._view is not None and self._view.has_indexes:
-                        self._retired = self._view
+                    old = self._view
+                    if old is not None and old.has_indexes:
+                        self._retired = old
                     self._view = View(state, store.revision)
+                    if old is not None and old.symbol_index is not None:
+                        # Carried over: only the declarations of the edited documents change.
+                        self._view.symbol_index = old.symbol_index.advance(state)
+                        old.symbol_index = None
                     self.last_resolve = "incremental"
                     # The new tables (copies of the old ones) are long-lived too: out of the
                     # young generations before the collector is back on (see ``_settle``).
@@ -623,8 +629,7 @@ class Graph:
         if view.search_index is None:
             view.search_index = SearchIndex(view.state.declarations.values())
         view.search_index.prepare()
-        if view.symbol_index is None:
-            view.symbol_index = SymbolIndex(view.state)
+        self._symbols(view)
         view.descendants()
         view.call_sites("")
 
@@ -662,24 +667,40 @@ class Graph:
             found = found[:limit]
         return [Declaration(view, rec.id) for rec in found]
 
-    def _ranked(self, view: View, query: str, kind: str | None, path: str | None, limit: int) -> list[int]:
+    def _symbols(self, view: View) -> SymbolIndex:
+        """The view's ranked-search index: restored from the cache directory when saved for
+        exactly these documents, else built (and saved for the next process)."""
         if view.symbol_index is None:
-            view.symbol_index = SymbolIndex(view.state)
-        found = view.symbol_index.search(query, kind=kind, path=path, limit=limit)
-        if len(found) < limit and " " not in query.strip():
-            # A name-like query BM25 cannot answer ("ActRec"): fuzzy name matches follow.
-            if view.search_index is None:
-                view.search_index = SearchIndex(view.state.declarations.values())
-            seen = set(found)
-            for rec in search_declarations(view.state.declarations.values(), query, "fuzzy", kind, view.search_index):
-                if len(found) >= limit:
-                    break
-                if rec.id in seen or rec.kind == "SingletonClass":
-                    continue
-                if path is not None and not any(path in (view.state.documents[k].path or "") for k, _ in rec.definitions):
-                    continue
-                found.append(rec.id)
-        return found
+            fingerprint = _fingerprint(view.state.documents.values()) if self._workspace is not None else None
+            if fingerprint is not None and self._workspace is not None:
+                view.symbol_index = SymbolIndex.load(self._workspace[1], fingerprint, view.state)
+            if view.symbol_index is None:
+                view.symbol_index = SymbolIndex.build(view.state)
+                if fingerprint is not None and self._workspace is not None:
+                    try:
+                        with writer_lock(self._workspace[1]):
+                            view.symbol_index.save(self._workspace[1], fingerprint)
+                    except (OSError, sqlite3.Error):
+                        pass  # Unwritable cache: built again by the next process.
+        return view.symbol_index
+
+    def _ranked(self, view: View, query: str, kind: str | None, path: str | None, limit: int) -> list[int]:
+        ranked = self._symbols(view).search(query, kind=kind, path=path, limit=limit)
+        if " " in query.strip() or any(ch in query for ch in '*"-'):
+            return ranked
+        # One name-like word ("find_by", "ActRec"): names matching it (exactly, by prefix, by
+        # sub-words, fuzzily) come first, then what the docs say.
+        if view.search_index is None:
+            view.search_index = SearchIndex(view.state.declarations.values())
+        found: list[int] = []
+        for rec in search_declarations(view.state.declarations.values(), query, "fuzzy", kind, view.search_index):
+            if len(found) >= limit:
+                break
+            if rec.kind == "SingletonClass" or (path is not None and not any(path in (view.state.documents[k].path or "") for k, _ in rec.definitions)):
+                continue
+            found.append(rec.id)
+        seen = set(found)
+        return found + [d for d in ranked if d not in seen][: max(0, limit - len(found))]
 
     def grep(
         self,

@@ -1184,7 +1184,7 @@ end
             ["ActiveRecord::Base", "ActiveRecord::Base#find_by_sql()", "ActiveRecord::Base::<Base>", "ActiveRecord::Base::<Base>#create()"],
         ),
         ("ActiveRecord", {"match_mode": "prefix", "kind": "Module"}, ["ActiveRecord"]),
-        ("find_by", {"kind": "Method"}, ["ActiveRecord::Base#find_by_sql()"]),
+        ("find_by", {"kind": "Method", "match_mode": "fuzzy"}, ["ActiveRecord::Base#find_by_sql()"]),
         ("ActRec", {"limit": 2}, ["ActiveRecord", "ActiveRecord::Base"]),
         ("zzqqxxnotthere", {}, []),
     ],
@@ -1192,6 +1192,14 @@ end
 def test_search(query, kwargs, expected):
     g = graph(SEARCH_SRC)
     assert [d.name for d in g.search(query, **kwargs)] == expected
+
+
+def test_ranked_search_puts_the_named_declaration_first():
+    g = graph(SEARCH_SRC)
+    # Ranked (the default) also lists core methods whose names share "find"; the name the query
+    # begins comes first.
+    found = [d.name for d in g.search("find_by", kind="Method")]
+    assert found[0] == "ActiveRecord::Base#find_by_sql()" and len(found) > 1
 
 
 def test_resolve_constant():

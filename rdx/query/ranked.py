@@ -4,43 +4,43 @@ doc comments, namespaces and paths, ranked by BM25 and then by what makes code s
 Retrieval is SQLite FTS5 (Porter-stemmed words, BM25 with per-column weights) over one row
 per declaration: its name split into sub-words (``number_to_currency`` -> number to currency,
 ``MessageVerifier`` -> message verifier), its namespace, the first paragraph of its doc
-comment, the rest of it, and the file path. The best few hundred rows are then re-scored:
+comment, the rest of it, and the file path. Candidates are the best rows over every column,
+over the doc alone, over the name alone, and for related words ("folder" -> dir); they are
+then re-scored:
 
 - how much of the query the declaration covers, each word weighted by its rarity (IDF) and
-  by where it was found (name > summary > namespace > rest of the doc > path);
+  by where it was found (name > summary > namespace > rest of the doc > path), a related
+  word counting for less than the word itself;
 - the query naming the declaration (exactly, or as a prefix) comes first;
-- namespaces over their singleton twins (``Foo::<Foo>`` is never listed beside ``Foo``);
-  private methods, variables, undocumented, generated, vendored and test code weigh less;
+- a prior: documented public API over private methods, variables, undocumented, generated,
+  vendored and test code; singleton classes are not indexed (their methods are), so
+  ``Foo::<Foo>`` is never listed beside ``Foo``;
 - ties broken by name, so the order is deterministic.
 
-Queries accept ``AND``, ``OR``, ``NOT`` (or ``-word``) and ``prefix*``; plain words are ORed
-and ranked (the more of them a declaration covers, the better).
+The index lives in an in-memory SQLite database: everything about a declaration is in its
+rows (nothing per declaration in Python), so it is saved and restored whole with SQLite's
+backup API, keyed by the fingerprint of the documents it describes.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import re
 import sqlite3
 import threading
 from collections.abc import Iterable
 
 from rdx.model.declarations import DeclarationRecord
-from rdx.model.records import FileResult
 from rdx.model.store import ResolvedState
+from rdx.query.ranked_query import fts_word, parse_query, split_words
 from rdx.query.synonyms import related_words
 
-__all__ = ["SymbolIndex", "split_words"]
+__all__ = ["SYMBOLS_NAME", "SymbolIndex"]
 
-_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b|_)|[A-Z]?[a-z]+|[A-Z]+|\d+")
+SYMBOLS_NAME = "symbols.sqlite"
+_SCHEMA = 1
 _TEXT_WORD = re.compile(r"[A-Za-z]+|\d+")
-_QUERY_TOKEN = re.compile(r'"[^"]*"|\(|\)|[^\s()"]+')
-_STOP = frozenset(
-    "a an the of to in on for and or with from by as at is it its this that these those be been being are was were "
-    "do does did has have had how what which when where who why can could i me my we our you your should would will "
-    "into onto out over than then so all any some one each every get gets use using used just like not no there "
-    "their them they whether if else also only".split()
-)
 _KIND_WORDS = {
     "Class": "class", "Module": "module", "Method": "method", "Constant": "constant", "ConstantAlias": "constant alias",
     "GlobalVariable": "global variable", "InstanceVariable": "instance variable", "ClassVariable": "class variable",
@@ -55,12 +55,17 @@ _WEIGHTS = (6.0, 1.0, 3.0, 1.0, 0.5, 0.5)
 _FIELD = (1.0, 0.75, 0.45, 0.4, 0.25)
 # A related word ("folder" asked, "dir" found) counts for this share of the word itself.
 _RELATED_SHARE = 0.6
-_LOW_VALUE_PATH = re.compile(r"/(test|tests|spec|specs|fixtures?|examples?|generated|vendor|templates?|benchmarks?)/|_(test|spec)\.rb$")
-
-
-def split_words(name: str) -> list[str]:
-    """Sub-words of an identifier, lower-cased: ``HTTPServer_v2`` -> http, server, v, 2."""
-    return [w.lower() for w in _WORD.findall(name)]
+_LOW_VALUE_PATH = re.compile(r"/(test|tests|spec|specs|examples?|generated|vendor|templates?|benchmarks?)/|_(test|spec)\.rb$")
+_SCHEMA_SQL = """
+CREATE VIRTUAL TABLE sym USING fts5(words, namespace, summary, doc, path, kind, tokenize = 'porter unicode61');
+CREATE VIRTUAL TABLE terms USING fts5vocab(sym, 'row');
+CREATE TABLE decl(
+    rowid INTEGER PRIMARY KEY, name TEXT NOT NULL, unq TEXT NOT NULL, kind TEXT NOT NULL,
+    path TEXT NOT NULL, prior REAL NOT NULL, words TEXT NOT NULL);
+CREATE INDEX decl_unq ON decl(lower(unq));
+CREATE INDEX decl_name ON decl(lower(name));
+CREATE TABLE meta(key TEXT PRIMARY KEY, value);
+"""
 
 
 def _comment_text(lines: Iterable[str]) -> tuple[str, str]:
@@ -80,56 +85,108 @@ def _comment_text(lines: Iterable[str]) -> tuple[str, str]:
     return " ".join(summary), " ".join(rest[:80])
 
 
+def _prior(kind: str, path: str, private: bool, doc_words: int) -> float:
+    """What a declaration is worth before the query: documented public API over the rest."""
+    score = min(math.log1p(doc_words), 6.0) * 0.12
+    if private:
+        score -= 0.8
+    if kind in _VARIABLES:
+        score -= 1.5
+    elif kind in ("Constant", "ConstantAlias"):
+        score -= 0.3
+    if _LOW_VALUE_PATH.search(path):
+        score -= 2.0
+    return score
+
+
+def _rowid(did: int) -> int:
+    return did - (1 << 64) if did >= 1 << 63 else did
+
+
+def _declaration_id(rowid: int) -> int:
+    return rowid + (1 << 64) if rowid < 0 else rowid
+
+
 class _Row:
-    """What re-scoring needs of a declaration besides its indexed text."""
+    __slots__ = ("id", "kind", "name", "path", "prior", "unqualified", "words")
 
-    __slots__ = ("doc_words", "id", "kind", "name", "name_stems", "path", "prior", "private", "unqualified", "words")
-
-    def __init__(self, rec: DeclarationRecord, words: list[str], path: str, doc_words: int) -> None:
-        self.id = rec.id
-        self.name = rec.name
-        self.kind = rec.kind
-        self.unqualified = rec.unqualified.rstrip("()")
-        self.words = words
+    def __init__(self, rowid: int, name: str, unq: str, kind: str, path: str, prior: float, words: str) -> None:
+        self.id = _declaration_id(rowid)
+        self.name = name
+        self.unqualified = unq
+        self.kind = kind
         self.path = path
-        self.private = rec.visibility == "private"
-        self.doc_words = doc_words
-        self.name_stems = len(set(words))
-        self.prior = _prior(self)
+        self.prior = prior
+        self.words = words.split()
 
 
 class SymbolIndex:
-    """The ranked-search index of one resolved state. Built once (about two seconds for
-    ninety thousand declarations), then carried from revision to revision by ``advance``,
-    which re-indexes only the declarations of changed documents."""
+    """The ranked-search index of one resolved state: built once (about two and a half
+    seconds for ninety thousand declarations), saved beside the snapshot, and carried from
+    revision to revision by ``advance``, which re-indexes only the declarations of changed
+    documents."""
 
-    def __init__(self, state: ResolvedState) -> None:
+    def __init__(self, db: sqlite3.Connection, state: ResolvedState) -> None:
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(":memory:", check_same_thread=False)
-        self._db.executescript(
-            """
-            CREATE VIRTUAL TABLE sym USING fts5(words, namespace, summary, doc, path, kind, tokenize = 'porter unicode61');
-            CREATE VIRTUAL TABLE terms USING fts5vocab(sym, 'row');
-            """
-        )
+        self._db = db
+        self.state = state
         self._stemmer = sqlite3.connect(":memory:", check_same_thread=False)
         self._stemmer.executescript(
-            """
-            CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'porter unicode61');
-            CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance');
-            """
+            "CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'porter unicode61');"
+            "CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance');"
         )
         self._stem_cache: dict[str, str] = {}
         self._split_cache: dict[str, str] = {}
-        self._rows: dict[int, _Row] = {}
-        self._by_name: dict[str, set[int]] = {}
-        self._doc_decls: dict[int, set[int]] = {}
-        # Per row, stemmed words per field, loaded when the row is first re-scored.
-        self._fields: dict[int, tuple[str, str, str, str, str]] = {}
         self._shared: dict[str, str] = {}
-        self.state = state
-        self._insert(state, (rec for rec in state.declarations.values()))
-        self._db.execute("INSERT INTO sym(sym) VALUES('optimize')")
+        # Rows and their stemmed fields, read from the database when first re-scored.
+        self._rows: dict[int, _Row] = {}
+        self._fields: dict[int, tuple[str, str, str, str, str]] = {}
+        (self._count,) = db.execute("SELECT count(*) FROM decl").fetchone()
+
+    @classmethod
+    def build(cls, state: ResolvedState) -> SymbolIndex:
+        db = sqlite3.connect(":memory:", check_same_thread=False)
+        db.executescript(_SCHEMA_SQL)
+        index = cls(db, state)
+        index._insert(state, state.declarations.values())
+        db.execute("INSERT INTO sym(sym) VALUES('optimize')")
+        (index._count,) = db.execute("SELECT count(*) FROM decl").fetchone()
+        return index
+
+    @classmethod
+    def load(cls, cache_dir: str, fingerprint: str, state: ResolvedState) -> SymbolIndex | None:
+        """The index saved in ``cache_dir`` for exactly these documents, else None."""
+        path = os.path.join(cache_dir, SYMBOLS_NAME)
+        if not os.path.exists(path):
+            return None
+        try:
+            disk = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            try:
+                row = disk.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+                schema = disk.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+                if row is None or row[0] != fingerprint or schema is None or schema[0] != _SCHEMA:
+                    return None
+                db = sqlite3.connect(":memory:", check_same_thread=False)
+                disk.backup(db)
+            finally:
+                disk.close()
+        except sqlite3.Error:
+            return None  # Unreadable: the caller builds a new one.
+        return cls(db, state)
+
+    def save(self, cache_dir: str, fingerprint: str) -> None:
+        """Write the index for the documents named by ``fingerprint`` (atomically)."""
+        path = os.path.join(cache_dir, SYMBOLS_NAME)
+        partial = path + f".{os.getpid()}.tmp"
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES('fingerprint', ?), ('schema', ?)", (fingerprint, _SCHEMA))
+            self._db.commit()
+            disk = sqlite3.connect(partial)
+            try:
+                self._db.backup(disk)
+            finally:
+                disk.close()
+        os.replace(partial, path)
 
     # -- building --------------------------------------------------------------------------
 
@@ -142,50 +199,33 @@ class SymbolIndex:
         return found
 
     def _insert(self, state: ResolvedState, records: Iterable[DeclarationRecord]) -> None:
-        values = []
+        texts = []
+        decls = []
         for rec in records:
             if rec.kind in _SKIPPED_KINDS or not rec.definitions:
                 continue
             comments: list[str] = []
             path = ""
             for key, index in rec.definitions:
-                doc: FileResult | None = state.documents.get(key)
+                doc = state.documents.get(key)
                 if doc is None:
                     continue
-                self._doc_decls.setdefault(key, set()).add(rec.id)
                 if not path:
                     path = doc.path or doc.uri
                 comments.extend(doc.definitions[index].comments)
             summary, rest = _comment_text(comments)
             owner = state.declarations.get(rec.owner) if rec.owner is not None else None
             unq = rec.unqualified.rstrip("()")
-            words = self._words_of(unq).split()
-            row = _Row(rec, words, path, summary.count(" ") + rest.count(" ") + (1 if summary else 0))
-            self._rows[rec.id] = row
-            self._by_name.setdefault(unq.lower(), set()).add(rec.id)
-            self._by_name.setdefault(rec.name.lower(), set()).add(rec.id)
-            text = " ".join([*words, unq.lower()]) if len(words) > 1 else " ".join(words) or unq.lower()
-            tail = "/".join(path.split("/")[-3:])
-            values.append(
-                (_rowid(rec.id), text, self._words_of(owner.name) if owner is not None else "", summary, rest, self._words_of(tail), _KIND_WORDS.get(rec.kind, rec.kind.lower()))
-            )
+            words = self._words_of(unq)
+            doc_words = (summary.count(" ") + 1 if summary else 0) + (rest.count(" ") + 1 if rest else 0)
+            rowid = _rowid(rec.id)
+            name_text = f"{words} {unq.lower()}" if " " in words else words or unq.lower()
+            namespace = self._words_of(owner.name) if owner is not None else ""
+            texts.append((rowid, name_text, namespace, summary, rest, self._words_of("/".join(path.split("/")[-3:])), _KIND_WORDS.get(rec.kind, rec.kind.lower())))
+            decls.append((rowid, rec.name, unq, rec.kind, path, _prior(rec.kind, path, rec.visibility == "private", doc_words), words))
         with self._db:
-            self._db.executemany("INSERT INTO sym(rowid, words, namespace, summary, doc, path, kind) VALUES(?, ?, ?, ?, ?, ?, ?)", values)
-
-    def _delete(self, ids: Iterable[int]) -> None:
-        gone = []
-        for did in ids:
-            row = self._rows.pop(did, None)
-            self._fields.pop(did, None)
-            if row is None:
-                continue
-            for key in (row.unqualified.lower(), row.name.lower()):
-                found = self._by_name.get(key)
-                if found is not None:
-                    found.discard(did)
-            gone.append((_rowid(did),))
-        with self._db:
-            self._db.executemany("DELETE FROM sym WHERE rowid = ?", gone)
+            self._db.executemany("INSERT INTO sym(rowid, words, namespace, summary, doc, path, kind) VALUES(?, ?, ?, ?, ?, ?, ?)", texts)
+            self._db.executemany("INSERT INTO decl VALUES(?, ?, ?, ?, ?, ?, ?)", decls)
 
     def advance(self, state: ResolvedState) -> SymbolIndex:
         """This index, brought to ``state`` (a later revision of the same graph): the
@@ -197,11 +237,17 @@ class SymbolIndex:
             changed += [k for k in state.documents if k not in old.documents]
             affected: set[int] = set()
             for key in changed:
-                affected |= self._doc_decls.pop(key, set())
-                affected.update(d for d in state.definition_declarations.get(key, ()) if d is not None)
-            # A declaration's namespace may have been renamed away: its members are new ids anyway.
-            self._delete(affected)
+                for table in (old.definition_declarations, state.definition_declarations):
+                    affected.update(d for d in table.get(key, ()) if d is not None)
+            with self._db:
+                gone = [(_rowid(d),) for d in affected]
+                self._db.executemany("DELETE FROM sym WHERE rowid = ?", gone)
+                self._db.executemany("DELETE FROM decl WHERE rowid = ?", gone)
+            for did in affected:
+                self._rows.pop(did, None)
+                self._fields.pop(did, None)
             self._insert(state, (state.declarations[d] for d in sorted(affected) if d in state.declarations))
+            (self._count,) = self._db.execute("SELECT count(*) FROM decl").fetchone()
             self.state = state
         return self
 
@@ -209,20 +255,49 @@ class SymbolIndex:
 
     def search(self, query: str, *, kind: str | None = None, path: str | None = None, limit: int = 20) -> list[int]:
         """Declaration ids, best first."""
-        expression, words, exclusions, plain = _parse(query)
+        parsed = parse_query(query)
+        words = parsed.words
         with self._lock:
-            if expression is not None and plain:
-                expression = self._selective(words) or expression
-            ids = self._candidates(expression, words) if expression is not None else []
-            if not exclusions:
-                ids += sorted(self._by_name.get(query.strip().lower(), ()))
-            rows = [r for r in dict.fromkeys(self._rows.get(i) for i in ids) if r is not None]
-            rows = [r for r in rows if (kind is None or r.kind == kind) and (path is None or path in r.path)]
+            ids: list[int] = []
+            if parsed.expression is not None:
+                expression = (self._selective(words) if parsed.plain else None) or parsed.expression
+                ids = self._candidates(expression, words if parsed.plain else [])
+            if not parsed.excludes:
+                ids += self._named(query.strip().lower())
+            rows = [r for r in self._load_rows(list(dict.fromkeys(ids))) if (kind is None or r.kind == kind) and (path is None or path in r.path)]
             if not rows:
                 return []
             scored = self._rescore(rows, query, words)
         scored.sort(key=lambda x: (-x[0], x[1]))
         return [did for _, _, did in scored[:limit]]
+
+    def _named(self, q: str) -> list[int]:
+        """Declarations named exactly ``q`` (qualified or not, any case)."""
+        rows = self._db.execute("SELECT rowid FROM decl WHERE lower(unq) = ? OR lower(name) = ? ORDER BY name", (q.removesuffix("()"), q)).fetchall()
+        return [_declaration_id(r[0]) for r in rows]
+
+    def _load_rows(self, ids: list[int]) -> list[_Row]:
+        missing = [i for i in ids if i not in self._rows]
+        for start in range(0, len(missing), 500):
+            chunk = missing[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for r in self._db.execute(f"SELECT rowid, name, unq, kind, path, prior, words FROM decl WHERE rowid IN ({marks})", [_rowid(i) for i in chunk]):
+                row = _Row(*r)
+                self._rows[row.id] = row
+            for rowid, namespace, summary, doc, rpath in self._db.execute(
+                f"SELECT rowid, namespace, summary, doc, path FROM sym WHERE rowid IN ({marks})", [_rowid(i) for i in chunk]
+            ):
+                did = _declaration_id(rowid)
+                row = self._rows.get(did)
+                if row is not None:
+                    self._fields[did] = (
+                        self._stem_text(row.words),
+                        self._stem_text(_TEXT_WORD.findall(summary.lower())),
+                        self._shared_stem_text(namespace),
+                        self._stem_text(_TEXT_WORD.findall(doc.lower())[:_DOC_WORDS]),
+                        self._shared_stem_text(rpath),
+                    )
+        return [self._rows[i] for i in ids if i in self._rows]
 
     def _selective(self, words: list[str]) -> str | None:
         """The words of a plain query without the very common ones (in more than one row in
@@ -230,16 +305,16 @@ class SymbolIndex:
         re-scoring still counts them. None when every word is common."""
         stems = self._stems(words)
         counts = dict(self._db.execute(f"SELECT term, doc FROM terms WHERE term IN ({','.join('?' * len(stems))})", sorted(stems)).fetchall())
-        limit = len(self._rows) / 20
-        kept = [w for w in dict.fromkeys(words) if counts.get(self._stem_cache.get(w, w), 0) <= limit]
-        return " OR ".join(_fts_word(w) for w in kept) if kept else None
+        kept = [w for w in dict.fromkeys(words) if counts.get(self._stem_cache.get(w, w), 0) <= self._count / 20]
+        return " OR ".join(fts_word(w) for w in kept) if kept else None
 
     def _candidates(self, expression: str, words: list[str]) -> list[int]:
         """The best rows by BM25 over every column, over the doc comment alone (long names
         and namespaces otherwise crowd out a declaration whose doc says what was asked), over
-        the name alone, and over names and summaries for the query's related words."""
+        the name alone, and over names and summaries for the related words of ``words`` (those
+        of a plain query: an operator's constraint must hold for every candidate)."""
         ids: list[int] = []
-        related = " OR ".join(_fts_word(r) for w in dict.fromkeys(words) for r in related_words(w) if r not in words)
+        related = " OR ".join(fts_word(r) for w in dict.fromkeys(words) for r in related_words(w) if r not in words)
         for columns, query, weights, count in (
             ("", expression, _WEIGHTS, _CANDIDATES),
             ("{summary doc} : ", expression, (0, 0, 2.0, 1.0, 0, 0), _CANDIDATES),
@@ -254,14 +329,11 @@ class SymbolIndex:
                     (f"{columns}({query})" if columns else query, *weights, count),
                 ).fetchall()
             except sqlite3.OperationalError:
-                return ids
+                return ids  # An expression FTS5 refuses (e.g. a lone NOT): nothing more to add.
             ids += [_declaration_id(r[0]) for r in rows]
         return ids
 
     def _rescore(self, rows: list[_Row], query: str, words: list[str]) -> list[tuple[float, str, int]]:
-        missing = [r.id for r in rows if r.id not in self._fields]
-        if missing:
-            self._load_fields(missing)
         wanted = sorted(self._stems(words))
         idf = self._idf(wanted)
         # Stand-ins for each asked word (its related words' stems), found at a lower weight.
@@ -276,67 +348,42 @@ class SymbolIndex:
         total = sum(idf.values()) or 1.0
         q = query.strip().lower()
         # Declarations the query names exactly, or (one word of three letters or more) begins.
-        exact_ids = {r.id for r in rows if q in (r.unqualified.lower(), r.name.lower())}
+        named = {r.id: 100.0 for r in rows if q in (r.unqualified.lower(), r.name.lower())}
         if len(q) > 2 and " " not in q:
-            exact_ids |= {r.id for r in rows if r.unqualified.lower().startswith(q)}
-        scored = []
-        fields_of = self._fields
+            named.update({r.id: 20.0 for r in rows if r.id not in named and r.unqualified.lower().startswith(q)})
         f_name, f_summary, f_namespace, f_doc, f_path = _FIELD
         r_name, r_summary, r_namespace = (x * _RELATED_SHARE for x in _FIELD[:3])
+        scored = []
         for rank, row in enumerate(rows):
-            name, summary, namespace, doc, rpath = fields_of[row.id]
-            covered = namespace_only = 0.0
+            name, summary, namespace, doc, rpath = self._fields[row.id]
+            covered = 0.0
             asked = 0
-            for probe, weight_idf, others in probes:
+            for probe, weight, others in probes:
                 if probe in name:
-                    covered += f_name * weight_idf
+                    covered += f_name * weight
                     asked += 1
                 elif probe in summary:
-                    covered += f_summary * weight_idf
+                    covered += f_summary * weight
                 elif others is not None and others(name):
-                    covered += r_name * weight_idf
+                    covered += r_name * weight
                 elif others is not None and others(summary):
-                    covered += r_summary * weight_idf
+                    covered += r_summary * weight
                 elif probe in namespace:
-                    namespace_only += f_namespace * weight_idf
+                    covered += f_namespace * weight
                 elif probe in doc:
-                    covered += f_doc * weight_idf
+                    covered += f_doc * weight
                 elif others is not None and others(namespace):
-                    namespace_only += r_namespace * weight_idf
+                    covered += r_namespace * weight
                 elif probe in rpath:
-                    covered += f_path * weight_idf
-            covered += namespace_only
-            score = 10.0 * covered / total + row.prior - rank * 0.0005
-            if asked and asked == row.name_stems:
+                    covered += f_path * weight
+            score = 10.0 * covered / total + row.prior - rank * 0.0005 + named.get(row.id, 0.0)
+            if asked and asked == len(set(row.words)):
                 score += 0.5  # Every word of the name was asked for.
-            if exact_ids and row.id in exact_ids:
-                unq = row.unqualified.lower()
-                score += 100.0 if q == unq or q == row.name.lower() else 20.0
             scored.append((score, row.name, row.id))
         return scored
 
-    def _load_fields(self, ids: list[int]) -> None:
-        """Each row's stemmed words per field (name, summary, namespace, doc, path), as
-        space-delimited strings (``" a b "``: membership is a substring test, in C)."""
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            rows = self._db.execute(
-                f"SELECT rowid, namespace, summary, doc, path FROM sym WHERE rowid IN ({','.join('?' * len(chunk))})", [_rowid(i) for i in chunk]
-            ).fetchall()
-            for rowid, namespace, summary, doc, rpath in rows:
-                did = _declaration_id(rowid)
-                row = self._rows.get(did)
-                if row is None:
-                    continue
-                self._fields[did] = (
-                    self._stem_text(row.words),
-                    self._stem_text(_TEXT_WORD.findall(summary.lower())),
-                    self._shared_stem_text(namespace),
-                    self._stem_text(_TEXT_WORD.findall(doc.lower())[:_DOC_WORDS]),
-                    self._shared_stem_text(rpath),
-                )
-
     def _stem_text(self, words: list[str]) -> str:
+        """Stems of ``words`` as ``" a b "``: membership is a substring test, in C."""
         if not words:
             return " "
         self._stems(words)
@@ -350,7 +397,7 @@ class SymbolIndex:
         return found
 
     def _idf(self, terms: list[str]) -> dict[str, float]:
-        n = len(self._rows) or 1
+        n = self._count or 1
         counts = dict(self._db.execute(f"SELECT term, doc FROM terms WHERE term IN ({','.join('?' * len(terms))})", terms).fetchall()) if terms else {}
         return {t: math.log(1 + (n - counts.get(t, 0) + 0.5) / (counts.get(t, 0) + 0.5)) for t in terms}
 
@@ -368,87 +415,3 @@ class SymbolIndex:
             for w in missing:
                 cache.setdefault(w, w)  # Words the tokenizer drops (punctuation) stem to themselves.
         return {cache[w] for w in words}
-
-
-def _prior(row: _Row) -> float:
-    """What a declaration is worth before the query: documented public API over the rest."""
-    score = min(math.log1p(row.doc_words), 6.0) * 0.12
-    if row.private:
-        score -= 0.8
-    if row.kind in _VARIABLES:
-        score -= 1.5
-    elif row.kind in ("Constant", "ConstantAlias"):
-        score -= 0.3
-    if _LOW_VALUE_PATH.search(row.path):
-        score -= 1.0
-    return score
-
-
-def _rowid(did: int) -> int:
-    return did - (1 << 64) if did >= 1 << 63 else did
-
-
-def _declaration_id(rowid: int) -> int:
-    return rowid + (1 << 64) if rowid < 0 else rowid
-
-
-def _fts_word(word: str) -> str:
-    return '"' + word.replace('"', '""') + '"'
-
-
-def _parse(query: str) -> tuple[str | None, list[str], bool, bool]:
-    """An FTS5 expression for ``query``, its plain words (for coverage), and whether it
-    excludes anything, and whether it is plain (single words ORed, no operator, phrase or
-    prefix). Words are split like names (``findEach`` -> find each); plain words are ORed
-    unless joined by AND; ``NOT x`` and ``-x`` exclude."""
-    plain = True
-    positive: list[str] = []
-    negative: list[str] = []
-    words: list[str] = []
-    pending_op: str | None = None
-    negate = False
-    for token in _QUERY_TOKEN.findall(query):
-        if token in ("AND", "OR", "NOT"):
-            plain = False
-            if token == "NOT":
-                negate = True
-            else:
-                pending_op = token
-            continue
-        if token.startswith("-") and len(token) > 1:
-            negate, token = True, token[1:]
-        if token.startswith('"') or token.endswith("*") or negate:
-            plain = False
-        term, found = _term(token)
-        if term is None:
-            continue
-        if negate:
-            negative.append(term)
-        else:
-            words += found
-            positive.append(f"{pending_op or 'OR'} {term}" if positive else term)
-        negate, pending_op = False, None
-    if not positive:
-        return None, [], bool(negative), False
-    expression = " ".join(positive)
-    if negative:
-        expression = f"({expression}) NOT ({' OR '.join(negative)})"
-    return expression, words, bool(negative), plain
-
-
-def _term(token: str) -> tuple[str | None, list[str]]:
-    """One query token as an FTS5 term (a phrase, a prefix, or the AND of its sub-words)."""
-    if token.startswith('"'):
-        text = token.strip('"').lower()
-        return (_fts_word(text), split_words(text)) if text.strip() else (None, [])
-    prefix = token.endswith("*")
-    pieces = split_words(token.strip("*()"))
-    if not pieces:
-        return None, []
-    if prefix:
-        items = [_fts_word(p) for p in pieces[:-1]] + [_fts_word(pieces[-1]) + "*"]
-        return ("(" + " AND ".join(items) + ")" if len(items) > 1 else items[0]), pieces[:-1]
-    kept = [p for p in pieces if p not in _STOP]
-    if not kept:
-        return None, []
-    return ("(" + " AND ".join(_fts_word(p) for p in kept) + ")" if len(kept) > 1 else _fts_word(kept[0])), kept
