@@ -222,7 +222,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     graph, _, _, _ = _index(args.project, args.jobs, True, _cache(args))
-    found = graph.search(args.query, kind=args.kind, match_mode=args.mode, limit=args.limit)
+    found = graph.search(args.query, kind=args.kind, match_mode=args.mode, limit=args.limit, path=args.path)
     _emit(
         args,
         [_decl_json(d) for d in found],
@@ -394,6 +394,21 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return mcp_main(argv)
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the JSON API over HTTP (``rdx_mcp.web``: the MCP tools behind plain GETs)."""
+    if not os.path.isdir(args.path):
+        raise _Usage(f"{args.path!r} is not a directory")
+    if not 0 <= args.port <= 65535:
+        raise _Usage(f"--port must be between 0 and 65535, got {args.port}")
+    from rdx_mcp.web import serve
+
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"rdx: warning: serving on {args.host}, not loopback: anyone who can reach it can read the project", file=sys.stderr)
+    print(f"rdx: serving {os.path.abspath(args.path)} on http://{args.host}:{args.port} (GET /grep, /search, /declarations/NAME, /stats)", file=sys.stderr)
+    serve(args.path, host=args.host, port=args.port, cache_dir=args.cache_dir)
+    return 0
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
     graph, problems, t_disc, t_res = _index(args.path, args.jobs, True, _cache(args))
     stats, text = _summary(graph, problems, t_disc, t_res)
@@ -461,10 +476,11 @@ def _build_parser() -> argparse.ArgumentParser:
     common(p)
     p.set_defaults(func=cmd_resolve)
 
-    p = sub.add_parser("search", help="search declaration names (exact, prefix or fuzzy)")
-    p.add_argument("query")
+    p = sub.add_parser("search", help="search declarations: ranked by what their names and docs say, or by name")
+    p.add_argument("query", help="a description ('parse one CSV line'; AND, OR, -word, prefix*) or a name")
     p.add_argument("--kind", default=None, help="only this kind (Class, Module, Method, Constant, ...)")
-    p.add_argument("--mode", default="fuzzy", choices=["fuzzy", "prefix", "exact"])
+    p.add_argument("--mode", default="ranked", choices=["ranked", "fuzzy", "prefix", "exact"], help="ranked (default) or a name match")
+    p.add_argument("--path", default=None, help="only declarations defined in files whose path contains this")
     p.add_argument("--limit", type=int, default=20)
     common(p)
     p.set_defaults(func=cmd_search)
@@ -514,6 +530,13 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--http", default=None, help="loopback HOST:PORT for streamable HTTP")
     p.add_argument("--cache-dir", default=None)
     p.set_defaults(func=cmd_mcp)
+
+    p = sub.add_parser("serve", help="serve a JSON API over HTTP: /grep, /search, /declarations/NAME, /stats")
+    p.add_argument("path", nargs="?", default=".")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
+    p.add_argument("--cache-dir", default=None)
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("stats", help="counts of files, definitions, declarations and references")
     p.add_argument("path", nargs="?", default=".")

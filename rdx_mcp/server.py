@@ -392,18 +392,22 @@ def build_server(workspace: Workspace) -> MCPServer:
     def item(d: rdx.Declaration) -> Item:
         return Item(name=d.name, kind=d.kind, location=workspace.loc(d.location))
 
-    @server.tool(description="Find declarations by name; best match first.")
+    @server.tool(
+        description="Find declarations, best first: ranked (default) takes a description ('parse one CSV line', AND/OR/-word, prefix*); "
+        "exact/prefix/fuzzy match names."
+    )
     def search_declarations(
         query: Annotated[str, Field(min_length=1)],
         kind: Annotated[str | None, Field(description="Class, Module, Method, Constant, ...")] = None,
-        match_mode: Annotated[str, Field(pattern="^(fuzzy|exact|prefix)$")] = "fuzzy",
+        match_mode: Annotated[str, Field(pattern="^(ranked|fuzzy|exact|prefix)$")] = "ranked",
+        path: Annotated[str | None, Field(description="part of the defining file's path")] = None,
         limit: Annotated[int, Field(ge=1)] = 20,
         offset: Offset = 0,
         max_tokens: MaxTokens = None,
     ) -> Page:
         g = workspace.graph()
         try:
-            found = g.search(query, kind=kind, match_mode=match_mode)
+            found = g.search(query, kind=kind, match_mode=match_mode, path=path, limit=MAX_SEARCH if match_mode == "ranked" else None)
         except rdx.InvalidArgumentError as exc:
             raise _error("invalid_argument", str(exc), "fix the argument named in the message") from None
         chunk, meta = _page(found, offset, limit, MAX_SEARCH, max_tokens, item)
