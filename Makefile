@@ -31,6 +31,8 @@ bench: $(STAMP) system-deps
 	$(BIN)/python bench/bench_index.py
 	$(BIN)/python bench/bench_edits.py
 	$(BIN)/python bench/bench_mcp.py
+	$(BIN)/python bench/bench_grep.py
+	$(BIN)/python bench/bench_search.py
 	$(BIN)/python bench/bench_capi.py /usr/share/rubygems-integration ActiveRecord::Base --iterations 2000
 
 lint: $(STAMP)

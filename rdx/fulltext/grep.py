@@ -61,12 +61,26 @@ def _line_matches(body: bytes, pattern: SearchPattern) -> Iterator[tuple[int, in
     pos = 0
     literal = pattern.literal
     search = pattern.regex.search
+    anchor = pattern.anchor
     while pos <= n:
         if literal is not None:
             start = body.find(literal, pos)
             if start < 0:
                 return
             end = start + len(literal)
+        elif anchor is not None:
+            # Only lines holding the anchor can match: run the regex on those lines alone.
+            hit = body.find(anchor, pos)
+            if hit < 0:
+                return
+            line_start = body.rfind(b"\n", 0, hit) + 1
+            line_end = body.find(b"\n", hit)
+            line_end = n if line_end < 0 else line_end
+            m = search(body, max(pos, line_start), line_end)
+            if m is None:
+                pos = line_end + 1
+                continue
+            start, end = m.start(), m.end()
         else:
             m = search(body, pos)
             if m is None:

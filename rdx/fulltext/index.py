@@ -104,6 +104,7 @@ class TextIndex:
         if self.path is not None:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
+            db.execute("PRAGMA mmap_size = 1073741824")  # Bodies read through the page cache, no copies.
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version not in (0, SCHEMA):
             db.close()

@@ -49,6 +49,9 @@ class SearchPattern:
     regex: re2._Regexp
     literal: bytes | None
     requirement: Requirement
+    # A string every match contains (case-sensitive): lines without it are skipped before
+    # the regex runs.
+    anchor: bytes | None = None
 
 
 def _unicode_classes(pattern: str) -> str:
@@ -121,8 +124,14 @@ def compile_pattern(text: str, *, regex: bool, ignore_case: bool) -> SearchPatte
         # RE2 names the error, then quotes the offending part of the (prefixed) pattern.
         raise InvalidArgumentError(f"invalid regex {text!r}: {message.split(':')[0]}; the syntax is RE2's (as ripgrep's)") from None
     literal = text.encode("utf-8") if not regex and not ignore_case else None
-    requirement = _literal_requirement(text, ignore_case) if not regex else _regex_requirement(text, ignore_case)
-    return SearchPattern(text, compiled, literal, requirement)
+    if regex:
+        requirement, must, folded = _regex_plan(text, ignore_case)
+    else:
+        requirement, must, folded = _literal_requirement(text, ignore_case), text, ignore_case
+    # Case-sensitive only: RE2 finds a case-folded literal as fast as anything in Python
+    # could, and a short anchor is too frequent to pay for running the regex line by line.
+    anchor = must.encode("utf-8") if must is not None and not folded and literal is None and len(must) >= 5 else None
+    return SearchPattern(text, compiled, literal, requirement, anchor)
 
 
 # -- the trigram requirement -------------------------------------------------------------------
@@ -195,15 +204,39 @@ class _Info:
         return self.req
 
 
-def _regex_requirement(text: str, ignore_case: bool) -> Requirement:
+def _regex_plan(text: str, ignore_case: bool) -> tuple[Requirement, str | None, bool]:
+    """The trigram requirement of a regex, the longest literal every match contains, and
+    whether that literal is case-folded."""
     if _PLAN_UNSAFE.search(text):
-        return None
+        return None, None, False
     try:
         parsed = sre_parse.parse(text, re.IGNORECASE if ignore_case else 0)
     except Exception:  # Python's parser rejects some RE2 syntax: plan nothing, scan.
-        return None
+        return None, None, False
     case_insensitive = ignore_case or bool(parsed.state.flags & re.IGNORECASE)
-    return _sequence(list(parsed), case_insensitive).requirement(case_insensitive)
+    items = list(parsed)
+    return _sequence(items, case_insensitive).requirement(case_insensitive), _longest_run(items), case_insensitive
+
+
+def _longest_run(items: list[tuple[object, object]]) -> str | None:
+    """The longest run of plain characters at the top level of a pattern (through groups
+    without alternatives): a string every match contains. Scoped flags end a run."""
+    best = run = ""
+    for op, av in items:
+        if op is sre_c.LITERAL:
+            run += chr(av)  # type: ignore[arg-type]
+            continue
+        if op is sre_c.SUBPATTERN and not av[1] and not av[2]:  # type: ignore[index]
+            inner = list(av[3])  # type: ignore[index]
+            if all(o is sre_c.LITERAL for o, _ in inner):
+                run += "".join(chr(a) for _, a in inner)  # type: ignore[arg-type]
+                continue
+        if op is sre_c.AT:
+            continue  # Zero-width: the characters on either side are adjacent in any match.
+        best = max(best, run, key=len)
+        run = ""
+    best = max(best, run, key=len)
+    return best or None
 
 
 def _sequence(items: list[tuple[object, object]], ic: bool) -> _Info:
