@@ -14,6 +14,7 @@ from rdx.errors import (
     NotResolvedError,
     RdxError,
 )
+from rdx.fulltext.grep import GrepHit, GrepPage
 from rdx.graph import Graph
 from rdx.query.handles import (
     ConstantReference,
@@ -45,6 +46,8 @@ __all__ = [
     "EncodingFailureError",
     "ErrorCode",
     "Graph",
+    "GrepHit",
+    "GrepPage",
     "Hover",
     "IOFailureError",
     "InternalError",

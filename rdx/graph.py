@@ -301,7 +301,7 @@ class Graph:
         changed = bool(fresh or deleted or snapshot is None or len(reused) != len(snapshot.documents))
         if changed:
             graph.save()
-        graph._walk_problems += graph._text.attach(cache, every, config)
+        graph._walk_problems += [Diagnostic(*problem) for problem in graph._text.attach(cache, every, config)]
         restored = not changed and graph._restore_resolved()
         graph.open_stats = {
             "reused": len(reused), "parsed": len(fresh), "deleted": deleted, "snapshot": snapshot is not None, "resolved": restored,

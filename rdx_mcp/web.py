@@ -57,7 +57,7 @@ def build_app(workspace: Workspace) -> Starlette:
             text = str(exc)
             body = json.loads(text[text.index("{") :]) if "{" in text else {"type": "internal", "message": text, "suggestion": ""}
             return JSONResponse(body, status_code=_STATUS.get(body.get("type", ""), 400))
-        return JSONResponse(result.structured_content)
+        return JSONResponse(getattr(result, "structured_content", None))
 
     def endpoint(path: str) -> Any:
         tool, allowed, repeated = _ENDPOINTS[path]

@@ -20,6 +20,7 @@ ALLOWED = {
     "query": {"model", "text", "resolution", "errors", "ids"},
     "data": set(),
     "cache": {"model"},
+    "fulltext": {"discovery", "model", "errors"},
 }
 
 

@@ -84,8 +84,8 @@ class TextIndex:
             self._db = self._connect()
         self.files: dict[str, TextFile] = {}
         self.by_id: dict[int, TextFile] = {}
-        for fid, fpath, language, size in self._db.execute("SELECT id, path, language, size FROM files"):
-            self._remember(TextFile(fid, fpath, language, size))
+        self._version = 0
+        self._reload()
 
     # -- storage ---------------------------------------------------------------------------
 
@@ -137,15 +137,19 @@ class TextIndex:
         self.by_id[f.id] = f
 
     def _forget(self, path: str) -> bool:
+        # Asked of the database, not of ``self.files``: another process may have written it.
+        row = self._db.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
         f = self.files.pop(path, None)
-        if f is None:
+        if f is not None:
+            self.by_id.pop(f.id, None)
+        if row is None:
             return False
-        self.by_id.pop(f.id, None)
-        (old,) = self._db.execute("SELECT body FROM bodies WHERE id = ?", (f.id,)).fetchone() or (b"",)
+        (fid,) = row
+        (old,) = self._db.execute("SELECT body FROM bodies WHERE id = ?", (fid,)).fetchone() or (b"",)
         # A contentless FTS5 row is deleted by giving back the text it was indexed from.
-        self._db.execute("INSERT INTO grams(grams, rowid, body) VALUES('delete', ?, ?)", (f.id, old.decode("utf-8", "replace")))
-        self._db.execute("DELETE FROM bodies WHERE id = ?", (f.id,))
-        self._db.execute("DELETE FROM files WHERE id = ?", (f.id,))
+        self._db.execute("INSERT INTO grams(grams, rowid, body) VALUES('delete', ?, ?)", (fid, old.decode("utf-8", "replace")))
+        self._db.execute("DELETE FROM bodies WHERE id = ?", (fid,))
+        self._db.execute("DELETE FROM files WHERE id = ?", (fid,))
         return True
 
     def _store(self, path: str, data: bytes, size: int, mtime_ns: int) -> None:
@@ -167,10 +171,12 @@ class TextIndex:
         new and changed ones, drop the rest. Binary and unreadable files are left out."""
         stats = SyncStats()
         with self._lock:
-            known = {row[0]: row[1:] for row in self._db.execute("SELECT path, size, mtime_ns, hash FROM files")}
             seen: set[str] = set()
             self._db.execute("BEGIN IMMEDIATE")
             try:
+                # Read under the write lock: another indexer may have just synced.
+                self._refresh()
+                known = {row[0]: row[1:] for row in self._db.execute("SELECT path, size, mtime_ns, hash FROM files")}
                 for path, size, mtime_ns in files:
                     seen.add(path)
                     prev = known.get(path)
@@ -197,6 +203,12 @@ class TextIndex:
         self.by_id.clear()
         for fid, fpath, language, size in self._db.execute("SELECT id, path, language, size FROM files"):
             self._remember(TextFile(fid, fpath, language, size))
+        self._version = self._db.execute("PRAGMA data_version").fetchone()[0]
+
+    def _refresh(self) -> None:
+        """Reload the file table when another connection (another process) committed since."""
+        if self._db.execute("PRAGMA data_version").fetchone()[0] != self._version:
+            self._reload()
 
     def _read_into(self, path: str, prev: tuple[int, int, int] | None, stats: SyncStats, limit: int | None) -> None:
         data, size, mtime_ns, problem = _read_text(path, limit)
@@ -261,6 +273,7 @@ class TextIndex:
     def candidates(self, requirement: Requirement) -> list[TextFile]:
         """Files that may match (every file when nothing is required), sorted by path."""
         with self._lock:
+            self._refresh()
             if requirement is None:
                 found = list(self.files.values())
             else:

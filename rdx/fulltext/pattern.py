@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from re import _constants as sre_c  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
+from typing import Any, cast
 
 import re2
 
@@ -268,7 +269,7 @@ def _node(op: object, av: object, ic: bool) -> _Info:
     if op is sre_c.AT:
         return _Info({""})
     if op is sre_c.SUBPATTERN:
-        _group, add_flags, _del_flags, sub = av  # type: ignore[misc]
+        _group, add_flags, _del_flags, sub = cast(Any, av)
         return _sequence(list(sub), ic or bool(add_flags & re.IGNORECASE))
     if op is sre_c.BRANCH:
         branches = [_sequence(list(b), ic) for b in av[1]]  # type: ignore[index]
@@ -281,10 +282,10 @@ def _node(op: object, av: object, ic: bool) -> _Info:
         chars = _class_chars(av, ic)  # type: ignore[arg-type]
         return _Info(chars) if chars is not None else _Info(None)
     if op in (sre_c.MAX_REPEAT, sre_c.MIN_REPEAT, sre_c.POSSESSIVE_REPEAT):
-        low, high, sub = av  # type: ignore[misc]
+        low, high, repeated = cast(Any, av)
         if low == 0:
             return _Info(None)
-        inner = _sequence(list(sub), ic)
+        inner = _sequence(list(repeated), ic)
         if inner.exact is not None and low == high and len(inner.exact) ** low <= _MAX_EXACT:
             exact = {""}
             for _ in range(low):
@@ -292,7 +293,7 @@ def _node(op: object, av: object, ic: bool) -> _Info:
             return _Info(exact)
         return _Info(None, inner.requirement(ic))
     if op is sre_c.ATOMIC_GROUP:
-        return _sequence(list(av), ic)  # type: ignore[arg-type]
+        return _sequence(list(av), ic)  # type: ignore[call-overload]
     return _Info(None)  # ANY, categories, NOT_LITERAL, lookarounds, backreferences...
 
 

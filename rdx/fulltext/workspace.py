@@ -16,7 +16,6 @@ from rdx.discovery.config import WorkspaceConfig
 from rdx.discovery.files import FileEntry, collect_files
 from rdx.fulltext.grep import GrepPage, grep
 from rdx.fulltext.index import INDEX_NAME, SyncStats, TextIndex
-from rdx.model.records import Diagnostic
 
 __all__ = ["ProjectText", "any_file"]
 
@@ -34,16 +33,17 @@ class ProjectText:
         self._buffers: dict[str, bytes | None] = {}
         self.last_sync: SyncStats | None = None
 
-    def attach(self, cache_dir: str, entries: Iterable[FileEntry], config: WorkspaceConfig) -> list[Diagnostic]:
-        """Open the persistent index in ``cache_dir`` and sync it with ``entries``."""
-        problems: list[Diagnostic] = []
+    def attach(self, cache_dir: str, entries: Iterable[FileEntry], config: WorkspaceConfig) -> list[tuple[str, str, str, str]]:
+        """Open the persistent index in ``cache_dir`` and sync it with ``entries``; returns
+        the problems as (code, message, severity, path)."""
+        problems: list[tuple[str, str, str, str]] = []
         try:
             index = TextIndex(os.path.join(cache_dir, INDEX_NAME))
         except (sqlite3.Error, OSError) as exc:
-            problems.append(Diagnostic("snapshot-unwritable", f"cannot open the text index in {cache_dir} ({exc}); kept in memory", "warning", cache_dir))
+            problems.append(("snapshot-unwritable", f"cannot open the text index in {cache_dir} ({exc}); kept in memory", "warning", cache_dir))
             index = TextIndex(None)
         if index.problem is not None:
-            problems.append(Diagnostic("snapshot-rebuilt", index.problem, "warning", cache_dir))
+            problems.append(("snapshot-rebuilt", index.problem, "warning", cache_dir))
         self.last_sync = index.sync(((e.path, e.size, e.mtime_ns) for e in entries), config.max_file_size)
         self._index = index
         return problems

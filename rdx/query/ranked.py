@@ -291,8 +291,8 @@ class SymbolIndex:
                 f"SELECT rowid, namespace, summary, doc, path FROM sym WHERE rowid IN ({marks})", [_rowid(i) for i in chunk]
             ):
                 did = _declaration_id(rowid)
-                row = self._rows.get(did)
-                if row is not None:
+                if did in self._rows:
+                    row = self._rows[did]
                     self._fields[did] = (
                         self._stem_text(row.words),
                         self._stem_text(_TEXT_WORD.findall(summary.lower())),
