@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
-import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from importlib import resources
@@ -35,7 +34,6 @@ from rdx.discovery.pool import discover_files, paused_gc
 from rdx.errors import EncodingFailureError, InvalidArgumentError, IOFailureError, NotFoundError
 from rdx.fulltext.grep import GrepPage
 from rdx.fulltext.workspace import ProjectText, any_file
-from rdx.model.declarations import DECLARATION_KINDS
 from rdx.model.records import ConstPath, FileResult
 from rdx.model.store import CORE_URI, GraphStore, ResolvedState
 from rdx.query import navigation
@@ -50,10 +48,10 @@ from rdx.query.handles import (
     iter_method_references,
 )
 from rdx.query.navigation import Completion, Hover, Reference, Target
-from rdx.query.ranked import SymbolIndex
-from rdx.query.search import MATCH_MODES, SearchIndex, search_declarations
+from rdx.query.search import SearchIndex
 from rdx.resolution.driver import Resolver
 from rdx.resolution.order import LoadOrder, keyed, place
+from rdx.searching import find_declarations, symbol_index
 
 __all__ = ["Graph"]
 
@@ -629,7 +627,7 @@ class Graph:
         if view.search_index is None:
             view.search_index = SearchIndex(view.state.declarations.values())
         view.search_index.prepare()
-        self._symbols(view)
+        symbol_index(view, (self._workspace[1], lambda: _fingerprint(view.state.documents.values())) if self._workspace else None)
         view.descendants()
         view.call_sites("")
 
@@ -641,66 +639,16 @@ class Graph:
         ``match_mode="ranked"`` (the default) takes intent-style queries ("format number as
         currency"): BM25 over names split into words, doc comments, namespaces and paths, with
         exact and prefix name matches first (see rdx.query.ranked); ``AND``/``OR``/``NOT``
-        (or ``-word``) and ``prefix*`` work; a query ranked search cannot answer (an
-        abbreviation such as ``ActRec``) falls back to fuzzy name matching. ``"exact"``,
-        ``"prefix"`` and ``"fuzzy"`` match names only. ``kind`` and ``path`` (a substring of
-        the defining file's path) filter; ranked search returns at most 100 by default."""
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidArgumentError("search query must be a non-empty string")
-        if match_mode not in (*MATCH_MODES, "ranked"):
-            raise InvalidArgumentError(f"match_mode {match_mode!r} is not one of ranked, {', '.join(MATCH_MODES)}")
-        if kind is not None and kind not in DECLARATION_KINDS:
-            raise InvalidArgumentError(f"kind {kind!r} is not one of {', '.join(DECLARATION_KINDS)}")
-        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
-            raise InvalidArgumentError(f"limit must be a non-negative integer, got {limit!r}")
-        if path is not None and not isinstance(path, str):
-            raise InvalidArgumentError(f"path must be a string (part of a file path), got {path!r}")
+        (or ``-word``) and ``prefix*`` work; one name-like word (``find_by``, the abbreviation
+        ``ActRec``) matches names first. ``"exact"``, ``"prefix"`` and ``"fuzzy"`` match names
+        only. ``kind`` and ``path`` (a substring of the defining file's path) filter; ranked
+        search returns at most 100 by default."""
         view = self._ready()
-        if match_mode == "ranked":
-            return [Declaration(view, did) for did in self._ranked(view, query, kind, path, 100 if limit is None else limit)]
-        if view.search_index is None:
-            view.search_index = SearchIndex(view.state.declarations.values())
-        found = search_declarations(view.state.declarations.values(), query, match_mode, kind, view.search_index)
-        if path is not None:
-            found = [rec for rec in found if any(path in (view.state.documents[k].path or "") for k, _ in rec.definitions)]
-        if limit is not None:
-            found = found[:limit]
-        return [Declaration(view, rec.id) for rec in found]
-
-    def _symbols(self, view: View) -> SymbolIndex:
-        """The view's ranked-search index: restored from the cache directory when saved for
-        exactly these documents, else built (and saved for the next process)."""
-        if view.symbol_index is None:
-            fingerprint = _fingerprint(view.state.documents.values()) if self._workspace is not None else None
-            if fingerprint is not None and self._workspace is not None:
-                view.symbol_index = SymbolIndex.load(self._workspace[1], fingerprint, view.state)
-            if view.symbol_index is None:
-                view.symbol_index = SymbolIndex.build(view.state)
-                if fingerprint is not None and self._workspace is not None:
-                    try:
-                        with writer_lock(self._workspace[1]):
-                            view.symbol_index.save(self._workspace[1], fingerprint)
-                    except (OSError, sqlite3.Error):
-                        pass  # Unwritable cache: built again by the next process.
-        return view.symbol_index
-
-    def _ranked(self, view: View, query: str, kind: str | None, path: str | None, limit: int) -> list[int]:
-        ranked = self._symbols(view).search(query, kind=kind, path=path, limit=limit)
-        if " " in query.strip() or any(ch in query for ch in '*"-'):
-            return ranked
-        # One name-like word ("find_by", "ActRec"): names matching it (exactly, by prefix, by
-        # sub-words, fuzzily) come first, then what the docs say.
-        if view.search_index is None:
-            view.search_index = SearchIndex(view.state.declarations.values())
-        found: list[int] = []
-        for rec in search_declarations(view.state.declarations.values(), query, "fuzzy", kind, view.search_index):
-            if len(found) >= limit:
-                break
-            if rec.kind == "SingletonClass" or (path is not None and not any(path in (view.state.documents[k].path or "") for k, _ in rec.definitions)):
-                continue
-            found.append(rec.id)
-        seen = set(found)
-        return found + [d for d in ranked if d not in seen][: max(0, limit - len(found))]
+        saved = None
+        if self._workspace is not None:
+            cache = self._workspace[1]
+            saved = (cache, lambda: _fingerprint(view.state.documents.values()))
+        return [Declaration(view, did) for did in find_declarations(view, query, kind=kind, match_mode=match_mode, limit=limit, path=path, saved=saved)]
 
     def grep(
         self,

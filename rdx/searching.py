@@ -1,0 +1,86 @@
+"""Declaration search for the Graph façade: argument checks, the choice between ranked and
+name search, and where the ranked index comes from (restored from the cache directory, built,
+saved). Name matching lives in ``rdx.query.search``, ranking in ``rdx.query.ranked``."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from rdx.cache.snapshot import writer_lock
+from rdx.errors import InvalidArgumentError
+from rdx.model.declarations import DECLARATION_KINDS, DeclarationRecord
+from rdx.query.handles import View
+from rdx.query.ranked import SymbolIndex
+from rdx.query.search import MATCH_MODES, SearchIndex, search_declarations
+
+__all__ = ["SEARCH_MODES", "find_declarations", "symbol_index"]
+
+SEARCH_MODES = ("ranked", *MATCH_MODES)
+RANKED_LIMIT = 100
+# Where a graph saves its ranked index: (cache directory, fingerprint of its documents).
+Saved = tuple[str, Callable[[], str]] | None
+
+
+def symbol_index(view: View, saved: Saved) -> SymbolIndex:
+    """The view's ranked-search index: restored from the cache directory when it was saved for
+    exactly these documents, else built (and saved for the next process)."""
+    if view.symbol_index is None:
+        fingerprint = saved[1]() if saved is not None else None
+        if saved is not None and fingerprint is not None:
+            view.symbol_index = SymbolIndex.load(saved[0], fingerprint, view.state)
+        if view.symbol_index is None:
+            view.symbol_index = SymbolIndex.build(view.state)
+            if saved is not None and fingerprint is not None:
+                try:
+                    with writer_lock(saved[0]):
+                        view.symbol_index.save(saved[0], fingerprint)
+                except (OSError, sqlite3.Error):
+                    pass  # An unwritable cache: the next process builds it again.
+    return view.symbol_index
+
+
+def find_declarations(
+    view: View, query: str, *, kind: str | None, match_mode: str, limit: int | None, path: str | None, saved: Saved
+) -> list[int]:
+    """Declaration ids for ``query``, best first (see ``Graph.search``)."""
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidArgumentError("search query must be a non-empty string")
+    if match_mode not in SEARCH_MODES:
+        raise InvalidArgumentError(f"match_mode {match_mode!r} is not one of {', '.join(SEARCH_MODES)}")
+    if kind is not None and kind not in DECLARATION_KINDS:
+        raise InvalidArgumentError(f"kind {kind!r} is not one of {', '.join(DECLARATION_KINDS)}")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+        raise InvalidArgumentError(f"limit must be a non-negative integer, got {limit!r}")
+    if path is not None and not isinstance(path, str):
+        raise InvalidArgumentError(f"path must be a string (part of a file path), got {path!r}")
+    if match_mode == "ranked":
+        return _ranked(view, query, kind, path, RANKED_LIMIT if limit is None else limit, saved)
+    found = [rec for rec in _names(view, query, match_mode, kind) if path is None or _defined_in(view, rec, path)]
+    return [rec.id for rec in (found if limit is None else found[:limit])]
+
+
+def _names(view: View, query: str, mode: str, kind: str | None) -> list[DeclarationRecord]:
+    if view.search_index is None:
+        view.search_index = SearchIndex(view.state.declarations.values())
+    return search_declarations(view.state.declarations.values(), query, mode, kind, view.search_index)
+
+
+def _defined_in(view: View, rec: DeclarationRecord, path: str) -> bool:
+    return any(path in (view.state.documents[k].path or "") for k, _ in rec.definitions)
+
+
+def _ranked(view: View, query: str, kind: str | None, path: str | None, limit: int, saved: Saved) -> list[int]:
+    ranked = symbol_index(view, saved).search(query, kind=kind, path=path, limit=limit)
+    if " " in query.strip() or any(ch in query for ch in '*"-'):
+        return ranked
+    # One name-like word ("find_by", "ActRec"): names matching it (exactly, by prefix, by
+    # sub-words, fuzzily) come first, then what the docs say.
+    found: list[int] = []
+    for rec in _names(view, query, "fuzzy", kind):
+        if len(found) >= limit:
+            break
+        if rec.kind != "SingletonClass" and (path is None or _defined_in(view, rec, path)):
+            found.append(rec.id)
+    seen = set(found)
+    return found + [d for d in ranked if d not in seen][: max(0, limit - len(found))]
