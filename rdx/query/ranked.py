@@ -29,17 +29,18 @@ import os
 import re
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Iterable
 
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.store import ResolvedState
-from rdx.query.ranked_query import fts_word, parse_query, split_words
+from rdx.query.ranked_query import STOP_WORDS, fts_word, parse_query, split_words
 from rdx.query.synonyms import related_words
 
 __all__ = ["SYMBOLS_NAME", "SymbolIndex"]
 
 SYMBOLS_NAME = "symbols.sqlite"
-_SCHEMA = 1
+_SCHEMA = 2
 _TEXT_WORD = re.compile(r"[A-Za-z]+|\d+")
 _KIND_WORDS = {
     "Class": "class", "Module": "module", "Method": "method", "Constant": "constant", "ConstantAlias": "constant alias",
@@ -56,6 +57,9 @@ _DOC_WORDS = 150  # Words of the doc comment beyond its summary that re-scoring 
 _WEIGHTS = (6.0, 1.0, 3.0, 1.0, 0.5, 0.5)
 # Where a query word was found, as a share of its IDF: name, summary, namespace, doc, path.
 _FIELD = (1.0, 0.75, 0.45, 0.4, 0.25)
+# Learned associations (``_learn``): seen together at least this often, with at least this
+# pointwise mutual information, in at least this share of the doc word's declarations.
+_LEARN_MIN, _LEARN_PMI, _LEARN_SHARE = 3, 2.5, 0.05
 # A related word ("folder" asked, "dir" found) counts for this share of the word itself.
 _RELATED_SHARE = 0.6
 _LOW_VALUE_PATH = re.compile(r"/(test|tests|spec|specs|examples?|generated|vendor|templates?|benchmarks?)/|_(test|spec)\.rb$")
@@ -68,6 +72,7 @@ CREATE TABLE decl(
 CREATE INDEX decl_unq ON decl(lower(unq));
 CREATE INDEX decl_name ON decl(lower(name));
 CREATE TABLE meta(key TEXT PRIMARY KEY, value);
+CREATE TABLE learned(word TEXT PRIMARY KEY, others TEXT NOT NULL);
 """
 
 
@@ -140,6 +145,7 @@ class SymbolIndex:
         )
         self._stem_cache: dict[str, str] = {}
         self._split_cache: dict[str, str] = {}
+        self._learned: dict[str, tuple[str, ...]] = {}
         self._shared: dict[str, str] = {}
         # Rows and their stemmed fields, read from the database when first re-scored.
         self._rows: dict[int, _Row] = {}
@@ -152,6 +158,7 @@ class SymbolIndex:
         db.executescript(_SCHEMA_SQL)
         index = cls(db, state)
         index._insert(state, state.declarations.values())
+        index._learn()
         db.execute("INSERT INTO sym(sym) VALUES('optimize')")
         (index._count,) = db.execute("SELECT count(*) FROM decl").fetchone()
         return index
@@ -229,6 +236,43 @@ class SymbolIndex:
         with self._db:
             self._db.executemany("INSERT INTO sym(rowid, words, namespace, summary, doc, path, kind) VALUES(?, ?, ?, ?, ?, ?, ?)", texts)
             self._db.executemany("INSERT INTO decl VALUES(?, ?, ?, ?, ?, ?, ?)", decls)
+
+    def _learn(self) -> None:
+        """The project's own vocabulary: words of doc summaries strongly associated with words
+        of the names they document (pointwise mutual information over every documented
+        declaration: "directory" -> dir, "iterate" -> each, "pretty" -> pp). Queries use them
+        like the related-words table. Learned once, when the index is built."""
+        pairs: Counter[tuple[str, str]] = Counter()
+        doc_words: Counter[str] = Counter()
+        name_words: Counter[str] = Counter()
+        documented = 0
+        for words, summary in self._db.execute("SELECT words, summary FROM sym WHERE summary != ''"):
+            documented += 1
+            names = {w for w in words.split() if w not in STOP_WORDS and "_" not in w and len(w) > 1}
+            said = {w for w in _TEXT_WORD.findall(summary.lower()) if w not in STOP_WORDS and len(w) > 2}
+            doc_words.update(said)
+            name_words.update(names)
+            pairs.update((a, b) for a in said for b in names if a != b)
+        learned: dict[str, list[tuple[float, str]]] = {}
+        for (a, b), count in pairs.items():
+            if count < _LEARN_MIN:
+                continue
+            pmi = math.log(count * documented / (doc_words[a] * name_words[b]))
+            share = count / doc_words[a]
+            if pmi > _LEARN_PMI and share > _LEARN_SHARE:
+                learned.setdefault(a, []).append((share * pmi, b))
+        with self._db:
+            self._db.executemany(
+                "INSERT INTO learned VALUES(?, ?)", ((a, " ".join(b for _, b in sorted(found, reverse=True)[:3])) for a, found in learned.items())
+            )
+
+    def _related(self, word: str) -> tuple[str, ...]:
+        """Words that may stand for ``word``: the general table, then the project's own."""
+        found = self._learned.get(word)
+        if found is None:
+            row = self._db.execute("SELECT others FROM learned WHERE word = ?", (word,)).fetchone()
+            found = self._learned[word] = tuple(dict.fromkeys(related_words(word) + (tuple(row[0].split()) if row else ())))
+        return found
 
     def advance(self, state: ResolvedState) -> SymbolIndex:
         """This index, brought to ``state`` (a later revision of the same graph): the
@@ -317,6 +361,7 @@ class SymbolIndex:
         the name alone, and over names and summaries for the related words of ``words`` (those
         of a plain query: an operator's constraint must hold for every candidate)."""
         ids: list[int] = []
+        # The general table only: adding the learned words here costs more time than it finds.
         related = " OR ".join(fts_word(r) for w in dict.fromkeys(words) for r in related_words(w) if r not in words)
         for columns, query, weights, count in (
             ("", expression, _WEIGHTS, _CANDIDATES),
@@ -343,7 +388,7 @@ class SymbolIndex:
         alternatives: dict[str, set[str]] = {}
         for w in words:
             stem = self._stem_cache.get(w, w)
-            alternatives.setdefault(stem, set()).update(x for x in self._stems(list(related_words(w))) if x != stem)
+            alternatives.setdefault(stem, set()).update(x for x in self._stems(list(self._related(w))) if x != stem)
         probes = [
             (f" {t} ", idf[t], re.compile(" (?:" + "|".join(map(re.escape, sorted(alternatives[t]))) + ") ").search if alternatives.get(t) else None)
             for t in wanted
