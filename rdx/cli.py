@@ -137,6 +137,8 @@ def _summary(graph: rdx.Graph, problems: list[rdx.Diagnostic], discovery: float,
         f"{stats['constant_references']} constant references ({stats['constant_references_resolved']} resolved), "
         f"{stats['method_references']} method references, {stats['diagnostics']} diagnostics",
     ]
+    if stats.get("text_files") is not None:
+        lines.append(f"text index (grep): {stats['text_files']} files, {stats['text_bytes']} bytes")
     if problems:
         lines.append(f"{len(problems)} file problems:")
         lines.extend(f"  {p}" for p in problems[:20])

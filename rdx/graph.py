@@ -788,6 +788,7 @@ class Graph:
         for rec in state.declarations.values():
             kinds[rec.kind] = kinds.get(rec.kind, 0) + 1
         docs = [d for d in state.documents.values() if d.uri != CORE_URI]
+        text = self._text.counts()
         resolved_consts = sum(1 for key, targets in state.constant_targets.items() if key != 0 for t in targets if t is not None)
         total_consts = sum(len(d.const_refs) for d in docs)
         return {
@@ -801,4 +802,7 @@ class Graph:
             "constant_references_resolved": resolved_consts if state.documents and state.documents.get(0) is not None and state.documents[0].uri == CORE_URI else None,
             "method_references": sum(len(d.method_refs) for d in docs),
             "diagnostics": len(self.diagnostics),
+            # Every text file, for grep (None until a graph not opened from a cache greps).
+            "text_files": None if text is None else text[0],
+            "text_bytes": None if text is None else text[1],
         }

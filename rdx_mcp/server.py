@@ -259,6 +259,8 @@ class Stats(_Out):
     constant_references_resolved: int | None = None
     method_references: int
     diagnostics: int
+    text_files: int | None = None
+    text_bytes: int | None = None
 
 
 class Status(_Out):

@@ -73,6 +73,12 @@ class ProjectText:
         if self._index is not None:
             self._index.update(p for p in paths if p not in self._buffers)
 
+    def counts(self) -> tuple[int, int] | None:
+        """(files, bytes) in the text index; None when it was not built yet."""
+        if self._index is None:
+            return None
+        return len(self._index.files), self._index.text_bytes()
+
     def paths(self) -> list[str]:
         return list(self._index.files) if self._index is not None else []
 
