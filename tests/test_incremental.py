@@ -96,7 +96,8 @@ def dump(g: rdx.Graph) -> dict:
     refs = sorted((str(r.location), r.name, r.declaration.name if r.declaration else None) for r in g.constant_references)
     calls = sorted((str(r.location), r.name, r.receiver.name if r.receiver else None) for r in g.method_references)
     diags = sorted(str(x) for x in g.diagnostics)
-    stats = {k: v for k, v in g.stats().items() if k not in ("revision", "diagnostics")}
+    # The text index (grep) is not part of the resolved graph: built on demand by some graphs.
+    stats = {k: v for k, v in g.stats().items() if k not in ("revision", "diagnostics", "text_files", "text_bytes")}
     # Internal consistency: no reference may point at a declaration that no longer exists.
     state = g._view.state
     dangling = sum(1 for rows in (state.constant_targets, state.method_receivers) for row in rows.values() for t in row if t is not None and t not in state.declarations)
