@@ -86,11 +86,12 @@ enum rdx_status {
     RDX_ERR_INTERNAL = -99           /* a bug in rdx, or the interpreter could not start */
 };
 
-/* How rdx_graph_search matches names (see rdx.Graph.search). */
+/* How rdx_graph_search matches (see rdx.Graph.search; its default there is ranked). */
 typedef enum rdx_match_mode {
     RDX_MATCH_FUZZY = 0,    /* sub-word tokens, best first */
     RDX_MATCH_PREFIX = 1,
-    RDX_MATCH_EXACT = 2
+    RDX_MATCH_EXACT = 2,
+    RDX_MATCH_RANKED = 3    /* a description ("parse one CSV line"): names, doc comments (BM25) */
 } rdx_match_mode_t;
 
 /* Opaque handles (see "Handles" and "Ownership" above). */

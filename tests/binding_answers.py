@@ -36,7 +36,7 @@ RESOLVES = [
 ]
 
 # (query, match mode, kind or None, limit or 0 for none)
-SEARCHES = [(q, mode, None, 10) for mode in ("fuzzy", "prefix", "exact") for q in ("Prod", "Shop::Models::Product", "label")] + [
+SEARCHES = [(q, mode, None, 10) for mode in ("fuzzy", "prefix", "exact", "ranked") for q in ("Prod", "Shop::Models::Product", "label")] + [
     ("label", "fuzzy", "Method", 0)
 ]
 

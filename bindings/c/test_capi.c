@@ -384,9 +384,9 @@ static void answers(const char *dir) {
     printf("\n");
 
     /* Search, every mode. */
-    static const char *modes[] = {"fuzzy", "prefix", "exact"};
+    static const char *modes[] = {"fuzzy", "prefix", "exact", "ranked"};
     static const char *queries[] = {"Prod", "Shop::Models::Product", "label"};
-    for (int mode = 0; mode < 3; mode++) {
+    for (int mode = 0; mode < 4; mode++) {
         for (int q = 0; q < 3; q++) {
             rdx_declaration_iter_t *it;
             OK(rdx_graph_search(graph, queries[q], RDX_NTS, NULL, (rdx_match_mode_t)mode, 10, &it));

@@ -56,7 +56,7 @@ TYPE_NAMES = {
     DIAGNOSTIC_ITER: "rdx_diagnostic_iter_t",
 }
 
-MATCH_MODES = {0: "fuzzy", 1: "prefix", 2: "exact"}
+MATCH_MODES = {0: "fuzzy", 1: "prefix", 2: "exact", 3: "ranked"}
 
 # Set by install(); the functions below run only after it.
 ffi: Any = None

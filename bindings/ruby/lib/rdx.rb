@@ -521,7 +521,7 @@ module Rdx
 
   # A semantic graph of a Ruby codebase, with Ruby core already indexed.
   class Graph
-    MATCH_MODES = { fuzzy: 0, prefix: 1, exact: 2 }.freeze
+    MATCH_MODES = { fuzzy: 0, prefix: 1, exact: 2, ranked: 3 }.freeze
 
     # Every item of a C iterator wrapped in `klass`; the iterator is freed even when wrapping
     # fails half way.
@@ -641,7 +641,7 @@ module Rdx
     end
 
     # Declarations whose names match `query`, best first.
-    def search(query, kind: nil, mode: :fuzzy, limit: nil)
+    def search(query, kind: nil, mode: :ranked, limit: nil)
       query = String(query)
       code = match_code(mode)
       iterator = Native.fetch(:rdx_graph_search, @handle, query, query.bytesize, kind&.to_s, code, limit || 0)
@@ -655,7 +655,7 @@ module Rdx
     private :match_code
 
     # The names `search` would return, in one native call (no object per result).
-    def search_names(query, kind: nil, mode: :fuzzy, limit: nil)
+    def search_names(query, kind: nil, mode: :ranked, limit: nil)
       query = String(query)
       code = match_code(mode)
       Native.fetch_strings(:rdx_graph_search_names, @handle, query, query.bytesize, kind&.to_s, code, limit || 0)
