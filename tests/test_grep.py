@@ -94,6 +94,16 @@ def test_buffers_edits_new_directories_and_deletions(project: Path) -> None:
     assert ("more.rb", 1) in lines(again.grep("money")) and ("tax.rb", 2) in lines(again.grep("money"))
 
 
+def test_binary_files_are_remembered_until_they_change(project: Path) -> None:
+    rdx.Graph.open([project])
+    again = rdx.Graph.open([project])
+    assert again._text.last_sync is not None and again._text.last_sync.binary == 1 and again._text.last_sync.indexed == 0
+    (project / "bin/blob.dat").write_text("now text: money\n")
+    os.utime(project / "bin/blob.dat", ns=(1, 1))  # a different mtime, even on a coarse clock
+    third = rdx.Graph.open([project])
+    assert ("blob.dat", 1) in lines(third.grep("money")) and third._text.last_sync.binary == 0
+
+
 def test_graphs_without_a_cache_build_the_text_index_on_first_search(project: Path) -> None:
     g = rdx.Graph()
     g.index_all([project / "lib"])

@@ -32,7 +32,7 @@ from rdx.fulltext.pattern import Requirement
 __all__ = ["INDEX_NAME", "SyncStats", "TextFile", "TextIndex"]
 
 INDEX_NAME = "text.sqlite"
-SCHEMA = 1
+SCHEMA = 2
 _CHUNK = 500  # Ids per ``IN (...)`` query.
 
 
@@ -119,6 +119,7 @@ class TextIndex:
                     id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER NOT NULL,
                     mtime_ns INTEGER NOT NULL, hash INTEGER NOT NULL, language TEXT NOT NULL);
                 CREATE TABLE IF NOT EXISTS bodies(id INTEGER PRIMARY KEY, body BLOB NOT NULL);
+                CREATE TABLE IF NOT EXISTS skipped(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL);
                 CREATE VIRTUAL TABLE IF NOT EXISTS grams USING fts5(
                     body, tokenize = 'trigram', detail = none, content = '');
                 PRAGMA user_version = {SCHEMA};
@@ -154,6 +155,7 @@ class TextIndex:
 
     def _store(self, path: str, data: bytes, size: int, mtime_ns: int) -> None:
         self._forget(path)
+        self._db.execute("DELETE FROM skipped WHERE path = ?", (path,))
         cur = self._db.execute(
             "INSERT INTO files(path, size, mtime_ns, hash, language) VALUES(?, ?, ?, ?, ?)",
             (path, size, mtime_ns, _signed(content_hash(data)), language_of(path)),
@@ -177,16 +179,22 @@ class TextIndex:
                 # Read under the write lock: another indexer may have just synced.
                 self._refresh()
                 known = {row[0]: row[1:] for row in self._db.execute("SELECT path, size, mtime_ns, hash FROM files")}
+                # Binary files seen before: not read again while their size and mtime hold.
+                binary = {row[0]: row[1:] for row in self._db.execute("SELECT path, size, mtime_ns FROM skipped")}
                 for path, size, mtime_ns in files:
                     seen.add(path)
                     prev = known.get(path)
                     if prev is not None and prev[0] == size and prev[1] == mtime_ns:
                         stats.kept += 1
                         continue
+                    if binary.get(path) == (size, mtime_ns):
+                        stats.binary += 1
+                        continue
                     self._read_into(path, prev, stats, limit)
                 for path in set(known) - seen:
                     self._forget(path)
                     stats.removed += 1
+                self._db.executemany("DELETE FROM skipped WHERE path = ?", [(p,) for p in set(binary) - seen])
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -214,6 +222,8 @@ class TextIndex:
         data, size, mtime_ns, problem = _read_text(path, limit)
         if data is None:
             setattr(stats, problem, getattr(stats, problem) + 1)
+            if problem == "binary":
+                self._db.execute("INSERT OR REPLACE INTO skipped VALUES(?, ?, ?)", (path, size, mtime_ns))
             if self._forget(path):
                 stats.removed += 1
             return
@@ -325,5 +335,5 @@ def _read_text(path: str, limit: int | None) -> tuple[bytes | None, int, int, st
     except OSError:
         return None, 0, 0, "unreadable"
     if b"\0" in data:
-        return None, 0, 0, "binary"
+        return None, st.st_size, st.st_mtime_ns, "binary"
     return data, len(data), st.st_mtime_ns, ""
