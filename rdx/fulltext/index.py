@@ -23,6 +23,7 @@ import sqlite3
 import stat
 import threading
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from rdx.discovery.files import MAX_FILE_BYTES, content_hash
@@ -168,14 +169,27 @@ class TextIndex:
 
     # -- updates ---------------------------------------------------------------------------
 
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """One write transaction, taken before anything is read for it (other processes may
+        write the same file); on any failure it is rolled back and the file table reloaded."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                self._reload()
+                raise
+
     def sync(self, files: Iterable[tuple[str, int, int]], limit: int | None = None) -> SyncStats:
         """Make the index hold exactly ``files`` ((path, size, mtime_ns) from a walk): read the
         new and changed ones, drop the rest. Binary and unreadable files are left out."""
         stats = SyncStats()
         with self._lock:
             seen: set[str] = set()
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
+            with self._writing():
                 # Read under the write lock: another indexer may have just synced.
                 self._refresh()
                 known = {row[0]: row[1:] for row in self._db.execute("SELECT path, size, mtime_ns, hash FROM files")}
@@ -195,11 +209,6 @@ class TextIndex:
                     self._forget(path)
                     stats.removed += 1
                 self._db.executemany("DELETE FROM skipped WHERE path = ?", [(p,) for p in set(binary) - seen])
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                self._reload()
-                raise
             if stats.indexed > 1000:
                 self._db.execute("INSERT INTO grams(grams) VALUES('optimize')")
             if self.path is not None and stats.indexed + stats.removed:
@@ -238,45 +247,23 @@ class TextIndex:
     def update(self, paths: Iterable[str], limit: int | None = None) -> SyncStats:
         """Re-read ``paths`` (changed on disk): index those that are text files, drop the others."""
         stats = SyncStats()
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                for path in paths:
-                    row = self._db.execute("SELECT size, mtime_ns, hash FROM files WHERE path = ?", (path,)).fetchone()
-                    self._read_into(path, row, stats, limit)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                self._reload()
-                raise
+        with self._writing():
+            for path in paths:
+                row = self._db.execute("SELECT size, mtime_ns, hash FROM files WHERE path = ?", (path,)).fetchone()
+                self._read_into(path, row, stats, limit)
         return stats
 
     def put(self, path: str, data: bytes) -> None:
         """Index ``data`` as the text of ``path`` (an editor buffer: it wins over the disk)."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                if b"\0" in data:
-                    self._forget(path)
-                else:
-                    self._store(path, data, len(data), 0)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                self._reload()
-                raise
+        with self._writing():
+            if b"\0" in data:
+                self._forget(path)
+            else:
+                self._store(path, data, len(data), 0)
 
     def remove(self, path: str) -> bool:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                removed = self._forget(path)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                self._reload()
-                raise
-        return removed
+        with self._writing():
+            return self._forget(path)
 
     # -- reads -----------------------------------------------------------------------------
 

@@ -138,32 +138,31 @@ def compile_pattern(text: str, *, regex: bool, ignore_case: bool) -> SearchPatte
 # -- the trigram requirement -------------------------------------------------------------------
 
 
-def _and(items: list[Requirement]) -> Requirement:
+def _combine(op: str, items: list[Requirement]) -> Requirement:
+    """``op`` ("and"/"or") of ``items``, flattened and deduplicated. None (nothing required)
+    drops out of an AND and absorbs an OR: one alternative requiring nothing makes the whole
+    require nothing."""
     kept: list[Requirement] = []
     for item in items:
         if item is None:
+            if op == "or":
+                return None
             continue
-        if isinstance(item, tuple) and item[0] == "and":
+        if isinstance(item, tuple) and item[0] == op:
             kept.extend(item[1])
         elif item not in kept:
             kept.append(item)
     if not kept:
         return None
-    return kept[0] if len(kept) == 1 else ("and", tuple(kept))
+    return kept[0] if len(kept) == 1 else (op, tuple(kept))
+
+
+def _and(items: list[Requirement]) -> Requirement:
+    return _combine("and", items)
 
 
 def _or(items: list[Requirement]) -> Requirement:
-    kept: list[Requirement] = []
-    for item in items:
-        if item is None:
-            return None  # One alternative requires nothing: the whole requires nothing.
-        if isinstance(item, tuple) and item[0] == "or":
-            kept.extend(item[1])
-        elif item not in kept:
-            kept.append(item)
-    if not kept:
-        return None
-    return kept[0] if len(kept) == 1 else ("or", tuple(kept))
+    return _combine("or", items)
 
 
 def _grams(run: str) -> Requirement:
