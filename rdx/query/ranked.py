@@ -4,7 +4,8 @@ doc comments, namespaces and paths, ranked by BM25 and then by what makes code s
 Retrieval is SQLite FTS5 (Porter-stemmed words, BM25 with per-column weights) over one row
 per declaration: its name split into sub-words (``number_to_currency`` -> number to currency,
 ``MessageVerifier`` -> message verifier), its namespace, the first paragraph of its doc
-comment, the rest of it, and the file path. Candidates are the best rows over every column,
+comment, the rest of it, and the file path with the parameter names (``strptime(date,
+format)``). Candidates are the best rows over every column,
 over the doc alone, over the name alone, and for related words ("folder" -> dir); they are
 then re-scored:
 
@@ -40,8 +41,10 @@ from rdx.query.synonyms import related_words
 __all__ = ["SYMBOLS_NAME", "SymbolIndex"]
 
 SYMBOLS_NAME = "symbols.sqlite"
-_SCHEMA = 2
+_SCHEMA = 3
 _TEXT_WORD = re.compile(r"[A-Za-z]+|\d+")
+# Parameter names in a signature ("(number, options = {})" -> number, options).
+_PARAM = re.compile(r"(?<![=:.\w])[*&]{0,2}([a-z_][a-z0-9_]*)")
 _KIND_WORDS = {
     "Class": "class", "Module": "module", "Method": "method", "Constant": "constant", "ConstantAlias": "constant alias",
     "GlobalVariable": "global variable", "InstanceVariable": "instance variable", "ClassVariable": "class variable",
@@ -216,13 +219,17 @@ class SymbolIndex:
                 continue
             comments: list[str] = []
             path = ""
+            params = ""
             for key, index in rec.definitions:
                 doc = state.documents.get(key)
                 if doc is None:
                     continue
                 if not path:
                     path = doc.path or doc.uri
-                comments.extend(doc.definitions[index].comments)
+                definition = doc.definitions[index]
+                comments.extend(definition.comments)
+                if definition.params and not params:
+                    params = definition.params
             summary, rest = _comment_text(comments)
             owner = state.declarations.get(rec.owner) if rec.owner is not None else None
             unq = rec.unqualified.rstrip("()")
@@ -231,7 +238,7 @@ class SymbolIndex:
             rowid = _rowid(rec.id)
             name_text = f"{words} {unq.lower()}" if " " in words else words or unq.lower()
             namespace = self._words_of(owner.name) if owner is not None else ""
-            texts.append((rowid, name_text, namespace, summary, rest, self._words_of("/".join(path.split("/")[-3:])), _KIND_WORDS.get(rec.kind, rec.kind.lower())))
+            texts.append((rowid, name_text, namespace, summary, rest, (self._words_of("/".join(path.split("/")[-3:])) + " " + " ".join(_PARAM.findall(params))).strip(), _KIND_WORDS.get(rec.kind, rec.kind.lower())))
             decls.append((rowid, rec.name, unq, rec.kind, path, _prior(rec.kind, path, rec.visibility == "private", doc_words), words))
         with self._db:
             self._db.executemany("INSERT INTO sym(rowid, words, namespace, summary, doc, path, kind) VALUES(?, ?, ?, ?, ?, ?, ?)", texts)
