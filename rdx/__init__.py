@@ -30,6 +30,7 @@ from rdx.query.handles import (
     Mixin,
 )
 from rdx.query.navigation import Completion, Hover, Reference, Target
+from rdx.textsearch import TextSearch
 from rdx.watching import follow_changes
 
 __version__ = "0.1.0"
@@ -62,6 +63,7 @@ __all__ = [
     "RdxError",
     "Reference",
     "Target",
+    "TextSearch",
     "__version__",
     "follow_changes",
 ]

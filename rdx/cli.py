@@ -250,9 +250,11 @@ def _project_of(path: str | None) -> str:
     return cwd if here == cwd or here.startswith(cwd.rstrip(os.sep) + os.sep) else here
 
 
-def _shown(path: str) -> str:
-    rel = os.path.relpath(path)
-    return path if rel.startswith("..") else rel
+def _shown(path: str, project: str) -> str:
+    """A path as grep prints it: relative to the current directory when it is inside the
+    project (``../README.md`` from ``lib/``), else as it is."""
+    inside = path.startswith(os.path.abspath(project).rstrip(os.sep) + os.sep)
+    return os.path.relpath(path) if inside or not os.path.relpath(path).startswith("..") else path
 
 
 def cmd_grep(args: argparse.Namespace) -> int:
@@ -262,12 +264,14 @@ def cmd_grep(args: argparse.Namespace) -> int:
         raise _Usage(f"--limit must be at least 0, got {args.limit}")
     project = args.project or _project_of(args.path)
     cache = _cache(args)
+    searcher: rdx.Graph | rdx.TextSearch
     if cache is False:
-        graph = rdx.Graph()
-        graph.index_all([project], jobs=args.jobs)
+        searcher = rdx.Graph()
+        searcher.index_all([project], jobs=args.jobs)
     else:
-        graph = rdx.Graph.open([project], cache_dir=cache if isinstance(cache, str) else None, jobs=args.jobs)
-    page = graph.grep(
+        # The text index alone: no Ruby file is parsed for a grep.
+        searcher = rdx.TextSearch.open(project, cache_dir=cache if isinstance(cache, str) else None)
+    page = searcher.grep(
         args.pattern, regex=args.regex, ignore_case=args.ignore_case, glob=args.glob or None, language=args.type or None,
         path=args.path, context=args.context, limit=args.limit, offset=args.offset,
     )
@@ -278,7 +282,7 @@ def cmd_grep(args: argparse.Namespace) -> int:
     out = sys.stdout
     previous: tuple[str, int] | None = None
     for hit in page:
-        shown = _shown(hit.path)
+        shown = _shown(hit.path, project)
         if args.context:
             first = hit.line - len(hit.before)
             if previous is not None and (previous[0] != hit.path or first > previous[1] + 1):
@@ -448,6 +452,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+_GREP_PARSER: list[argparse.ArgumentParser] = []
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="rdx", description="A semantic code graph for Ruby.")
     parser.add_argument("--version", action="version", version=f"rdx {rdx.__version__}")
@@ -501,6 +508,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--project", default=None, help="project root (default: the nearest directory with .rdx/ or .git above PATH)")
     common(p, project=False)
     p.set_defaults(func=cmd_grep)
+    _GREP_PARSER[:] = [p]
 
     p = sub.add_parser("refs", help="references to a declaration (constants through aliases, method calls)")
     p.add_argument("name", help="fully qualified name, e.g. Foo::Bar or Foo#bar()")
@@ -554,7 +562,13 @@ def _build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
     try:
-        args = parser.parse_args(argv)
+        argv = list(sys.argv[1:] if argv is None else argv)
+        if argv[:1] == ["grep"]:
+            # grep takes options between its two positionals (``PATTERN -C 1 PATH``), as rg does.
+            args = _GREP_PARSER[0].parse_intermixed_args(argv[1:])
+            args.command = "grep"
+        else:
+            args = parser.parse_args(argv)
         if not getattr(args, "command", None):
             parser.print_help()
             return EXIT_USAGE

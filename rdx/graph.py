@@ -669,15 +669,9 @@ class Graph:
         ``total`` counts all. ``glob`` (gitignore-style, ``!`` excludes) matches paths relative
         to the project root, ``path`` keeps files under the given paths, ``language`` filters by
         language (``"ruby"``, ``"markdown"``...), ``context`` adds lines around each hit."""
-        under: list[str] = []
-        if path is not None:
-            items = [path] if isinstance(path, (str, os.PathLike)) else list(path)
-            if not all(isinstance(p, (str, os.PathLike)) for p in items):
-                raise InvalidArgumentError(f"path must be a path or a list of paths, got {path!r}")
-            under = [os.path.abspath(os.fspath(p)) for p in items]
         root = self._workspace[0][0] if self._workspace is not None else None
         return self._text.grep(
-            pattern, root, regex=regex, ignore_case=ignore_case, glob=glob, language=language, under=under, context=context, limit=limit, offset=offset
+            pattern, root, regex=regex, ignore_case=ignore_case, glob=glob, language=language, path=path, context=context, limit=limit, offset=offset
         )
 
     @property

@@ -122,3 +122,39 @@ def test_navigation_commands(project, capsys):
     assert code == 0 and [c["label"] for c in json.loads(out)][0] == "Model"
     code, _, err = run(capsys, "def", f"{b}:x:1", "-C", str(project))
     assert code == 2 and "PATH:LINE:COLUMN" in err
+
+
+def test_grep_prints_like_ripgrep_and_exits_like_grep(project, capsys, monkeypatch):
+    write(project / "README.md", "# App\nThe Model saves.\n")
+    (project / ".git").mkdir()
+    monkeypatch.chdir(project / "lib")  # the project is found above the current directory
+    code, out, _ = run(capsys, "grep", "Model")
+    assert code == 0
+    assert out.splitlines() == ["../README.md:2:5:The Model saves.", "a.rb:3:9:  class Model", "b.rb:2:16:  class User < Model"]
+    code, out, _ = run(capsys, "grep", "-e", r"class \w+$", "-C", "1", str(project / "lib"))
+    assert out.splitlines() == ["a.rb-2-  # The base model.", "a.rb:3:3:  class Model", "a.rb-4-    def save(validate: true); end"]
+    code, out, _ = run(capsys, "grep", "-i", "model", "-g", "*.md", "--json")
+    data = json.loads(out)
+    assert data["total"] == 1 and data["hits"][0]["column"] == 4 and data["hits"][0]["path"].endswith("README.md")
+    code, out, err = run(capsys, "grep", "-i", "model", "-t", "ruby", "--limit", "1")
+    assert code == 0 and len(out.splitlines()) == 1 and "1 of 3 matching lines" in err
+    assert run(capsys, "grep", "zzqx_nothing")[0] == 1  # no match: exit 1, like grep and rg
+    code, _, err = run(capsys, "grep", "-e", "(")
+    assert code == 1 and "invalid regex" in err and "Traceback" not in err
+    assert run(capsys, "grep", "x", "-C", "-2")[0] == 2
+    assert (project / ".rdx" / "text.sqlite").exists() and not (project / ".rdx" / "index.msgpack").exists()  # no Ruby parse
+
+
+def test_text_search_without_the_graph_shares_the_index_with_graph_open(project):
+    import rdx
+
+    first = rdx.TextSearch.open(project)
+    assert [(h.line, h.text) for h in first.grep("def save")] == [(4, "    def save(validate: true); end")]
+    assert first.last_sync is not None and first.last_sync.indexed == 2
+    again = rdx.TextSearch.open(project)
+    assert again.last_sync is not None and again.last_sync.indexed == 0 and again.last_sync.kept == 2
+    g = rdx.Graph.open(project)
+    assert g._text.last_sync is not None and g._text.last_sync.indexed == 0
+    assert g.grep("def save").total == 1
+    with pytest.raises(rdx.IOFailureError):
+        rdx.TextSearch.open(project / "missing")

@@ -31,6 +31,7 @@ __all__ = [
     "default_cache_dir",
     "load_image",
     "load_snapshot",
+    "prepare_cache_dir",
     "save_image",
     "save_snapshot",
     "writer_lock",
@@ -128,12 +129,17 @@ def save_image(cache_dir: str, image: ResolvedImage) -> None:
     _write_atomically(cache_dir, IMAGE_NAME, msgspec.msgpack.encode(image))
 
 
-def _write_atomically(cache_dir: str, name: str, data: bytes) -> None:
+def prepare_cache_dir(cache_dir: str) -> None:
+    """Create the cache directory, with a ``.gitignore`` that keeps it out of version control."""
     os.makedirs(cache_dir, exist_ok=True)
     ignore = os.path.join(cache_dir, ".gitignore")
     if not os.path.exists(ignore):
         with open(ignore, "w") as f:
             f.write("# rdx's index cache; safe to delete.\n*\n")
+
+
+def _write_atomically(cache_dir: str, name: str, data: bytes) -> None:
+    prepare_cache_dir(cache_dir)
     fd, tmp = tempfile.mkstemp(prefix=f".{name}-", suffix=".tmp", dir=cache_dir)
     try:
         with os.fdopen(fd, "wb") as f:

@@ -12,16 +12,34 @@ import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 
+import msgspec
+
 from rdx.discovery.config import WorkspaceConfig
 from rdx.discovery.files import FileEntry, collect_files
+from rdx.errors import InvalidArgumentError
 from rdx.fulltext.grep import GrepPage, grep
 from rdx.fulltext.index import INDEX_NAME, SyncStats, TextIndex
 
-__all__ = ["ProjectText", "any_file"]
+__all__ = ["ProjectText", "any_file", "walk_every_file"]
 
 
 def any_file(name: str) -> bool:
     return True
+
+
+def walk_every_file(roots: list[str], config: WorkspaceConfig) -> list[FileEntry]:
+    """Every file ``Graph.open`` would walk under ``roots`` and the config's load paths (which
+    are walked whole), deduplicated; the Ruby ones among them are what it parses."""
+    entries: dict[str, FileEntry] = {}
+    for root in roots:
+        for e in collect_files(root, config, roots[0], select=any_file).files:
+            entries.setdefault(e.path, e)
+    whole = msgspec.structs.replace(config, include=())  # Load paths are walked whole.
+    for extra in config.load_paths:
+        if extra not in roots and os.path.exists(extra):
+            for e in collect_files(extra, whole, roots[0], select=any_file).files:
+                entries.setdefault(e.path, e)
+    return list(entries.values())
 
 
 class ProjectText:
@@ -98,8 +116,17 @@ class ProjectText:
             self._index = index
         return self._index
 
-    def grep(self, pattern: str, root: str | None, **options: object) -> GrepPage:
-        return grep(self.index(), pattern, relative_to=root, **options)  # type: ignore[arg-type]
+    def grep(self, pattern: str, root: str | None, *, path: object = None, **options: object) -> GrepPage:
+        """``grep`` over this index; globs are relative to ``root``, ``path`` (one path or a
+        list) keeps files below it."""
+        under: list[str] = []
+        if path is not None:
+            items: list[object] = [path] if isinstance(path, (str, os.PathLike)) else list(path) if isinstance(path, (list, tuple)) else [path]
+            for item in items:
+                if not isinstance(item, (str, os.PathLike)):
+                    raise InvalidArgumentError(f"path must be a path or a list of paths, got {path!r}")
+                under.append(os.path.abspath(os.fspath(item)))
+        return grep(self.index(), pattern, relative_to=root, under=under, **options)  # type: ignore[arg-type]
 
     def close(self) -> None:
         if self._index is not None:

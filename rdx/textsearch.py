@@ -1,0 +1,83 @@
+"""``TextSearch``: grep over a project's files without building its Ruby graph.
+
+``rdx grep`` uses it: it walks the project as ``Graph.open`` does (same ignore rules,
+configuration and size limit) and syncs the same text index in the cache directory, so a
+search costs a walk, a stat per file and the query, not a parse of every Ruby file. A graph
+opened later on the same project finds the text index current.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Sequence
+
+from rdx.cache.snapshot import default_cache_dir, prepare_cache_dir
+from rdx.discovery.config import load_config
+from rdx.errors import InvalidArgumentError, IOFailureError
+from rdx.fulltext.grep import GrepPage
+from rdx.fulltext.index import SyncStats
+from rdx.fulltext.workspace import ProjectText, walk_every_file
+from rdx.query.handles import Diagnostic
+
+__all__ = ["TextSearch"]
+
+
+class TextSearch:
+    """The text index of one project (see the module docstring); ``grep`` as ``Graph.grep``."""
+
+    def __init__(self, root: str, text: ProjectText, diagnostics: list[Diagnostic]) -> None:
+        self.root = root
+        self._text = text
+        self.diagnostics = diagnostics
+
+    @classmethod
+    def open(cls, root: str | os.PathLike[str], *, cache_dir: str | os.PathLike[str] | None = None) -> TextSearch:
+        """The project at ``root`` (a directory or a file), its index in ``cache_dir``
+        (default: ``.rdx/`` in the project), brought up to date with the disk."""
+        if not isinstance(root, (str, os.PathLike)):
+            raise InvalidArgumentError(f"root must be a path, got {root!r}")
+        path = os.path.abspath(os.fspath(root))
+        if not os.path.exists(path):
+            raise IOFailureError(f"path {os.fspath(root)!r} does not exist; pass an existing file or directory")
+        config = load_config(path)
+        cache = os.fspath(cache_dir) if cache_dir is not None else default_cache_dir(path)
+        text = ProjectText()
+        diagnostics: list[Diagnostic] = []
+        try:
+            prepare_cache_dir(cache)
+        except OSError as exc:
+            diagnostics.append(Diagnostic("snapshot-unwritable", f"cannot create {cache}: {exc.strerror}; the text index is kept in memory", "warning", cache))
+            cache = ""
+        entries = walk_every_file([path], config)
+        if cache:
+            diagnostics += [Diagnostic(*p) for p in text.attach(cache, entries, config)]
+        else:
+            text.add_roots([path], config, path)
+        return cls(path if os.path.isdir(path) else os.path.dirname(path), text, diagnostics)
+
+    @property
+    def last_sync(self) -> SyncStats | None:
+        """What the last sync read, kept and dropped."""
+        return self._text.last_sync
+
+    def grep(
+        self,
+        pattern: str,
+        *,
+        regex: bool = False,
+        ignore_case: bool = False,
+        glob: str | Sequence[str] | None = None,
+        language: str | Sequence[str] | None = None,
+        path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+        context: int = 0,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> GrepPage:
+        """See ``Graph.grep``."""
+        try:
+            return self._text.grep(
+                pattern, self.root, regex=regex, ignore_case=ignore_case, glob=glob, language=language, path=path, context=context, limit=limit, offset=offset
+            )
+        except sqlite3.Error as exc:
+            raise IOFailureError(f"the text index failed: {exc}") from None
