@@ -1,9 +1,7 @@
 """The rdx MCP server: thin tool adapters over the public ``rdx`` API.
 
-A ``Workspace`` owns one project's graph. It indexes in a background thread (warm from the
-``.rdx/`` snapshot when there is one) and keeps the graph fresh from file-system events, so tools
-answer at once: before the first index is ready they return an ``indexing`` error with progress.
-Every list tool pages with ``limit``/``offset`` and says ``total``/``next_offset``; lists are in a
+A ``Workspace`` (``workspace.py``) owns one project's graph; the output models and paging are
+in ``models.py``. Every list tool pages with ``limit``/``offset`` and says ``total``/``next_offset``; lists are in a
 documented, deterministic order. Errors the model can act on are tool errors whose text is a JSON
 object ``{type, message, suggestion}``.
 """
@@ -12,16 +10,36 @@ from __future__ import annotations
 
 import json
 import os
-import threading
-import time
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 import rdx
+from rdx_mcp.errors import tool_error as _error
+from rdx_mcp.models import (
+    CodeFile,
+    CodeLine,
+    CodePage,
+    DeclarationOut,
+    DefinitionOut,
+    FlatRef,
+    Item,
+    MaxTokens,
+    Offset,
+    Page,
+    RefFile,
+    RefItem,
+    RefPage,
+    Stats,
+    Status,
+    compact_schema,
+    page_of,
+    whole,
+)
+from rdx_mcp.workspace import Workspace
 
 __all__ = ["Workspace", "build_server"]
 
@@ -30,285 +48,6 @@ MAX_DESCENDANTS = 500
 MAX_REFERENCES = 200
 MAX_CODE_LINES = 500
 MAX_LINE_CHARS = 300  # Longer lines (minified code, data) are cut, with a marker.
-
-
-def _error(kind: str, message: str, suggestion: str) -> ToolError:
-    return ToolError(json.dumps({"type": kind, "message": message, "suggestion": suggestion}))
-
-
-class Workspace:
-    """A project root, its graph, and the thread that keeps the graph current."""
-
-    def __init__(self, root: str, *, cache_dir: str | None = None, watch: bool = True) -> None:
-        self.root = os.path.abspath(root)
-        self._prefix = self.root.rstrip(os.sep) + os.sep
-        self.cache_dir = cache_dir
-        self._lock = threading.RLock()
-        self._graph: rdx.Graph | None = None
-        self._progress = (0, 0)
-        self._error: str | None = None
-        self.last_indexed: float | None = None
-        self.pending: set[str] = set()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(watch,), name="rdx-index", daemon=True)
-
-    def start(self) -> Workspace:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    def wait_ready(self, timeout: float = 120.0) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self._graph is not None or self._error is not None:
-                return self._graph is not None
-            time.sleep(0.02)
-        return False
-
-    def _run(self, watch: bool) -> None:
-        try:
-            graph = rdx.Graph.open([self.root], cache_dir=self.cache_dir, progress=self._on_progress, freeze_gc=True)
-            graph.resolve()
-            # Before the graph is shared, so no tool call waits for it (they say "indexing").
-            graph.prepare_queries()
-        except Exception as exc:  # Reported through every tool call instead of killing the server.
-            self._error = f"indexing {self.root} failed: {exc}"
-            return
-        with self._lock:
-            self._graph = graph
-            self.last_indexed = time.time()
-        if watch:
-            self._watch()
-
-    def _on_progress(self, done: int, total: int) -> None:
-        self._progress = (done, total)
-
-    def _watch(self) -> None:
-        graph = self._graph
-        assert graph is not None
-
-        def updated(changed: int, removed: int, seconds: float) -> None:
-            self.last_indexed = time.time()
-
-        def quiet() -> None:
-            # Files went quiet: rebuild the query indexes and write the snapshot now, not after
-            # every change of a burst.
-            graph.prepare_queries()
-            graph.save()
-
-        rdx.follow_changes(graph, self.root, stop=self._stop, lock=self._lock, tick_ms=500, on_update=updated, on_idle=quiet)
-
-    def graph(self) -> rdx.Graph:
-        """The ready graph, or an ``indexing`` tool error with progress."""
-        if self._error is not None:
-            raise _error("index_failed", self._error, "check that the project path exists and is readable")
-        if self._graph is None:
-            done, total = self._progress
-            raise _error("indexing", f"the project is still being indexed ({done} of {total or '?'} files)", "retry in a few seconds")
-        return self._graph
-
-    def rel(self, path: str | None) -> str | None:
-        if path is None:
-            return None
-        if path.startswith(self._prefix):
-            return path[len(self._prefix) :]  # The common case, without relpath's system calls.
-        try:
-            rel = os.path.relpath(path, self.root)
-        except ValueError:
-            return path
-        return path if rel.startswith("..") else rel
-
-    def loc(self, location: rdx.Location | None) -> str | None:
-        if location is None:
-            return None
-        path = self.rel(location.path) if "://" not in location.path else location.path
-        return f"{path}:{location.start_line}:{location.start_column}-{location.end_line}:{location.end_column}"
-
-
-# -- output models (each becomes the tool's outputSchema) ---------------------------------
-
-
-def _compact_schema(schema: dict[str, Any], output: bool = True) -> None:
-    """Shrink generated schemas, which every client reads into a model's context: drop
-    pydantic's titles (they repeat the property names), write ``X | None`` as a type list, and
-    in output schemas drop defaults (outputs always carry their values)."""
-    stack = [schema]
-    while stack:
-        node = stack.pop()
-        node.pop("title", None)
-        if output:
-            node.pop("default", None)
-        any_of = node.get("anyOf")
-        if isinstance(any_of, list) and len(any_of) == 2 and {"type": "null"} in any_of:
-            other = next(x for x in any_of if x != {"type": "null"})
-            if set(other) == {"type"} and isinstance(other["type"], str):
-                del node["anyOf"]
-                node["type"] = [other["type"], "null"]
-            elif set(other) <= {"type", "minimum", "maximum", "items"} and isinstance(other["type"], str):
-                del node["anyOf"]
-                node.update(other)
-                node["type"] = [other["type"], "null"]
-        for key in ("properties", "$defs"):
-            stack.extend(v for v in node.get(key, {}).values() if isinstance(v, dict))
-        items = node.get("items")
-        if isinstance(items, dict):
-            stack.append(items)
-
-
-class _Out(BaseModel):
-    model_config = ConfigDict(json_schema_extra=_compact_schema)
-
-
-class Item(_Out):
-    name: str
-    kind: str
-    location: str | None = None
-
-
-class _PageMeta(_Out):
-    """Paging fields shared by every list result."""
-
-    total: int
-    offset: int
-    limit: int
-    next_offset: int | None
-    limit_clamped: bool = False
-    truncated: bool = False
-    # The graph revision the answer comes from; a larger one later means it may be stale.
-    revision: int = 0
-
-
-class Page(_PageMeta):
-    """One page of a list: ``items`` ordered as documented by the tool."""
-
-    items: list[Item]
-
-
-class RefItem(_Out):
-    at: str = Field(description="L:C-L:C")
-    name: str
-    certain: bool = True
-    receiver: str | None = None
-
-
-class RefFile(_Out):
-    path: str
-    refs: list[RefItem]
-
-
-class RefPage(_PageMeta):
-    """References grouped by file, in path order."""
-
-    files: list[RefFile]
-
-
-class _FlatRef(BaseModel):
-    path: str
-    ref: RefItem
-
-
-class DefinitionOut(_Out):
-    kind: str
-    location: str | None
-    comments: list[str] = []
-    signature: str | None = None
-
-
-class DeclarationOut(_Out):
-    name: str
-    kind: str
-    owner: str | None = None
-    visibility: str | None = None
-    definitions: list[DefinitionOut]
-    ancestors: list[str] = []
-    members: list[Item] = []
-    truncated: bool = False
-    revision: int = 0
-
-
-class CodeLine(_Out):
-    line: int
-    column: int  # 0-based byte offset of the first match
-    text: str
-    before: list[str] | None = None  # Context lines, when asked for.
-    after: list[str] | None = None
-
-
-class CodeFile(_Out):
-    path: str
-    language: str
-    lines: list[CodeLine]
-
-
-class CodePage(_PageMeta):
-    # Matching lines grouped by file, in path order; ``total`` and ``next_offset`` count lines.
-    matched_files: int
-    files: list[CodeFile]
-
-
-class Stats(_Out):
-    revision: int
-    documents: int
-    bytes: int
-    definitions: int
-    declarations: int
-    declarations_by_kind: dict[str, int]
-    constant_references: int
-    constant_references_resolved: int | None = None
-    method_references: int
-    diagnostics: int
-    text_files: int | None = None
-    text_bytes: int | None = None
-
-
-class Status(_Out):
-    state: str
-    revision: int | None = None
-    files: int | None = None
-    indexed_files: int = 0
-    total_files: int = 0
-    pending_changes: int = 0
-    last_indexed: float | None = None
-
-
-# Parameter types shared by the tools (module level: the SDK evaluates annotations by name).
-Offset = Annotated[int, Field(ge=0, description="index of the first item")]
-MaxTokens = Annotated[int | None, Field(ge=1, description="trim lists to about this many tokens")]
-
-
-def _whole(items: list[Item], revision: int) -> Page:
-    """A list returned in one piece (ancestors, a file's declarations, definition targets)."""
-    return Page(total=len(items), offset=0, limit=len(items), next_offset=None, items=items, revision=revision)
-
-
-def _page(
-    items: list[Any], offset: int, limit: int, maximum: int, max_tokens: int | None, build: Any = None
-) -> tuple[list[Any], dict[str, Any]]:
-    """One page of ``items`` and its paging fields; ``build`` turns the page's raw items into
-    output models (only those: building all of a long list would cost more than the query)."""
-    clamped = limit > maximum
-    limit = min(limit, maximum)
-    chunk = items[offset : offset + limit]
-    if build is not None:
-        chunk = [build(x) for x in chunk]
-    truncated = False
-    if max_tokens is not None:
-        # About four characters a token: drop items from the end until the page fits.
-        while chunk and len(json.dumps([c.model_dump() for c in chunk])) // 4 > max_tokens:
-            chunk = chunk[:-1]
-            truncated = True
-    end = offset + len(chunk)
-    meta = {
-        "total": len(items),
-        "offset": offset,
-        "limit": limit,
-        "next_offset": end if end < len(items) else None,
-        "limit_clamped": clamped,
-        "truncated": truncated,
-    }
-    return chunk, meta
 
 
 class _RdxServer(MCPServer):
@@ -412,7 +151,7 @@ def build_server(workspace: Workspace) -> MCPServer:
             found = g.search(query, kind=kind, match_mode=match_mode, path=path, limit=MAX_SEARCH if match_mode == "ranked" else None)
         except rdx.InvalidArgumentError as exc:
             raise _error("invalid_argument", str(exc), "fix the argument named in the message") from None
-        chunk, meta = _page(found, offset, limit, MAX_SEARCH, max_tokens, item)
+        chunk, meta = page_of(found, offset, limit, MAX_SEARCH, max_tokens, item)
         return Page(items=chunk, revision=g.revision, **meta)
 
     @server.tool(description="A declaration: kind, definitions with locations and comments, ancestors, members.")
@@ -438,14 +177,14 @@ def build_server(workspace: Workspace) -> MCPServer:
     @server.tool(description="Classes and modules that have this one among their ancestors, by name.")
     def get_descendants(name: str, limit: Annotated[int, Field(ge=1)] = 100, offset: Offset = 0, max_tokens: MaxTokens = None) -> Page:
         g = workspace.graph()
-        chunk, meta = _page(declaration(g, name).descendants, offset, limit, MAX_DESCENDANTS, max_tokens, item)
+        chunk, meta = page_of(declaration(g, name).descendants, offset, limit, MAX_DESCENDANTS, max_tokens, item)
         return Page(items=chunk, revision=g.revision, **meta)
 
     @server.tool(description="Ancestors of a class or module, in Ruby's lookup order.")
     def get_ancestors(name: str) -> Page:
         g = workspace.graph()
         items = [item(a) for a in declaration(g, name).ancestors]
-        return _whole(items, g.revision)
+        return whole(items, g.revision)
 
     def references(name: str, want: str, offset: int, limit: int, max_tokens: int | None) -> RefPage:
         g = workspace.graph()
@@ -457,13 +196,13 @@ def build_server(workspace: Workspace) -> MCPServer:
         found = [(workspace.rel(r.location.path) or r.location.path, r) for r in g.references_to(d.name)]
         found.sort(key=lambda x: (x[0], x[1].location.start_line, x[1].location.start_column))
 
-        def flat(entry: tuple[str, rdx.Reference]) -> _FlatRef:
+        def flat(entry: tuple[str, rdx.Reference]) -> FlatRef:
             path, r = entry
             loc = r.location
             at = f"{loc.start_line}:{loc.start_column}-{loc.end_line}:{loc.end_column}"
-            return _FlatRef(path=path, ref=RefItem(at=at, name=r.name, certain=r.certain, receiver=r.receiver))
+            return FlatRef(path=path, ref=RefItem(at=at, name=r.name, certain=r.certain, receiver=r.receiver))
 
-        chunk, meta = _page(found, offset, limit, MAX_REFERENCES, max_tokens, flat)
+        chunk, meta = page_of(found, offset, limit, MAX_REFERENCES, max_tokens, flat)
         files: list[RefFile] = []
         for f in chunk:
             if not files or files[-1].path != f.path:
@@ -491,7 +230,7 @@ def build_server(workspace: Workspace) -> MCPServer:
             decl = defn.declaration
             if decl is not None:
                 items.append(Item(name=decl.name, kind=defn.kind, location=workspace.loc(defn.location)))
-        return _whole(items, g.revision)
+        return whole(items, g.revision)
 
     @server.tool(description="What a constant written inside a nesting (outermost first, as written) refers to.")
     def resolve_constant(name: str, nesting: list[str] | None = None) -> Item:
@@ -514,7 +253,7 @@ def build_server(workspace: Workspace) -> MCPServer:
         if target is None:
             raise _error("not_found", f"nothing to go to at {file_path}:{line}:{column}", "point at a constant, a method call or a require")
         items = [Item(name=target.name, kind=target.kind, location=workspace.loc(loc)) for loc in target.locations]
-        return _whole(items, g.revision)
+        return whole(items, g.revision)
 
     @server.tool(description="Name, kind, signature, owner, ancestors and comments at a position.")
     def hover_at(file_path: str, line: Annotated[int, Field(ge=1)], column: Annotated[int, Field(ge=0)]) -> DeclarationOut:
@@ -602,5 +341,5 @@ def build_server(workspace: Workspace) -> MCPServer:
 
     # Compact input schemas too: pydantic's titles only repeat the parameter names.
     for registered in server._tool_manager.list_tools():
-        _compact_schema(registered.parameters, output=False)
+        compact_schema(registered.parameters, output=False)
     return server

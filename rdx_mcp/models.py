@@ -1,0 +1,190 @@
+"""The MCP tools' output models (each becomes a tool's ``outputSchema``), shared parameter
+types, and paging. Schemas are compacted: every client reads them into a model's context."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def compact_schema(schema: dict[str, Any], output: bool = True) -> None:
+    """Shrink generated schemas, which every client reads into a model's context: drop
+    pydantic's titles (they repeat the property names), write ``X | None`` as a type list, and
+    in output schemas drop defaults (outputs always carry their values)."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        node.pop("title", None)
+        if output:
+            node.pop("default", None)
+        any_of = node.get("anyOf")
+        if isinstance(any_of, list) and len(any_of) == 2 and {"type": "null"} in any_of:
+            other = next(x for x in any_of if x != {"type": "null"})
+            if set(other) == {"type"} and isinstance(other["type"], str):
+                del node["anyOf"]
+                node["type"] = [other["type"], "null"]
+            elif set(other) <= {"type", "minimum", "maximum", "items"} and isinstance(other["type"], str):
+                del node["anyOf"]
+                node.update(other)
+                node["type"] = [other["type"], "null"]
+        for key in ("properties", "$defs"):
+            stack.extend(v for v in node.get(key, {}).values() if isinstance(v, dict))
+        items = node.get("items")
+        if isinstance(items, dict):
+            stack.append(items)
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(json_schema_extra=compact_schema)
+
+
+class Item(_Out):
+    name: str
+    kind: str
+    location: str | None = None
+
+
+class _PageMeta(_Out):
+    """Paging fields shared by every list result."""
+
+    total: int
+    offset: int
+    limit: int
+    next_offset: int | None
+    limit_clamped: bool = False
+    truncated: bool = False
+    # The graph revision the answer comes from; a larger one later means it may be stale.
+    revision: int = 0
+
+
+class Page(_PageMeta):
+    """One page of a list: ``items`` ordered as documented by the tool."""
+
+    items: list[Item]
+
+
+class RefItem(_Out):
+    at: str = Field(description="L:C-L:C")
+    name: str
+    certain: bool = True
+    receiver: str | None = None
+
+
+class RefFile(_Out):
+    path: str
+    refs: list[RefItem]
+
+
+class RefPage(_PageMeta):
+    """References grouped by file, in path order."""
+
+    files: list[RefFile]
+
+
+class FlatRef(BaseModel):
+    path: str
+    ref: RefItem
+
+
+class DefinitionOut(_Out):
+    kind: str
+    location: str | None
+    comments: list[str] = []
+    signature: str | None = None
+
+
+class DeclarationOut(_Out):
+    name: str
+    kind: str
+    owner: str | None = None
+    visibility: str | None = None
+    definitions: list[DefinitionOut]
+    ancestors: list[str] = []
+    members: list[Item] = []
+    truncated: bool = False
+    revision: int = 0
+
+
+class CodeLine(_Out):
+    line: int
+    column: int  # 0-based byte offset of the first match
+    text: str
+    before: list[str] | None = None  # Context lines, when asked for.
+    after: list[str] | None = None
+
+
+class CodeFile(_Out):
+    path: str
+    language: str
+    lines: list[CodeLine]
+
+
+class CodePage(_PageMeta):
+    # Matching lines grouped by file, in path order; ``total`` and ``next_offset`` count lines.
+    matched_files: int
+    files: list[CodeFile]
+
+
+class Stats(_Out):
+    revision: int
+    documents: int
+    bytes: int
+    definitions: int
+    declarations: int
+    declarations_by_kind: dict[str, int]
+    constant_references: int
+    constant_references_resolved: int | None = None
+    method_references: int
+    diagnostics: int
+    text_files: int | None = None
+    text_bytes: int | None = None
+
+
+class Status(_Out):
+    state: str
+    revision: int | None = None
+    files: int | None = None
+    indexed_files: int = 0
+    total_files: int = 0
+    pending_changes: int = 0
+    last_indexed: float | None = None
+
+
+# Parameter types shared by the tools (module level: the SDK evaluates annotations by name).
+Offset = Annotated[int, Field(ge=0, description="index of the first item")]
+MaxTokens = Annotated[int | None, Field(ge=1, description="trim lists to about this many tokens")]
+
+
+def whole(items: list[Item], revision: int) -> Page:
+    """A list returned in one piece (ancestors, a file's declarations, definition targets)."""
+    return Page(total=len(items), offset=0, limit=len(items), next_offset=None, items=items, revision=revision)
+
+
+def page_of(
+    items: list[Any], offset: int, limit: int, maximum: int, max_tokens: int | None, build: Any = None
+) -> tuple[list[Any], dict[str, Any]]:
+    """One page of ``items`` and its paging fields; ``build`` turns the page's raw items into
+    output models (only those: building all of a long list would cost more than the query)."""
+    clamped = limit > maximum
+    limit = min(limit, maximum)
+    chunk = items[offset : offset + limit]
+    if build is not None:
+        chunk = [build(x) for x in chunk]
+    truncated = False
+    if max_tokens is not None:
+        # About four characters a token: drop items from the end until the page fits.
+        while chunk and len(json.dumps([c.model_dump() for c in chunk])) // 4 > max_tokens:
+            chunk = chunk[:-1]
+            truncated = True
+    end = offset + len(chunk)
+    meta = {
+        "total": len(items),
+        "offset": offset,
+        "limit": limit,
+        "next_offset": end if end < len(items) else None,
+        "limit_clamped": clamped,
+        "truncated": truncated,
+    }
+    return chunk, meta
