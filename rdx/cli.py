@@ -19,22 +19,11 @@ from typing import Any
 import msgspec
 
 import rdx
+from rdx.cli_base import EXIT_ERROR, EXIT_USAGE, Parser, Usage, cache_choice
+from rdx.cli_grep import GREP_PARSER, add_grep_parser
 from rdx.errors import RdxError
 
 __all__ = ["main"]
-
-EXIT_ERROR = 1
-EXIT_USAGE = 2
-
-
-class _Usage(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise _Usage(message)
-
 
 def _example_root() -> str:
     return str(resources.files("rdx.data").joinpath("example"))
@@ -69,12 +58,6 @@ def _index(project: str, jobs: int | None, quiet: bool, cache: str | None | bool
     t2 = time.perf_counter()
     problems = [d for d in graph.diagnostics if d.severity == "error"]
     return graph, problems, t1 - t0, t2 - t1
-
-
-def _cache(args: argparse.Namespace) -> str | None | bool:
-    if getattr(args, "no_cache", False):
-        return False
-    return getattr(args, "cache_dir", None)
 
 
 _NAMESPACES = ("Class", "Module", "SingletonClass", "Todo")
@@ -150,7 +133,7 @@ def _summary(graph: rdx.Graph, problems: list[rdx.Diagnostic], discovery: float,
 def cmd_index(args: argparse.Namespace) -> int:
     if args.dry_run:
         return _dry_run(args)
-    graph, problems, t_disc, t_res = _index(args.path, args.jobs, args.json, _cache(args))
+    graph, problems, t_disc, t_res = _index(args.path, args.jobs, args.json, cache_choice(args))
     stats, text = _summary(graph, problems, t_disc, t_res)
     _emit(args, stats, text)
     return 0
@@ -204,14 +187,14 @@ def _show_text(s: rdx.DeclarationSummary) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    graph, _, _, _ = _index(args.project, args.jobs, True, _cache(args))
+    graph, _, _, _ = _index(args.project, args.jobs, True, cache_choice(args))
     summary = graph[args.name].summary()
     _emit(args, _summary_json(summary), _show_text(summary))
     return 0
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
-    graph, _, _, _ = _index(args.project, args.jobs, True, _cache(args))
+    graph, _, _, _ = _index(args.project, args.jobs, True, cache_choice(args))
     nesting = [n for n in (args.nesting or "").split(",") if n]
     d = graph.resolve_constant(args.name, nesting)
     if d is None:
@@ -223,7 +206,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    graph, _, _, _ = _index(args.project, args.jobs, True, _cache(args))
+    graph, _, _, _ = _index(args.project, args.jobs, True, cache_choice(args))
     found = graph.search(args.query, kind=args.kind, match_mode=args.mode, limit=args.limit, path=args.path)
     _emit(
         args,
@@ -233,84 +216,18 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0 if found else EXIT_ERROR
 
 
-def _project_of(path: str | None) -> str:
-    """The project a path belongs to: the nearest enclosing directory holding a ``.rdx``
-    cache or a ``.git``; else the current directory when the path is inside it; else the path."""
-    start = os.path.abspath(path or ".")
-    here = start if os.path.isdir(start) else os.path.dirname(start)
-    probe = here
-    while True:
-        if os.path.isdir(os.path.join(probe, ".rdx")) or os.path.exists(os.path.join(probe, ".git")):
-            return probe
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            break
-        probe = parent
-    cwd = os.getcwd()
-    return cwd if here == cwd or here.startswith(cwd.rstrip(os.sep) + os.sep) else here
-
-
-def _shown(path: str, project: str) -> str:
-    """A path as grep prints it: relative to the current directory when it is inside the
-    project (``../README.md`` from ``lib/``), else as it is."""
-    inside = path.startswith(os.path.abspath(project).rstrip(os.sep) + os.sep)
-    return os.path.relpath(path) if inside or not os.path.relpath(path).startswith("..") else path
-
-
-def cmd_grep(args: argparse.Namespace) -> int:
-    if args.context < 0:
-        raise _Usage(f"-C must be at least 0, got {args.context}")
-    if args.limit is not None and args.limit < 0:
-        raise _Usage(f"--limit must be at least 0, got {args.limit}")
-    project = args.project or _project_of(args.path)
-    cache = _cache(args)
-    searcher: rdx.Graph | rdx.TextSearch
-    if cache is False:
-        searcher = rdx.Graph()
-        searcher.index_all([project], jobs=args.jobs)
-    else:
-        # The text index alone: no Ruby file is parsed for a grep.
-        searcher = rdx.TextSearch.open(project, cache_dir=cache if isinstance(cache, str) else None)
-    page = searcher.grep(
-        args.pattern, regex=args.regex, ignore_case=args.ignore_case, glob=args.glob or None, language=args.type or None,
-        path=args.path, context=args.context, limit=args.limit, offset=args.offset,
-    )
-    if args.json:
-        data = {"total": page.total, "files": page.files, "offset": page.offset, "hits": [msgspec.to_builtins(h) for h in page]}
-        sys.stdout.write(msgspec.json.encode(data).decode() + "\n")
-        return 0 if page.total else EXIT_ERROR
-    out = sys.stdout
-    previous: tuple[str, int] | None = None
-    for hit in page:
-        shown = _shown(hit.path, project)
-        if args.context:
-            first = hit.line - len(hit.before)
-            if previous is not None and (previous[0] != hit.path or first > previous[1] + 1):
-                out.write("--\n")
-            skip = max(0, previous[1] - first + 1) if previous is not None and previous[0] == hit.path else 0
-            for k, text in enumerate(hit.before[skip:], first + skip):
-                out.write(f"{shown}-{k}-{text}\n")
-        out.write(f"{shown}:{hit.line}:{hit.column + 1}:{hit.text}\n")
-        for k, text in enumerate(hit.after, hit.line + 1):
-            out.write(f"{shown}-{k}-{text}\n")
-        previous = (hit.path, hit.line + len(hit.after))
-    if page.total > len(page.hits) and not args.quiet:
-        print(f"rdx: {len(page.hits)} of {page.total} matching lines shown (--limit/--offset)", file=sys.stderr)
-    return 0 if page.total else EXIT_ERROR
-
-
 def _position(text: str) -> tuple[str, int, int]:
     path, sep, rest = text.rpartition(":")
     path2, sep2, line = path.rpartition(":")
     if not sep or not sep2 or not line.isdigit() or not rest.isdigit() or not path2:
-        raise _Usage(f"position {text!r} is not PATH:LINE:COLUMN (line 1-based, column 0-based)")
+        raise Usage(f"position {text!r} is not PATH:LINE:COLUMN (line 1-based, column 0-based)")
     if not os.path.exists(path2):
-        raise _Usage(f"{path2!r} does not exist")
+        raise Usage(f"{path2!r} does not exist")
     return os.path.abspath(path2), int(line), int(rest)
 
 
 def cmd_refs(args: argparse.Namespace) -> int:
-    graph, _, _, _ = _index(args.project, args.jobs, True, _cache(args))
+    graph, _, _, _ = _index(args.project, args.jobs, True, cache_choice(args))
     refs = graph.references_to(args.name)
     lines = [f"{r.location}  {r.name}{'' if r.certain else '  (receiver unknown)'}" for r in refs]
     _emit(args, [msgspec.to_builtins(r) for r in refs], "\n".join(lines) or "no references")
@@ -320,7 +237,7 @@ def cmd_refs(args: argparse.Namespace) -> int:
 def _graph_at(args: argparse.Namespace) -> tuple[rdx.Graph, str, int, int]:
     """Parse ``PATH:LINE:COL`` (before indexing, so a bad position fails fast) and index."""
     path, line, column = _position(args.position)
-    graph, _, _, _ = _index(args.project, args.jobs, True, _cache(args))
+    graph, _, _, _ = _index(args.project, args.jobs, True, cache_choice(args))
     return graph, path, line, column
 
 
@@ -403,9 +320,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the JSON API over HTTP (``rdx_mcp.web``: the MCP tools behind plain GETs)."""
     if not os.path.isdir(args.path):
-        raise _Usage(f"{args.path!r} is not a directory")
+        raise Usage(f"{args.path!r} is not a directory")
     if not 0 <= args.port <= 65535:
-        raise _Usage(f"--port must be between 0 and 65535, got {args.port}")
+        raise Usage(f"--port must be between 0 and 65535, got {args.port}")
     from rdx_mcp.web import serve
 
     if args.host not in ("127.0.0.1", "localhost", "::1"):
@@ -416,7 +333,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    graph, problems, t_disc, t_res = _index(args.path, args.jobs, True, _cache(args))
+    graph, problems, t_disc, t_res = _index(args.path, args.jobs, True, cache_choice(args))
     stats, text = _summary(graph, problems, t_disc, t_res)
     _emit(args, stats, text)
     return 0
@@ -437,6 +354,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         "Shop::Models::Line members": [m.unqualified_name for m in graph["Shop::Models::Line"].members],
         "Shop::Pricing.format is": graph["Shop::Pricing::<Pricing>#format()"].visibility,
         "Record.create defined at": str(graph["Shop::Models::Record::<Record>#create()"].location),
+        "Best match for 'money arithmetic' (ranked search)": graph.search("money arithmetic", limit=1)[0].name,
+        "Lines matching 'def total' (grep)": [f"{os.path.relpath(h.path, root)}:{h.line}" for h in graph.grep("def total")],
     }
     if args.json:
         _emit(args, {"project": root, "stats": stats, "answers": answers}, "")
@@ -452,13 +371,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-_GREP_PARSER: list[argparse.ArgumentParser] = []
-
-
 def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="rdx", description="A semantic code graph for Ruby.")
+    parser = Parser(prog="rdx", description="A semantic code graph for Ruby.")
     parser.add_argument("--version", action="version", version=f"rdx {rdx.__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     def common(p: argparse.ArgumentParser, project: bool = True) -> None:
         p.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -494,21 +410,7 @@ def _build_parser() -> argparse.ArgumentParser:
     common(p)
     p.set_defaults(func=cmd_search)
 
-    p = sub.add_parser("grep", help="search the text of every file (literal, or RE2 regex with -e), like ripgrep")
-    p.add_argument("pattern")
-    p.add_argument("path", nargs="?", default=None, help="only files under this path (default: the whole project)")
-    p.add_argument("-e", "--regex", action="store_true", help="PATTERN is a regex (RE2 syntax, as ripgrep's)")
-    p.add_argument("-i", "--ignore-case", action="store_true")
-    p.add_argument("-g", "--glob", action="append", default=[], help="only paths matching this gitignore-style glob; !GLOB excludes (repeatable)")
-    p.add_argument("-t", "--type", action="append", default=[], help="only files of this language: ruby, markdown, yaml, ... (repeatable)")
-    p.add_argument("-C", "--context", type=int, default=0, help="lines of context around each match")
-    p.add_argument("--limit", type=int, default=None, help="at most this many matching lines")
-    p.add_argument("--offset", type=int, default=0, help="skip this many matching lines first")
-    p.add_argument("-q", "--quiet", action="store_true", help="no note on stderr when --limit cut the output")
-    p.add_argument("--project", default=None, help="project root (default: the nearest directory with .rdx/ or .git above PATH)")
-    common(p, project=False)
-    p.set_defaults(func=cmd_grep)
-    _GREP_PARSER[:] = [p]
+    add_grep_parser(sub, common)
 
     p = sub.add_parser("refs", help="references to a declaration (constants through aliases, method calls)")
     p.add_argument("name", help="fully qualified name, e.g. Foo::Bar or Foo#bar()")
@@ -565,7 +467,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv = list(sys.argv[1:] if argv is None else argv)
         if argv[:1] == ["grep"]:
             # grep takes options between its two positionals (``PATTERN -C 1 PATH``), as rg does.
-            args = _GREP_PARSER[0].parse_intermixed_args(argv[1:])
+            args = GREP_PARSER[0].parse_intermixed_args(argv[1:])
             args.command = "grep"
         else:
             args = parser.parse_args(argv)
@@ -573,13 +475,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_USAGE
         if getattr(args, "jobs", None) is not None and args.jobs < 1:
-            raise _Usage(f"--jobs must be at least 1, got {args.jobs}")
+            raise Usage(f"--jobs must be at least 1, got {args.jobs}")
         for attr in ("path", "project"):
             value = getattr(args, attr, None)
             if value is not None and not os.path.exists(value):
-                raise _Usage(f"{value!r} does not exist")
+                raise Usage(f"{value!r} does not exist")
         return int(args.func(args))
-    except _Usage as exc:
+    except Usage as exc:
         print(f"rdx: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except RdxError as exc:

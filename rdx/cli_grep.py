@@ -1,0 +1,105 @@
+"""``rdx grep``: the text of every file, like ripgrep, through ``rdx.TextSearch`` (no Ruby
+graph is built for a grep)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+import rdx
+from rdx.cli_base import EXIT_ERROR, Usage, cache_choice
+
+__all__ = ["GREP_PARSER", "add_grep_parser", "cmd_grep"]
+
+# The grep parser, kept so ``main`` can parse grep's options between its positionals.
+GREP_PARSER: list[argparse.ArgumentParser] = []
+
+
+def _project_of(path: str | None) -> str:
+    """The project a path belongs to: the nearest enclosing directory holding a ``.rdx``
+    cache or a ``.git``; else the current directory when the path is inside it; else the path."""
+    start = os.path.abspath(path or ".")
+    here = start if os.path.isdir(start) else os.path.dirname(start)
+    probe = here
+    while True:
+        if os.path.isdir(os.path.join(probe, ".rdx")) or os.path.exists(os.path.join(probe, ".git")):
+            return probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    cwd = os.getcwd()
+    return cwd if here == cwd or here.startswith(cwd.rstrip(os.sep) + os.sep) else here
+
+
+def _shown(path: str, project: str) -> str:
+    """A path as grep prints it: relative to the current directory when it is inside the
+    project (``../README.md`` from ``lib/``), else as it is."""
+    inside = path.startswith(os.path.abspath(project).rstrip(os.sep) + os.sep)
+    return os.path.relpath(path) if inside or not os.path.relpath(path).startswith("..") else path
+
+
+def cmd_grep(args: argparse.Namespace) -> int:
+    if args.context < 0:
+        raise Usage(f"-C must be at least 0, got {args.context}")
+    if args.limit is not None and args.limit < 0:
+        raise Usage(f"--limit must be at least 0, got {args.limit}")
+    project = args.project or _project_of(args.path)
+    cache = cache_choice(args)
+    searcher: rdx.Graph | rdx.TextSearch
+    if cache is False:
+        searcher = rdx.Graph()
+        searcher.index_all([project], jobs=args.jobs)
+    else:
+        # The text index alone: no Ruby file is parsed for a grep.
+        searcher = rdx.TextSearch.open(project, cache_dir=cache if isinstance(cache, str) else None)
+    page = searcher.grep(
+        args.pattern, regex=args.regex, ignore_case=args.ignore_case, glob=args.glob or None, language=args.type or None,
+        path=args.path, context=args.context, limit=args.limit, offset=args.offset,
+    )
+    if args.json:
+        data = {"total": page.total, "files": page.files, "offset": page.offset, "hits": [msgspec.to_builtins(h) for h in page]}
+        sys.stdout.write(msgspec.json.encode(data).decode() + "\n")
+        return 0 if page.total else EXIT_ERROR
+    out = sys.stdout
+    previous: tuple[str, int] | None = None
+    for hit in page:
+        shown = _shown(hit.path, project)
+        if args.context:
+            first = hit.line - len(hit.before)
+            if previous is not None and (previous[0] != hit.path or first > previous[1] + 1):
+                out.write("--\n")
+            skip = max(0, previous[1] - first + 1) if previous is not None and previous[0] == hit.path else 0
+            for k, text in enumerate(hit.before[skip:], first + skip):
+                out.write(f"{shown}-{k}-{text}\n")
+        out.write(f"{shown}:{hit.line}:{hit.column + 1}:{hit.text}\n")
+        for k, text in enumerate(hit.after, hit.line + 1):
+            out.write(f"{shown}-{k}-{text}\n")
+        previous = (hit.path, hit.line + len(hit.after))
+    if page.total > len(page.hits) and not args.quiet:
+        print(f"rdx: {len(page.hits)} of {page.total} matching lines shown (--limit/--offset)", file=sys.stderr)
+    return 0 if page.total else EXIT_ERROR
+
+
+
+def add_grep_parser(sub: Any, common: Callable[..., None]) -> None:
+    p = sub.add_parser("grep", help="search the text of every file (literal, or RE2 regex with -e), like ripgrep")
+    p.add_argument("pattern")
+    p.add_argument("path", nargs="?", default=None, help="only files under this path (default: the whole project)")
+    p.add_argument("-e", "--regex", action="store_true", help="PATTERN is a regex (RE2 syntax, as ripgrep's)")
+    p.add_argument("-i", "--ignore-case", action="store_true")
+    p.add_argument("-g", "--glob", action="append", default=[], help="only paths matching this gitignore-style glob; !GLOB excludes (repeatable)")
+    p.add_argument("-t", "--type", action="append", default=[], help="only files of this language: ruby, markdown, yaml, ... (repeatable)")
+    p.add_argument("-C", "--context", type=int, default=0, help="lines of context around each match")
+    p.add_argument("--limit", type=int, default=None, help="at most this many matching lines")
+    p.add_argument("--offset", type=int, default=0, help="skip this many matching lines first")
+    p.add_argument("-q", "--quiet", action="store_true", help="no note on stderr when --limit cut the output")
+    p.add_argument("--project", default=None, help="project root (default: the nearest directory with .rdx/ or .git above PATH)")
+    common(p, project=False)
+    p.set_defaults(func=cmd_grep)
+    GREP_PARSER[:] = [p]
