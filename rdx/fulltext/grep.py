@@ -14,7 +14,7 @@ import pathspec
 
 from rdx.errors import InvalidArgumentError
 from rdx.fulltext.index import TextFile, TextIndex
-from rdx.fulltext.languages import LANGUAGES
+from rdx.model.languages import LANGUAGES
 from rdx.fulltext.pattern import SearchPattern, compile_pattern
 
 __all__ = ["GrepHit", "GrepPage", "grep"]

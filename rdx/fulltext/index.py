@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from rdx.discovery.files import MAX_FILE_BYTES, content_hash
-from rdx.fulltext.languages import language_of
+from rdx.model.languages import language_of
 from rdx.fulltext.pattern import Requirement
 
 __all__ = ["INDEX_NAME", "SyncStats", "TextFile", "TextIndex"]
