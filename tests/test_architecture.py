@@ -21,6 +21,7 @@ ALLOWED = {
     "data": set(),
     "cache": {"model"},
     "fulltext": {"discovery", "model", "errors"},
+    "polyglot": set(),
 }
 
 

@@ -14,8 +14,8 @@ import pathspec
 
 from rdx.errors import InvalidArgumentError
 from rdx.fulltext.index import TextFile, TextIndex
-from rdx.model.languages import LANGUAGES
 from rdx.fulltext.pattern import SearchPattern, compile_pattern
+from rdx.model.languages import LANGUAGES
 
 __all__ = ["GrepHit", "GrepPage", "grep"]
 

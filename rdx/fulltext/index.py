@@ -27,8 +27,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from rdx.discovery.files import MAX_FILE_BYTES, content_hash
-from rdx.model.languages import language_of
 from rdx.fulltext.pattern import Requirement
+from rdx.model.languages import language_of
 
 __all__ = ["INDEX_NAME", "SyncStats", "TextFile", "TextIndex"]
 

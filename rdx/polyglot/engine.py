@@ -1,0 +1,194 @@
+"""The one extraction engine every language shares, driven by a ``Spec``.
+
+A spec is mostly a tree-sitter query: each pattern captures a definition node as ``@<kind>``
+(a ``SymbolKind`` value) and its name as ``@name``; ``@scope`` marks a node that only
+qualifies what it contains (a Rust ``impl Type``). The query runs in C; the engine then sorts
+the matches by position, nests them by byte range, turns functions inside types into methods,
+and reads each definition's signature (the text between its name and its body) and doc
+comment (comment lines right above it, or what the spec's ``doc`` hook finds, such as a
+Python docstring). Qualified names join the enclosing names with the language's separator,
+after the module prefix the spec's ``module`` hook reads (a Go package clause, a Java
+package declaration) or the caller gives (a Python module path).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+
+import tree_sitter as ts
+
+from rdx.polyglot.symbols import Symbol, SymbolKind
+
+__all__ = ["Spec", "extract"]
+
+_TYPES = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM, "scope"})
+_SPACES = re.compile(r"\s+")
+_MAX_SIGNATURE = 240
+_MAX_DOC_LINES = 40
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How one language is read (see the module docstring)."""
+
+    language: str
+    grammar: str
+    query: str
+    separator: str = "."
+    # Between a type and its members, when the language writes it differently (PHP ``::``).
+    member_separator: str | None = None
+    # The module prefix a file's own text declares (package clause), if any.
+    module: Callable[[ts.Node, bytes], str | None] | None = None
+    # A doc the language keeps elsewhere than in comments above (a Python docstring).
+    doc: Callable[[ts.Node, bytes], str | None] | None = None
+    # For a method defined outside its type (Go ``func (r *T) M()``): the type's name.
+    owner: Callable[[ts.Node, bytes], str | None] | None = None
+    # Node types of comments.
+    comments: frozenset[str] = field(default_factory=lambda: frozenset({"comment", "line_comment", "block_comment"}))
+
+
+@cache
+def _parser(grammar: str) -> ts.Parser:
+    from tree_sitter_language_pack import get_parser
+
+    return get_parser(grammar)  # type: ignore[arg-type]
+
+
+@cache
+def _query(grammar: str, source: str) -> ts.Query:
+    from tree_sitter_language_pack import get_language
+
+    return ts.Query(get_language(grammar), source)  # type: ignore[arg-type]
+
+
+def _text(source: bytes, start: int, end: int) -> str:
+    return source[start:end].decode("utf-8", "replace")
+
+
+def extract(spec: Spec, source: bytes, module: str | None = None) -> list[Symbol]:
+    """The definitions in ``source``, in source order (a parent before its children)."""
+    tree = _parser(spec.grammar).parse(source)
+    root = tree.root_node
+    found: dict[tuple[int, int], tuple[int, str, ts.Node, ts.Node]] = {}
+    for pattern, captures in ts.QueryCursor(_query(spec.grammar, spec.query)).matches(root):
+        names = captures.get("name")
+        if not names:
+            continue
+        for kind, nodes in captures.items():
+            if kind == "name" or kind.startswith("_"):
+                continue
+            node = nodes[0]
+            key = (node.start_byte, node.end_byte)
+            # The first pattern that matches a node wins: specs list the most specific first.
+            if key not in found or found[key][0] > pattern:
+                found[key] = (pattern, kind, node, names[0])
+            break
+    prefix = module if module is not None else (spec.module(root, source) if spec.module is not None else None)
+    items = sorted(((key, value[1:]) for key, value in found.items()), key=lambda x: (x[0][0], -x[0][1]))
+    return _nest(spec, source, items, prefix)
+
+
+def _nest(spec: Spec, source: bytes, items: list[tuple[tuple[int, int], tuple[str, ts.Node, ts.Node]]], prefix: str | None) -> list[Symbol]:
+    symbols: list[Symbol] = []
+    kinds: list[str] = []  # Per symbol index, including scopes (which are not emitted).
+    qualified: list[str] = []
+    emitted: list[int] = []  # Symbol index -> position in ``symbols`` (-1 for a scope).
+    parents: list[int] = []
+    stack: list[tuple[int, int]] = []  # (end byte, symbol index)
+    for (start, end), (kind, node, name_node) in items:
+        while stack and stack[-1][0] <= start:
+            stack.pop()
+        parent = stack[-1][1] if stack else -1
+        name = _text(source, name_node.start_byte, name_node.end_byte).strip()
+        if kind == SymbolKind.FUNCTION and parent >= 0 and kinds[parent] in _TYPES:
+            kind = SymbolKind.METHOD
+        owner = spec.owner(node, source) if spec.owner is not None else None
+        if owner is not None:
+            kind = SymbolKind.METHOD
+            base = ((prefix + spec.separator) if prefix else "") + owner
+        elif parent >= 0:
+            base = qualified[parent]
+        else:
+            base = prefix or ""
+        join = spec.member_separator if spec.member_separator and (owner is not None or (parent >= 0 and kinds[parent] in _TYPES)) else spec.separator
+        full = f"{base}{join}{name}" if base else name
+        index = len(kinds)
+        kinds.append(kind)
+        qualified.append(full)
+        parents.append(parent)
+        stack.append((end, index))
+        if kind == "scope":
+            emitted.append(-1)
+            continue
+        visible_parent = parent
+        while visible_parent >= 0 and emitted[visible_parent] < 0:
+            visible_parent = parents[visible_parent]
+        emitted.append(len(symbols))
+        symbols.append(
+            Symbol(
+                name=name,
+                kind=str(kind),
+                qualified=full,
+                line=name_node.start_point[0] + 1,
+                column=name_node.start_point[1],
+                start=start,
+                end=end,
+                name_start=name_node.start_byte,
+                name_end=name_node.end_byte,
+                parent=emitted[visible_parent] if visible_parent >= 0 else -1,
+                signature=_signature(source, node, name_node),
+                doc=(spec.doc(node, source) if spec.doc is not None else None) or _comments_above(spec, node, source),
+            )
+        )
+    return symbols
+
+
+def _signature(source: bytes, node: ts.Node, name_node: ts.Node) -> str | None:
+    """The text between the name and the body (parameters, return type, bases), on one line."""
+    body = node.child_by_field_name("body")
+    if body is not None:
+        end = body.start_byte
+    else:
+        # No body field (a type, a field, a constant): the rest of the name's line.
+        end = source.find(b"\n", name_node.end_byte, node.end_byte)
+        end = node.end_byte if end < 0 else end
+    if end - name_node.end_byte > 4 * _MAX_SIGNATURE:
+        end = name_node.end_byte + 4 * _MAX_SIGNATURE
+    text = _SPACES.sub(" ", _text(source, name_node.end_byte, end)).strip().rstrip(":{;").strip()
+    if not text:
+        return None
+    return text if len(text) <= _MAX_SIGNATURE else text[: _MAX_SIGNATURE - 1] + "…"
+
+
+def _comments_above(spec: Spec, node: ts.Node, source: bytes) -> str | None:
+    """Comment lines directly above ``node`` (no blank line between), without their markers."""
+    lines: list[str] = []
+    current = node
+    # Decorators, attributes and export wrappers sit between a definition and its comments, as
+    # does a declaration that holds only this definition (Go's ``type X struct``).
+    while current.parent is not None and (
+        current.parent.type in ("decorated_definition", "export_statement", "template_declaration")
+        or (current.parent.named_child_count == 1 and current.parent.parent is not None and (current.prev_sibling is None or current.prev_sibling.type not in spec.comments))
+    ):
+        current = current.parent
+    prev = current.prev_sibling
+    next_row = current.start_point[0]
+    while prev is not None and prev.type in spec.comments and prev.end_point[0] >= next_row - 1 and len(lines) < _MAX_DOC_LINES:
+        lines[:0] = _text(source, prev.start_byte, prev.end_byte).splitlines()
+        next_row = prev.start_point[0]
+        prev = prev.prev_sibling
+    cleaned = [_strip_comment(x) for x in lines]
+    text = "\n".join(x for x in cleaned if x is not None).strip()
+    return text or None
+
+
+_MARKERS = re.compile(r"^\s*(///?|//!|/\*\*?|\*/|\*|#|--)\s?")
+
+
+def _strip_comment(line: str) -> str | None:
+    stripped = _MARKERS.sub("", line).rstrip()
+    stripped = stripped.removesuffix("*/").rstrip()
+    return stripped

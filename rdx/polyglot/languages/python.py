@@ -1,0 +1,36 @@
+"""Python: classes, functions (methods inside classes), module-level constants; docstrings."""
+
+from __future__ import annotations
+
+import ast
+
+import tree_sitter as ts
+
+from rdx.polyglot.engine import Spec
+
+QUERY = """
+(class_definition name: (identifier) @name) @class
+(function_definition name: (identifier) @name) @function
+(assignment left: (identifier) @name right: (lambda)) @function
+(module (assignment left: (identifier) @name) @constant (#match? @name "^[A-Z][A-Z0-9_]*$"))
+(module (expression_statement (assignment left: (identifier) @name) @constant) (#match? @name "^[A-Z][A-Z0-9_]*$"))
+"""
+
+
+def _docstring(node: ts.Node, source: bytes) -> str | None:
+    body = node.child_by_field_name("body")
+    if body is None or body.named_child_count == 0:
+        return None
+    first = body.named_children[0]
+    if first.type == "expression_statement" and first.named_child_count == 1:
+        first = first.named_children[0]  # Older grammars wrap the string in a statement.
+    if first.type != "string":
+        return None
+    try:
+        value = ast.literal_eval(source[first.start_byte : first.end_byte].decode("utf-8", "replace"))
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+SPEC = Spec(language="python", grammar="python", query=QUERY, doc=_docstring)

@@ -1,0 +1,29 @@
+"""Rust: structs, unions, enums, traits, functions (methods inside ``impl`` and ``trait``),
+modules, constants, statics, type aliases, macros; ``impl Type`` qualifies its methods
+(``mod::Type::method``)."""
+
+from __future__ import annotations
+
+from rdx.polyglot.engine import Spec
+
+QUERY = """
+(struct_item name: (type_identifier) @name) @struct
+(union_item name: (type_identifier) @name) @struct
+(enum_item name: (type_identifier) @name) @enum
+(trait_item name: (type_identifier) @name) @trait
+(impl_item type: (type_identifier) @name) @scope
+(impl_item type: (generic_type type: (type_identifier) @name)) @scope
+(impl_item type: (scoped_type_identifier name: (type_identifier) @name)) @scope
+(impl_item type: (generic_type type: (scoped_type_identifier name: (type_identifier) @name))) @scope
+(function_item name: (identifier) @name) @function
+(function_signature_item name: (identifier) @name) @function
+(mod_item name: (identifier) @name) @module
+(const_item name: (identifier) @name) @constant
+(static_item name: (identifier) @name) @constant
+(type_item name: (type_identifier) @name) @type
+(macro_definition name: (identifier) @name) @function
+(enum_variant name: (identifier) @name) @constant
+(field_declaration name: (field_identifier) @name) @field
+"""
+
+SPEC = Spec(language="rust", grammar="rust", query=QUERY, separator="::")

@@ -1,0 +1,143 @@
+"""Structural symbols of other languages (rdx.polyglot): per-language fixtures, and recall
+against Universal Ctags on real code (the Python standard library, Go's standard library,
+CPython's C headers)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from rdx.polyglot.engine import extract
+from rdx.polyglot.registry import SPECS, spec_for
+
+CTAGS = shutil.which("ctags")
+
+
+def symbols(language: str, source: str, module: str | None = None) -> list[tuple[str, str, int, str | None, str | None]]:
+    spec = spec_for(language)
+    assert spec is not None
+    return [(s.kind, s.qualified, s.line, s.signature, s.doc) for s in extract(spec, source.encode(), module)]
+
+
+def test_python_classes_methods_docstrings_and_constants() -> None:
+    source = 'MAX = 3\nclass A(B):\n    """Doc of A."""\n    def f(self, x: int) -> int:\n        """F."""\n        def inner(): pass\n\n# helper\nsquare = lambda x: x * x\n'
+    assert symbols("python", source, "pkg.mod") == [
+        ("constant", "pkg.mod.MAX", 1, "= 3", None),
+        ("class", "pkg.mod.A", 2, "(B)", "Doc of A."),
+        ("method", "pkg.mod.A.f", 4, "(self, x: int) -> int", "F."),
+        ("function", "pkg.mod.A.f.inner", 6, "()", None),
+        ("function", "pkg.mod.square", 9, "= lambda x: x * x", "helper"),
+    ]
+
+
+def test_go_types_methods_by_receiver_and_package() -> None:
+    source = "package shop\n\n// Cart holds items.\ntype Cart struct {\n\tItems []Item\n}\n\ntype Pricer interface{ Price() int }\n\n// Total sums.\nfunc (c *Cart) Total() int { return 0 }\nfunc New[T any](v T) *Cart { return nil }\n"
+    assert symbols("go", source) == [
+        ("struct", "shop.Cart", 4, "struct", "Cart holds items."),
+        ("field", "shop.Cart.Items", 5, "[]Item", None),
+        ("interface", "shop.Pricer", 8, "interface{ Price() int }", None),
+        ("method", "shop.Pricer.Price", 8, "() int", None),
+        ("method", "shop.Cart.Total", 11, "() int", "Total sums."),
+        ("function", "shop.New", 12, "[T any](v T) *Cart", None),
+    ]
+
+
+def test_javascript_and_typescript() -> None:
+    js = "/** Adds. */\nexport function add(a, b) { return a + b }\nexport const mul = (a, b) => a * b;\nclass A extends B { constructor(x) {} static m() {} }\n"
+    assert [(k, q, line) for k, q, line, _, _ in symbols("javascript", js, "util")] == [
+        ("function", "util.add", 2), ("function", "util.mul", 3), ("class", "util.A", 4), ("method", "util.A.constructor", 4), ("method", "util.A.m", 4),
+    ]
+    assert symbols("javascript", js)[0][4] == "Adds."
+    ts = "interface I { m(a: string): void }\ntype T = string;\nenum E { A }\nnamespace N { export function f(): void {} }\nabstract class K<T> implements I { abstract z(): void }\n"
+    assert [(k, q) for k, q, _, _, _ in symbols("typescript", ts)] == [
+        ("interface", "I"), ("method", "I.m"), ("type", "T"), ("enum", "E"), ("namespace", "N"), ("function", "N.f"), ("class", "K"), ("method", "K.z"),
+    ]
+    assert [q for _, q, _, _, _ in symbols("tsx", "export const App = () => <div/>;\n")] == ["App"]
+
+
+def test_rust_java_cpp_php_csharp_markdown() -> None:
+    rust = "/// A point.\npub struct P { x: i32 }\npub trait T { fn t(&self) -> i32; }\nimpl<K> P<K> { pub fn new() -> Self { todo!() } }\nmod m { pub fn f() {} }\n"
+    assert [(k, q) for k, q, _, _, _ in symbols("rust", rust, "crate")] == [
+        ("struct", "crate::P"), ("field", "crate::P::x"), ("trait", "crate::T"), ("method", "crate::T::t"), ("method", "crate::P::new"),
+        ("module", "crate::m"), ("function", "crate::m::f"),
+    ]
+    assert symbols("rust", rust)[0][4] == "A point."
+    java = "package a.b;\n/** Doc. */\npublic class C extends B { int f; C() {} void m(int a) {} }\n"
+    assert [(k, q, sig) for k, q, _, sig, _ in symbols("java", java)] == [
+        ("class", "a.b.C", "extends B"), ("field", "a.b.C.f", None), ("method", "a.b.C.C", "()"), ("method", "a.b.C.m", "(int a)"),
+    ]
+    cpp = "namespace n { class K { public: void m(); int q() { return 1; } }; }\nvoid n::K::m() {}\n"
+    assert [(k, q, line) for k, q, line, _, _ in symbols("cpp", cpp)] == [
+        ("namespace", "n", 1), ("class", "n::K", 1), ("method", "n::K::m", 1), ("method", "n::K::q", 1), ("method", "n::K::m", 2),
+    ]
+    php = "<?php\nnamespace App\\Models;\nclass User { const X = 1; public function save($a): int { return 1; } }\n"
+    assert [(k, q) for k, q, _, _, _ in symbols("php", php)] == [
+        ("class", "App\\Models\\User"), ("constant", "App\\Models\\User::X"), ("method", "App\\Models\\User::save"),
+    ]
+    cs = "namespace N.M {\n/// <summary>Doc</summary>\npublic class C { public int P { get; set; } void M(int a) {} }\n}\n"
+    assert [(k, q) for k, q, _, _, _ in symbols("csharp", cs)] == [("namespace", "N.M"), ("class", "N.M.C"), ("field", "N.M.C.P"), ("method", "N.M.C.M")]
+    md = "# Guide\n\nText.\n\n## Install\n\n### Linux\n"
+    assert [(k, q, line) for k, q, line, _, _ in symbols("markdown", md)] == [
+        ("section", "Guide", 1), ("section", "Guide.Install", 5), ("section", "Guide.Install.Linux", 7),
+    ]
+
+
+def test_every_language_survives_broken_and_odd_input() -> None:
+    for language in SPECS:
+        spec = spec_for(language)
+        assert spec is not None
+        for source in (b"", b"\xff\xfe garbage \x00", b"(((((" * 2000, "é ünïcode ☃\n".encode() * 10):
+            assert isinstance(extract(spec, source), list), language
+
+
+# -- recall against Universal Ctags --------------------------------------------------------
+
+CORPORA = [
+    # (rdx language, ctags language, structural ctags kinds, root, glob)
+    ("python", "Python", "cfm", sysconfig.get_paths()["stdlib"], "**/*.py"),
+    ("go", "Go", "fsitan", "/usr/share/go-1.19/src", "{net/http,encoding/json,go/ast,go/parser,sync,strings,sort,io}/*.go"),
+    ("c", "C", "fsgut", sysconfig.get_paths()["include"], "**/*.h"),
+]
+
+
+def _files(root: str, pattern: str) -> list[str]:
+    import glob
+
+    patterns = [pattern]
+    if "{" in pattern:
+        head, rest = pattern.split("{", 1)
+        choices, tail = rest.split("}", 1)
+        patterns = [head + c + tail for c in choices.split(",")]
+    return sorted({p for pat in patterns for p in glob.glob(os.path.join(root, pat), recursive=True) if os.path.isfile(p)})
+
+
+@pytest.mark.skipif(CTAGS is None, reason="Universal Ctags is the reference (make test installs universal-ctags)")
+@pytest.mark.parametrize(("language", "ctags_language", "kinds", "root", "pattern"), CORPORA, ids=[c[0] for c in CORPORA])
+def test_recall_against_ctags(language: str, ctags_language: str, kinds: str, root: str, pattern: str) -> None:
+    if not os.path.isdir(root):
+        pytest.skip(f"{root} is missing (make test installs golang-src)")
+    files = _files(root, pattern)
+    assert len(files) > 20
+    assert CTAGS is not None
+    out = subprocess.run(
+        [CTAGS, "--output-format=json", "--fields=+nK", f"--language-force={ctags_language}", f"--kinds-{ctags_language}={kinds}", "-f", "-", *files],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    wanted = set()
+    for line in out.splitlines():
+        tag = json.loads(line)
+        # ctags names anonymous structs ``__anon<hash>``; they have no name to find.
+        if tag.get("_type") == "tag" and not tag["name"].startswith("__anon"):
+            wanted.add((tag["path"], tag["line"], tag["name"]))
+    spec = spec_for(language)
+    assert spec is not None
+    found = {(path, s.line, s.name) for path in files for s in extract(spec, Path(path).read_bytes())}
+    missed = sorted(wanted - found)
+    recall = 1 - len(missed) / len(wanted)
+    assert len(wanted) > 500 and recall >= 0.98, (language, recall, missed[:20])
