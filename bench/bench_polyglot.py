@@ -3,7 +3,7 @@ parse of the same files and against Universal Ctags, in the same run, per langua
 
 Usage: python bench/bench_polyglot.py
 Corpora: the Python standard library, Go's standard library (Debian ``golang-src``), CPython's
-C headers. Printed per language: files, MB, the bare parse, rdx's extraction (parse
+C headers, Debian's Rust crates, and the npm packages ``tests/test_polyglot.py`` installs. Printed per language: files, MB, the bare parse, rdx's extraction (parse
 included), their ratio (the target is at most 1.5x), ctags' time, symbols found and ctags'
 structural tags recalled. Single process: the graph's worker pool is not used here yet.
 """
@@ -28,7 +28,17 @@ CORPORA = [
     ("python", "Python", "cfm", sysconfig.get_paths()["stdlib"], "**/*.py"),
     ("go", "Go", "fsitan", "/usr/share/go-1.19/src", "**/*.go"),
     ("c", "C", "fsgut", sysconfig.get_paths()["include"], "**/*.h"),
+    ("rust", "Rust", "sgifPnmt", "/usr/share/cargo/registry", "**/*.rs"),
+    ("javascript", "JavaScript", "cfgm", os.path.expanduser("~/.cache/rdx-corpora/npm/node_modules"), "**/*.js"),
+    ("typescript", "TypeScript", "cfgimn", os.path.expanduser("~/.cache/rdx-corpora/npm/node_modules"), "zod/src/**/*.ts"),
 ]
+
+
+def _counts(tag: dict) -> bool:
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
+    from test_polyglot import _ctags_counts
+
+    return bool(_ctags_counts(tag))
 
 
 def main() -> int:
@@ -38,7 +48,10 @@ def main() -> int:
         if not os.path.isdir(root):
             print(f"{language:9} (missing {root})")
             continue
-        files = sorted(p for p in glob.glob(os.path.join(root, pattern), recursive=True) if os.path.isfile(p))
+        files = sorted(
+            p for p in glob.glob(os.path.join(root, pattern), recursive=True)
+            if os.path.isfile(p) and not p.endswith(".min.js") and "/site-packages/" not in p and "/test/" not in p
+        )
         sources = [(p, open(p, "rb").read()) for p in files]
         spec = spec_for(language)
         assert spec is not None
@@ -59,7 +72,7 @@ def main() -> int:
             ).stdout
             theirs = time.perf_counter() - t
             tags = [json.loads(x) for x in out.splitlines()]
-            wanted = {(x["path"], x["line"], x["name"]) for x in tags if x.get("_type") == "tag" and not x["name"].startswith("__anon")}
+            wanted = {(x["path"], x["line"], x["name"]) for x in tags if x.get("_type") == "tag" and _counts(x)}
             recall = len(wanted & found) / max(1, len(wanted))
         mb = sum(len(d) for _, d in sources) / 1e6
         print(f"{language:9} {len(files):>6} {mb:>6.1f} {parse:>8.2f} {ours:>7.2f} {ours / parse:>5.2f}x {theirs:>8.2f} {len(found):>8} {recall:>7.4f}")

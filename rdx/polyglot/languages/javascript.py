@@ -1,7 +1,10 @@
-"""JavaScript, TypeScript and TSX: classes, functions (declared, or a const bound to an arrow
-function or function expression), methods, interfaces, type aliases, enums, namespaces."""
+"""JavaScript, TypeScript and TSX: classes, functions (declared, bound to a name, or named
+function expressions), methods (in classes, on prototypes: ``Foo.prototype.bar = function``,
+and object-literal members that are functions), interfaces, type aliases, enums, namespaces."""
 
 from __future__ import annotations
+
+import tree_sitter as ts
 
 from rdx.polyglot.engine import Spec
 
@@ -12,6 +15,20 @@ _COMMON = """
 (generator_function_declaration name: (identifier) @name) @function
 (method_definition name: (_) @name) @method
 (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @function
+(variable_declarator name: (identifier) @name value: (parenthesized_expression [(arrow_function) (function_expression !name)])) @function
+(assignment_expression left: (identifier) @name right: (parenthesized_expression [(call_expression function: (parenthesized_expression (function_expression))) (call_expression function: (function_expression))])) @function
+(assignment_expression
+  left: (member_expression object: (member_expression property: (property_identifier) @_prototype) property: (property_identifier) @name)
+  right: [(function_expression !name) (arrow_function) (generator_function !name) (identifier) (member_expression)]
+  (#eq? @_prototype "prototype")) @method
+(assignment_expression left: (member_expression property: (property_identifier) @name) right: [(function_expression !name) (arrow_function) (generator_function !name)]) @function
+(variable_declarator name: (identifier) @name value: (call_expression function: (parenthesized_expression (function_expression)))) @function
+(variable_declarator name: (identifier) @name value: (parenthesized_expression (call_expression function: (function_expression)))) @function
+(assignment_expression left: (identifier) @name right: [(function_expression !name) (arrow_function) (generator_function !name)]) @function
+(pair key: (string (string_fragment) @name) value: [(function_expression) (arrow_function)]) @method
+(function_expression name: (identifier) @name) @function
+(generator_function name: (identifier) @name) @function
+(pair key: (property_identifier) @name value: [(function_expression) (arrow_function)]) @method
 """
 
 _TYPESCRIPT = """
@@ -26,6 +43,21 @@ _TYPESCRIPT = """
 (function_signature name: (identifier) @name) @function
 """
 
-JAVASCRIPT = Spec(language="javascript", grammar="javascript", query=_COMMON)
-TYPESCRIPT = Spec(language="typescript", grammar="typescript", query=_COMMON + _TYPESCRIPT)
-TSX = Spec(language="typescript", grammar="tsx", query=_COMMON + _TYPESCRIPT)
+def _prototype_owner(node: ts.Node, source: bytes) -> str | None:
+    """For ``Foo.prototype.bar = function``: ``Foo``."""
+    if node.type != "assignment_expression":
+        return None
+    left = node.child_by_field_name("left")
+    target = left.child_by_field_name("object") if left is not None else None
+    if target is None or target.type != "member_expression":
+        return None
+    prop = target.child_by_field_name("property")
+    owner = target.child_by_field_name("object")
+    if prop is None or owner is None or source[prop.start_byte : prop.end_byte] != b"prototype":
+        return None
+    return source[owner.start_byte : owner.end_byte].decode("utf-8", "replace")
+
+
+JAVASCRIPT = Spec(language="javascript", grammar="javascript", query=_COMMON, owner=_prototype_owner)
+TYPESCRIPT = Spec(language="typescript", grammar="typescript", query=_COMMON + _TYPESCRIPT, owner=_prototype_owner)
+TSX = Spec(language="typescript", grammar="tsx", query=_COMMON + _TYPESCRIPT, owner=_prototype_owner)

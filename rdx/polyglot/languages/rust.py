@@ -21,6 +21,7 @@ QUERY = """
 (const_item name: (identifier) @name) @constant
 (static_item name: (identifier) @name) @constant
 (type_item name: (type_identifier) @name) @type
+(associated_type name: (type_identifier) @name) @type
 (macro_definition name: (identifier) @name) @function
 (enum_variant name: (identifier) @name) @constant
 (field_declaration name: (field_identifier) @name) @field
