@@ -32,7 +32,6 @@ from rdx.discovery.files import FileEntry, collect_files, content_hash, is_ruby_
 from rdx.discovery.parse import RubyParser
 from rdx.discovery.pool import discover_files, paused_gc
 from rdx.errors import EncodingFailureError, InvalidArgumentError, IOFailureError, NotFoundError
-from rdx.fulltext.grep import GrepPage
 from rdx.fulltext.workspace import ProjectText, any_file
 from rdx.model.records import ConstPath, FileResult
 from rdx.model.store import CORE_URI, GraphStore, ResolvedState
@@ -52,6 +51,7 @@ from rdx.query.search import SearchIndex
 from rdx.resolution.driver import Resolver
 from rdx.resolution.order import LoadOrder, keyed, place
 from rdx.searching import find_declarations, symbol_index
+from rdx.textsearch import Greppable
 
 __all__ = ["Graph"]
 
@@ -103,8 +103,9 @@ def _check_jobs(jobs: object) -> None:
         raise InvalidArgumentError(f"jobs must be a positive integer, got {jobs!r}")
 
 
-class Graph:
-    """A semantic graph of a Ruby codebase (see the README for a tour)."""
+class Graph(Greppable):
+    """A semantic graph of a Ruby codebase (see the README for a tour); ``grep`` searches the
+    text of every file of the project (see ``Greppable``)."""
 
     def __init__(self, *, core: bool = True) -> None:
         self._store = GraphStore()
@@ -650,29 +651,8 @@ class Graph:
             saved = (cache, lambda: _fingerprint(view.state.documents.values()))
         return [Declaration(view, did) for did in find_declarations(view, query, kind=kind, match_mode=match_mode, limit=limit, path=path, saved=saved)]
 
-    def grep(
-        self,
-        pattern: str,
-        *,
-        regex: bool = False,
-        ignore_case: bool = False,
-        glob: str | Sequence[str] | None = None,
-        language: str | Sequence[str] | None = None,
-        path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
-        context: int = 0,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> GrepPage:
-        """Lines of the project's text files (every language) matching ``pattern``: a literal,
-        or an RE2 regex with ``regex=True`` (linear time; ripgrep's syntax and line rules).
-        Sorted by path, line and column; a page of ``limit`` hits from ``offset`` whose
-        ``total`` counts all. ``glob`` (gitignore-style, ``!`` excludes) matches paths relative
-        to the project root, ``path`` keeps files under the given paths, ``language`` filters by
-        language (``"ruby"``, ``"markdown"``...), ``context`` adds lines around each hit."""
-        root = self._workspace[0][0] if self._workspace is not None else None
-        return self._text.grep(
-            pattern, root, regex=regex, ignore_case=ignore_case, glob=glob, language=language, path=path, context=context, limit=limit, offset=offset
-        )
+    def _grep_root(self) -> str | None:
+        return self._workspace[0][0] if self._workspace is not None else None
 
     @property
     def declarations(self) -> list[Declaration]:

@@ -20,10 +20,46 @@ from rdx.fulltext.index import SyncStats
 from rdx.fulltext.workspace import ProjectText, walk_every_file
 from rdx.query.handles import Diagnostic
 
-__all__ = ["TextSearch"]
+__all__ = ["Greppable", "TextSearch"]
 
 
-class TextSearch:
+class Greppable:
+    """``grep`` for what holds a project's text (``Graph`` and ``TextSearch``)."""
+
+    _text: ProjectText
+
+    def _grep_root(self) -> str | None:
+        """The directory globs are relative to (None: paths as they are)."""
+        raise NotImplementedError
+
+    def grep(
+        self,
+        pattern: str,
+        *,
+        regex: bool = False,
+        ignore_case: bool = False,
+        glob: str | Sequence[str] | None = None,
+        language: str | Sequence[str] | None = None,
+        path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+        context: int = 0,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> GrepPage:
+        """Lines of the project's text files (every language) matching ``pattern``: a literal,
+        or an RE2 regex with ``regex=True`` (linear time; ripgrep's syntax and line rules).
+        Sorted by path, line and column; a page of ``limit`` hits from ``offset`` whose
+        ``total`` counts all. ``glob`` (gitignore-style, ``!`` excludes) matches paths relative
+        to the project root, ``path`` keeps files under the given paths, ``language`` filters by
+        language (``"ruby"``, ``"markdown"``...), ``context`` adds lines around each hit."""
+        try:
+            return self._text.grep(
+                pattern, self._grep_root(), regex=regex, ignore_case=ignore_case, glob=glob, language=language, path=path, context=context, limit=limit, offset=offset
+            )
+        except sqlite3.Error as exc:
+            raise IOFailureError(f"the text index failed: {exc}") from None
+
+
+class TextSearch(Greppable):
     """The text index of one project (see the module docstring); ``grep`` as ``Graph.grep``."""
 
     def __init__(self, root: str, text: ProjectText, diagnostics: list[Diagnostic]) -> None:
@@ -56,28 +92,11 @@ class TextSearch:
             text.add_roots([path], config, path)
         return cls(path if os.path.isdir(path) else os.path.dirname(path), text, diagnostics)
 
+    def _grep_root(self) -> str | None:
+        return self.root
+
     @property
     def last_sync(self) -> SyncStats | None:
         """What the last sync read, kept and dropped."""
         return self._text.last_sync
 
-    def grep(
-        self,
-        pattern: str,
-        *,
-        regex: bool = False,
-        ignore_case: bool = False,
-        glob: str | Sequence[str] | None = None,
-        language: str | Sequence[str] | None = None,
-        path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
-        context: int = 0,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> GrepPage:
-        """See ``Graph.grep``."""
-        try:
-            return self._text.grep(
-                pattern, self.root, regex=regex, ignore_case=ignore_case, glob=glob, language=language, path=path, context=context, limit=limit, offset=offset
-            )
-        except sqlite3.Error as exc:
-            raise IOFailureError(f"the text index failed: {exc}") from None
