@@ -163,32 +163,38 @@ def _signature(source: bytes, node: ts.Node, name_node: ts.Node) -> str | None:
     return text if len(text) <= _MAX_SIGNATURE else text[: _MAX_SIGNATURE - 1] + "…"
 
 
+_WRAPPERS = frozenset({"decorated_definition", "export_statement", "template_declaration"})
+
+
 def _comments_above(spec: Spec, node: ts.Node, source: bytes) -> str | None:
-    """Comment lines directly above ``node`` (no blank line between), without their markers."""
-    lines: list[str] = []
+    """Comment lines directly above ``node`` (no blank line between), without their markers.
+
+    Decorators, attributes and export wrappers sit between a definition and its comments, as
+    does a declaration that holds only this definition (Go's ``type X struct``): the comments
+    are looked for above those. (Each node access builds a Python object: this stays lean.)"""
+    comments = spec.comments
     current = node
-    # Decorators, attributes and export wrappers sit between a definition and its comments, as
-    # does a declaration that holds only this definition (Go's ``type X struct``).
-    while current.parent is not None and (
-        current.parent.type in ("decorated_definition", "export_statement", "template_declaration")
-        or (current.parent.named_child_count == 1 and current.parent.parent is not None and (current.prev_sibling is None or current.prev_sibling.type not in spec.comments))
-    ):
-        current = current.parent
     prev = current.prev_sibling
+    while prev is None or prev.type not in comments:
+        parent = current.parent
+        if parent is None or parent.parent is None or not (parent.type in _WRAPPERS or parent.named_child_count == 1):
+            return None
+        current = parent
+        prev = current.prev_sibling
+    lines: list[str] = []
     next_row = current.start_point[0]
-    while prev is not None and prev.type in spec.comments and prev.end_point[0] >= next_row - 1 and len(lines) < _MAX_DOC_LINES:
+    while prev is not None and prev.type in comments and prev.end_point[0] >= next_row - 1 and len(lines) < _MAX_DOC_LINES:
         lines[:0] = _text(source, prev.start_byte, prev.end_byte).splitlines()
         next_row = prev.start_point[0]
         prev = prev.prev_sibling
-    cleaned = [_strip_comment(x) for x in lines]
-    text = "\n".join(x for x in cleaned if x is not None).strip()
+    text = "\n".join(_strip_comment(x) for x in lines).strip()
     return text or None
 
 
 _MARKERS = re.compile(r"^\s*(///?|//!|/\*\*?|\*/|\*|#|--)\s?")
 
 
-def _strip_comment(line: str) -> str | None:
+def _strip_comment(line: str) -> str:
     stripped = _MARKERS.sub("", line).rstrip()
     stripped = stripped.removesuffix("*/").rstrip()
     return stripped
