@@ -65,6 +65,8 @@ _FIELD = (1.0, 0.75, 0.45, 0.4, 0.25)
 _LEARN_MIN, _LEARN_PMI, _LEARN_SHARE = 3, 2.5, 0.05
 # A related word ("folder" asked, "dir" found) counts for this share of the word itself.
 _RELATED_SHARE = 0.6
+# Per pair of adjacent asked words found side by side in a summary.
+_PHRASE = 0.3
 _LOW_VALUE_PATH = re.compile(r"/(test|tests|spec|specs|examples?|generated|vendor|templates?|benchmarks?)/|_(test|spec)\.rb$")
 _SCHEMA_SQL = """
 CREATE VIRTUAL TABLE sym USING fts5(words, namespace, summary, doc, path, kind, tokenize = 'porter unicode61');
@@ -152,7 +154,7 @@ class SymbolIndex:
         self._shared: dict[str, str] = {}
         # Rows and their stemmed fields, read from the database when first re-scored.
         self._rows: dict[int, _Row] = {}
-        self._fields: dict[int, tuple[str, str, str, str, str]] = {}
+        self._fields: dict[int, tuple[str, str, str, str, str, str]] = {}
         (self._count,) = db.execute("SELECT count(*) FROM decl").fetchone()
 
     @classmethod
@@ -350,6 +352,7 @@ class SymbolIndex:
                         self._shared_stem_text(namespace),
                         self._stem_text(_TEXT_WORD.findall(doc.lower())[:_DOC_WORDS]),
                         self._shared_stem_text(rpath),
+                        " " + " ".join(_TEXT_WORD.findall(summary.lower())) + " ",
                     )
         return [self._rows[i] for i in ids if i in self._rows]
 
@@ -401,6 +404,8 @@ class SymbolIndex:
             for t in wanted
         ]
         total = sum(idf.values()) or 1.0
+        plain = [w for w in _TEXT_WORD.findall(query.lower())]
+        phrases = [f" {a} {b} " for a, b in zip(plain, plain[1:], strict=False) if a not in STOP_WORDS and b not in STOP_WORDS]
         q = query.strip().lower()
         # Declarations the query names exactly, or (one word of three letters or more) begins.
         named = {r.id: 100.0 for r in rows if q in (r.unqualified.lower(), r.name.lower())}
@@ -410,7 +415,7 @@ class SymbolIndex:
         r_name, r_summary, r_namespace = (x * _RELATED_SHARE for x in _FIELD[:3])
         scored = []
         for rank, row in enumerate(rows):
-            name, summary, namespace, doc, rpath = self._fields[row.id]
+            name, summary, namespace, doc, rpath, said = self._fields[row.id]
             covered = 0.0
             asked = 0
             for probe, weight, others in probes:
@@ -432,6 +437,9 @@ class SymbolIndex:
                 elif probe in rpath:
                     covered += f_path * weight
             score = 10.0 * covered / total + row.prior - rank * 0.0005 + named.get(row.id, 0.0)
+            if phrases:
+                # Two asked words side by side in the summary ("foreign key", "snake case").
+                score += _PHRASE * sum(1 for p in phrases if p in said)
             if asked and asked == len(set(row.words)):
                 score += 0.5  # Every word of the name was asked for.
             scored.append((score, row.name, row.id))
