@@ -339,6 +339,26 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _other_languages(root: str) -> list[str]:
+    """The Python and TypeScript files of the example, as rdx.polyglot reads them (they are not
+    in the graph yet)."""
+    from rdx.model.languages import language_of
+    from rdx.polyglot import extract, module_name, spec_for
+
+    out = []
+    for folder, _, names in sorted(os.walk(root)):
+        for name in sorted(names):
+            path = os.path.join(folder, name)
+            language = language_of(path)
+            spec = spec_for(language) if language != "ruby" else None
+            if spec is None:
+                continue
+            with open(path, "rb") as f:
+                symbols = extract(spec, f.read(), module_name(path, language))
+            out += [f"{s.kind} {s.qualified}{s.signature or '' if s.kind in ('function', 'method') else ''}" for s in symbols]
+    return out
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """Index the built-in example project and answer a few questions about it."""
     root = _example_root()
@@ -356,6 +376,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         "Record.create defined at": str(graph["Shop::Models::Record::<Record>#create()"].location),
         "Best match for 'money arithmetic' (ranked search)": graph.search("money arithmetic", limit=1)[0].name,
         "Lines matching 'def total' (grep)": [f"{os.path.relpath(h.path, root)}:{h.line}" for h in graph.grep("def total")],
+        "Other languages (structural symbols)": _other_languages(root),
     }
     if args.json:
         _emit(args, {"project": root, "stats": stats, "answers": answers}, "")

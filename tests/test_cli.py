@@ -102,6 +102,9 @@ def test_demo_answers_questions(capsys):
     assert answers["Order#map() comes from"] == "Enumerable"
     assert answers["Shop::Models::Product ancestors"][:4] == [
         "Shop::Models::Product", "Shop::Comparable", "Comparable", "Shop::Pricing"]
+    others = answers["Other languages (structural symbols)"]
+    assert "method receipts.printer.Printer.line(self, label: str, cents: int) -> str" in others
+    assert "function formatMoney(amount: Money): string" in others and "class CartBadge" in others
 
 
 def test_console_script_runs_as_a_subprocess(project):

@@ -88,6 +88,20 @@ def test_rust_java_cpp_php_csharp_markdown() -> None:
     ]
 
 
+def test_python_module_names_follow_packages(tmp_path: Path) -> None:
+    from rdx.polyglot import module_name
+
+    (tmp_path / "top" / "pkg").mkdir(parents=True)
+    for init in (tmp_path / "top" / "__init__.py", tmp_path / "top" / "pkg" / "__init__.py"):
+        init.write_text("")
+    (tmp_path / "top" / "pkg" / "mod.py").write_text("")
+    (tmp_path / "script.py").write_text("")
+    assert module_name(str(tmp_path / "top" / "pkg" / "mod.py"), "python") == "top.pkg.mod"
+    assert module_name(str(tmp_path / "top" / "pkg" / "__init__.py"), "python") == "top.pkg"
+    assert module_name(str(tmp_path / "script.py"), "python") == "script"
+    assert module_name(str(tmp_path / "script.py"), "go") is None
+
+
 def test_every_language_survives_broken_and_odd_input() -> None:
     for language in SPECS:
         spec = spec_for(language)

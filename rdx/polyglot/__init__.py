@@ -10,7 +10,8 @@ these languages come next (issue 11).
 """
 
 from rdx.polyglot.engine import Spec, extract
+from rdx.polyglot.modules import module_name
 from rdx.polyglot.registry import SPECS, spec_for
 from rdx.polyglot.symbols import Symbol, SymbolKind
 
-__all__ = ["SPECS", "Spec", "Symbol", "SymbolKind", "extract", "spec_for"]
+__all__ = ["SPECS", "Spec", "Symbol", "SymbolKind", "extract", "module_name", "spec_for"]
