@@ -371,12 +371,13 @@ class Graph(Greppable):
         updated = removed = 0
         fresh: list[FileEntry] = []
         paths = self._expand(os.path.abspath(p) for p in paths)
-        self._text.refresh(paths)
+        root = self._workspace[0][0] if self._workspace is not None else None
+        self._text.refresh(paths, self.config.max_file_size, (lambda p: self.config.keeps(p, root)) if root is not None else None)
         for path in paths:
             if not is_ruby_file(os.path.basename(path)):
                 continue
             uri = path_to_uri(path)
-            if os.path.isfile(path):
+            if self._wanted(path):
                 fresh.append(FileEntry(path, uri))
             elif self._store.remove_document(uri):
                 self._sources.pop(uri, None)
@@ -392,9 +393,10 @@ class Graph(Greppable):
         bring no events of their own) stands for the files under it; a path that is gone for
         the documents indexed under it."""
         out: list[str] = []
+        root = self._workspace[0][0] if self._workspace is not None else None
         for path in paths:
             if os.path.isdir(path):
-                out += [e.path for e in collect_files(path, self.config, select=any_file).files]
+                out += [e.path for e in collect_files(path, self.config, root, select=any_file).files]
             elif not os.path.exists(path):
                 prefix = path.rstrip(os.sep) + os.sep
                 out.append(path)
@@ -403,6 +405,17 @@ class Graph(Greppable):
             else:
                 out.append(path)
         return sorted(set(out))
+
+    def _wanted(self, path: str) -> bool:
+        """Whether the walk would index the file at ``path`` now: it exists, and the workspace
+        configuration (include/exclude globs, size limit) keeps it."""
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            return False
+        if not os.path.isfile(path) or size > self.config.max_file_size:
+            return False
+        return self._workspace is None or self.config.keeps(path, self._workspace[0][0])
 
     @staticmethod
     def plan(root: str | os.PathLike[str]) -> tuple[list[str], list[Diagnostic], WorkspaceConfig]:

@@ -133,3 +133,21 @@ def test_unicode_case_folding_matches_ripgrep(tmp_path: Path) -> None:
         out = subprocess.run(["rg", "--no-config", "-n", "-i", *([] if regex else ["-F"]), "-e", pattern, str(tmp_path / "units.txt")],
                              capture_output=True, text=True).stdout
         assert ours == [int(x.split(":")[0]) for x in out.splitlines()], pattern
+
+
+def test_file_events_follow_the_configuration(tmp_path: Path) -> None:
+    write(tmp_path / "rdx.toml", 'exclude = ["generated/**"]\nmax_file_size = "1KB"\n')
+    write(tmp_path / "lib/a.rb", "class A; end # needle\n")
+    g = rdx.Graph.open([tmp_path])
+    write(tmp_path / "generated/b.rb", "class B; end # needle\n")
+    write(tmp_path / "lib/big.rb", "class Big; end # needle\n" + "#" * 2000 + "\n")
+    write(tmp_path / "lib/c.rb", "class C; end # needle\n")
+    g.refresh_paths([str(tmp_path / "generated/b.rb"), str(tmp_path / "lib/big.rb"), str(tmp_path / "lib/c.rb")])
+    g.resolve()
+    # As the walk would: excluded and oversized files are neither parsed nor grepped.
+    assert "C" in g and "B" not in g and "Big" not in g
+    assert sorted(os.path.basename(h.path) for h in g.grep("needle")) == ["a.rb", "c.rb"]
+    write(tmp_path / "lib/c.rb", "class C; end # needle\n" + "#" * 2000 + "\n")  # grows past the limit
+    g.refresh_paths([str(tmp_path / "lib/c.rb")])
+    g.resolve()
+    assert "C" not in g and [os.path.basename(h.path) for h in g.grep("needle")] == ["a.rb"]

@@ -47,6 +47,15 @@ class WorkspaceConfig(msgspec.Struct, frozen=True):
     def exclude_spec(self) -> pathspec.PathSpec | None:
         return pathspec.GitIgnoreSpec.from_lines(self.exclude) if self.exclude else None
 
+    def keeps(self, path: str, root: str) -> bool:
+        """Whether the include/exclude globs keep ``path`` (under the project ``root``); a
+        file outside the root (a load path) is kept."""
+        rel = os.path.relpath(path, root).replace(os.sep, "/")
+        if rel.startswith("../"):
+            return True
+        include, exclude = self.include_spec(), self.exclude_spec()
+        return (include is None or include.match_file(rel)) and not (exclude is not None and exclude.match_file(rel))
+
 
 def _size(value: int | str, source: str) -> int:
     if isinstance(value, int):

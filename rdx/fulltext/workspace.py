@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
 
@@ -86,10 +86,16 @@ class ProjectText:
         if self._index is not None:
             self._index.remove(path)
 
-    def refresh(self, paths: Iterable[str]) -> None:
-        """Re-read files changed on disk (not those open as buffers)."""
-        if self._index is not None:
-            self._index.update(p for p in paths if p not in self._buffers)
+    def refresh(self, paths: Iterable[str], limit: int | None = None, keeps: Callable[[str], bool] | None = None) -> None:
+        """Re-read files changed on disk (not those open as buffers); files over ``limit``
+        bytes or that ``keeps`` rejects (the configuration's globs) are dropped."""
+        if self._index is None:
+            return
+        paths = [p for p in paths if p not in self._buffers]
+        dropped = [p for p in paths if keeps is not None and not keeps(p)]
+        self._index.update((p for p in paths if p not in dropped), limit)
+        for path in dropped:
+            self._index.remove(path)
 
     def counts(self) -> tuple[int, int] | None:
         """(files, bytes) in the text index; None when it was not built yet."""
