@@ -219,6 +219,16 @@ rdx_status_t rdx_graph_search(rdx_graph_t *graph, const char *query, size_t quer
 rdx_status_t rdx_graph_search_names(rdx_graph_t *graph, const char *query, size_t query_length, const char *kind,
                                     rdx_match_mode_t mode, size_t limit, char ***out_names, size_t *out_count);
 
+/* Lines of the project's text files (every language) matching pattern, as rdx.Graph.grep
+ * finds them, in one JSON document: {"total", "files", "offset", "hits": [{"path", "line",
+ * "column", "end_column", "text", "language", "before", "after"}]} (line 1-based, columns
+ * 0-based bytes, hits sorted by path, line, column). options_json is NULL or a JSON object with
+ * any of "regex" and "ignore_case" (booleans), "glob" (a string or a list), "language",
+ * "path", "context", "limit", "offset"; an unknown key or a bad value (an invalid regex) is
+ * RDX_ERR_INVALID_ARGUMENT. *out is released with rdx_string_free. */
+rdx_status_t rdx_graph_grep_json(rdx_graph_t *graph, const char *pattern, size_t pattern_length, const char *options_json,
+                                 char **out);
+
 /* Every declaration, Ruby core's included, in no particular order. */
 rdx_status_t rdx_graph_declarations(rdx_graph_t *graph, rdx_declaration_iter_t **out);
 

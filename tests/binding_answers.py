@@ -13,6 +13,8 @@ import json
 import sys
 from typing import Any
 
+import msgspec
+
 import rdx
 
 # Declarations the tests describe in full (bindings/c/test_capi.c lists the same names).
@@ -39,6 +41,14 @@ RESOLVES = [
 SEARCHES = [(q, mode, None, 10) for mode in ("fuzzy", "prefix", "exact", "ranked") for q in ("Prod", "Shop::Models::Product", "label")] + [
     ("label", "fuzzy", "Method", 0)
 ]
+
+GREPS = [("def ", {}), ("price|label", {"regex": True, "glob": "*.rb", "context": 1, "limit": 3})]
+
+
+def _grep(graph: rdx.Graph, pattern: str, options: dict[str, object]) -> dict[str, object]:
+    page = graph.grep(pattern, **options)  # type: ignore[arg-type]
+    return json.loads(msgspec.json.encode({"total": page.total, "files": page.files, "offset": page.offset, "hits": list(page)}))
+
 
 MEMBER_LOOKUPS = [("Shop::Models::Product", "id()"), ("Shop::Models::Product", "label()"), ("Shop::Models::Order", "nothing()")]
 
@@ -109,6 +119,7 @@ def answers(fixture: str) -> dict[str, Any]:
             [q, mode, kind, limit, [d.name for d in graph.search(q, kind=kind, match_mode=mode, limit=limit or None)]]
             for q, mode, kind, limit in SEARCHES
         ],
+        "grep": [[pattern, options, _grep(graph, pattern, options)] for pattern, options in GREPS],
         "find_member": [[name, member, _name(graph[name].find_member(member))] for name, member in MEMBER_LOOKUPS],
         "all_declarations": sorted(d.name for d in graph.declarations),
         "broken_uri": BROKEN_URI,

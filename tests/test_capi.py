@@ -79,6 +79,8 @@ def parse_answers(output: str) -> dict[str, Any]:
             out["names"].setdefault(f[0], {})[f[1]] = _names(f[2])
         elif tag == "SUMMARY":
             out.setdefault("summaries", {})[f[0]] = json.loads(f[1])
+        elif tag == "GREP":
+            out.setdefault("grep", []).append((f[0], json.loads(f[1]) if f[1] != "-" else {}, json.loads(f[2])))
         elif tag == "SINGLETON":
             decls[f[0]]["singleton_class"] = _opt(f[1])
             decls[f[0]]["singleton_ancestors"] = _names(f[2])
@@ -148,6 +150,19 @@ def test_declaration_summaries_match_python(c_answers: dict[str, Any]) -> None:
         got.pop("revision")
         assert got == expected, name
     assert summaries["Shop::Models::Product"]["ancestors"][:2] == ["Shop::Models::Product", "Shop::Comparable"]
+
+
+def test_grep_matches_python(c_answers: dict[str, Any]) -> None:
+    """rdx_graph_grep_json: the same page as Graph.grep in Python, options included."""
+    g = rdx.Graph()
+    g.index_all([str(FIXTURE)])
+    assert len(c_answers["grep"]) == 2
+    for pattern, options, got in c_answers["grep"]:
+        page = g.grep(pattern, **options)
+        expected = {"total": page.total, "files": page.files, "offset": page.offset, "hits": list(page)}
+        assert got == json.loads(msgspec.json.encode(expected))
+        assert got["total"] > 0
+    assert len(c_answers["grep"][1][2]["hits"]) == 3 and c_answers["grep"][1][2]["hits"][0]["before"]
 
 
 def test_references_match_python(c_answers: dict[str, Any], python_answers: dict[str, Any]) -> None:
@@ -293,7 +308,7 @@ def test_header_functions_are_exactly_what_the_library_exports(library: Path) ->
     exported = {line.split()[-1] for line in nm.splitlines() if line.strip()}
     # Nothing else: not cffi's module init, not the rdx__ helpers or the rdx__py_ externs.
     assert exported == set(python_names) | set(native_names)
-    assert len(exported) == 76
+    assert len(exported) == 77
 
 
 def test_embedded_python_is_the_building_environment_whatever_the_host_sets(library: Path, tmp_path: Path) -> None:

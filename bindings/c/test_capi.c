@@ -417,6 +417,19 @@ static void answers(const char *dir) {
     EXPECT(rdx_graph_search_names(graph, "", RDX_NTS, NULL, RDX_MATCH_FUZZY, 0, &found_names, &found_count), RDX_ERR_INVALID_ARGUMENT);
     free(joined);
 
+    /* grep: one JSON document per search; bad options are argument errors. */
+    char *grep = NULL;
+    OK(rdx_graph_grep_json(graph, "def ", RDX_NTS, NULL, &grep));
+    printf("GREP\tdef \t-\t%s\n", grep);
+    rdx_string_free(grep);
+    OK(rdx_graph_grep_json(graph, "price|label", RDX_NTS, "{\"regex\": true, \"glob\": \"*.rb\", \"context\": 1, \"limit\": 3}", &grep));
+    printf("GREP\tprice|label\t{\"regex\": true, \"glob\": \"*.rb\", \"context\": 1, \"limit\": 3}\t%s\n", grep);
+    rdx_string_free(grep);
+    EXPECT(rdx_graph_grep_json(graph, "(", RDX_NTS, "{\"regex\": true}", &grep), RDX_ERR_INVALID_ARGUMENT);
+    EXPECT(rdx_graph_grep_json(graph, "x", RDX_NTS, "{\"colour\": 1}", &grep), RDX_ERR_INVALID_ARGUMENT);
+    EXPECT(rdx_graph_grep_json(graph, "x", RDX_NTS, "[1]", &grep), RDX_ERR_INVALID_ARGUMENT);
+    EXPECT(rdx_graph_grep_json(graph, "x", RDX_NTS, NULL, NULL), RDX_ERR_INVALID_ARGUMENT);
+
     /* Every declaration, counted; the diagnostics of a file with problems. */
     size_t count = 0;
     OK(rdx_graph_declarations(graph, &it));

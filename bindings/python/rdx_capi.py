@@ -461,6 +461,34 @@ def rdx_graph_search(graph: Any, query: Any, query_length: int, kind: Any, mode:
         return _give(out, DECLARATION_ITER, Iter(found, DECLARATION), slot)
 
 
+_GREP_OPTIONS = frozenset({"regex", "ignore_case", "glob", "language", "path", "context", "limit", "offset"})
+
+
+@export
+def rdx_graph_grep_json(graph: Any, pattern: Any, pattern_length: int, options_json: Any, out: Any) -> int:
+    _need(out, "out")
+    slot = _graph(graph)
+    text = _text(pattern, pattern_length, "pattern")
+    options: Any = {}
+    if options_json != NULL:
+        raw = _bytes(options_json, SIZE_MAX, "options_json")
+        try:
+            options = msgspec.json.decode(raw)
+        except msgspec.DecodeError as exc:
+            raise rdx.InvalidArgumentError(f"options_json is not JSON ({exc}); pass an object such as {{\"regex\": true}}") from None
+        if not isinstance(options, dict):
+            raise rdx.InvalidArgumentError("options_json must be a JSON object such as {\"regex\": true}")
+        unknown = sorted(set(options) - _GREP_OPTIONS)
+        if unknown:
+            raise rdx.InvalidArgumentError(f"options_json has an unknown key {unknown[0]!r}; known: {', '.join(sorted(_GREP_OPTIONS))}")
+    with slot.lock:
+        _alive(slot, graph, "graph")
+        page = slot.graph.grep(text, **options)
+    body = {"total": page.total, "files": page.files, "offset": page.offset, "hits": [msgspec.to_builtins(h) for h in page]}
+    out[0] = _cstr(msgspec.json.encode(body).decode())
+    return OK
+
+
 @export
 def rdx_graph_search_names(graph: Any, query: Any, query_length: int, kind: Any, mode: int, limit: int, out_names: Any, out_count: Any) -> int:
     _need(out_names, "out_names")

@@ -102,6 +102,7 @@ module Rdx
       rdx_graph_resolve_constant: [[P, P, SIZE, P, P, SIZE, P], I32],
       rdx_graph_search: [[P, P, SIZE, P, I32, SIZE, P], I32],
       rdx_graph_search_names: [[P, P, SIZE, P, I32, SIZE, P, P], I32],
+      rdx_graph_grep_json: [[P, P, SIZE, P, P], I32],
       rdx_declaration_find_member: [[P, P, SIZE, P], I32],
       rdx_definition_comments: [[P, P, P], I32],
       rdx_declaration_ancestor_names: [[P, P, P], I32],
@@ -659,6 +660,14 @@ module Rdx
       query = String(query)
       code = match_code(mode)
       Native.fetch_strings(:rdx_graph_search_names, @handle, query, query.bytesize, kind&.to_s, code, limit || 0)
+    end
+
+    # Lines of the project's text files matching `pattern` (a literal, or an RE2 regex with
+    # regex: true), as rdx.Graph.grep: a Hash with "total", "files", "offset" and "hits".
+    def grep(pattern, **options)
+      pattern = String(pattern)
+      json = options.empty? ? nil : JSON.generate(options.transform_keys(&:to_s))
+      JSON.parse(Native.take_string(Native.fetch(:rdx_graph_grep_json, @handle, pattern, pattern.bytesize, json)))
     end
 
     def declarations

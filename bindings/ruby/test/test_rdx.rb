@@ -188,6 +188,15 @@ class TestAnswers < Minitest::Test
     assert_nil graph.resolve_constant("Nowhere")
   end
 
+  def test_grep_matches_python
+    Fixture.python["grep"].each do |pattern, options, expected|
+      found = graph.grep(pattern, **options.transform_keys(&:to_sym))
+      assert_equal expected, found, "grep #{pattern} #{options}"
+    end
+    assert_raises(Rdx::InvalidArgumentError) { graph.grep("(", regex: true) }
+    assert_raises(Rdx::InvalidArgumentError) { graph.grep("x", colour: "red") }
+  end
+
   def test_search_matches_python
     Fixture.python["search"].each do |query, mode, kind, limit, expected|
       found = graph.search(query, kind: kind, mode: mode.to_sym, limit: limit.zero? ? nil : limit)
