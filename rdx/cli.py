@@ -20,7 +20,7 @@ import msgspec
 
 import rdx
 from rdx.cli_base import EXIT_ERROR, EXIT_USAGE, Parser, Usage, cache_choice
-from rdx.cli_grep import GREP_PARSER, add_grep_parser
+from rdx.cli_search import GREP_PARSER, add_grep_parser, add_serve_parser
 from rdx.errors import RdxError
 
 __all__ = ["main"]
@@ -317,21 +317,6 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return mcp_main(argv)
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
-    """Serve the JSON API over HTTP (``rdx_mcp.web``: the MCP tools behind plain GETs)."""
-    if not os.path.isdir(args.path):
-        raise Usage(f"{args.path!r} is not a directory")
-    if not 0 <= args.port <= 65535:
-        raise Usage(f"--port must be between 0 and 65535, got {args.port}")
-    from rdx_mcp.web import serve
-
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"rdx: warning: serving on {args.host}, not loopback: anyone who can reach it can read the project", file=sys.stderr)
-    print(f"rdx: serving {os.path.abspath(args.path)} on http://{args.host}:{args.port} (GET /grep, /search, /declarations/NAME, /stats)", file=sys.stderr)
-    serve(args.path, host=args.host, port=args.port, cache_dir=args.cache_dir)
-    return 0
-
-
 def cmd_stats(args: argparse.Namespace) -> int:
     graph, problems, t_disc, t_res = _index(args.path, args.jobs, True, cache_choice(args))
     stats, text = _summary(graph, problems, t_disc, t_res)
@@ -464,12 +449,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", default=None)
     p.set_defaults(func=cmd_mcp)
 
-    p = sub.add_parser("serve", help="serve a JSON API over HTTP: /grep, /search, /declarations/NAME, /stats")
-    p.add_argument("path", nargs="?", default=".")
-    p.add_argument("--port", type=int, default=8765)
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
-    p.add_argument("--cache-dir", default=None)
-    p.set_defaults(func=cmd_serve)
+    add_serve_parser(sub)
 
     p = sub.add_parser("stats", help="counts of files, definitions, declarations and references")
     p.add_argument("path", nargs="?", default=".")

@@ -1,5 +1,6 @@
-"""``rdx grep``: the text of every file, like ripgrep, through ``rdx.TextSearch`` (no Ruby
-graph is built for a grep)."""
+"""The search commands: ``rdx grep`` (the text of every file, like ripgrep, through
+``rdx.TextSearch``: no Ruby graph is built for a grep) and ``rdx serve`` (the JSON API over
+HTTP)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import msgspec
 import rdx
 from rdx.cli_base import EXIT_ERROR, Usage, cache_choice
 
-__all__ = ["GREP_PARSER", "add_grep_parser", "cmd_grep"]
+__all__ = ["GREP_PARSER", "add_grep_parser", "add_serve_parser", "cmd_grep", "cmd_serve"]
 
 # The grep parser, kept so ``main`` can parse grep's options between its positionals.
 GREP_PARSER: list[argparse.ArgumentParser] = []
@@ -103,3 +104,28 @@ def add_grep_parser(sub: Any, common: Callable[..., None]) -> None:
     common(p, project=False)
     p.set_defaults(func=cmd_grep)
     GREP_PARSER[:] = [p]
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the JSON API over HTTP (``rdx_mcp.web``: the MCP tools behind plain GETs)."""
+    if not os.path.isdir(args.path):
+        raise Usage(f"{args.path!r} is not a directory")
+    if not 0 <= args.port <= 65535:
+        raise Usage(f"--port must be between 0 and 65535, got {args.port}")
+    from rdx_mcp.web import serve
+
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"rdx: warning: serving on {args.host}, not loopback: anyone who can reach it can read the project", file=sys.stderr)
+    print(f"rdx: serving {os.path.abspath(args.path)} on http://{args.host}:{args.port} (GET /grep, /search, /declarations/NAME, /stats)", file=sys.stderr)
+    serve(args.path, host=args.host, port=args.port, cache_dir=args.cache_dir)
+    return 0
+
+
+
+def add_serve_parser(sub: Any) -> None:
+    p = sub.add_parser("serve", help="serve a JSON API over HTTP: /grep, /search, /declarations/NAME, /stats")
+    p.add_argument("path", nargs="?", default=".")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
+    p.add_argument("--cache-dir", default=None)
+    p.set_defaults(func=cmd_serve)
