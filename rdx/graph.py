@@ -372,7 +372,10 @@ class Graph(Greppable):
         fresh: list[FileEntry] = []
         paths = self._expand(os.path.abspath(p) for p in paths)
         root = self._workspace[0][0] if self._workspace is not None else None
-        self._text.refresh(paths, self.config.max_file_size, (lambda p: self.config.keeps(p, root)) if root is not None else None)
+        if root is None:
+            self._text.refresh(paths)
+        else:
+            self._text.refresh(paths, self.config.max_file_size, lambda p: self.config.keeps(p, root))
         for path in paths:
             if not is_ruby_file(os.path.basename(path)):
                 continue
@@ -413,9 +416,11 @@ class Graph(Greppable):
             size = os.stat(path).st_size
         except OSError:
             return False
-        if not os.path.isfile(path) or size > self.config.max_file_size:
+        if not os.path.isfile(path):
             return False
-        return self._workspace is None or self.config.keeps(path, self._workspace[0][0])
+        if self._workspace is None:
+            return True  # ``index_all`` applies no configuration: neither do its updates.
+        return size <= self.config.max_file_size and self.config.keeps(path, self._workspace[0][0])
 
     @staticmethod
     def plan(root: str | os.PathLike[str]) -> tuple[list[str], list[Diagnostic], WorkspaceConfig]:
