@@ -24,9 +24,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from rdx.polyglot.engine import _parser, extract  # noqa: E402
 from rdx.polyglot.registry import spec_for  # noqa: E402
 
+# Go's standard library as Debian's golang-src installs it (the newest when several are).
+_GO_SRC = (sorted(glob.glob("/usr/share/go-*/src")) or ["/usr/share/go/src"])[-1]
+
 CORPORA = [
     ("python", "Python", "cfm", sysconfig.get_paths()["stdlib"], "**/*.py"),
-    ("go", "Go", "fsitan", "/usr/share/go-1.19/src", "**/*.go"),
+    ("go", "Go", "fsitan", _GO_SRC, "**/*.go"),
     ("c", "C", "fsgut", sysconfig.get_paths()["include"], "**/*.h"),
     ("rust", "Rust", "sgifPnmt", "/usr/share/cargo/registry", "**/*.rs"),
     ("javascript", "JavaScript", "cfgm", os.path.expanduser("~/.cache/rdx-corpora/npm/node_modules"), "**/*.js"),

@@ -4,6 +4,7 @@ CPython's C headers)."""
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shutil
@@ -115,10 +116,13 @@ def test_every_language_survives_broken_and_odd_input() -> None:
 NPM_CORPUS = Path(os.environ.get("RDX_NPM_CORPUS", Path.home() / ".cache" / "rdx-corpora" / "npm"))
 NPM_PACKAGES = ["lodash@4.18.1", "express@5.3.0", "zod@4.6.7"]
 
+# Go's standard library as Debian's golang-src installs it (the newest when several are).
+_GO_SRC = (sorted(glob.glob("/usr/share/go-*/src")) or ["/usr/share/go/src"])[-1]
+
 CORPORA = [
     # (rdx language, ctags language, structural ctags kinds, root, glob)
     ("python", "Python", "cfm", sysconfig.get_paths()["stdlib"], "**/*.py"),
-    ("go", "Go", "fsitan", "/usr/share/go-1.19/src", "{net/http,encoding/json,go/ast,go/parser,sync,strings,sort,io}/*.go"),
+    ("go", "Go", "fsitan", _GO_SRC, "{net/http,encoding/json,go/ast,go/parser,sync,strings,sort,io}/*.go"),
     ("c", "C", "fsgut", sysconfig.get_paths()["include"], "**/*.h"),
     # Crates shipped by Debian (librust-*-dev): impl blocks qualify methods but are not symbols.
     ("rust", "Rust", "sgifPnmt", "/usr/share/cargo/registry", "**/*.rs"),
