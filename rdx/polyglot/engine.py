@@ -157,7 +157,13 @@ def _signature(source: bytes, node: ts.Node, name_node: ts.Node) -> str | None:
         end = node.end_byte if end < 0 else end
     if end - name_node.end_byte > 4 * _MAX_SIGNATURE:
         end = name_node.end_byte + 4 * _MAX_SIGNATURE
-    text = _SPACES.sub(" ", _text(source, name_node.end_byte, end)).strip().rstrip(":{;").strip()
+    raw = source[name_node.end_byte : end]
+    if not raw.strip():
+        return None
+    text = raw.decode("utf-8", "replace")
+    if "  " in text or "\n" in text or "\t" in text or "\r" in text:
+        text = _SPACES.sub(" ", text)
+    text = text.strip().rstrip(":{;").strip()
     if not text:
         return None
     return text if len(text) <= _MAX_SIGNATURE else text[: _MAX_SIGNATURE - 1] + "…"
