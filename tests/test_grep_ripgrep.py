@@ -24,14 +24,12 @@ from rdx.fulltext.workspace import any_file
 RG = shutil.which("rg")
 ROOTS = ("/usr/lib/ruby", "/usr/share/rubygems-integration")
 
-pytestmark = [
-    pytest.mark.skipif(RG is None, reason="ripgrep is the oracle (make test installs Debian's ripgrep)"),
-    pytest.mark.skipif(not all(os.path.isdir(r) for r in ROOTS), reason="the Debian Ruby corpus is missing (make test installs it)"),
-]
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[TextIndex, list[str]]:
+    assert RG is not None, "ripgrep is the oracle (make test installs Debian's ripgrep)"
+    assert all(os.path.isdir(r) for r in ROOTS), "the Debian Ruby corpus is missing (make test installs it)"
     rows = []
     for root in ROOTS:
         for e in collect_files(root, select=any_file).files:

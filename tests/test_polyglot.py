@@ -170,13 +170,13 @@ def _files(root: str, pattern: str) -> list[str]:
     return sorted({p for pat in patterns for p in glob.glob(os.path.join(root, pat), recursive=True) if os.path.isfile(p)})
 
 
-@pytest.mark.skipif(CTAGS is None, reason="Universal Ctags is the reference (make test installs universal-ctags)")
 @pytest.mark.parametrize(("language", "ctags_language", "kinds", "root", "pattern"), CORPORA, ids=[c[0] for c in CORPORA])
 def test_recall_against_ctags(language: str, ctags_language: str, kinds: str, root: str, pattern: str) -> None:
-    if root.startswith(str(NPM_CORPUS)) and not _npm_corpus():
-        pytest.skip("npm is missing: the JavaScript corpus comes from the npm registry (make test installs npm)")
-    if not os.path.isdir(root):
-        pytest.skip(f"{root} is missing (make test installs golang-src and librust-*-dev)")
+    # make test installs every reference and corpus: a missing one is a broken setup, not a skip.
+    assert CTAGS is not None, "Universal Ctags is the reference (make test installs universal-ctags)"
+    if root.startswith(str(NPM_CORPUS)):
+        assert _npm_corpus(), "the JavaScript corpus comes from the npm registry through npm (make test installs npm)"
+    assert os.path.isdir(root), f"{root} is missing (make test installs golang-src and librust-*-dev)"
     # The standard library itself: not the packages installed beside it, not its test suite.
     files = [f for f in _files(root, pattern) if not f.endswith(".min.js") and "/site-packages/" not in f and "/test/" not in f]
     assert len(files) > 20
