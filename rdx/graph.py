@@ -28,7 +28,7 @@ from rdx.cache.snapshot import (
     writer_lock,
 )
 from rdx.discovery.config import WorkspaceConfig, load_config
-from rdx.discovery.files import FileEntry, collect_files, content_hash, is_ruby_file, path_to_uri, uri_to_path
+from rdx.discovery.files import FileEntry, changed_files, collect_files, content_hash, is_ruby_file, path_to_uri, still_wanted, uri_to_path
 from rdx.discovery.parse import RubyParser
 from rdx.discovery.pool import discover_files, paused_gc
 from rdx.errors import EncodingFailureError, InvalidArgumentError, IOFailureError, NotFoundError
@@ -370,7 +370,7 @@ class Graph(Greppable):
         date for every file. Returns (updated, removed) Ruby documents."""
         updated = removed = 0
         fresh: list[FileEntry] = []
-        paths = self._expand(os.path.abspath(p) for p in paths)
+        paths = self._expand(paths)
         root = self._workspace[0][0] if self._workspace is not None else None
         if root is None:
             self._text.refresh(paths)
@@ -392,35 +392,13 @@ class Graph(Greppable):
         return updated, removed
 
     def _expand(self, paths: Iterable[str]) -> list[str]:
-        """Changed paths as files: a directory (created, or moved in whole, whose files may
-        bring no events of their own) stands for the files under it; a path that is gone for
-        the documents indexed under it."""
-        out: list[str] = []
         root = self._workspace[0][0] if self._workspace is not None else None
-        for path in paths:
-            if os.path.isdir(path):
-                out += [e.path for e in collect_files(path, self.config, root, select=any_file).files]
-            elif not os.path.exists(path):
-                prefix = path.rstrip(os.sep) + os.sep
-                out.append(path)
-                out += [p for p in self._text.paths() if p.startswith(prefix)]
-                out += [d.path for d in self._store.documents.values() if d.path and d.path.startswith(prefix)]
-            else:
-                out.append(path)
-        return sorted(set(out))
+        indexed = self._text.paths() + [d.path for d in self._store.documents.values() if d.path]
+        return changed_files(paths, self.config, root, indexed)
 
     def _wanted(self, path: str) -> bool:
-        """Whether the walk would index the file at ``path`` now: it exists, and the workspace
-        configuration (include/exclude globs, size limit) keeps it."""
-        try:
-            size = os.stat(path).st_size
-        except OSError:
-            return False
-        if not os.path.isfile(path):
-            return False
-        if self._workspace is None:
-            return True  # ``index_all`` applies no configuration: neither do its updates.
-        return size <= self.config.max_file_size and self.config.keeps(path, self._workspace[0][0])
+        # ``index_all`` applies no configuration: neither do its updates.
+        return still_wanted(path, self.config if self._workspace is not None else None, self._workspace[0][0] if self._workspace else None)
 
     @staticmethod
     def plan(root: str | os.PathLike[str]) -> tuple[list[str], list[Diagnostic], WorkspaceConfig]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from hashlib import blake2b
 
@@ -20,7 +20,10 @@ import pathspec
 from rdx.discovery.config import WorkspaceConfig
 from rdx.model.records import Diagnostic
 
-__all__ = ["RUBY_EXTENSIONS", "RUBY_FILENAMES", "SKIPPED_DIRS", "FileEntry", "collect_files", "is_indexed_path", "path_to_uri", "read_source", "uri_to_path"]
+__all__ = [
+    "RUBY_EXTENSIONS", "RUBY_FILENAMES", "SKIPPED_DIRS", "FileEntry", "changed_files", "collect_files", "is_indexed_path", "path_to_uri",
+    "read_source", "still_wanted", "uri_to_path",
+]
 
 RUBY_EXTENSIONS = frozenset({".rb", ".rake", ".gemspec", ".ru", ".rbi"})
 RUBY_FILENAMES = frozenset({"Gemfile", "Rakefile", "Guardfile", "Capfile", "Thorfile"})
@@ -220,6 +223,38 @@ def collect_files(
         stack.extend(subdirs)
     result.files.sort(key=lambda f: f.path)
     return result
+
+
+def changed_files(paths: Iterable[str], config: WorkspaceConfig | None, root: str | None, indexed: Iterable[str]) -> list[str]:
+    """File events as files (absolute, sorted): a directory (created, or moved in whole, whose
+    files may bring no events of their own) stands for every file the walk finds under it; a
+    path that is gone for itself and every ``indexed`` file under it."""
+    out: set[str] = set()
+    known = list(indexed)
+    for path in (os.path.abspath(p) for p in paths):
+        if os.path.isdir(path):
+            out.update(e.path for e in collect_files(path, config, root, select=lambda name: True).files)
+        elif not os.path.exists(path):
+            prefix = path.rstrip(os.sep) + os.sep
+            out.add(path)
+            out.update(p for p in known if p.startswith(prefix))
+        else:
+            out.add(path)
+    return sorted(out)
+
+
+def still_wanted(path: str, config: WorkspaceConfig | None, root: str | None) -> bool:
+    """Whether the walk would index the file at ``path`` now: it is a file, and ``config``
+    (when given, with the project ``root``) keeps it by its globs and size limit."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode):
+        return False
+    if config is None or root is None:
+        return True
+    return st.st_size <= config.max_file_size and config.keeps(path, root)
 
 
 def _ignored(path: str, is_dir: bool, specs: tuple[tuple[str, pathspec.PathSpec], ...]) -> bool:
