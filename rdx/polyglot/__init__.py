@@ -9,9 +9,22 @@ Not yet part of the graph: declarations, references, imports and the query surfa
 these languages come next (issue 11).
 """
 
-from rdx.polyglot.engine import Spec, extract
+from rdx.polyglot.engine import Extraction, Spec, extract, extract_all
 from rdx.polyglot.modules import module_name
 from rdx.polyglot.registry import SPECS, spec_for
-from rdx.polyglot.symbols import Symbol, SymbolKind
+from rdx.polyglot.symbols import Import, Reference, RefKind, Symbol, SymbolKind
 
-__all__ = ["SPECS", "Spec", "Symbol", "SymbolKind", "extract", "module_name", "spec_for"]
+__all__ = [
+    "SPECS",
+    "Extraction",
+    "Import",
+    "RefKind",
+    "Reference",
+    "Spec",
+    "Symbol",
+    "SymbolKind",
+    "extract",
+    "extract_all",
+    "module_name",
+    "spec_for",
+]

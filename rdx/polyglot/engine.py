@@ -18,11 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
+import msgspec
 import tree_sitter as ts
 
-from rdx.polyglot.symbols import Symbol, SymbolKind
+from rdx.polyglot.symbols import Import, Reference, RefKind, Symbol, SymbolKind
 
-__all__ = ["Spec", "extract"]
+__all__ = ["Extraction", "Spec", "extract", "extract_all"]
 
 _TYPES = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM, "scope"})
 _SPACES = re.compile(r"\s+")
@@ -48,6 +49,20 @@ class Spec:
     owner: Callable[[ts.Node, bytes], str | None] | None = None
     # Node types of comments.
     comments: frozenset[str] = field(default_factory=lambda: frozenset({"comment", "line_comment", "block_comment"}))
+    # A tree-sitter query for references: each pattern captures a name as ``@call``, ``@type``
+    # or ``@base`` (a ``RefKind`` value) and, optionally, what is written before it as
+    # ``@qualifier`` (``obj`` in ``obj.foo()``).
+    references: str = ""
+    # The file's imports, read from the tree.
+    imports: Callable[[ts.Node, bytes], list[Import]] | None = None
+
+
+class Extraction(msgspec.Struct, array_like=True, frozen=True, gc=False):
+    """Everything a file yields: its definitions, the names it uses and its imports."""
+
+    symbols: list[Symbol]
+    references: list[Reference]
+    imports: list[Import]
 
 
 @cache
@@ -70,8 +85,68 @@ def _text(source: bytes, start: int, end: int) -> str:
 
 def extract(spec: Spec, source: bytes, module: str | None = None) -> list[Symbol]:
     """The definitions in ``source``, in source order (a parent before its children)."""
-    tree = _parser(spec.grammar).parse(source)
-    root = tree.root_node
+    return _symbols(spec, _parser(spec.grammar).parse(source).root_node, source, module)
+
+
+def extract_all(spec: Spec, source: bytes, module: str | None = None) -> Extraction:
+    """Definitions, references (each with its innermost enclosing symbol) and imports."""
+    root = _parser(spec.grammar).parse(source).root_node
+    symbols = _symbols(spec, root, source, module)
+    references = _references(spec, root, source, symbols) if spec.references else []
+    imports = spec.imports(root, source) if spec.imports is not None else []
+    return Extraction(symbols, references, imports)
+
+
+_REF_KINDS = frozenset(k.value for k in RefKind)
+
+
+def _references(spec: Spec, root: ts.Node, source: bytes, symbols: list[Symbol]) -> list[Reference]:
+    found: dict[int, tuple[str, ts.Node, ts.Node | None]] = {}
+    for _pattern, captures in ts.QueryCursor(_query(spec.grammar, spec.references)).matches(root):
+        qualifiers = captures.get("qualifier")
+        for kind, nodes in captures.items():
+            if kind in _REF_KINDS:
+                node = nodes[0]
+                # One reference per name node: the first pattern (the most specific) wins.
+                if node.start_byte not in found:
+                    found[node.start_byte] = (kind, node, qualifiers[0] if qualifiers else None)
+                break
+    # Each reference's scope: the innermost symbol containing it (symbols are in source
+    # order, parents first, so a stack of open ranges finds it in one merged pass).
+    result: list[Reference] = []
+    stack: list[int] = []
+    next_symbol = 0
+    for start in sorted(found):
+        kind, node, qualifier = found[start]
+        while next_symbol < len(symbols) and symbols[next_symbol].start <= start:
+            while stack and symbols[stack[-1]].end <= symbols[next_symbol].start:
+                stack.pop()
+            stack.append(next_symbol)
+            next_symbol += 1
+        while stack and symbols[stack[-1]].end <= start:
+            stack.pop()
+        name = _text(source, node.start_byte, node.end_byte)
+        if not name or len(name) > 200:
+            continue
+        written = _text(source, qualifier.start_byte, qualifier.end_byte) if qualifier is not None else None
+        if written is not None and (len(written) > 200 or "\n" in written):
+            written = None
+        result.append(
+            Reference(
+                kind,
+                name,
+                node.start_point[0] + 1,
+                node.start_point[1],
+                node.start_byte,
+                node.end_byte,
+                written,
+                stack[-1] if stack else -1,
+            )
+        )
+    return result
+
+
+def _symbols(spec: Spec, root: ts.Node, source: bytes, module: str | None) -> list[Symbol]:
     found: dict[tuple[int, int], tuple[int, str, ts.Node, ts.Node]] = {}
     for pattern, captures in ts.QueryCursor(_query(spec.grammar, spec.query)).matches(root):
         names = captures.get("name")
@@ -113,7 +188,11 @@ def _nest(spec: Spec, source: bytes, items: list[tuple[tuple[int, int], tuple[st
             base = qualified[parent]
         else:
             base = prefix or ""
-        join = spec.member_separator if spec.member_separator and (owner is not None or (parent >= 0 and kinds[parent] in _TYPES)) else spec.separator
+        join = (
+            spec.member_separator
+            if spec.member_separator and (owner is not None or (parent >= 0 and kinds[parent] in _TYPES))
+            else spec.separator
+        )
         full = f"{base}{join}{name}" if base else name
         index = len(kinds)
         kinds.append(kind)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from rdx.polyglot.engine import Spec
+from rdx.polyglot.symbols import Import
 
 _FUNCTIONS = """
 (function_definition declarator: (function_declarator declarator: (identifier) @name)) @function
@@ -60,5 +61,17 @@ def _scope(node: ts.Node, source: bytes) -> str | None:
     return "::".join(scopes) or None
 
 
-C = Spec(language="c", grammar="c", query=_FUNCTIONS, separator="::")
-CPP = Spec(language="cpp", grammar="cpp", query=_FUNCTIONS + _CPP, separator="::", owner=_scope)
+# References: calls, types in signatures, bases (see Spec.references). FIXME(issue 11): to be written.
+REFERENCES_C = ""
+REFERENCES_CPP = ""
+
+
+def _imports(root: ts.Node, source: bytes) -> list[Import]:
+    """The file's imports. FIXME(issue 11): to be written."""
+    return []
+
+
+C = Spec(language="c", grammar="c", query=_FUNCTIONS, separator="::", references=REFERENCES_C, imports=_imports)
+CPP = Spec(
+    language="cpp", grammar="cpp", query=_FUNCTIONS + _CPP, separator="::", owner=_scope, references=REFERENCES_CPP, imports=_imports
+)

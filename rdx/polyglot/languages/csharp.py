@@ -3,7 +3,10 @@ constructors, properties (``N.M.Class.Method``)."""
 
 from __future__ import annotations
 
+import tree_sitter as ts
+
 from rdx.polyglot.engine import Spec
+from rdx.polyglot.symbols import Import
 
 QUERY = """
 (namespace_declaration name: (_) @name) @namespace
@@ -20,4 +23,14 @@ QUERY = """
 (enum_member_declaration name: (identifier) @name) @constant
 """
 
-SPEC = Spec(language="csharp", grammar="csharp", query=QUERY)
+
+# References: calls, types in signatures, bases (see Spec.references). FIXME(issue 11): to be written.
+REFERENCES = ""
+
+
+def _imports(root: ts.Node, source: bytes) -> list[Import]:
+    """The file's imports. FIXME(issue 11): to be written."""
+    return []
+
+
+SPEC = Spec(language="csharp", grammar="csharp", query=QUERY, references=REFERENCES, imports=_imports)

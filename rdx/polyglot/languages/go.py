@@ -6,6 +6,7 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from rdx.polyglot.engine import Spec
+from rdx.polyglot.symbols import Import
 
 QUERY = """
 (type_spec name: (type_identifier) @name type: (struct_type)) @struct
@@ -44,4 +45,13 @@ def _receiver(node: ts.Node, source: bytes) -> str | None:
     return None
 
 
-SPEC = Spec(language="go", grammar="go", query=QUERY, module=_package, owner=_receiver)
+# References: calls, types in signatures, bases (see Spec.references). FIXME(issue 11): to be written.
+REFERENCES = ""
+
+
+def _imports(root: ts.Node, source: bytes) -> list[Import]:
+    """The file's imports. FIXME(issue 11): to be written."""
+    return []
+
+
+SPEC = Spec(language="go", grammar="go", query=QUERY, module=_package, owner=_receiver, references=REFERENCES, imports=_imports)

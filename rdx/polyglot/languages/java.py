@@ -6,6 +6,7 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from rdx.polyglot.engine import Spec
+from rdx.polyglot.symbols import Import
 
 QUERY = """
 (class_declaration name: (identifier) @name) @class
@@ -29,4 +30,13 @@ def _package(root: ts.Node, source: bytes) -> str | None:
     return None
 
 
-SPEC = Spec(language="java", grammar="java", query=QUERY, module=_package)
+# References: calls, types in signatures, bases (see Spec.references). FIXME(issue 11): to be written.
+REFERENCES = ""
+
+
+def _imports(root: ts.Node, source: bytes) -> list[Import]:
+    """The file's imports. FIXME(issue 11): to be written."""
+    return []
+
+
+SPEC = Spec(language="java", grammar="java", query=QUERY, module=_package, references=REFERENCES, imports=_imports)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from rdx.polyglot.engine import Spec
+from rdx.polyglot.symbols import Import
 
 _COMMON = """
 (class_declaration name: (_) @name) @class
@@ -43,6 +44,7 @@ _TYPESCRIPT = """
 (function_signature name: (identifier) @name) @function
 """
 
+
 def _prototype_owner(node: ts.Node, source: bytes) -> str | None:
     """For ``Foo.prototype.bar = function``: ``Foo``."""
     if node.type != "assignment_expression":
@@ -58,6 +60,28 @@ def _prototype_owner(node: ts.Node, source: bytes) -> str | None:
     return source[owner.start_byte : owner.end_byte].decode("utf-8", "replace")
 
 
-JAVASCRIPT = Spec(language="javascript", grammar="javascript", query=_COMMON, owner=_prototype_owner)
-TYPESCRIPT = Spec(language="typescript", grammar="typescript", query=_COMMON + _TYPESCRIPT, owner=_prototype_owner)
-TSX = Spec(language="typescript", grammar="tsx", query=_COMMON + _TYPESCRIPT, owner=_prototype_owner)
+# References: calls, types in signatures, bases (see Spec.references). FIXME(issue 11): to be written.
+REFERENCES_JS = ""
+REFERENCES_TS = ""
+REFERENCES_TSX = ""
+
+
+def _imports(root: ts.Node, source: bytes) -> list[Import]:
+    """The file's imports. FIXME(issue 11): to be written."""
+    return []
+
+
+JAVASCRIPT = Spec(
+    language="javascript", grammar="javascript", query=_COMMON, owner=_prototype_owner, references=REFERENCES_JS, imports=_imports
+)
+TYPESCRIPT = Spec(
+    language="typescript",
+    grammar="typescript",
+    query=_COMMON + _TYPESCRIPT,
+    owner=_prototype_owner,
+    references=REFERENCES_TS,
+    imports=_imports,
+)
+TSX = Spec(
+    language="typescript", grammar="tsx", query=_COMMON + _TYPESCRIPT, owner=_prototype_owner, references=REFERENCES_TSX, imports=_imports
+)

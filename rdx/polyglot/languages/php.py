@@ -6,6 +6,7 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from rdx.polyglot.engine import Spec
+from rdx.polyglot.symbols import Import
 
 QUERY = """
 (namespace_definition name: (namespace_name) @name body: (_)) @namespace
@@ -19,6 +20,7 @@ QUERY = """
 (enum_case name: (name) @name) @constant
 """
 
+
 def _namespace(root: ts.Node, source: bytes) -> str | None:
     """``namespace App\\Models;`` (no braces) names everything after it in the file."""
     for child in root.named_children:
@@ -29,4 +31,22 @@ def _namespace(root: ts.Node, source: bytes) -> str | None:
     return None
 
 
-SPEC = Spec(module=_namespace, language="php", grammar="php", query=QUERY, separator="\\", member_separator="::")
+# References: calls, types in signatures, bases (see Spec.references). FIXME(issue 11): to be written.
+REFERENCES = ""
+
+
+def _imports(root: ts.Node, source: bytes) -> list[Import]:
+    """The file's imports. FIXME(issue 11): to be written."""
+    return []
+
+
+SPEC = Spec(
+    module=_namespace,
+    language="php",
+    grammar="php",
+    query=QUERY,
+    separator="\\",
+    member_separator="::",
+    references=REFERENCES,
+    imports=_imports,
+)

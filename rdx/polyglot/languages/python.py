@@ -7,6 +7,7 @@ import ast
 import tree_sitter as ts
 
 from rdx.polyglot.engine import Spec
+from rdx.polyglot.symbols import Import
 
 QUERY = """
 (class_definition name: (identifier) @name) @class
@@ -14,6 +15,17 @@ QUERY = """
 (assignment left: (identifier) @name right: (lambda)) @function
 (module (assignment left: (identifier) @name) @constant (#match? @name "^[A-Z][A-Z0-9_]*$"))
 (module (expression_statement (assignment left: (identifier) @name) @constant) (#match? @name "^[A-Z][A-Z0-9_]*$"))
+"""
+
+REFERENCES = """
+(call function: (identifier) @call)
+(call function: (attribute object: (_) @qualifier attribute: (identifier) @call))
+(class_definition superclasses: (argument_list (identifier) @base))
+(class_definition superclasses: (argument_list (attribute object: (_) @qualifier attribute: (identifier) @base)))
+(type (identifier) @type)
+(type (attribute object: (_) @qualifier attribute: (identifier) @type))
+(type (generic_type (identifier) @type))
+(type (subscript value: (identifier) @type))
 """
 
 
@@ -33,4 +45,12 @@ def _docstring(node: ts.Node, source: bytes) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-SPEC = Spec(language="python", grammar="python", query=QUERY, doc=_docstring)
+# References: calls, types in signatures, bases (see Spec.references). FIXME(issue 11): to be written.
+
+
+def _imports(root: ts.Node, source: bytes) -> list[Import]:
+    """The file's imports. FIXME(issue 11): to be written."""
+    return []
+
+
+SPEC = Spec(language="python", grammar="python", query=QUERY, doc=_docstring, references=REFERENCES, imports=_imports)

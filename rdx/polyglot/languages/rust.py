@@ -4,7 +4,10 @@ modules, constants, statics, type aliases, macros; ``impl Type`` qualifies its m
 
 from __future__ import annotations
 
+import tree_sitter as ts
+
 from rdx.polyglot.engine import Spec
+from rdx.polyglot.symbols import Import
 
 QUERY = """
 (struct_item name: (type_identifier) @name) @struct
@@ -27,4 +30,14 @@ QUERY = """
 (field_declaration name: (field_identifier) @name) @field
 """
 
-SPEC = Spec(language="rust", grammar="rust", query=QUERY, separator="::")
+
+# References: calls, types in signatures, bases (see Spec.references). FIXME(issue 11): to be written.
+REFERENCES = ""
+
+
+def _imports(root: ts.Node, source: bytes) -> list[Import]:
+    """The file's imports. FIXME(issue 11): to be written."""
+    return []
+
+
+SPEC = Spec(language="rust", grammar="rust", query=QUERY, separator="::", references=REFERENCES, imports=_imports)
