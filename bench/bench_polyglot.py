@@ -5,7 +5,9 @@ Usage: python bench/bench_polyglot.py
 Corpora: the Python standard library, Go's standard library (Debian ``golang-src``), CPython's
 C headers, Debian's Rust crates, and the npm packages ``tests/test_polyglot.py`` installs. Printed per language: files, MB, the bare parse, rdx's extraction (parse
 included), their ratio (the target is at most 1.5x), ctags' time, symbols found and ctags'
-structural tags recalled. Single process: the graph's worker pool is not used here yet.
+structural tags recalled; then ``extract_all`` (symbols, references and imports, parse
+included), its ratio to ``extract`` (the cost of references and imports) and the references
+found. Single process: the graph's worker pool is not used here yet.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from rdx.polyglot.engine import _parser, extract  # noqa: E402
+from rdx.polyglot.engine import _parser, extract, extract_all  # noqa: E402
 from rdx.polyglot.registry import spec_for  # noqa: E402
 
 # Go's standard library as Debian's golang-src installs it (the newest when several are).
@@ -46,7 +48,10 @@ def _counts(tag: dict) -> bool:
 
 def main() -> int:
     ctags = shutil.which("ctags")
-    print(f"{'language':9} {'files':>6} {'MB':>6} {'parse s':>8} {'rdx s':>7} {'ratio':>6} {'ctags s':>8} {'symbols':>8} {'recall':>7}")
+    print(
+        f"{'language':9} {'files':>6} {'MB':>6} {'parse s':>8} {'rdx s':>7} {'ratio':>6} {'ctags s':>8} {'symbols':>8} {'recall':>7}"
+        f" {'all s':>7} {'/rdx':>6} {'refs':>9}"
+    )
     for language, ctags_language, kinds, root, pattern in CORPORA:
         if not os.path.isdir(root):
             print(f"{language:9} (missing {root})")
@@ -66,6 +71,9 @@ def main() -> int:
         t = time.perf_counter()
         found = {(p, s.line, s.name) for p, data in sources for s in extract(spec, data)}
         ours = time.perf_counter() - t
+        t = time.perf_counter()
+        references = sum(len(extract_all(spec, data).references) for _, data in sources)
+        full = time.perf_counter() - t
         theirs, recall = float("nan"), float("nan")
         if ctags is not None:
             t = time.perf_counter()
@@ -78,7 +86,10 @@ def main() -> int:
             wanted = {(x["path"], x["line"], x["name"]) for x in tags if x.get("_type") == "tag" and _counts(x)}
             recall = len(wanted & found) / max(1, len(wanted))
         mb = sum(len(d) for _, d in sources) / 1e6
-        print(f"{language:9} {len(files):>6} {mb:>6.1f} {parse:>8.2f} {ours:>7.2f} {ours / parse:>5.2f}x {theirs:>8.2f} {len(found):>8} {recall:>7.4f}")
+        print(
+            f"{language:9} {len(files):>6} {mb:>6.1f} {parse:>8.2f} {ours:>7.2f} {ours / parse:>5.2f}x {theirs:>8.2f} {len(found):>8} {recall:>7.4f}"
+            f" {full:>7.2f} {full / ours:>5.2f}x {references:>9}"
+        )
     return 0
 
 

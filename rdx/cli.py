@@ -67,6 +67,9 @@ def _decl_json(d: rdx.Declaration, full: bool = False) -> dict[str, Any]:
     if full:
         return _summary_json(d.summary())
     out: dict[str, Any] = {"name": d.name, "kind": d.kind}
+    language = getattr(d, "language", "ruby")
+    if language != "ruby":
+        out["language"] = language
     loc = d.location
     if loc is not None:
         out["location"] = str(loc)
@@ -120,6 +123,12 @@ def _summary(graph: rdx.Graph, problems: list[rdx.Diagnostic], discovery: float,
         f"{stats['constant_references']} constant references ({stats['constant_references_resolved']} resolved), "
         f"{stats['method_references']} method references, {stats['diagnostics']} diagnostics",
     ]
+    languages: dict[str, dict[str, int]] = stats["languages"]  # type: ignore[assignment]
+    for language, n in languages.items():
+        lines.append(
+            f"{language}: {n['documents']} files, {n['declarations']} declarations, "
+            f"{n['references']} references ({n['references_resolved']} resolved), {n['imports']} imports ({n['imports_resolved']} to project files)"
+        )
     if stats.get("text_files") is not None:
         lines.append(f"text index (grep): {stats['text_files']} files, {stats['text_bytes']} bytes")
     if problems:
@@ -163,7 +172,7 @@ def _dry_run(args: argparse.Namespace) -> int:
 
 
 def _show_text(s: rdx.DeclarationSummary) -> str:
-    lines = [f"{s.name} ({s.kind})"]
+    lines = [f"{s.name} ({s.kind})" if s.language == "ruby" else f"{s.name} ({s.language} {s.kind})"]
     if s.owner is not None:
         lines.append(f"  owner: {s.owner}")
     if s.visibility is not None:
@@ -178,7 +187,7 @@ def _show_text(s: rdx.DeclarationSummary) -> str:
             lines.append(f"      {c}")
     if not s.definitions:
         lines.append("    (none: built in or a placeholder)")
-    if s.kind in _NAMESPACES:
+    if s.kind in _NAMESPACES or (s.language != "ruby" and (s.ancestors or s.members)):
         lines.append("  ancestors: " + " > ".join(s.ancestors))
         lines.append(f"  members ({len(s.members)}):")
         for m in s.members:
@@ -207,13 +216,18 @@ def cmd_resolve(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     graph, _, _, _ = _index(args.project, args.jobs, True, cache_choice(args))
-    found = graph.search(args.query, kind=args.kind, match_mode=args.mode, limit=args.limit, path=args.path)
+    found = graph.search(args.query, kind=args.kind, match_mode=args.mode, limit=args.limit, path=args.path, language=args.language)
     _emit(
         args,
         [_decl_json(d) for d in found],
-        "\n".join(f"{d.name} ({d.kind})" + (f"  {d.location}" if d.location else "") for d in found) or "no matches",
+        "\n".join(f"{d.name} ({_kind_text(d)})" + (f"  {d.location}" if d.location else "") for d in found) or "no matches",
     )
     return 0 if found else EXIT_ERROR
+
+
+def _kind_text(d: rdx.Declaration) -> str:
+    language = getattr(d, "language", "ruby")
+    return d.kind if language == "ruby" else f"{language} {d.kind}"
 
 
 def _position(text: str) -> tuple[str, int, int]:
@@ -324,24 +338,23 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
-def _other_languages(root: str) -> list[str]:
-    """The Python and TypeScript files of the example, as rdx.polyglot reads them (they are not
-    in the graph yet)."""
-    from rdx.model.languages import language_of
-    from rdx.polyglot import extract, module_name, spec_for
+def _other_languages(graph: rdx.Graph, root: str) -> dict[str, Any]:
+    """The demo's polyglot part: a Python package and a TypeScript module, each importing
+    between its own files, in the same graph as the Ruby code."""
 
-    out = []
-    for folder, _, names in sorted(os.walk(root)):
-        for name in sorted(names):
-            path = os.path.join(folder, name)
-            language = language_of(path)
-            spec = spec_for(language) if language != "ruby" else None
-            if spec is None:
-                continue
-            with open(path, "rb") as f:
-                symbols = extract(spec, f.read(), module_name(path, language))
-            out += [f"{s.kind} {s.qualified}{s.signature or '' if s.kind in ('function', 'method') else ''}" for s in symbols]
-    return out
+    def uses(name: str) -> list[str]:
+        return [f"{os.path.relpath(r.location.path, root)}:{r.location.start_line}" for r in graph.references_to(name)]
+
+    printer = graph["receipts.printer.Printer"]
+    badge = os.path.join(root, "web", "cart.ts")
+    target = graph.definition_at(badge, 10, 12)
+    return {
+        "Python: receipts.printer.Printer members": [m.unqualified_name for m in printer.members],
+        "Python: receipts.money.format_cents is called from": uses("receipts.money.format_cents"),
+        "TypeScript: formatMoney is called from": uses("formatMoney"),
+        "TypeScript: go to definition of formatMoney in web/cart.ts:10:12": str(target.locations[0]) if target else "(none)",
+        "Search 'format money' in TypeScript": [d.name for d in graph.search("format money", language="typescript", limit=2)],
+    }
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -361,8 +374,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         "Record.create defined at": str(graph["Shop::Models::Record::<Record>#create()"].location),
         "Best match for 'money arithmetic' (ranked search)": graph.search("money arithmetic", limit=1)[0].name,
         "Lines matching 'def total' (grep)": [f"{os.path.relpath(h.path, root)}:{h.line}" for h in graph.grep("def total")],
-        "Other languages (structural symbols)": _other_languages(root),
     }
+    answers.update(_other_languages(graph, root))
     if args.json:
         _emit(args, {"project": root, "stats": stats, "answers": answers}, "")
         return 0
@@ -397,7 +410,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("show", help="show a declaration: kind, definitions, ancestors, members")
-    p.add_argument("name", help="fully qualified name, e.g. Foo::Bar, Foo#bar(), Foo::<Foo>")
+    p.add_argument("name", help="fully qualified name, e.g. Foo::Bar, Foo#bar(), Foo::<Foo>, pkg.mod.Class, http.Client.Do")
     common(p)
     p.set_defaults(func=cmd_show)
 
@@ -409,9 +422,10 @@ def _build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("search", help="search declarations: ranked by what their names and docs say, or by name")
     p.add_argument("query", help="a description ('parse one CSV line'; AND, OR, -word, prefix*) or a name")
-    p.add_argument("--kind", default=None, help="only this kind (Class, Module, Method, Constant, ...)")
+    p.add_argument("--kind", default=None, help="only this kind (Ruby: Class, Module, Method, Constant, ...; other languages: class, function, method, struct, ...)")
     p.add_argument("--mode", default="ranked", choices=["ranked", "fuzzy", "prefix", "exact"], help="ranked (default) or a name match")
     p.add_argument("--path", default=None, help="only declarations defined in files whose path contains this")
+    p.add_argument("--language", default=None, help="only this language (ruby, python, typescript, go, rust, ...)")
     p.add_argument("--limit", type=int, default=20)
     common(p)
     p.set_defaults(func=cmd_search)

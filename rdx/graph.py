@@ -28,14 +28,28 @@ from rdx.cache.snapshot import (
     writer_lock,
 )
 from rdx.discovery.config import WorkspaceConfig, load_config
-from rdx.discovery.files import FileEntry, changed_files, collect_files, content_hash, is_ruby_file, path_to_uri, still_wanted, uri_to_path
+from rdx.discovery.files import (
+    FileEntry,
+    changed_files,
+    collect_files,
+    content_hash,
+    is_ruby_file,
+    is_source_file,
+    path_to_uri,
+    still_wanted,
+    uri_to_path,
+)
 from rdx.discovery.parse import RubyParser
-from rdx.discovery.pool import discover_files, paused_gc
+from rdx.discovery.pool import discover_files, discover_source, paused_gc
 from rdx.errors import EncodingFailureError, InvalidArgumentError, IOFailureError, NotFoundError
+from rdx.foreign_graph import ForeignSide
 from rdx.fulltext.workspace import ProjectText, any_file
+from rdx.model.foreign import ForeignState
 from rdx.model.records import ConstPath, FileResult
 from rdx.model.store import CORE_URI, GraphStore, ResolvedState
 from rdx.query import navigation
+from rdx.query.foreign import ForeignDeclarationHandle
+from rdx.query.foreign_navigation import foreign_definition_at, foreign_hover_at, foreign_references_to
 from rdx.query.handles import (
     ConstantReference,
     Declaration,
@@ -118,6 +132,8 @@ class Graph(Greppable):
         self._sources: dict[str, bytes] = {}
         # Every text file's content, for ``grep`` (see rdx.fulltext).
         self._text = ProjectText()
+        # Other languages: the layout their imports resolve against (see rdx.foreign_graph).
+        self._foreign = ForeignSide()
         # What the last ``Graph.open`` reused from the snapshot and what it parsed again.
         self.open_stats: dict[str, object] = {}
         self.config = WorkspaceConfig()
@@ -151,6 +167,7 @@ class Graph(Greppable):
         roots = self._roots(paths)
         entries, problems = self._collect(roots)
         self._text.add_roots(roots)
+        self._foreign.add_roots(roots)
         total = len(entries)
         done = 0
 
@@ -190,7 +207,7 @@ class Graph(Greppable):
         paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
         config: WorkspaceConfig | None = None,
         config_root: str | None = None,
-        select: Callable[[str], bool] = is_ruby_file,
+        select: Callable[[str], bool] = is_source_file,
     ) -> tuple[list[FileEntry], list[Diagnostic]]:
         """Files under ``paths`` (deduplicated; Ruby files unless ``select`` says otherwise)
         and the walk's problems, each reported once."""
@@ -264,7 +281,7 @@ class Graph(Greppable):
             extra, _ = graph._collect(load_paths, msgspec.structs.replace(config, include=()), root_list[0], any_file)
             known = {e.uri for e in every}
             every += [e for e in extra if e.uri not in known]
-        entries = [e for e in every if is_ruby_file(os.path.basename(e.path))]
+        entries = [e for e in every if is_source_file(os.path.basename(e.path))]
         reused: list[FileResult] = []
         stale: list[FileEntry] = []
         for entry in entries:
@@ -297,6 +314,7 @@ class Graph(Greppable):
             graph._store.put_document(result)
         deleted = len(set(previous) - {e.path for e in entries})
         graph._workspace = (root_list, cache)
+        graph._foreign.add_roots(root_list)
         changed = bool(fresh or deleted or snapshot is None or len(reused) != len(snapshot.documents))
         if changed:
             graph.save()
@@ -326,7 +344,7 @@ class Graph(Greppable):
         resolver = Resolver.restore(documents, image)
         store.mark_resolved(resolver.state)
         self._resolver = resolver
-        self._view = View(resolver.state, store.revision)
+        self._view = self._publish(resolver.state, None, None)
         self._saved_fingerprint = fingerprint
         return True
 
@@ -371,13 +389,14 @@ class Graph(Greppable):
         updated = removed = 0
         fresh: list[FileEntry] = []
         paths = self._expand(paths)
+        self._foreign.note_paths(paths)
         root = self._workspace[0][0] if self._workspace is not None else None
         if root is None:
             self._text.refresh(paths)
         else:
             self._text.refresh(paths, self.config.max_file_size, lambda p: self.config.keeps(p, root))
         for path in paths:
-            if not is_ruby_file(os.path.basename(path)):
+            if not is_source_file(os.path.basename(path)):
                 continue
             uri = path_to_uri(path)
             if self._wanted(path):
@@ -436,7 +455,7 @@ class Graph(Greppable):
         else:
             path = uri
             uri = path_to_uri(uri)
-        result = RubyParser().discover(uri, data, path)
+        result = discover_source(uri, data, path)
         result.content_hash = content_hash(data)
         try:
             data.decode("utf-8")
@@ -475,6 +494,7 @@ class Graph(Greppable):
         if self._view is not None and not store.is_stale:
             self.last_resolve = "none"
             return  # Nothing changed since the last resolve (or the restored one).
+        changed = store.replaced | store.added | store.removed
         if self._view is not None and self._resolver is not None and store.resolved is not None:
             with paused_gc():
                 state = self._update(self._resolver)
@@ -486,10 +506,10 @@ class Graph(Greppable):
                     old = self._view
                     if old is not None and old.has_indexes:
                         self._retired = old
-                    self._view = View(state, store.revision)
+                    self._view = self._publish(state, old.foreign_ready if old is not None else None, changed)
                     if old is not None and old.symbol_index is not None:
                         # Carried over: only the declarations of the edited documents change.
-                        self._view.symbol_index = old.symbol_index.advance(state)
+                        self._view.symbol_index = old.symbol_index.advance(state, self._view.foreign.state)
                         old.symbol_index = None
                     self.last_resolve = "incremental"
                     # The new tables (copies of the old ones) are long-lived too: out of the
@@ -506,9 +526,17 @@ class Graph(Greppable):
             state = resolver.run()
             store.mark_resolved(state)
             self._resolver = resolver
-            self._view = View(state, store.revision)
+            previous = self._view
+            self._view = self._publish(state, previous.foreign_ready if previous is not None else None, changed if previous is not None else None)
             self._save_resolved(resolver)
             _settle(self._freeze_gc)  # Before the collector is back on (see ``Graph.open``).
+
+    def _publish(self, state: ResolvedState, foreign: ForeignState | None, changed: set[str] | None) -> View:
+        """The view of a new revision; its other languages are resolved when first asked,
+        from ``foreign`` (the previous revision's, if computed) and the ``changed`` URIs."""
+        view = View(state, self._store.revision)
+        view.foreign_source = self._foreign.source(state.documents, foreign, changed)
+        return view
 
     def _update(self, resolver: Resolver) -> ResolvedState | None:
         """Apply the documents replaced, removed and added since the last resolve to the
@@ -580,7 +608,21 @@ class Graph(Greppable):
         decl_id = view.state.by_name.get(name)
         if decl_id is None and name.startswith("::"):
             decl_id = view.state.by_name.get(name[2:])
+        if decl_id is None:
+            # Another language's declaration (``pkg.mod.Class``, ``http.Client.Do``), when the
+            # name is declared in one place only: see ``declarations_named`` for the others.
+            named = view.foreign.named(name)
+            return named[0] if len(named) == 1 else None
         return view.declaration(decl_id)
+
+    def declarations_named(self, name: str) -> list[Declaration]:
+        """Every declaration with this exact name: Ruby's (one at most), then other languages',
+        which may declare one name in several units (two JavaScript files, two Go packages)."""
+        if not isinstance(name, str):
+            raise InvalidArgumentError(f"declaration names are strings, got {name!r}")
+        view = self._ready()
+        ruby = view.declaration(view.state.by_name.get(name))
+        return ([ruby] if ruby is not None else []) + list(view.foreign.named(name))
 
     def __getitem__(self, name: str) -> Declaration:
         decl = self.get(name)
@@ -629,7 +671,14 @@ class Graph(Greppable):
         view.call_sites("")
 
     def search(
-        self, query: str, *, kind: str | None = None, match_mode: str = "ranked", limit: int | None = None, path: str | None = None
+        self,
+        query: str,
+        *,
+        kind: str | None = None,
+        match_mode: str = "ranked",
+        limit: int | None = None,
+        path: str | None = None,
+        language: str | None = None,
     ) -> list[Declaration]:
         """Declarations for ``query``, best first.
 
@@ -638,22 +687,27 @@ class Graph(Greppable):
         exact and prefix name matches first (see rdx.query.ranked); ``AND``/``OR``/``NOT``
         (or ``-word``) and ``prefix*`` work; one name-like word (``find_by``, the abbreviation
         ``ActRec``) matches names first. ``"exact"``, ``"prefix"`` and ``"fuzzy"`` match names
-        only. ``kind`` and ``path`` (a substring of the defining file's path) filter; ranked
-        search returns at most 100 by default."""
+        only. ``kind``, ``path`` (a substring of the defining file's path) and ``language``
+        (``ruby``, ``python``, ``go``...) filter; ranked search covers every language and
+        returns at most 100 by default; name matching covers Ruby."""
         view = self._ready()
         saved = None
         if self._workspace is not None:
             cache = self._workspace[1]
             saved = (cache, lambda: _fingerprint(view.state.documents.values()))
-        return [Declaration(view, did) for did in find_declarations(view, query, kind=kind, match_mode=match_mode, limit=limit, path=path, saved=saved)]
+        found = find_declarations(view, query, kind=kind, match_mode=match_mode, limit=limit, path=path, saved=saved, language=language)
+        foreign = view.foreign if match_mode == "ranked" else None
+        return [Declaration(view, did) if foreign is None or did in view.state.declarations else ForeignDeclarationHandle(foreign, did) for did in found]
 
     def _grep_root(self) -> str | None:
         return self._workspace[0][0] if self._workspace is not None else None
 
     @property
     def declarations(self) -> list[Declaration]:
+        """Every declaration: Ruby's, then those of other languages."""
         view = self._ready()
-        return [Declaration(view, d) for d in view.state.declarations]
+        foreign = view.foreign
+        return [Declaration(view, d) for d in view.state.declarations] + [ForeignDeclarationHandle(foreign, d) for d in foreign.state.declarations]
 
     @property
     def documents(self) -> list[Document]:
@@ -705,12 +759,17 @@ class Graph(Greppable):
 
     # -- navigation ----------------------------------------------------------------------
 
-    def references_to(self, name: str) -> list[Reference]:
-        """Every use of a declaration: constant references (through aliases), and for methods
+    def references_to(self, name: str | Declaration) -> list[Reference]:
+        """Every use of a declaration (by name, or the declaration itself when a name is
+        declared in several places): constant references (through aliases), and for methods
         the calls whose receiver resolves to the owner or a descendant, plus name-only matches
-        with an unknown receiver (``certain=False``)."""
+        with an unknown receiver (``certain=False``); in other languages, the calls, types and
+        bases resolved to it."""
         view = self._ready()
-        return navigation.references_to(view, self[name])
+        decl = name if isinstance(name, Declaration) else self[name]
+        if isinstance(decl, ForeignDeclarationHandle):
+            return foreign_references_to(view.foreign, decl)
+        return navigation.references_to(view, decl)
 
     def _position(self, path: str | os.PathLike[str], line: int, column: int) -> str:
         if not isinstance(path, (str, os.PathLike)):
@@ -726,12 +785,22 @@ class Graph(Greppable):
     def definition_at(self, path: str | os.PathLike[str], line: int, column: int) -> Target | None:
         """Go to definition: the declaration (or required document) at a position, or None."""
         uri = self._position(path, line, column)
-        return navigation.definition_at(self._ready(), uri, line, column)
+        view = self._ready()
+        if self._is_foreign(view, uri):
+            return foreign_definition_at(view.foreign, uri, line, column)
+        return navigation.definition_at(view, uri, line, column)
+
+    @staticmethod
+    def _is_foreign(view: View, uri: str) -> bool:
+        return not is_ruby_file(os.path.basename(uri)) and uri in view.foreign.state.files
 
     def hover_at(self, path: str | os.PathLike[str], line: int, column: int) -> Hover | None:
         """Name, kind, signature, owner, ancestors and comments of what is at a position."""
         uri = self._position(path, line, column)
-        return navigation.hover_at(self._ready(), uri, line, column)
+        view = self._ready()
+        if self._is_foreign(view, uri):
+            return foreign_hover_at(view.foreign, uri, line, column)
+        return navigation.hover_at(view, uri, line, column)
 
     def completions_at(self, path: str | os.PathLike[str], line: int, column: int) -> list[Completion]:
         """Completion candidates at a position (after ``Foo::``, after ``recv.``, or in scope)."""
@@ -749,6 +818,21 @@ class Graph(Greppable):
     def dead_code_candidates(self) -> list[Declaration]:
         """Methods never called by name and constants never referenced, outside Ruby core."""
         return navigation.dead_code_candidates(self._ready())
+
+    @staticmethod
+    def _language_stats(view: View) -> dict[str, dict[str, int]]:
+        foreign = view.foreign.state
+        out: dict[str, dict[str, int]] = {}
+        for uri, doc in foreign.files.items():
+            entry = out.setdefault(doc.language, {"documents": 0, "declarations": 0, "references": 0, "references_resolved": 0, "imports": 0, "imports_resolved": 0})
+            entry["documents"] += 1
+            entry["references"] += len(doc.references)
+            entry["references_resolved"] += sum(1 for t in foreign.reference_targets.get(uri, ()) if t is not None)
+            entry["imports"] += len(doc.imports)
+            entry["imports_resolved"] += sum(1 for t in foreign.import_targets.get(uri, ()) if t)
+        for decl in foreign.declarations.values():
+            out[decl.language]["declarations"] += 1
+        return dict(sorted(out.items()))
 
     def stats(self) -> dict[str, object]:
         """Counts of documents, definitions, declarations (by kind), references, diagnostics."""
@@ -772,6 +856,8 @@ class Graph(Greppable):
             "constant_references_resolved": resolved_consts if state.documents and state.documents.get(0) is not None and state.documents[0].uri == CORE_URI else None,
             "method_references": sum(len(d.method_refs) for d in docs),
             "diagnostics": len(self.diagnostics),
+            # Other languages than Ruby: documents, declarations, references and how many resolved.
+            "languages": self._language_stats(view),
             # Every text file, for grep (None until a graph not opened from a cache greps).
             "text_files": None if text is None else text[0],
             "text_bytes": None if text is None else text[1],

@@ -18,6 +18,7 @@ __all__ = [
     "reference_id",
     "stable_id",
     "string_id",
+    "foreign_declaration_id",
     "uri_id",
 ]
 
@@ -52,6 +53,13 @@ def definition_id(uri: str, offset: int, name: str) -> int:
 def declaration_id(fully_qualified_name: str) -> int:
     # Cached: every resolve() declares the same names again, and hashing dominates its cost.
     return _fast(b"decl\xff", fully_qualified_name)
+
+
+def foreign_declaration_id(family: str, unit: str, qualified: str) -> int:
+    """A declaration of another language than Ruby: its language family (JavaScript and
+    TypeScript share one, as do C and C++), the unit that scopes its names ("" when names are
+    global, else a file, package directory or crate) and its qualified name."""
+    return stable_id("foreign", family, unit, qualified)
 
 
 def name_id(unqualified: str, parent_scope: int, nesting: int) -> int:

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from rdx.cache.snapshot import writer_lock
 from rdx.errors import InvalidArgumentError
 from rdx.model.declarations import DECLARATION_KINDS, DeclarationRecord
+from rdx.model.languages import FOREIGN_LANGUAGES
+from rdx.model.symbols import SymbolKind
 from rdx.query.handles import View
 from rdx.query.ranked import SymbolIndex
 from rdx.query.search import MATCH_MODES, SearchIndex, search_declarations
@@ -18,6 +20,8 @@ __all__ = ["SEARCH_MODES", "find_declarations", "symbol_index"]
 
 SEARCH_MODES = ("ranked", *MATCH_MODES)
 RANKED_LIMIT = 100
+SYMBOL_KINDS = tuple(k.value for k in SymbolKind)
+SEARCHABLE_LANGUAGES = FOREIGN_LANGUAGES | {"ruby"}
 # Where a graph saves its ranked index: (cache directory, fingerprint of its documents).
 Saved = tuple[str, Callable[[], str]] | None
 
@@ -28,9 +32,9 @@ def symbol_index(view: View, saved: Saved) -> SymbolIndex:
     if view.symbol_index is None:
         fingerprint = saved[1]() if saved is not None else None
         if saved is not None and fingerprint is not None:
-            view.symbol_index = SymbolIndex.load(saved[0], fingerprint, view.state)
+            view.symbol_index = SymbolIndex.load(saved[0], fingerprint, view.state, view.foreign.state)
         if view.symbol_index is None:
-            view.symbol_index = SymbolIndex.build(view.state)
+            view.symbol_index = SymbolIndex.build(view.state, view.foreign.state)
             if saved is not None and fingerprint is not None:
                 try:
                     with writer_lock(saved[0]):
@@ -41,21 +45,26 @@ def symbol_index(view: View, saved: Saved) -> SymbolIndex:
 
 
 def find_declarations(
-    view: View, query: str, *, kind: str | None, match_mode: str, limit: int | None, path: str | None, saved: Saved
+    view: View, query: str, *, kind: str | None, match_mode: str, limit: int | None, path: str | None, saved: Saved, language: str | None = None
 ) -> list[int]:
-    """Declaration ids for ``query``, best first (see ``Graph.search``)."""
+    """Declaration ids for ``query``, best first (see ``Graph.search``). Ranked search covers
+    every language; name matching (exact, prefix, fuzzy) covers Ruby's declarations."""
     if not isinstance(query, str) or not query.strip():
         raise InvalidArgumentError("search query must be a non-empty string")
     if match_mode not in SEARCH_MODES:
         raise InvalidArgumentError(f"match_mode {match_mode!r} is not one of {', '.join(SEARCH_MODES)}")
-    if kind is not None and kind not in DECLARATION_KINDS:
-        raise InvalidArgumentError(f"kind {kind!r} is not one of {', '.join(DECLARATION_KINDS)}")
+    if kind is not None and kind not in DECLARATION_KINDS and kind not in SYMBOL_KINDS:
+        raise InvalidArgumentError(f"kind {kind!r} is not one of {', '.join(DECLARATION_KINDS)} (Ruby) or {', '.join(SYMBOL_KINDS)} (other languages)")
+    if language is not None and language not in SEARCHABLE_LANGUAGES:
+        raise InvalidArgumentError(f"language {language!r} is not one of {', '.join(sorted(SEARCHABLE_LANGUAGES))}")
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
         raise InvalidArgumentError(f"limit must be a non-negative integer, got {limit!r}")
     if path is not None and not isinstance(path, str):
         raise InvalidArgumentError(f"path must be a string (part of a file path), got {path!r}")
     if match_mode == "ranked":
-        return _ranked(view, query, kind, path, RANKED_LIMIT if limit is None else limit, saved)
+        return _ranked(view, query, kind, path, RANKED_LIMIT if limit is None else limit, saved, language)
+    if language not in (None, "ruby"):
+        raise InvalidArgumentError(f"match_mode {match_mode!r} searches Ruby only; use match_mode='ranked' for {language}")
     found = [rec for rec in _names(view, query, match_mode, kind) if path is None or _defined_in(view, rec, path)]
     return [rec.id for rec in (found if limit is None else found[:limit])]
 
@@ -70,9 +79,9 @@ def _defined_in(view: View, rec: DeclarationRecord, path: str) -> bool:
     return any(path in (view.state.documents[k].path or "") for k, _ in rec.definitions)
 
 
-def _ranked(view: View, query: str, kind: str | None, path: str | None, limit: int, saved: Saved) -> list[int]:
-    ranked = symbol_index(view, saved).search(query, kind=kind, path=path, limit=limit)
-    if " " in query.strip() or any(ch in query for ch in '*"-'):
+def _ranked(view: View, query: str, kind: str | None, path: str | None, limit: int, saved: Saved, language: str | None) -> list[int]:
+    ranked = symbol_index(view, saved).search(query, kind=kind, path=path, limit=limit, language=language)
+    if " " in query.strip() or any(ch in query for ch in '*"-') or language not in (None, "ruby"):
         return ranked
     # One name-like word ("find_by", "ActRec"): names matching it (exactly, by prefix, by
     # sub-words, fuzzily) come first, then what the docs say.

@@ -44,6 +44,8 @@ class Item(_Out):
     name: str
     kind: str
     location: str | None = None
+    # Set for declarations of other languages than Ruby (python, typescript, go, ...).
+    language: str | None = None
 
 
 class _PageMeta(_Out):
@@ -98,6 +100,7 @@ class DefinitionOut(_Out):
 class DeclarationOut(_Out):
     name: str
     kind: str
+    language: str | None = None
     owner: str | None = None
     visibility: str | None = None
     definitions: list[DefinitionOut]

@@ -130,25 +130,32 @@ def build_server(workspace: Workspace) -> MCPServer:
             raise _error("not_found", f"no declaration named {name!r}", f"did you mean: {', '.join(near)}" if near else "use search_declarations")
         return decl
 
+    def language_of(d: rdx.Declaration) -> str | None:
+        language = getattr(d, "language", "ruby")
+        return None if language == "ruby" else language
+
     def item(d: rdx.Declaration) -> Item:
-        return Item(name=d.name, kind=d.kind, location=workspace.loc(d.location))
+        return Item(name=d.name, kind=d.kind, location=workspace.loc(d.location), language=language_of(d))
 
     @server.tool(
-        description="Find declarations, best first: ranked (default) takes a description ('parse one CSV line', AND/OR/-word, prefix*); "
-        "exact/prefix/fuzzy match names."
+        description="Find declarations of any language, best first: ranked (default) takes a description ('parse one CSV line', "
+        "AND/OR/-word, prefix*); exact/prefix/fuzzy match Ruby names."
     )
     def search_declarations(
         query: Annotated[str, Field(min_length=1)],
-        kind: Annotated[str | None, Field(description="Class, Module, Method, Constant, ...")] = None,
+        kind: Annotated[str | None, Field(description="Class, Method, ... (Ruby); class, function, ... (others)")] = None,
         match_mode: Annotated[str, Field(pattern="^(ranked|fuzzy|exact|prefix)$")] = "ranked",
         path: Annotated[str | None, Field(description="part of the defining file's path")] = None,
+        language: Annotated[str | None, Field(description="ruby, python, typescript, go, rust, ...")] = None,
         limit: Annotated[int, Field(ge=1)] = 20,
         offset: Offset = 0,
         max_tokens: MaxTokens = None,
     ) -> Page:
         g = workspace.graph()
         try:
-            found = g.search(query, kind=kind, match_mode=match_mode, path=path, limit=MAX_SEARCH if match_mode == "ranked" else None)
+            found = g.search(
+                query, kind=kind, match_mode=match_mode, path=path, limit=MAX_SEARCH if match_mode == "ranked" else None, language=language
+            )
         except rdx.InvalidArgumentError as exc:
             raise _error("invalid_argument", str(exc), "fix the argument named in the message") from None
         chunk, meta = page_of(found, offset, limit, MAX_SEARCH, max_tokens, item)
@@ -161,6 +168,7 @@ def build_server(workspace: Workspace) -> MCPServer:
         out = DeclarationOut(
             name=s.name,
             kind=s.kind,
+            language=None if s.language == "ruby" else s.language,
             owner=s.owner,
             visibility=s.visibility,
             definitions=[DefinitionOut(kind=x.kind, location=workspace.loc(x.location), comments=x.comments, signature=x.signature) for x in s.definitions],
@@ -189,11 +197,11 @@ def build_server(workspace: Workspace) -> MCPServer:
     def references(name: str, want: str, offset: int, limit: int, max_tokens: int | None) -> RefPage:
         g = workspace.graph()
         d = declaration(g, name)
-        if (d.kind == "Method") != (want == "method"):
+        if getattr(d, "language", "ruby") == "ruby" and (d.kind == "Method") != (want == "method"):
             other = "find_method_references" if d.kind == "Method" else "find_constant_references"
             raise _error("invalid_argument", f"{name} is a {d.kind}", f"use {other}")
         # Documented order: by file path (relative to the project), then line, then column.
-        found = [(workspace.rel(r.location.path) or r.location.path, r) for r in g.references_to(d.name)]
+        found = [(workspace.rel(r.location.path) or r.location.path, r) for r in g.references_to(d)]
         found.sort(key=lambda x: (x[0], x[1].location.start_line, x[1].location.start_column))
 
         def flat(entry: tuple[str, rdx.Reference]) -> FlatRef:
@@ -210,11 +218,13 @@ def build_server(workspace: Workspace) -> MCPServer:
             files[-1].refs.append(f.ref)
         return RefPage(files=files, revision=g.revision, **meta)
 
-    @server.tool(description="Where a constant (class, module, constant) is referenced, through aliases; by location.")
+    @server.tool(description="Where a constant (class, module, constant) is referenced, through aliases; by location. "
+                 "Other languages: any declaration's uses.")
     def find_constant_references(name: str, limit: Annotated[int, Field(ge=1)] = 50, offset: Offset = 0, max_tokens: MaxTokens = None) -> RefPage:
         return references(name, "constant", offset, limit, max_tokens)
 
-    @server.tool(description="Call sites of a method like Foo#bar(); certain=false when the receiver is unknown.")
+    @server.tool(description="Call sites of a method like Foo#bar(); certain=false when the receiver is unknown. "
+                 "Other languages: any declaration's uses.")
     def find_method_references(name: str, limit: Annotated[int, Field(ge=1)] = 50, offset: Offset = 0, max_tokens: MaxTokens = None) -> RefPage:
         return references(name, "method", offset, limit, max_tokens)
 
@@ -229,7 +239,7 @@ def build_server(workspace: Workspace) -> MCPServer:
         for defn in doc.definitions:
             decl = defn.declaration
             if decl is not None:
-                items.append(Item(name=decl.name, kind=defn.kind, location=workspace.loc(defn.location)))
+                items.append(Item(name=decl.name, kind=defn.kind, location=workspace.loc(defn.location), language=language_of(decl)))
         return whole(items, g.revision)
 
     @server.tool(description="What a constant written inside a nesting (outermost first, as written) refers to.")

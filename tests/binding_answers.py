@@ -28,6 +28,9 @@ NAMES = [
     "Shop::OutOfStock",
     "Shop::Models::Item",
     "Shop::Models::Product#label()",
+    # Other languages through the same calls: a Python class, a TypeScript function.
+    "receipts.printer.Printer",
+    "formatMoney",
 ]
 
 RESOLVES = [

@@ -15,13 +15,13 @@ ALLOWED = {
     "errors": set(),
     "text": set(),
     "model": {"ids", "errors", "text"},
-    "discovery": {"model", "ids", "text", "errors"},
+    "discovery": {"model", "ids", "text", "errors", "polyglot"},
     "resolution": {"model", "ids", "errors"},
     "query": {"model", "text", "resolution", "errors", "ids"},
     "data": set(),
     "cache": {"model"},
     "fulltext": {"discovery", "model", "errors"},
-    "polyglot": set(),
+    "polyglot": {"model", "ids"},
 }
 
 

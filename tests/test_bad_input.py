@@ -130,6 +130,7 @@ def tree(tmp_path_factory):
         "lib/util.rb",
         "nested/deeper/more.rb",
         "Rakefile",
+        "README.md",  # A Markdown document: its headings are sections, its text no Ruby.
         "bad_utf8.rb",
         "empty.rb",
         "syntax.rb",

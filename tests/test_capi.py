@@ -227,8 +227,9 @@ def test_persistent_projects(test_program: Path, tmp_path: Path) -> None:
     output = run_section(test_program, "persist")
     assert "PERSIST\tdone" in output
     opens = {f[0]: [int(x) for x in f[1:]] for tag, *f in (line.split("\t") for line in output.splitlines()) if tag == "OPEN"}
-    files = len(list(FIXTURE.rglob("*.rb")))
-    assert files == 5
+    # Every file the graph reads: the Ruby files and the example's Python and TypeScript ones.
+    files = sum(len(list(FIXTURE.rglob(f"*.{ext}"))) for ext in ("rb", "py", "ts"))
+    assert files == 10
     assert opens["cold"] == [0, files, 0, 0, 0]
     assert opens["warm"] == [files, 0, 0, 1, 1]
     assert opens["changed"] == [files - 1, 1, 0, 1, 0]

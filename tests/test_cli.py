@@ -102,9 +102,12 @@ def test_demo_answers_questions(capsys):
     assert answers["Order#map() comes from"] == "Enumerable"
     assert answers["Shop::Models::Product ancestors"][:4] == [
         "Shop::Models::Product", "Shop::Comparable", "Comparable", "Shop::Pricing"]
-    others = answers["Other languages (structural symbols)"]
-    assert "method receipts.printer.Printer.line(self, label: str, cents: int) -> str" in others
-    assert "function formatMoney(amount: Money): string" in others and "class CartBadge" in others
+    # The polyglot part: a Python package and a TypeScript module importing between their files.
+    assert answers["Python: receipts.printer.Printer members"] == ["__init__", "line"]
+    assert answers["Python: receipts.money.format_cents is called from"] == ["python/receipts/printer.py:14"]
+    assert answers["TypeScript: formatMoney is called from"] == ["web/cart.ts:10"]
+    assert answers["TypeScript: go to definition of formatMoney in web/cart.ts:10:12"].endswith("web/money.ts:8:16-8:27")
+    assert answers["Search 'format money' in TypeScript"][0] == "formatMoney"
 
 
 def test_console_script_runs_as_a_subprocess(project):

@@ -69,9 +69,10 @@ def test_tools_are_listed_with_schemas_within_budget(project):
     }
     assert all(t.output_schema for t in tools)
     size = sum(len(json.dumps(t.input_schema)) + len(json.dumps(t.output_schema)) + len(t.description or "") for t in tools)
-    # All schemas and descriptions of the 13 tools together stay under 3,500 tokens (about four
-    # characters each; search_code's grouped output is about 450 of them).
-    assert size // 4 < 3500, size // 4
+    # All schemas and descriptions of the 13 tools together stay under 3,700 tokens (about four
+    # characters each; search_code's grouped output is about 450 of them, the ``language`` of
+    # every item (other languages than Ruby) about 140).
+    assert size // 4 < 3700, size // 4
 
 
 def test_declaration_lookup_and_errors(project):

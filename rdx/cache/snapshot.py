@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 # Bump whenever FileResult, ResolvedImage or any record inside them changes shape.
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 SNAPSHOT_NAME = "index.msgpack"
 IMAGE_NAME = "resolved.msgpack"
 

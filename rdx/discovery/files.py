@@ -18,6 +18,7 @@ from hashlib import blake2b
 import pathspec
 
 from rdx.discovery.config import WorkspaceConfig
+from rdx.model.languages import FOREIGN_LANGUAGES, language_of
 from rdx.model.records import Diagnostic
 
 __all__ = [
@@ -79,6 +80,12 @@ def is_ruby_file(name: str) -> bool:
     return name in RUBY_FILENAMES or os.path.splitext(name)[1] in RUBY_EXTENSIONS
 
 
+def is_source_file(name: str) -> bool:
+    """Whether a file named so becomes a document of the graph: Ruby, or a language whose
+    structure ``rdx.polyglot`` reads (Python, JavaScript, TypeScript, Go, Rust, ...)."""
+    return is_ruby_file(name) or language_of(name) in FOREIGN_LANGUAGES
+
+
 def is_indexed_path(path: str, root: str, select: Callable[[str], bool] | None = None) -> bool:
     """Whether a file at ``path`` under the project ``root`` is one the walk would read (by its
     name, and no skipped directory such as ``.git``, ``vendor/bundle`` or the ``.rdx`` cache
@@ -89,7 +96,7 @@ def is_indexed_path(path: str, root: str, select: Callable[[str], bool] | None =
     parts = rel.split("/")
     if any(rel.startswith(prefix + "/") for prefix in SKIPPED_RELATIVE):
         return False
-    if not (select or is_ruby_file)(parts[-1]) or any(p in SKIPPED_DIRS for p in parts[:-1]):
+    if not (select or is_source_file)(parts[-1]) or any(p in SKIPPED_DIRS for p in parts[:-1]):
         return False
     return not _gitignored(os.path.join(root, *parts), root, parts)
 
@@ -121,7 +128,7 @@ def _load_gitignore(directory: str) -> pathspec.PathSpec | None:
 
 
 def collect_files(
-    root: str, config: WorkspaceConfig | None = None, config_root: str | None = None, select: Callable[[str], bool] = is_ruby_file
+    root: str, config: WorkspaceConfig | None = None, config_root: str | None = None, select: Callable[[str], bool] = is_source_file
 ) -> WalkResult:
     """Every Ruby file under ``root`` (a directory or a single file), sorted by path; with
     ``select`` (a predicate on file names), every file it selects instead.
@@ -149,7 +156,7 @@ def collect_files(
         if exclude is not None and exclude.match_file(rel):
             return False
         if limit is not None and size > limit:
-            if not is_ruby_file(os.path.basename(path)):
+            if not is_source_file(os.path.basename(path)):
                 return False
             result.problems.append(
                 (path, Diagnostic("file-too-large", f"file is {size} bytes, over the {limit}-byte limit (max_file_size); skipped", severity="warning"))
@@ -208,12 +215,12 @@ def collect_files(
                     st = entry.stat()
                 except OSError:
                     # A dangling symlink: report it once, with its path.
-                    if is_ruby_file(name):
+                    if is_source_file(name):
                         result.problems.append((full, Diagnostic("unreadable-file", "cannot read file: broken symbolic link", severity="error")))
                     continue
                 if not stat.S_ISREG(st.st_mode):
                     # A FIFO or device named like Ruby: opening it could block forever.
-                    if is_ruby_file(name):
+                    if is_source_file(name):
                         result.problems.append((full, Diagnostic("not-a-file", "not a regular file; skipped", severity="error")))
                     continue
                 if config is not None and not wanted(full, st.st_size):

@@ -17,11 +17,12 @@ from contextlib import contextmanager
 
 import msgspec
 
-from rdx.discovery.files import FileEntry, content_hash, read_source
+from rdx.discovery.files import FileEntry, content_hash, is_ruby_file, read_source
+from rdx.discovery.foreign import discover_foreign
 from rdx.discovery.parse import RubyParser
 from rdx.model.records import Diagnostic, FileResult
 
-__all__ = ["default_jobs", "discover_file", "discover_files", "paused_gc"]
+__all__ = ["default_jobs", "discover_file", "discover_files", "discover_source", "paused_gc"]
 
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(list[FileResult])
@@ -66,7 +67,10 @@ def discover_file(entry: FileEntry, parser: RubyParser | None = None) -> FileRes
     if data is None:
         return FileResult(uri=entry.uri, path=entry.path, size=size, mtime_ns=mtime_ns, diagnostics=diagnostics)
     try:
-        result = (parser or _get_parser()).discover(entry.uri, data, entry.path)
+        if is_ruby_file(os.path.basename(entry.path)):
+            result = (parser or _get_parser()).discover(entry.uri, data, entry.path)
+        else:
+            result = discover_foreign(entry.uri, data, entry.path)
     except Exception as exc:  # A bug in rdx must spoil one file, not the index.
         return FileResult(
             uri=entry.uri,
@@ -152,6 +156,13 @@ def discover_files(
                 yield result
             if progress:
                 progress(len(batch))
+
+
+def discover_source(uri: str, data: bytes, path: str | None) -> FileResult:
+    """Discovery of one buffer (an editor's unsaved text): Ruby's or another language's."""
+    if is_ruby_file(os.path.basename(path or uri)):
+        return _get_parser().discover(uri, data, path)
+    return discover_foreign(uri, data, path)
 
 
 def iter_sources(items: Iterable[tuple[str, bytes]]) -> Iterator[FileResult]:

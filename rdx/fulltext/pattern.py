@@ -20,7 +20,7 @@ from re import _constants as sre_c  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any, cast
 
-import re2
+import re2  # type: ignore[import-untyped]
 
 from rdx.errors import InvalidArgumentError
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["LANGUAGES", "language_of"]
+__all__ = ["FOREIGN_LANGUAGES", "LANGUAGES", "language_of"]
 
 _BY_EXTENSION: dict[str, str] = {}
 _BY_NAME = {
@@ -45,6 +45,10 @@ for _language, _extensions in {
 }.items():
     for _ext in _extensions.split():
         _BY_EXTENSION[_ext] = _language
+
+# The languages besides Ruby whose files become graph documents: ``rdx.polyglot`` has an
+# extractor for each (a test checks the two agree).
+FOREIGN_LANGUAGES = frozenset({"python", "javascript", "typescript", "go", "rust", "java", "c", "cpp", "php", "csharp", "markdown"})
 
 LANGUAGES = frozenset(_BY_EXTENSION.values()) | frozenset(_BY_NAME.values()) | {"text"}
 

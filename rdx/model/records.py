@@ -15,6 +15,7 @@ from enum import StrEnum
 import msgspec
 
 from rdx.model.kinds import DefinitionKind, MixinKind, ReceiverKind, Visibility
+from rdx.model.symbols import Import, Reference, Symbol
 
 __all__ = [
     "DEFINITION_FIELD_ROLES",
@@ -234,3 +235,11 @@ class FileResult(msgspec.Struct, kw_only=True, gc=False):
     requires: list[Require] = []
     external_mixins: list[ExternalMixin] = []
     diagnostics: list[Diagnostic] = []
+    # The file's language (``rdx.model.languages``). Every field above except the line table
+    # and diagnostics is Ruby's; the ones below are every other language's (``rdx.polyglot``).
+    language: str = "ruby"
+    # The module the file is (a Python package path), when its language names files so.
+    module: str | None = None
+    symbols: list[Symbol] = []
+    references: list[Reference] = []
+    imports: list[Import] = []

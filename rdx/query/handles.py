@@ -8,18 +8,22 @@ compare ``revision`` to tell whether an answer is stale.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from rdx.ids import declaration_id, name_id, reference_id, string_id, uri_id
 from rdx.model.declarations import DeclarationRecord
+from rdx.model.foreign import ForeignState
 from rdx.model.kinds import DeclarationKind, ReceiverKind
 from rdx.model.records import DefinitionRecord, FileResult
 from rdx.model.store import ResolvedState
 from rdx.resolution.lookup import Lookup
 from rdx.text import offset_to_position
+
+if TYPE_CHECKING:
+    from rdx.query.foreign import ForeignView
 
 __all__ = [
     "ConstantReference",
@@ -80,8 +84,8 @@ class View:
     singleton classes that no code opens) is its own and never written into the state."""
 
     __slots__ = (
-        "_aliases", "_call_sites", "_descendants", "_lookup", "_site_names", "_virtual", "_virtual_of", "revision", "search_index", "state",
-        "symbol_index",
+        "_aliases", "_call_sites", "_descendants", "_foreign", "_lookup", "_site_names", "_virtual", "_virtual_of", "foreign_source", "revision",
+        "search_index", "state", "symbol_index",
     )
 
     def __init__(self, state: ResolvedState, revision: int) -> None:
@@ -99,6 +103,25 @@ class View:
         self.symbol_index: Any = None
         self._call_sites: dict[str, list[tuple[int, int]]] | None = None
         self._aliases: list[int] | None = None
+        # The other languages' resolved side (``rdx.polyglot.resolve``), computed on the first
+        # question about them by ``foreign_source`` (set by the graph that publishes the view).
+        self.foreign_source: Callable[[], ForeignState] | None = None
+        self._foreign: Any = None
+
+    @property
+    def foreign(self) -> ForeignView:
+        """The declarations of languages other than Ruby in this revision (see ``rdx.query.foreign``)."""
+        if self._foreign is None:
+            from rdx.query.foreign import ForeignView
+
+            state = self.foreign_source() if self.foreign_source is not None else ForeignState()
+            self._foreign = ForeignView(state, self)
+        return self._foreign  # type: ignore[no-any-return]
+
+    @property
+    def foreign_ready(self) -> ForeignState | None:
+        """The foreign state if a question already computed it (else None, nothing computed)."""
+        return self._foreign.state if self._foreign is not None else None
 
     def location(self, doc: int, start: int, end: int) -> Location:
         result = self.state.documents[doc]
@@ -331,6 +354,8 @@ class DeclarationSummary(msgspec.Struct, frozen=True, omit_defaults=True):
     definitions: list[DefinitionSummary] = []
     ancestors: list[str] = []  # namespaces only
     members: list[MemberSummary] = []
+    # Ruby, or the language of a declaration of another (``python``, ``go``...).
+    language: str = "ruby"
 
 
 NAMESPACE_KINDS = ("Class", "Module", "SingletonClass", "Todo")
@@ -615,8 +640,17 @@ class Document:
         return self._result.size
 
     @property
+    def language(self) -> str:
+        return self._result.language
+
+    @property
     def definitions(self) -> list[Definition]:
-        return [Definition(self._view, self._doc, i) for i in range(len(self._result.definitions))]
+        result = self._result
+        if result.language != "ruby":
+            from rdx.query.foreign import iter_foreign_definitions
+
+            return list(iter_foreign_definitions(self._view.foreign, result.uri))
+        return [Definition(self._view, self._doc, i) for i in range(len(result.definitions))]
 
     def __repr__(self) -> str:
         return f"<Document {self.uri}>"

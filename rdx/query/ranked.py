@@ -31,9 +31,10 @@ import re
 import sqlite3
 import threading
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from rdx.model.declarations import DeclarationRecord
+from rdx.model.foreign import ForeignState
 from rdx.model.store import ResolvedState
 from rdx.query.ranked_query import STOP_WORDS, fts_word, parse_query, split_words
 from rdx.query.synonyms import related_words
@@ -41,7 +42,7 @@ from rdx.query.synonyms import related_words
 __all__ = ["SYMBOLS_NAME", "SymbolIndex"]
 
 SYMBOLS_NAME = "symbols.sqlite"
-_SCHEMA = 3
+_SCHEMA = 4
 _TEXT_WORD = re.compile(r"[A-Za-z]+|\d+")
 # Parameter names in a signature ("(number, options = {})" -> number, options).
 _PARAM = re.compile(r"(?<![=:.\w])[*&]{0,2}([a-z_][a-z0-9_]*)")
@@ -73,7 +74,7 @@ CREATE VIRTUAL TABLE sym USING fts5(words, namespace, summary, doc, path, kind, 
 CREATE VIRTUAL TABLE terms USING fts5vocab(sym, 'row');
 CREATE TABLE decl(
     rowid INTEGER PRIMARY KEY, name TEXT NOT NULL, unq TEXT NOT NULL, kind TEXT NOT NULL,
-    path TEXT NOT NULL, prior REAL NOT NULL, words TEXT NOT NULL);
+    path TEXT NOT NULL, prior REAL NOT NULL, words TEXT NOT NULL, lang TEXT NOT NULL);
 CREATE INDEX decl_unq ON decl(lower(unq));
 CREATE INDEX decl_name ON decl(lower(name));
 CREATE TABLE meta(key TEXT PRIMARY KEY, value);
@@ -121,9 +122,10 @@ def _declaration_id(rowid: int) -> int:
 
 
 class _Row:
-    __slots__ = ("id", "kind", "name", "path", "prior", "unqualified", "words")
+    __slots__ = ("id", "kind", "language", "name", "path", "prior", "unqualified", "words")
 
-    def __init__(self, rowid: int, name: str, unq: str, kind: str, path: str, prior: float, words: str) -> None:
+    def __init__(self, rowid: int, name: str, unq: str, kind: str, path: str, prior: float, words: str, language: str) -> None:
+        self.language = language
         self.id = _declaration_id(rowid)
         self.name = name
         self.unqualified = unq
@@ -139,10 +141,12 @@ class SymbolIndex:
     revision to revision by ``advance``, which re-indexes only the declarations of changed
     documents."""
 
-    def __init__(self, db: sqlite3.Connection, state: ResolvedState) -> None:
+    def __init__(self, db: sqlite3.Connection, state: ResolvedState, foreign: ForeignState | None = None) -> None:
         self._lock = threading.RLock()
         self._db = db
         self.state = state
+        # The other languages' declarations indexed here (``rdx.query.foreign``), if any.
+        self.foreign = foreign
         self._stemmer = sqlite3.connect(":memory:", check_same_thread=False)
         self._stemmer.executescript(
             "CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'porter unicode61');"
@@ -158,18 +162,20 @@ class SymbolIndex:
         (self._count,) = db.execute("SELECT count(*) FROM decl").fetchone()
 
     @classmethod
-    def build(cls, state: ResolvedState) -> SymbolIndex:
+    def build(cls, state: ResolvedState, foreign: ForeignState | None = None) -> SymbolIndex:
         db = sqlite3.connect(":memory:", check_same_thread=False)
         db.executescript(_SCHEMA_SQL)
-        index = cls(db, state)
+        index = cls(db, state, foreign)
         index._insert(state, state.declarations.values())
+        if foreign is not None:
+            index._insert_foreign(foreign, foreign.declarations)
         index._learn()
         db.execute("INSERT INTO sym(sym) VALUES('optimize')")
         (index._count,) = db.execute("SELECT count(*) FROM decl").fetchone()
         return index
 
     @classmethod
-    def load(cls, cache_dir: str, fingerprint: str, state: ResolvedState) -> SymbolIndex | None:
+    def load(cls, cache_dir: str, fingerprint: str, state: ResolvedState, foreign: ForeignState | None = None) -> SymbolIndex | None:
         """The index saved in ``cache_dir`` for exactly these documents, else None."""
         path = os.path.join(cache_dir, SYMBOLS_NAME)
         if not os.path.exists(path):
@@ -187,7 +193,7 @@ class SymbolIndex:
                 disk.close()
         except sqlite3.Error:
             return None  # Unreadable: the caller builds a new one.
-        return cls(db, state)
+        return cls(db, state, foreign)
 
     def save(self, cache_dir: str, fingerprint: str) -> None:
         """Write the index for the documents named by ``fingerprint`` (atomically)."""
@@ -241,10 +247,39 @@ class SymbolIndex:
             name_text = f"{words} {unq.lower()}" if " " in words else words or unq.lower()
             namespace = self._words_of(owner.name) if owner is not None else ""
             texts.append((rowid, name_text, namespace, summary, rest, (self._words_of("/".join(path.split("/")[-3:])) + " " + " ".join(_PARAM.findall(params))).strip(), _KIND_WORDS.get(rec.kind, rec.kind.lower())))
-            decls.append((rowid, rec.name, unq, rec.kind, path, _prior(rec.kind, path, rec.visibility == "private", doc_words), words))
+            decls.append((rowid, rec.name, unq, rec.kind, path, _prior(rec.kind, path, rec.visibility == "private", doc_words), words, "ruby"))
+        self._store(texts, decls)
+
+    def _insert_foreign(self, foreign: ForeignState, ids: Iterable[int]) -> None:
+        """Rows for declarations of other languages: the same fields, from their symbols (doc
+        comment or docstring, signature, the file of the first definition)."""
+        texts = []
+        decls = []
+        for did in ids:
+            decl = foreign.declarations.get(did)
+            if decl is None:
+                continue
+            uri, index = decl.definitions[0]
+            doc = foreign.files[uri]
+            symbol = doc.symbols[index]
+            path = doc.path or doc.uri
+            summary, rest = _comment_text((symbol.doc or "").splitlines())
+            words = self._words_of(decl.unqualified)
+            doc_words = (summary.count(" ") + 1 if summary else 0) + (rest.count(" ") + 1 if rest else 0)
+            namespace = decl.name[: -len(decl.unqualified)].rstrip(".:\\")
+            rowid = _rowid(did)
+            name_text = f"{words} {decl.unqualified.lower()}" if " " in words else words or decl.unqualified.lower()
+            params = " ".join(_PARAM.findall(symbol.signature or ""))
+            kind_words = f"{decl.kind} {decl.language}"
+            texts.append((rowid, name_text, self._words_of(namespace), summary, rest, (self._words_of("/".join(path.split("/")[-3:])) + " " + params).strip(), kind_words))
+            private = decl.unqualified.startswith("_") and not decl.unqualified.startswith("__")
+            decls.append((rowid, decl.name, decl.unqualified, decl.kind, path, _prior(decl.kind, path, private, doc_words), words, decl.language))
+        self._store(texts, decls)
+
+    def _store(self, texts: Sequence[tuple[object, ...]], decls: Sequence[tuple[object, ...]]) -> None:
         with self._db:
             self._db.executemany("INSERT INTO sym(rowid, words, namespace, summary, doc, path, kind) VALUES(?, ?, ?, ?, ?, ?, ?)", texts)
-            self._db.executemany("INSERT INTO decl VALUES(?, ?, ?, ?, ?, ?, ?)", decls)
+            self._db.executemany("INSERT INTO decl VALUES(?, ?, ?, ?, ?, ?, ?, ?)", decls)
 
     def _learn(self) -> None:
         """The project's own vocabulary: words of doc summaries strongly associated with words
@@ -283,7 +318,7 @@ class SymbolIndex:
             found = self._learned[word] = tuple(dict.fromkeys(related_words(word) + (tuple(row[0].split()) if row else ())))
         return found
 
-    def advance(self, state: ResolvedState) -> SymbolIndex:
+    def advance(self, state: ResolvedState, foreign: ForeignState | None = None) -> SymbolIndex:
         """This index, brought to ``state`` (a later revision of the same graph): the
         declarations of documents that changed, appeared or went are indexed again. The index
         then belongs to ``state``'s view (an older view that searches again builds its own)."""
@@ -303,13 +338,34 @@ class SymbolIndex:
                 self._rows.pop(did, None)
                 self._fields.pop(did, None)
             self._insert(state, (state.declarations[d] for d in sorted(affected) if d in state.declarations))
+            if foreign is not None and foreign is not self.foreign:
+                self._advance_foreign(foreign)
             (self._count,) = self._db.execute("SELECT count(*) FROM decl").fetchone()
             self.state = state
         return self
 
+    def _advance_foreign(self, foreign: ForeignState) -> None:
+        old = self.foreign
+        if old is None:
+            self._insert_foreign(foreign, foreign.declarations)
+        else:
+            changed = [u for u in set(old.files) | set(foreign.files) if old.files.get(u) is not foreign.files.get(u)]
+            affected = {d for u in changed for table in (old.symbol_declarations, foreign.symbol_declarations) for d in table.get(u, ())}
+            with self._db:
+                gone = [(_rowid(d),) for d in affected]
+                self._db.executemany("DELETE FROM sym WHERE rowid = ?", gone)
+                self._db.executemany("DELETE FROM decl WHERE rowid = ?", gone)
+            for did in affected:
+                self._rows.pop(did, None)
+                self._fields.pop(did, None)
+            self._insert_foreign(foreign, sorted(affected))
+        self.foreign = foreign
+
     # -- queries ---------------------------------------------------------------------------
 
-    def search(self, query: str, *, kind: str | None = None, path: str | None = None, limit: int = 20) -> list[int]:
+    def search(
+        self, query: str, *, kind: str | None = None, path: str | None = None, limit: int = 20, language: str | None = None
+    ) -> list[int]:
         """Declaration ids, best first."""
         parsed = parse_query(query)
         words = parsed.words
@@ -320,7 +376,11 @@ class SymbolIndex:
                 ids = self._candidates(expression, words if parsed.plain else [])
             if not parsed.excludes:
                 ids += self._named(query.strip().lower())
-            rows = [r for r in self._load_rows(list(dict.fromkeys(ids))) if (kind is None or r.kind == kind) and (path is None or path in r.path)]
+            rows = [
+                r
+                for r in self._load_rows(list(dict.fromkeys(ids)))
+                if (kind is None or r.kind == kind) and (path is None or path in r.path) and (language is None or r.language == language)
+            ]
             if not rows:
                 return []
             scored = self._rescore(rows, query, words)
@@ -337,7 +397,7 @@ class SymbolIndex:
         for start in range(0, len(missing), 500):
             chunk = missing[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            for r in self._db.execute(f"SELECT rowid, name, unq, kind, path, prior, words FROM decl WHERE rowid IN ({marks})", [_rowid(i) for i in chunk]):
+            for r in self._db.execute(f"SELECT rowid, name, unq, kind, path, prior, words, lang FROM decl WHERE rowid IN ({marks})", [_rowid(i) for i in chunk]):
                 row = _Row(*r)
                 self._rows[row.id] = row
             for rowid, namespace, summary, doc, rpath in self._db.execute(

@@ -374,7 +374,8 @@ class TestPersistence < Minitest::Test
     @project = File.join(@dir, "project")
     FileUtils.cp_r(FIXTURE, @project)
     FileUtils.rm_rf(File.join(@project, ".rdx"))
-    @files = Dir.glob(File.join(@project, "**", "*.rb")).size
+    # Every file the graph reads: the Ruby files and the example's Python and TypeScript ones.
+    @files = Dir.glob(File.join(@project, "**", "*.{rb,py,ts}")).size
     @graphs = []
   end
 
@@ -397,7 +398,7 @@ class TestPersistence < Minitest::Test
   end
 
   def test_second_open_reuses_every_file_and_starts_resolved
-    assert_equal 5, @files
+    assert_equal 10, @files
     cold = open_project
     assert_equal({ reused: 0, parsed: @files, deleted: 0, snapshot: false, resolved: false }, cold.open_stats)
     assert File.directory?(File.join(@project, ".rdx"))

@@ -1,0 +1,89 @@
+"""What a ``Graph`` keeps for languages other than Ruby between revisions.
+
+The foreign side of a revision (``ForeignState``) is computed on the first question about it,
+from the documents of that revision: carried from the previous revision's state by
+``advance`` when that one was computed, else built whole. The project layout the import
+resolver needs (go.mod module paths, tsconfig paths, include directories) is read here, once,
+and again when one of those files changes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+
+from rdx.model.foreign import ForeignState
+from rdx.model.records import FileResult
+from rdx.polyglot.layout import Layout, read_layout
+from rdx.polyglot.resolve import advance, build
+
+__all__ = ["LAYOUT_FILES", "ForeignSide"]
+
+# Files whose change changes how imports resolve.
+LAYOUT_FILES = frozenset({"go.mod", "tsconfig.json", "jsconfig.json", "Cargo.toml", "package.json"})
+
+
+class ForeignSide:
+    def __init__(self) -> None:
+        self.roots: list[str] = []
+        self._layout: Layout | None = None
+        # The paths the layout was read for (documents and the layout files found next to them).
+        self._layout_key: frozenset[str] | None = None
+        self.layout_changed = False
+
+    def add_roots(self, roots: Iterable[str]) -> None:
+        for root in roots:
+            root = os.path.abspath(root)
+            if root not in self.roots:
+                self.roots.append(root)
+                self._layout = None
+
+    def note_paths(self, paths: Iterable[str]) -> None:
+        """File events: a changed go.mod or tsconfig means reading the layout again."""
+        if any(os.path.basename(p) in LAYOUT_FILES for p in paths):
+            self._layout = None
+            self.layout_changed = True
+
+    def layout(self, documents: Iterable[FileResult]) -> Layout:
+        paths = sorted(d.path for d in documents if d.path and d.language != "ruby")
+        key = frozenset(os.path.dirname(p) for p in paths)
+        if self._layout is None or self._layout_key != key:
+            files = list(paths)
+            # Layout files sit in a document's directory or above it (a go.mod at the module
+            # root, a tsconfig.json at the package root), up to the project's roots.
+            directories: set[str] = set(self.roots)
+            for directory in key:
+                while directory not in directories:
+                    directories.add(directory)
+                    parent = os.path.dirname(directory)
+                    if parent == directory or any(r.startswith(directory + os.sep) for r in self.roots):
+                        break
+                    directory = parent
+            for directory in sorted(directories):
+                for name in LAYOUT_FILES:
+                    candidate = os.path.join(directory, name)
+                    if os.path.isfile(candidate):
+                        files.append(candidate)
+            self._layout = read_layout(list(self.roots), sorted(set(files)))
+            self._layout_key = key
+        return self._layout
+
+    def source(
+        self, documents: dict[int, FileResult], previous: ForeignState | None, changed: set[str] | None
+    ) -> Callable[[], ForeignState]:
+        """How the view of a new revision computes its foreign state, when first asked."""
+        layout_changed, self.layout_changed = self.layout_changed, False
+        foreign_changed = changed is not None and any(
+            d.language != "ruby" for d in documents.values() if d.uri in changed
+        ) or (previous is not None and changed is not None and any(uri in previous.files for uri in changed))
+
+        def compute() -> ForeignState:
+            docs = list(documents.values())
+            layout = self.layout(docs)
+            if previous is not None and changed is not None and not layout_changed:
+                if not foreign_changed:
+                    return previous
+                return advance(previous, {d.uri: d for d in docs}, changed, layout)
+            return build(docs, layout)
+
+        return compute
