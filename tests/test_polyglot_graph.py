@@ -174,3 +174,20 @@ def test_ambiguous_names_are_not_guessed(tmp_path: Path) -> None:
     assert sorted(os.path.basename(d.location.path) for d in (a, b)) == ["a.js", "b.js"]
     found = {os.path.basename(d.location.path): [r.location.start_column for r in g.references_to(d)] for d in (a, b)}
     assert found == {"a.js": [0], "b.js": [12]}
+
+
+def test_ruby_is_untouched_by_other_languages(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    ruby = {"lib/app.rb": "module App\n  class Money\n    def format; end\n  end\nend\n", "lib/use.rb": "App::Money.new.format\n"}
+    make(project, ruby)
+    alone = tmp_path_factory.mktemp("ruby_only")
+    make(alone, ruby)
+    mixed, only = graph_of(project), graph_of(alone)
+
+    def answers(g: rdx.Graph) -> object:
+        ruby_decls = [d for d in g.declarations if getattr(d, "language", "ruby") == "ruby"]
+        return sorted((d.name, d.kind, [a.name for a in d.ancestors]) for d in ruby_decls), [
+            (r.name, r.location.start_line) for r in g.references_to("App::Money")
+        ]
+
+    assert answers(mixed) == answers(only)
+    assert all(d.language == "ruby" for d in mixed.documents if d.path and d.path.endswith(".rb"))

@@ -26,11 +26,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 
 from rdx.ids import foreign_declaration_id
 from rdx.model.foreign import ForeignDeclaration, ForeignState, family_of
 from rdx.model.records import FileResult
-from rdx.model.symbols import RefKind, Symbol, SymbolKind
+from rdx.model.symbols import Reference, RefKind, Symbol, SymbolKind
 from rdx.polyglot.importing import ImportResolver
 from rdx.polyglot.layout import Layout
 from rdx.polyglot.registry import spec_for
@@ -65,6 +66,7 @@ def unit_of(doc: FileResult) -> str:
     return ""
 
 
+@cache
 def _separators(language: str) -> tuple[str, str]:
     spec = spec_for("tsx" if language == "tsx" else language)
     if spec is None:
@@ -261,6 +263,8 @@ class _FileResolution:
         self._children: dict[int, dict[str, list[int]]] | None = None
         self._tops: dict[str, dict[str, list[int]]] = {}
         self._others: dict[str, _FileResolution] = {}
+        self._bases: dict[int, list[int]] = {}
+        self._base_refs: dict[int, list[Reference]] | None = None
         self._bind_imports()
 
     def _bind_imports(self) -> None:
@@ -365,26 +369,35 @@ class _FileResolution:
         """The resolved bases of a type, from the base references of its definitions (in
         whichever file they are), resolved here so the answer does not depend on the order
         files are resolved in."""
+        cached = self._bases.get(decl_id)
+        if cached is not None:
+            return cached
         found: list[int] = []
+        self._bases[decl_id] = found  # A cycle of bases (broken code) ends here.
         decl = self.draft.declarations.get(decl_id)
         if decl is None or decl.kind not in _TYPES:
             return found
         for uri, index in decl.definitions:
             self.deps.add(uri)
             other = self if uri == self.uri else self._other(uri)
-            symbols = other.doc.symbols
-            for ref in other.doc.references:
-                if ref.kind == RefKind.BASE and ref.scope == index:
-                    target = (
-                        other.qualified(ref.qualifier, ref.name, symbols[index].parent)
-                        if ref.qualifier
-                        else other.name(ref.name, symbols[index].parent)
-                    )
-                    if target is not None and target != decl_id and target not in found:
-                        found.append(target)
+            parent = other.doc.symbols[index].parent
+            for ref in other.base_references().get(index, ()):
+                target = other.qualified(ref.qualifier, ref.name, parent) if ref.qualifier else other.name(ref.name, parent)
+                if target is not None and target != decl_id and target not in found:
+                    found.append(target)
             if other is not self:
                 self.deps.update(other.deps)
         return found
+
+    def base_references(self) -> dict[int, list[Reference]]:
+        """The file's base references by the symbol (type) they base."""
+        if self._base_refs is None:
+            table: dict[int, list[Reference]] = {}
+            for ref in self.doc.references:
+                if ref.kind == RefKind.BASE:
+                    table.setdefault(ref.scope, []).append(ref)
+            self._base_refs = table
+        return self._base_refs
 
     def _other(self, uri: str) -> _FileResolution:
         other = self._others.get(uri)
