@@ -1,29 +1,35 @@
-"""Benchmark: structural symbols of other languages (rdx.polyglot) against a bare tree-sitter
-parse of the same files and against Universal Ctags, in the same run, per language.
+"""Benchmark: discovery of other languages (rdx.polyglot in the graph's worker processes)
+against a bare tree-sitter parse of the same files in the same number of workers, and against
+Universal Ctags, in the same run, per language.
 
-Usage: python bench/bench_polyglot.py
+Usage: python bench/bench_polyglot.py [JOBS]   (default: one worker per core)
 Corpora: the Python standard library, Go's standard library (Debian ``golang-src``), CPython's
-C headers, Debian's Rust crates, and the npm packages ``tests/test_polyglot.py`` installs. Printed per language: files, MB, the bare parse, rdx's extraction (parse
-included), their ratio (the target is at most 1.5x), ctags' time, symbols found and ctags'
-structural tags recalled; then ``extract_all`` (symbols, references and imports, parse
-included), its ratio to ``extract`` (the cost of references and imports) and the references
-found. Single process: the graph's worker pool is not used here yet.
+C headers, Debian's Rust crates, and the npm packages ``tests/test_polyglot.py`` installs.
+Printed per language: files, MB; the bare parse (read and parse every file, batches as
+discovery makes them) and rdx's discovery (read, hash, parse, symbols, references, imports,
+line table, sent back to the parent), each in seconds and MB/s, and their ratio (the target
+is at most 1.5x); ctags' time; symbols found, ctags' structural tags recalled, references and
+imports found.
 """
 
 from __future__ import annotations
 
 import glob
 import json
+import multiprocessing
 import os
 import shutil
 import subprocess
 import sys
 import sysconfig
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from rdx.polyglot.engine import _parser, extract, extract_all  # noqa: E402
+from rdx.discovery.files import FileEntry, path_to_uri  # noqa: E402
+from rdx.discovery.pool import _batches, default_jobs, discover_files  # noqa: E402
+from rdx.polyglot.engine import _parser  # noqa: E402
 from rdx.polyglot.registry import spec_for  # noqa: E402
 
 # Go's standard library as Debian's golang-src installs it (the newest when several are).
@@ -46,34 +52,52 @@ def _counts(tag: dict) -> bool:
     return bool(_ctags_counts(tag))
 
 
+def _parse_batch(batch: list[tuple[str, str]], grammar: str) -> int:
+    parser = _parser(grammar)
+    for path, _ in batch:
+        with open(path, "rb") as f:
+            parser.parse(f.read())
+    return len(batch)
+
+
+def _bare_parse(entries: list[FileEntry], grammar: str, jobs: int) -> float:
+    """Seconds to read and parse every file in ``jobs`` forked workers, batched as discovery."""
+    t = time.perf_counter()
+    if jobs == 1:
+        _parse_batch([(e.path, e.uri) for e in entries], grammar)
+    else:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            list(pool.map(_parse_batch, _batches(entries, jobs), [grammar] * len(entries)))
+    return time.perf_counter() - t
+
+
 def main() -> int:
+    jobs = int(sys.argv[1]) if len(sys.argv) > 1 else default_jobs()
     ctags = shutil.which("ctags")
+    print(f"{jobs} workers")
     print(
-        f"{'language':9} {'files':>6} {'MB':>6} {'parse s':>8} {'rdx s':>7} {'ratio':>6} {'ctags s':>8} {'symbols':>8} {'recall':>7}"
-        f" {'all s':>7} {'/rdx':>6} {'refs':>9}"
+        f"{'language':10} {'files':>6} {'MB':>6} {'parse s':>8} {'MB/s':>6} {'rdx s':>7} {'MB/s':>6} {'ratio':>6} {'ctags s':>8}"
+        f" {'symbols':>8} {'recall':>7} {'refs':>9} {'imports':>8}"
     )
     for language, ctags_language, kinds, root, pattern in CORPORA:
         if not os.path.isdir(root):
-            print(f"{language:9} (missing {root})")
+            print(f"{language:10} (missing {root})")
             continue
         files = sorted(
             p for p in glob.glob(os.path.join(root, pattern), recursive=True)
             if os.path.isfile(p) and not p.endswith(".min.js") and "/site-packages/" not in p and "/test/" not in p
         )
-        sources = [(p, open(p, "rb").read()) for p in files]
+        entries = [FileEntry(p, path_to_uri(p)) for p in files]
         spec = spec_for(language)
         assert spec is not None
-        parser = _parser(spec.grammar)
+        _parse_batch([(e.path, e.uri) for e in entries[:5]], spec.grammar)  # Load the grammar before forking.
+        parse = _bare_parse(entries, spec.grammar, jobs)
         t = time.perf_counter()
-        for _, data in sources:
-            parser.parse(data)
-        parse = time.perf_counter() - t
-        t = time.perf_counter()
-        found = {(p, s.line, s.name) for p, data in sources for s in extract(spec, data)}
+        results = list(discover_files(entries, jobs=jobs))
         ours = time.perf_counter() - t
-        t = time.perf_counter()
-        references = sum(len(extract_all(spec, data).references) for _, data in sources)
-        full = time.perf_counter() - t
+        found = {(r.path, s.line, s.name) for r in results for s in r.symbols}
+        references = sum(len(r.references) for r in results)
+        imports = sum(len(r.imports) for r in results)
         theirs, recall = float("nan"), float("nan")
         if ctags is not None:
             t = time.perf_counter()
@@ -85,10 +109,10 @@ def main() -> int:
             tags = [json.loads(x) for x in out.splitlines()]
             wanted = {(x["path"], x["line"], x["name"]) for x in tags if x.get("_type") == "tag" and _counts(x)}
             recall = len(wanted & found) / max(1, len(wanted))
-        mb = sum(len(d) for _, d in sources) / 1e6
+        mb = sum(os.path.getsize(p) for p in files) / 1e6
         print(
-            f"{language:9} {len(files):>6} {mb:>6.1f} {parse:>8.2f} {ours:>7.2f} {ours / parse:>5.2f}x {theirs:>8.2f} {len(found):>8} {recall:>7.4f}"
-            f" {full:>7.2f} {full / ours:>5.2f}x {references:>9}"
+            f"{language:10} {len(files):>6} {mb:>6.1f} {parse:>8.2f} {mb / parse:>6.1f} {ours:>7.2f} {mb / ours:>6.1f} {ours / parse:>5.2f}x"
+            f" {theirs:>8.2f} {len(found):>8} {recall:>7.4f} {references:>9} {imports:>8}"
         )
     return 0
 

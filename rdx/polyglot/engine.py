@@ -83,72 +83,90 @@ def _text(source: bytes, start: int, end: int) -> str:
     return source[start:end].decode("utf-8", "replace")
 
 
+@cache
+def _combined(grammar: str, definitions: str, references: str) -> tuple[ts.Query, int]:
+    """One query for definitions and references (one walk of the tree instead of two, about a
+    third less matching time) and the number of its patterns that are definitions'."""
+    return _query(grammar, definitions + "\n" + references), _query(grammar, definitions).pattern_count
+
+
+Match = tuple[int, dict[str, list[ts.Node]]]
+
+
 def extract(spec: Spec, source: bytes, module: str | None = None) -> list[Symbol]:
     """The definitions in ``source``, in source order (a parent before its children)."""
-    return _symbols(spec, _parser(spec.grammar).parse(source).root_node, source, module)
+    root = _parser(spec.grammar).parse(source).root_node
+    return _symbols(spec, root, source, module, ts.QueryCursor(_query(spec.grammar, spec.query)).matches(root))
 
 
 def extract_all(spec: Spec, source: bytes, module: str | None = None) -> Extraction:
     """Definitions, references (each with its innermost enclosing symbol) and imports."""
     root = _parser(spec.grammar).parse(source).root_node
-    symbols = _symbols(spec, root, source, module)
-    references = _references(spec, root, source, symbols) if spec.references else []
+    definitions: list[Match] = []
+    uses: list[Match] = []
+    if spec.references:
+        query, split = _combined(spec.grammar, spec.query, spec.references)
+        for match in ts.QueryCursor(query).matches(root):
+            (definitions if match[0] < split else uses).append(match)
+    else:
+        definitions = ts.QueryCursor(_query(spec.grammar, spec.query)).matches(root)
+    symbols = _symbols(spec, root, source, module, definitions)
+    references = _references(source, symbols, uses) if uses else []
     imports = spec.imports(root, source) if spec.imports is not None else []
     return Extraction(symbols, references, imports)
 
 
-_REF_KINDS = frozenset(k.value for k in RefKind)
+_REF_ORDER = (RefKind.CALL.value, RefKind.TYPE.value, RefKind.BASE.value)
 
 
-def _references(spec: Spec, root: ts.Node, source: bytes, symbols: list[Symbol]) -> list[Reference]:
-    found: dict[int, tuple[str, ts.Node, ts.Node | None]] = {}
-    for _pattern, captures in ts.QueryCursor(_query(spec.grammar, spec.references)).matches(root):
-        qualifiers = captures.get("qualifier")
-        for kind, nodes in captures.items():
-            if kind in _REF_KINDS:
+def _references(source: bytes, symbols: list[Symbol], matches: list[Match]) -> list[Reference]:
+    # (Per reference, every node property read builds Python objects: this loop stays lean.)
+    found: dict[int, tuple[str, ts.Node, list[ts.Node] | None]] = {}
+    for _pattern, captures in matches:
+        for kind in _REF_ORDER:
+            nodes = captures.get(kind)
+            if nodes:
                 node = nodes[0]
-                # One reference per name node: the first pattern (the most specific) wins.
-                if node.start_byte not in found:
-                    found[node.start_byte] = (kind, node, qualifiers[0] if qualifiers else None)
+                start = node.start_byte
+                # One reference per name node: the first match (the most specific) wins.
+                if start not in found:
+                    found[start] = (kind, node, captures.get("qualifier"))
                 break
     # Each reference's scope: the innermost symbol containing it (symbols are in source
     # order, parents first, so a stack of open ranges finds it in one merged pass).
     result: list[Reference] = []
     stack: list[int] = []
     next_symbol = 0
+    count = len(symbols)
     for start in sorted(found):
-        kind, node, qualifier = found[start]
-        while next_symbol < len(symbols) and symbols[next_symbol].start <= start:
+        kind, node, qualifiers = found[start]
+        while next_symbol < count and symbols[next_symbol].start <= start:
             while stack and symbols[stack[-1]].end <= symbols[next_symbol].start:
                 stack.pop()
             stack.append(next_symbol)
             next_symbol += 1
         while stack and symbols[stack[-1]].end <= start:
             stack.pop()
-        name = _text(source, node.start_byte, node.end_byte)
-        if not name or len(name) > 200:
+        end = node.end_byte
+        if end - start > 200 or end == start:
             continue
-        written = _text(source, qualifier.start_byte, qualifier.end_byte) if qualifier is not None else None
-        if written is not None and (len(written) > 200 or "\n" in written):
-            written = None
-        result.append(
-            Reference(
-                kind,
-                name,
-                node.start_point[0] + 1,
-                node.start_point[1],
-                node.start_byte,
-                node.end_byte,
-                written,
-                stack[-1] if stack else -1,
-            )
-        )
+        name = source[start:end].decode("utf-8", "replace")
+        written = None
+        if qualifiers:
+            qualifier = qualifiers[0]
+            q_start, q_end = qualifier.start_byte, qualifier.end_byte
+            if q_end - q_start <= 200:
+                written = source[q_start:q_end].decode("utf-8", "replace")
+                if "\n" in written:
+                    written = None
+        row, column = node.start_point
+        result.append(Reference(kind, name, row + 1, column, start, end, written, stack[-1] if stack else -1))
     return result
 
 
-def _symbols(spec: Spec, root: ts.Node, source: bytes, module: str | None) -> list[Symbol]:
+def _symbols(spec: Spec, root: ts.Node, source: bytes, module: str | None, matches: list[Match]) -> list[Symbol]:
     found: dict[tuple[int, int], tuple[int, str, ts.Node, ts.Node]] = {}
-    for pattern, captures in ts.QueryCursor(_query(spec.grammar, spec.query)).matches(root):
+    for pattern, captures in matches:
         names = captures.get("name")
         if not names:
             continue
