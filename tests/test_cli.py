@@ -164,3 +164,18 @@ def test_text_search_without_the_graph_shares_the_index_with_graph_open(project)
     assert g.grep("def save").total == 1
     with pytest.raises(rdx.IOFailureError):
         rdx.TextSearch.open(project / "missing")
+
+
+def test_other_languages_on_the_command_line(capsys):
+    from rdx.cli import _example_root
+
+    root = _example_root()
+    code, out, _ = run(capsys, "show", "receipts.printer.Printer", "-C", root, "--no-cache")
+    assert code == 0 and out.startswith("receipts.printer.Printer (python class)")
+    assert "line (method)" in out and "Prints one receipt line per order line." in out
+    code, out, _ = run(capsys, "search", "format money", "--language", "typescript", "-C", root, "--no-cache", "--json")
+    assert code == 0 and json.loads(out)[0] == {"name": "formatMoney", "kind": "function", "language": "typescript", "location": json.loads(out)[0]["location"]}
+    code, out, _ = run(capsys, "refs", "receipts.money.format_cents", "-C", root, "--no-cache")
+    assert code == 0 and "printer.py:14:" in out
+    code, out, _ = run(capsys, "hover", f"{root}/web/cart.ts:10:12", "-C", root, "--no-cache")
+    assert code == 0 and out.splitlines()[0] == "formatMoney (function)" and "Formats an amount for display." in out

@@ -270,3 +270,29 @@ def test_http_refuses_non_loopback_addresses(project):
 
     proc = subprocess.run([sys.executable, "-m", "rdx_mcp", str(project), "--http", "0.0.0.0:8765"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "loopback" in proc.stderr
+
+
+def test_other_languages_through_the_same_tools(project):
+    write(project / "py/pkg/__init__.py", "")
+    write(project / "py/pkg/money.py", 'def format_cents(cents: int) -> str:\n    """Cents as a price."""\n    return str(cents)\n')
+    write(project / "py/pkg/printer.py", "from .money import format_cents\n\n\nclass Printer:\n    def line(self):\n        return format_cents(1)\n")
+
+    async def steps(client):
+        found = await client.call_tool("search_declarations", {"query": "format cents price", "language": "python"})
+        decl = await client.call_tool("get_declaration", {"name": "pkg.printer.Printer"})
+        refs = await client.call_tool("find_method_references", {"name": "pkg.money.format_cents"})
+        here = await client.call_tool("definition_at", {"file_path": "py/pkg/printer.py", "line": 6, "column": 16})
+        ruby = await client.call_tool("search_declarations", {"query": "Model", "language": "ruby", "limit": 1})
+        bad = await client.call_tool("search_declarations", {"query": "x", "language": "cobol"})
+        return found, decl, refs, here, ruby, bad
+
+    found, decl, refs, here, ruby, bad = call(project, steps)
+    first = data(found)["items"][0]
+    assert (first["name"], first["kind"], first["language"]) == ("pkg.money.format_cents", "function", "python")
+    d = data(decl)
+    assert (d["kind"], d["language"], [m["name"] for m in d["members"]]) == ("class", "python", ["pkg.printer.Printer.line"])
+    r = data(refs)
+    assert [(f["path"], [x["at"] for x in f["refs"]]) for f in r["files"]] == [("py/pkg/printer.py", ["6:15-6:27"])]
+    assert data(here)["items"][0]["name"] == "pkg.money.format_cents"
+    assert "language" not in data(ruby)["items"][0]  # Ruby items carry no language field.
+    assert error(bad)["type"] == "invalid_argument"
