@@ -20,6 +20,7 @@ import msgspec
 
 import rdx
 from rdx.cli_base import EXIT_ERROR, EXIT_USAGE, Parser, Usage, cache_choice
+from rdx.cli_map import add_map_parser
 from rdx.cli_search import GREP_PARSER, add_grep_parser, add_serve_parser
 from rdx.errors import RdxError
 
@@ -431,6 +432,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_search)
 
     add_grep_parser(sub, common)
+    add_map_parser(sub, common, _index)
 
     p = sub.add_parser("refs", help="references to a declaration (constants through aliases, method calls)")
     p.add_argument("name", help="fully qualified name, e.g. Foo::Bar or Foo#bar()")

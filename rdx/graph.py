@@ -44,6 +44,7 @@ from rdx.discovery.pool import discover_files, discover_source, paused_gc
 from rdx.errors import EncodingFailureError, InvalidArgumentError, IOFailureError, NotFoundError
 from rdx.foreign_graph import ForeignSide
 from rdx.fulltext.workspace import ProjectText, any_file
+from rdx.mapping import build_repo_map
 from rdx.model.foreign import ForeignState
 from rdx.model.records import ConstPath, FileResult
 from rdx.model.store import CORE_URI, GraphStore, ResolvedState
@@ -61,6 +62,7 @@ from rdx.query.handles import (
     iter_method_references,
 )
 from rdx.query.navigation import Completion, Hover, Reference, Target
+from rdx.query.repomap import RepoMap
 from rdx.query.search import SearchIndex
 from rdx.resolution.driver import Resolver
 from rdx.resolution.order import LoadOrder, keyed, place
@@ -699,6 +701,12 @@ class Graph(Greppable):
         foreign = view.foreign if match_mode == "ranked" else None
         return [Declaration(view, did) if foreign is None or did in view.state.declarations else ForeignDeclarationHandle(foreign, did) for did in found]
 
+    def _roots_list(self) -> list[str]:
+        """The project's roots: those ``Graph.open`` was given, else those indexed."""
+        if self._workspace is not None:
+            return list(self._workspace[0])
+        return list(self._foreign.roots)
+
     def _grep_root(self) -> str | None:
         return self._workspace[0][0] if self._workspace is not None else None
 
@@ -833,6 +841,14 @@ class Graph(Greppable):
         for decl in foreign.declarations.values():
             out[decl.language]["declarations"] += 1
         return dict(sorted(out.items()))
+
+    def repo_map(self, max_tokens: int = 2048, focus: Iterable[str] | str | None = None, detail: str = "auto") -> RepoMap:
+        """A map of the repository for an LLM: the declarations that matter most (PageRank over
+        resolved references, personalized toward ``focus``: file paths an agent is editing or
+        declaration names it mentioned), in the compact format, within ``max_tokens``
+        (cl100k_base tokens, a hard ceiling). ``detail``: ``"symbols"``, ``"files"`` (one line
+        per file, for very small budgets) or ``"auto"`` (files below 384 tokens)."""
+        return build_repo_map(self, self._ready(), max_tokens, focus, detail)
 
     def stats(self) -> dict[str, object]:
         """Counts of documents, definitions, declarations (by kind), references, diagnostics."""

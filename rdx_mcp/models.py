@@ -110,6 +110,18 @@ class DeclarationOut(_Out):
     revision: int = 0
 
 
+class MapOut(_Out):
+    """The repository map: ``text`` in the compact format its first line explains."""
+
+    text: str
+    tokens: int = Field(description="cl100k_base tokens of text")
+    declarations: int
+    files: int
+    detail: str
+    unmatched: list[str] = []
+    revision: int = 0
+
+
 class CodeLine(_Out):
     line: int
     column: int  # 0-based byte offset of the first match

@@ -25,6 +25,7 @@ from rdx_mcp.models import (
     CodePage,
     DeclarationOut,
     DefinitionOut,
+    MapOut,
     FlatRef,
     Item,
     MaxTokens,
@@ -327,6 +328,25 @@ def build_server(workspace: Workspace) -> MCPServer:
         return CodePage(
             total=page.total, offset=offset, limit=limit, next_offset=end if end < page.total else None, limit_clamped=clamped,
             truncated=truncated, revision=g.revision, matched_files=page.files, files=files,
+        )
+
+    @server.tool(
+        description="Call first: a map of the repository's most important declarations (every language), ranked by how the code "
+        "uses them, within max_tokens. focus: files you edit or names you care about."
+    )
+    def repo_map(
+        max_tokens: Annotated[int, Field(ge=64, le=65536)] = 2048,
+        focus: Annotated[list[str] | None, Field(description="file paths (relative to the project) or declaration names")] = None,
+        detail: Annotated[str, Field(pattern="^(auto|symbols|files)$")] = "auto",
+    ) -> MapOut:
+        g = workspace.graph()
+        try:
+            result = g.repo_map(max_tokens, focus=focus or None, detail=detail)
+        except rdx.NotFoundError as exc:
+            raise _error("not_found", str(exc), "pass paths of indexed files or names from search_declarations") from None
+        return MapOut(
+            text=result.text, tokens=result.tokens, declarations=result.declarations, files=result.files, detail=result.detail,
+            unmatched=result.unmatched, revision=result.revision,
         )
 
     @server.tool(description="Counts of files, definitions, declarations by kind, references.")

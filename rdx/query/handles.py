@@ -84,7 +84,7 @@ class View:
     singleton classes that no code opens) is its own and never written into the state."""
 
     __slots__ = (
-        "_aliases", "_call_sites", "_descendants", "_foreign", "_lookup", "_site_names", "_virtual", "_virtual_of", "foreign_source", "revision",
+        "_aliases", "_call_sites", "_descendants", "_foreign", "_lookup", "_site_names", "_virtual", "_virtual_of", "foreign_source", "map_graph", "revision",
         "search_index", "state", "symbol_index",
     )
 
@@ -107,6 +107,8 @@ class View:
         # question about them by ``foreign_source`` (set by the graph that publishes the view).
         self.foreign_source: Callable[[], ForeignState] | None = None
         self._foreign: Any = None
+        # Built by the first repository map of this state (see rdx.query.mapgraph.MapGraph).
+        self.map_graph: Any = None
 
     @property
     def foreign(self) -> ForeignView:
@@ -133,7 +135,7 @@ class View:
     @property
     def has_indexes(self) -> bool:
         """Whether a question built one of the big indexes (search, call sites, descendants)."""
-        return self.search_index is not None or self.symbol_index is not None or self._call_sites is not None or self._descendants is not None
+        return self.search_index is not None or self.symbol_index is not None or self._call_sites is not None or self._descendants is not None or self.map_graph is not None
 
     @property
     def lookup(self) -> Lookup:
