@@ -42,3 +42,16 @@ def run_ruby(script: str, tmp_path: Path, timeout: float = 60) -> str:
 @pytest.fixture
 def graph_of():
     return build_graph
+
+
+DEBIAN_CORPUS = ("/usr/lib/ruby", "/usr/share/rubygems-integration")
+
+
+@pytest.fixture(scope="session")
+def debian_graph(tmp_path_factory: pytest.TempPathFactory) -> rdx.Graph:
+    """The Debian Ruby corpus (standard library, Rails, RuboCop...), opened once per test run
+    with a snapshot of its own (tests that only read it share it)."""
+    import os
+
+    assert all(os.path.isdir(r) for r in DEBIAN_CORPUS), "the Debian Ruby corpus is missing (make test installs it)"
+    return rdx.Graph.open(list(DEBIAN_CORPUS), cache_dir=str(tmp_path_factory.mktemp("debian")))

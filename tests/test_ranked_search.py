@@ -4,7 +4,6 @@ saved index, and the judged relevance set over Rails, RuboCop and the standard l
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -148,15 +147,13 @@ def test_the_index_is_saved_and_restored_for_the_same_documents(tmp_path: Path) 
 
 # -- the judged relevance set ------------------------------------------------------------------
 
-CORPUS = ("/usr/lib/ruby", "/usr/share/rubygems-integration")
 JUDGMENTS = Path(__file__).parent / "data" / "search_judgments.json"
 
 
-def test_judged_queries_over_rails_rubocop_and_the_standard_library(tmp_path_factory: pytest.TempPathFactory) -> None:
-    assert all(os.path.isdir(r) for r in CORPUS), "the Debian Ruby corpus is missing (make test installs it)"
+def test_judged_queries_over_rails_rubocop_and_the_standard_library(debian_graph: rdx.Graph) -> None:
     judged = json.loads(JUDGMENTS.read_text())
     assert len(judged) >= 60
-    g = rdx.Graph.open(list(CORPUS), cache_dir=str(tmp_path_factory.mktemp("judged")))
+    g = debian_graph
 
     def score(mode: str) -> tuple[float, float]:
         hits = reciprocal = 0.0
