@@ -33,6 +33,8 @@ bench: $(STAMP) system-deps
 	$(BIN)/python bench/bench_mcp.py
 	$(BIN)/python bench/bench_grep.py
 	$(BIN)/python bench/bench_search.py
+	$(BIN)/python bench/bench_repomap.py
+	$(BIN)/python bench/bench_mcp_tokens.py
 	$(BIN)/python bench/bench_polyglot.py
 	$(BIN)/python bench/bench_capi.py /usr/share/rubygems-integration ActiveRecord::Base --iterations 2000
 

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rdx.query.handles import View
 from rdx.query.mapgraph import MapGraph
 
-__all__ = ["LEGEND", "Entry", "describe", "render", "short_path"]
+__all__ = ["LEGEND", "Entry", "describe", "relocated", "render", "short_path"]
 
 LEGEND = (
     "# rdx map · c class · mod module · m method · sm singleton method · f function · st struct · i interface · t trait"
@@ -117,6 +117,27 @@ def describe(view: View, graph: MapGraph, decl_id: int) -> Entry | None:
     return Entry(decl_id, uri, symbol.line, prefix, decl.unqualified, _params(symbol.signature), holder)
 
 
+def relocated(view: View, entry: Entry, uri: str) -> Entry:
+    """The entry as shown in another file that also defines it (a module reopened there, so
+    the members defined in that file have their owner above them), at that file's line."""
+    line = 0
+    rec = view.state.declarations.get(entry.decl)
+    if rec is not None:
+        for key, index in rec.definitions:
+            doc = view.state.documents[key]
+            if doc.uri == uri:
+                definition = doc.definitions[index]
+                line = view.location(key, definition.name_start, definition.name_end).start_line
+                break
+    else:
+        decl = view.foreign.state.declarations.get(entry.decl)
+        for other, index in decl.definitions if decl is not None else ():
+            if other == uri:
+                line = view.foreign.state.files[uri].symbols[index].line
+                break
+    return replace(entry, uri=uri, line=line, superclass=None, mixins=[], shown=frozenset())
+
+
 def _local_name(name: str, module: str | None, separator: str) -> str:
     """A name without the module the file header already says (``pkg.mod.Class`` -> ``Class``)."""
     if module and name.startswith(module + separator):
@@ -185,15 +206,18 @@ def _calls(graph: MapGraph, decl: int, shown: frozenset[int]) -> str:
 
 
 def render(
-    view: View, graph: MapGraph, entries: Iterable[Entry], context: dict[int, Entry], root: str | Sequence[str] | None, tests: int,
+    view: View, graph: MapGraph, entries: Iterable[Entry], context: Iterable[Entry], root: str | Sequence[str] | None, tests: int,
     note: str | None = None,
 ) -> str:
     """The map's text for the chosen ``entries`` plus the ``context`` entries (owners shown
     so members have somewhere to sit, without annotations of their own)."""
     chosen = {e.decl: e for e in entries}
     by_file: dict[str, list[Entry]] = {}
-    for entry in list(chosen.values()) + [c for d, c in context.items() if d not in chosen]:
+    for entry in chosen.values():
         by_file.setdefault(entry.uri, []).append(entry)
+    for entry in context:
+        if chosen.get(entry.decl) is None or chosen[entry.decl].uri != entry.uri:
+            by_file.setdefault(entry.uri, []).append(entry)
     paths = {uri: short_path(graph.paths[uri], root) for uri in by_file}
     aliases = _aliases(sorted(paths.values()))
     lines = [LEGEND] + ([note] if note else [])
@@ -211,9 +235,9 @@ def render(
                 members.setdefault(e.parent, []).append(e)
         previous = ("", "")
         for top in tops:
-            previous = _line(view, graph, lines, top, "", top.decl in chosen, root, previous)
+            previous = _line(view, graph, lines, top, "", chosen.get(top.decl) is top, root, previous)
             for member in sorted(members.get(top.decl, ()), key=lambda e: (e.line, e.name)):
-                previous = _line(view, graph, lines, member, "  ", member.decl in chosen, root, previous)
+                previous = _line(view, graph, lines, member, "  ", chosen.get(member.decl) is member, root, previous)
     if tests:
         lines.append(f"# tests: {tests} files, not listed")
     return "\n".join(lines) + "\n"
@@ -222,7 +246,7 @@ def render(
 def _line(
     view: View, graph: MapGraph, lines: list[str], e: Entry, indent: str, annotated: bool, root: str | Sequence[str] | None, previous: tuple[str, str]
 ) -> tuple[str, str]:
-    text = f"{indent}{e.prefix} {e.name}{e.params} :{e.line}"
+    text = f"{indent}{e.prefix} {e.name}{e.params}" + (f" :{e.line}" if e.line else "")
     if e.superclass:
         text += f" < {e.superclass}"
     if e.mixins:

@@ -21,7 +21,7 @@ import msgspec
 import numpy as np
 
 from rdx.query.handles import View
-from rdx.query.mapformat import LEGEND, Entry, describe, render, short_path
+from rdx.query.mapformat import LEGEND, Entry, describe, relocated, render, short_path
 from rdx.query.mapgraph import MapGraph, is_test_path
 
 __all__ = ["DETAILS", "RepoMap", "count_tokens", "map_graph", "repo_map"]
@@ -123,16 +123,26 @@ def repo_map(view: View, *, max_tokens: int, focus: Sequence[int], root: str | S
     entries = [e for e in (entry(d) for d in ranked) if e is not None]
     note = _focus_note(graph, hidden, root)
 
+    relocations: dict[tuple[int, str], Entry] = {}
+
     def make(k: int) -> str:
         chosen = entries[:k]
-        context: dict[int, Entry] = {}
+        context: dict[tuple[int, str], Entry] = {}
         for e in chosen:
             parent = e.parent
-            if parent is not None and parent not in context:
-                owner = entry(parent)
-                if owner is not None and owner.uri == e.uri:
-                    context[parent] = owner
-        return render(view, graph, chosen, context, root, tests, note)
+            if parent is None or (parent, e.uri) in context:
+                continue
+            owner = entry(parent)
+            if owner is None:
+                continue
+            if owner.uri != e.uri:
+                # The owner lives elsewhere (a reopened module): shown here too, as context.
+                key = (parent, e.uri)
+                if key not in relocations:
+                    relocations[key] = relocated(view, owner, e.uri)
+                owner = relocations[key]
+            context[(parent, e.uri)] = owner
+        return render(view, graph, chosen, context.values(), root, tests, note)
 
     text, tokens, k = _fit(len(entries), make, max_tokens)
     files = len({e.uri for e in entries[:k]})
