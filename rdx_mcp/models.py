@@ -172,9 +172,34 @@ Offset = Annotated[int, Field(ge=0, description="index of the first item")]
 MaxTokens = Annotated[int | None, Field(ge=1, description="trim lists to about this many tokens")]
 
 
-def whole(items: list[Item], revision: int) -> Page:
-    """A list returned in one piece (ancestors, a file's declarations, definition targets)."""
-    return Page(total=len(items), offset=0, limit=len(items), next_offset=None, items=items, revision=revision)
+def fit_tokens(chunk: list[Any], max_tokens: int | None) -> tuple[list[Any], bool]:
+    """The longest leading part of ``chunk`` (output models) whose JSON is within about
+    ``max_tokens`` tokens, at about four characters a token, and whether items were dropped."""
+    if max_tokens is None or not chunk:
+        return chunk, False
+    dumps = [c.model_dump() for c in chunk]
+
+    def fits(k: int) -> bool:
+        return len(json.dumps(dumps[:k])) // 4 <= max_tokens
+
+    if fits(len(chunk)):
+        return chunk, False
+    # The JSON of a prefix grows with its length: search for the longest prefix that fits.
+    low, high = 0, len(chunk) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return chunk[:low], True
+
+
+def whole(items: list[Item], revision: int, max_tokens: int | None = None) -> Page:
+    """A list returned in one piece (ancestors, a file's declarations, definition targets),
+    cut to about ``max_tokens`` (then ``truncated``; ``total`` still counts every item)."""
+    shown, truncated = fit_tokens(items, max_tokens)
+    return Page(total=len(items), offset=0, limit=len(items), next_offset=None, truncated=truncated, items=shown, revision=revision)
 
 
 def page_of(
@@ -187,12 +212,8 @@ def page_of(
     chunk = items[offset : offset + limit]
     if build is not None:
         chunk = [build(x) for x in chunk]
-    truncated = False
-    if max_tokens is not None:
-        # About four characters a token: drop items from the end until the page fits.
-        while chunk and len(json.dumps([c.model_dump() for c in chunk])) // 4 > max_tokens:
-            chunk = chunk[:-1]
-            truncated = True
+    # Items dropped from the end so that the page fits; ``next_offset`` then points at them.
+    chunk, truncated = fit_tokens(chunk, max_tokens)
     end = offset + len(chunk)
     meta = {
         "total": len(items),

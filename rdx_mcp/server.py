@@ -190,10 +190,10 @@ def build_server(workspace: Workspace) -> MCPServer:
         return Page(items=chunk, revision=g.revision, **meta)
 
     @server.tool(description="Ancestors of a class or module, in Ruby's lookup order.")
-    def get_ancestors(name: str) -> Page:
+    def get_ancestors(name: str, max_tokens: MaxTokens = None) -> Page:
         g = workspace.graph()
         items = [item(a) for a in declaration(g, name).ancestors]
-        return whole(items, g.revision)
+        return whole(items, g.revision, max_tokens)
 
     def references(name: str, want: str, offset: int, limit: int, max_tokens: int | None) -> RefPage:
         g = workspace.graph()
@@ -230,7 +230,7 @@ def build_server(workspace: Workspace) -> MCPServer:
         return references(name, "method", offset, limit, max_tokens)
 
     @server.tool(description="Declarations defined in one file, in file order.")
-    def get_file_declarations(file_path: str) -> Page:
+    def get_file_declarations(file_path: str, max_tokens: MaxTokens = None) -> Page:
         g = workspace.graph()
         path = file_path if os.path.isabs(file_path) else os.path.join(workspace.root, file_path)
         doc = g.document(path)
@@ -241,7 +241,7 @@ def build_server(workspace: Workspace) -> MCPServer:
             decl = defn.declaration
             if decl is not None:
                 items.append(Item(name=decl.name, kind=defn.kind, location=workspace.loc(defn.location), language=language_of(decl)))
-        return whole(items, g.revision)
+        return whole(items, g.revision, max_tokens)
 
     @server.tool(description="What a constant written inside a nesting (outermost first, as written) refers to.")
     def resolve_constant(name: str, nesting: list[str] | None = None) -> Item:
@@ -258,13 +258,15 @@ def build_server(workspace: Workspace) -> MCPServer:
         return file_path if os.path.isabs(file_path) else os.path.join(workspace.root, file_path)
 
     @server.tool(description="Go to definition from a position (line 1-based, column 0-based).")
-    def definition_at(file_path: str, line: Annotated[int, Field(ge=1)], column: Annotated[int, Field(ge=0)]) -> Page:
+    def definition_at(
+        file_path: str, line: Annotated[int, Field(ge=1)], column: Annotated[int, Field(ge=0)], max_tokens: MaxTokens = None
+    ) -> Page:
         g = workspace.graph()
         target = g.definition_at(position(file_path), line, column)
         if target is None:
             raise _error("not_found", f"nothing to go to at {file_path}:{line}:{column}", "point at a constant, a method call or a require")
         items = [Item(name=target.name, kind=target.kind, location=workspace.loc(loc)) for loc in target.locations]
-        return whole(items, g.revision)
+        return whole(items, g.revision, max_tokens)
 
     @server.tool(description="Name, kind, signature, owner, ancestors and comments at a position.")
     def hover_at(file_path: str, line: Annotated[int, Field(ge=1)], column: Annotated[int, Field(ge=0)]) -> DeclarationOut:
