@@ -30,6 +30,7 @@ from rdx.query.handles import (
     Mixin,
 )
 from rdx.query.navigation import Completion, Hover, Reference, Target
+from rdx.query.repomap import RepoMap
 from rdx.textsearch import TextSearch
 from rdx.watching import follow_changes
 
@@ -62,6 +63,7 @@ __all__ = [
     "NotResolvedError",
     "RdxError",
     "Reference",
+    "RepoMap",
     "Target",
     "TextSearch",
     "__version__",

@@ -50,7 +50,7 @@ from rdx.model.records import ConstPath, FileResult
 from rdx.model.store import CORE_URI, GraphStore, ResolvedState
 from rdx.query import navigation
 from rdx.query.foreign import ForeignDeclarationHandle
-from rdx.query.foreign_navigation import foreign_definition_at, foreign_hover_at, foreign_references_to
+from rdx.query.foreign_navigation import foreign_declaration_at, foreign_definition_at, foreign_hover_at, foreign_references_to
 from rdx.query.handles import (
     ConstantReference,
     Declaration,
@@ -801,6 +801,14 @@ class Graph(Greppable):
     @staticmethod
     def _is_foreign(view: View, uri: str) -> bool:
         return not is_ruby_file(os.path.basename(uri)) and uri in view.foreign.state.files
+
+    def declaration_at(self, path: str | os.PathLike[str], line: int, column: int) -> Declaration | None:
+        """The declaration named at a position (a definition, a reference, a resolved call), or None."""
+        uri = self._position(path, line, column)
+        view = self._ready()
+        if self._is_foreign(view, uri):
+            return foreign_declaration_at(view.foreign, uri, line, column)
+        return navigation.declaration_at(view, uri, line, column)
 
     def hover_at(self, path: str | os.PathLike[str], line: int, column: int) -> Hover | None:
         """Name, kind, signature, owner, ancestors and comments of what is at a position."""

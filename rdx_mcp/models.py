@@ -169,18 +169,26 @@ class Status(_Out):
 
 # Parameter types shared by the tools (module level: the SDK evaluates annotations by name).
 Offset = Annotated[int, Field(ge=0, description="index of the first item")]
-MaxTokens = Annotated[int | None, Field(ge=1, description="trim lists to about this many tokens")]
+MaxTokens = Annotated[int | None, Field(ge=1, description="cut the answer to about this many tokens")]
 
 
-def fit_tokens(chunk: list[Any], max_tokens: int | None) -> tuple[list[Any], bool]:
-    """The longest leading part of ``chunk`` (output models) whose JSON is within about
-    ``max_tokens`` tokens, at about four characters a token, and whether items were dropped."""
+def envelope_chars(total: int, offset: int, limit: int) -> int:
+    """Characters of a page's JSON besides its list, at their longest (every paging field, the
+    revision, the list's key): ``max_tokens`` bounds the whole answer, which is what a model reads."""
+    fields = {"total": total, "offset": offset, "limit": limit, "next_offset": total, "limit_clamped": False, "truncated": True}
+    return len(json.dumps({**fields, "revision": 2**31, "matched_files": total, "items": []}, separators=(",", ":")))
+
+
+def fit_tokens(chunk: list[Any], max_tokens: int | None, envelope: int = 0) -> tuple[list[Any], bool]:
+    """The longest leading part of ``chunk`` (output models) whose JSON, with ``envelope`` more
+    characters, is within about ``max_tokens`` tokens (four characters a token), and whether items
+    were dropped. The measure errs long: it keeps nulls and spaces that the server leaves out."""
     if max_tokens is None or not chunk:
         return chunk, False
     dumps = [c.model_dump() for c in chunk]
 
     def fits(k: int) -> bool:
-        return len(json.dumps(dumps[:k])) // 4 <= max_tokens
+        return (envelope + len(json.dumps(dumps[:k]))) // 4 <= max_tokens
 
     if fits(len(chunk)):
         return chunk, False
@@ -198,7 +206,7 @@ def fit_tokens(chunk: list[Any], max_tokens: int | None) -> tuple[list[Any], boo
 def whole(items: list[Item], revision: int, max_tokens: int | None = None) -> Page:
     """A list returned in one piece (ancestors, a file's declarations, definition targets),
     cut to about ``max_tokens`` (then ``truncated``; ``total`` still counts every item)."""
-    shown, truncated = fit_tokens(items, max_tokens)
+    shown, truncated = fit_tokens(items, max_tokens, envelope_chars(len(items), 0, len(items)))
     return Page(total=len(items), offset=0, limit=len(items), next_offset=None, truncated=truncated, items=shown, revision=revision)
 
 
@@ -213,7 +221,7 @@ def page_of(
     if build is not None:
         chunk = [build(x) for x in chunk]
     # Items dropped from the end so that the page fits; ``next_offset`` then points at them.
-    chunk, truncated = fit_tokens(chunk, max_tokens)
+    chunk, truncated = fit_tokens(chunk, max_tokens, envelope_chars(len(items), offset, limit))
     end = offset + len(chunk)
     meta = {
         "total": len(items),

@@ -1,7 +1,8 @@
 """The rdx MCP server: thin tool adapters over the public ``rdx`` API.
 
 A ``Workspace`` (``workspace.py``) owns one project's graph; the output models and paging are
-in ``models.py``. Every list tool pages with ``limit``/``offset`` and says ``total``/``next_offset``; lists are in a
+in ``models.py``. Every list tool takes ``max_tokens`` (the list is cut to about that many tokens and says
+``truncated``); long lists page with ``limit``/``offset`` and say ``total``/``next_offset``; lists are in a
 documented, deterministic order. Errors the model can act on are tool errors whose text is a JSON
 object ``{type, message, suggestion}``.
 """
@@ -37,6 +38,7 @@ from rdx_mcp.models import (
     Stats,
     Status,
     compact_schema,
+    envelope_chars,
     page_of,
     whole,
 )
@@ -322,7 +324,8 @@ def build_server(workspace: Workspace) -> MCPServer:
 
         files = grouped()
         if max_tokens is not None:
-            while hits and len(json.dumps([f.model_dump() for f in files])) // 4 > max_tokens:
+            envelope = envelope_chars(page.total, offset, limit)
+            while hits and (envelope + len(json.dumps([f.model_dump() for f in files]))) // 4 > max_tokens:
                 hits = hits[: len(hits) * 3 // 4]
                 files = grouped()
                 truncated = True

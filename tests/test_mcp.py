@@ -296,3 +296,46 @@ def test_other_languages_through_the_same_tools(project):
     assert data(here)["items"][0]["name"] == "pkg.money.format_cents"
     assert "language" not in data(ruby)["items"][0]  # Ruby items carry no language field.
     assert error(bad)["type"] == "invalid_argument"
+
+
+# Every tool that answers with a list, with arguments that give a non-empty one, and how to count
+# its items (get_declaration's list is its members).
+LIST_CALLS = {
+    "search_declarations": ({"query": "Gen", "limit": 50}, lambda r: len(r["items"])),
+    "get_declaration": ({"name": "App::Model"}, lambda r: len(r["members"])),
+    "get_descendants": ({"name": "App::Model"}, lambda r: len(r["items"])),
+    "get_ancestors": ({"name": "App::Gen00"}, lambda r: len(r["items"])),
+    "find_constant_references": ({"name": "App::Model"}, lambda r: sum(len(f["refs"]) for f in r["files"])),
+    "find_method_references": ({"name": "App::Model#save()"}, lambda r: sum(len(f["refs"]) for f in r["files"])),
+    "get_file_declarations": ({"file_path": "lib/app.rb"}, lambda r: len(r["items"])),
+    "definition_at": ({"file_path": "lib/user.rb", "line": 2, "column": 18}, lambda r: len(r["items"])),
+    "search_code": ({"pattern": "Model", "limit": 100}, lambda r: sum(len(f["lines"]) for f in r["files"])),
+}
+
+
+def test_every_list_tool_honours_max_tokens(project):
+    budgets = [1, 40, 100_000]
+
+    async def steps(client):
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        answers = {}
+        for name, (args, _) in LIST_CALLS.items():
+            full = await client.call_tool(name, args)
+            answers[name] = (data(full), [(m, await client.call_tool(name, {**args, "max_tokens": m})) for m in budgets])
+        return tools, answers
+
+    tools, answers = call(project, steps)
+    for name, (_, count) in LIST_CALLS.items():
+        assert "max_tokens" in tools[name].input_schema["properties"], name
+        full, trimmed = answers[name]
+        assert count(full) > 0 and not full["truncated"], name
+        for budget, result in trimmed:
+            answer = data(result)
+            # Within the budget, or cut and saying so.
+            assert len(result.content[0].text) // 4 <= budget or (answer["truncated"] and count(answer) < count(full)), (name, budget)
+            if budget == 1:
+                assert answer["truncated"] and count(answer) < count(full), name
+            if budget == 100_000:
+                assert not answer["truncated"] and answer == full, name
+            if "total" in answer:
+                assert answer["total"] == full["total"], name  # The total still counts every item.

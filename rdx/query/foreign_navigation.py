@@ -11,7 +11,7 @@ from rdx.query.foreign import ForeignDeclarationHandle, ForeignView, foreign_loc
 from rdx.query.navigation import Hover, Reference, Target
 from rdx.text import position_to_offset
 
-__all__ = ["foreign_definition_at", "foreign_hover_at", "foreign_references_to"]
+__all__ = ["foreign_declaration_at", "foreign_definition_at", "foreign_hover_at", "foreign_references_to"]
 
 
 def foreign_references_to(foreign: ForeignView, decl: ForeignDeclarationHandle) -> list[Reference]:
@@ -46,6 +46,11 @@ def _declaration_at(foreign: ForeignView, uri: str, line: int, column: int) -> i
         if s.name_start <= offset <= s.name_end:
             return foreign.state.symbol_declarations[uri][symbol]
     return None
+
+
+def foreign_declaration_at(foreign: ForeignView, uri: str, line: int, column: int) -> ForeignDeclarationHandle | None:
+    found = _declaration_at(foreign, uri, line, column)
+    return None if isinstance(found, tuple) else foreign.declaration(found)
 
 
 def foreign_definition_at(foreign: ForeignView, uri: str, line: int, column: int) -> Target | None:

@@ -24,6 +24,7 @@ __all__ = [
     "Reference",
     "Target",
     "completions_at",
+    "declaration_at",
     "dead_code_candidates",
     "definition_at",
     "hover_at",
@@ -192,6 +193,15 @@ def _declaration_at(view: View, doc: int, offset: int) -> int | None:
             return None
         return view.lookup.find_member(recv, state.documents[doc].method_refs[i].name + "()")
     return None
+
+
+def declaration_at(view: View, path: str, line: int, column: int) -> Declaration | None:
+    """The declaration named at a position (a definition's name, a constant, a call whose
+    receiver resolves), or None."""
+    doc = _doc_index(view, path)
+    if doc is None:
+        return None
+    return view.declaration(_declaration_at(view, doc, _offset(view.state.documents[doc], line, column)))
 
 
 def definition_at(view: View, path: str, line: int, column: int) -> Target | None:
