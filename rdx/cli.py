@@ -332,6 +332,14 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return mcp_main(argv)
 
 
+def cmd_lsp(args: argparse.Namespace) -> int:
+    """Serve the Language Server Protocol over stdio; the server is the separate ``rdx_lsp``
+    package (the workspace root comes from the client's ``initialize``)."""
+    from rdx_lsp.server import main as lsp_main
+
+    return lsp_main([])
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
     graph, problems, t_disc, t_res = _index(args.path, args.jobs, True, cache_choice(args))
     stats, text = _summary(graph, problems, t_disc, t_res)
@@ -432,6 +440,9 @@ def _build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_search)
 
     add_grep_parser(sub, common)
+    p = sub.add_parser("lsp", help="a language server (LSP over stdio) for editors; the root comes from the client")
+    p.add_argument("--stdio", action="store_true", help="accepted for editors that pass it (stdio is the only transport)")
+    p.set_defaults(func=cmd_lsp)
     add_map_parser(sub, common, _index)
 
     p = sub.add_parser("refs", help="references to a declaration (constants through aliases, method calls)")

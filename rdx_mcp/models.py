@@ -11,13 +11,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 def compact_schema(schema: dict[str, Any], output: bool = True) -> None:
     """Shrink generated schemas, which every client reads into a model's context: drop
-    pydantic's titles (they repeat the property names), write ``X | None`` as a type list, and
-    in output schemas drop defaults (outputs always carry their values)."""
+    pydantic's titles (they repeat the property names), write ``X | None`` as a type list, drop
+    null defaults, and in output schemas every default (outputs always carry their values)."""
     stack = [schema]
     while stack:
         node = stack.pop()
         node.pop("title", None)
-        if output:
+        if output or ("default" in node and node["default"] is None):
+            # A null default says nothing that leaving the parameter out of ``required`` does not.
             node.pop("default", None)
         any_of = node.get("anyOf")
         if isinstance(any_of, list) and len(any_of) == 2 and {"type": "null"} in any_of:

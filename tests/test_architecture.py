@@ -57,7 +57,7 @@ def test_dependency_direction():
 
 def test_outer_packages_use_only_the_public_api():
     public = set(rdx.__all__)
-    for pkg in ("rdx_mcp", "bindings"):
+    for pkg in ("rdx_mcp", "rdx_lsp", "bindings"):
         for path in sorted((ROOT / pkg).rglob("*.py")):
             tree = ast.parse(path.read_text())
             for node in ast.walk(tree):

@@ -1,0 +1,7 @@
+"""``python -m rdx_lsp``: the language server over stdio."""
+
+import sys
+
+from rdx_lsp.server import main
+
+sys.exit(main(sys.argv[1:]))
