@@ -117,8 +117,8 @@ async def test_positions_follow_the_negotiated_encoding(client: LanguageClient, 
     )
     mine = [r for r in refs if r.uri == uri(unicode)]
     path_prefix = line[: line.index("Shop::Models::Product")]  # The reference spans the whole path.
-    start = len(path_prefix.encode("utf-16-le")) // 2 if encoding == lsp.PositionEncodingKind.Utf16 else len(path_prefix.encode())
-    assert [(r.range.start.line, r.range.start.character) for r in mine] == [(1, start)]
+    begin = len(path_prefix.encode("utf-16-le")) // 2 if encoding == lsp.PositionEncodingKind.Utf16 else len(path_prefix.encode())
+    assert [(r.range.start.line, r.range.start.character) for r in mine] == [(1, begin)]
 
 
 @pytest.mark.asyncio
@@ -133,12 +133,12 @@ async def test_edits_diagnostics_and_completion(client: LanguageClient, tmp_path
     assert spans(found, root) == [("lib/shop.rb", 5, 2)]
     # Edit the buffer (not the file): an incremental change adds a broken line and a call.
     change = lsp.TextDocumentContentChangePartial(range=lsp.Range(lsp.Position(2, 0), lsp.Position(2, 0)), text="    def x(\n")
-    client.text_document_did_change(lsp.DidChangeTextDocumentParams(lsp.VersionedTextDocumentIdentifier(uri(path), 2), [change]))
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(lsp.VersionedTextDocumentIdentifier(version=2, uri=uri(path)), [change]))
     await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     diagnostics = client.diagnostics[uri(path)]
     assert diagnostics and diagnostics[0].severity == lsp.DiagnosticSeverity.Error
     fixed = lsp.TextDocumentContentChangePartial(range=lsp.Range(lsp.Position(2, 0), lsp.Position(3, 0)), text="    Shop::Mod\n")
-    client.text_document_did_change(lsp.DidChangeTextDocumentParams(lsp.VersionedTextDocumentIdentifier(uri(path), 3), [fixed]))
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(lsp.VersionedTextDocumentIdentifier(version=3, uri=uri(path)), [fixed]))
     items = await client.text_document_completion_async(pos(lsp.CompletionParams, path, 2, 13))
     labels = [i.label for i in items.items]
     assert "Models" in labels
@@ -160,10 +160,11 @@ async def test_rename_and_refusals(client: LanguageClient, tmp_path: Path) -> No
     assert touched == {"lib/shop.rb": [(7, 8, "SoldOut")], "lib/shop/models/order.rb": [(18, 14, "SoldOut")]}
     with pytest.raises(JsonRpcException, match="not a valid name"):
         await client.text_document_rename_async(pos(lsp.RenameParams, shop, 7, 9, new_name="sold_out"))
-    # ``name`` is called on receivers rdx cannot type: some calls are only name matches.
-    product = root / "lib/shop/models/product.rb"
+    # ``price_with_tax`` is also called on ``product``, a parameter rdx cannot type: that call
+    # matches only by name, so renaming could miss or break it.
+    pricing = root / "lib/shop/pricing.rb"
     with pytest.raises(JsonRpcException, match="match only by name"):
-        await client.text_document_rename_async(pos(lsp.RenameParams, product, 7, 22, new_name="title"))
+        await client.text_document_rename_async(pos(lsp.RenameParams, pricing, 5, 10, new_name="with_tax"))
 
 
 @pytest.mark.asyncio
