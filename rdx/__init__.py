@@ -30,7 +30,7 @@ from rdx.query.handles import (
     Mixin,
 )
 from rdx.query.navigation import Completion, Hover, Reference, Target
-from rdx.query.repomap import RepoMap
+from rdx.query.repomap import RepoMap, count_tokens
 from rdx.textsearch import TextSearch
 from rdx.watching import follow_changes
 
@@ -67,5 +67,6 @@ __all__ = [
     "Target",
     "TextSearch",
     "__version__",
+    "count_tokens",
     "follow_changes",
 ]

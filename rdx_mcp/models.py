@@ -8,6 +8,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+import rdx
+
 
 def compact_schema(schema: dict[str, Any], output: bool = True) -> None:
     """Shrink generated schemas, which every client reads into a model's context: drop
@@ -173,23 +175,23 @@ Offset = Annotated[int, Field(ge=0, description="index of the first item")]
 MaxTokens = Annotated[int | None, Field(ge=1, description="cut the answer to about this many tokens")]
 
 
-def envelope_chars(total: int, offset: int, limit: int) -> int:
-    """Characters of a page's JSON besides its list, at their longest (every paging field, the
+def envelope_tokens(total: int, offset: int, limit: int) -> int:
+    """Tokens of a page's JSON besides its list, at their longest (every paging field, the
     revision, the list's key): ``max_tokens`` bounds the whole answer, which is what a model reads."""
     fields = {"total": total, "offset": offset, "limit": limit, "next_offset": total, "limit_clamped": False, "truncated": True}
-    return len(json.dumps({**fields, "revision": 2**31, "matched_files": total, "items": []}, separators=(",", ":")))
+    return rdx.count_tokens(json.dumps({**fields, "revision": 2**31, "matched_files": total, "items": []}, separators=(",", ":")))
 
 
 def fit_tokens(chunk: list[Any], max_tokens: int | None, envelope: int = 0) -> tuple[list[Any], bool]:
     """The longest leading part of ``chunk`` (output models) whose JSON, with ``envelope`` more
-    characters, is within about ``max_tokens`` tokens (four characters a token), and whether items
-    were dropped. The measure errs long: it keeps nulls and spaces that the server leaves out."""
+    tokens, is within ``max_tokens`` tokens (cl100k_base, ``rdx.count_tokens``), and whether items
+    were dropped. Measured as the server sends it: compact, without nulls."""
     if max_tokens is None or not chunk:
         return chunk, False
-    dumps = [c.model_dump() for c in chunk]
+    dumps = [c.model_dump(exclude_none=True) for c in chunk]
 
     def fits(k: int) -> bool:
-        return (envelope + len(json.dumps(dumps[:k]))) // 4 <= max_tokens
+        return envelope + rdx.count_tokens(json.dumps(dumps[:k], separators=(",", ":"), ensure_ascii=False)) <= max_tokens
 
     if fits(len(chunk)):
         return chunk, False
@@ -207,7 +209,7 @@ def fit_tokens(chunk: list[Any], max_tokens: int | None, envelope: int = 0) -> t
 def whole(items: list[Item], revision: int, max_tokens: int | None = None) -> Page:
     """A list returned in one piece (ancestors, a file's declarations, definition targets),
     cut to about ``max_tokens`` (then ``truncated``; ``total`` still counts every item)."""
-    shown, truncated = fit_tokens(items, max_tokens, envelope_chars(len(items), 0, len(items)))
+    shown, truncated = fit_tokens(items, max_tokens, envelope_tokens(len(items), 0, len(items)))
     return Page(total=len(items), offset=0, limit=len(items), next_offset=None, truncated=truncated, items=shown, revision=revision)
 
 
@@ -222,7 +224,7 @@ def page_of(
     if build is not None:
         chunk = [build(x) for x in chunk]
     # Items dropped from the end so that the page fits; ``next_offset`` then points at them.
-    chunk, truncated = fit_tokens(chunk, max_tokens, envelope_chars(len(items), offset, limit))
+    chunk, truncated = fit_tokens(chunk, max_tokens, envelope_tokens(len(items), offset, limit))
     end = offset + len(chunk)
     meta = {
         "total": len(items),

@@ -38,7 +38,7 @@ from rdx_mcp.models import (
     Stats,
     Status,
     compact_schema,
-    envelope_chars,
+    envelope_tokens,
     page_of,
     whole,
 )
@@ -180,7 +180,7 @@ def build_server(workspace: Workspace) -> MCPServer:
             revision=g.revision,
         )
         if max_tokens is not None:
-            while out.members and len(out.model_dump_json()) // 4 > max_tokens:
+            while out.members and rdx.count_tokens(out.model_dump_json(exclude_none=True)) > max_tokens:
                 out.members = out.members[: len(out.members) // 2]
                 out.truncated = True
         return out
@@ -324,8 +324,8 @@ def build_server(workspace: Workspace) -> MCPServer:
 
         files = grouped()
         if max_tokens is not None:
-            envelope = envelope_chars(page.total, offset, limit)
-            while hits and (envelope + len(json.dumps([f.model_dump() for f in files]))) // 4 > max_tokens:
+            envelope = envelope_tokens(page.total, offset, limit)
+            while hits and envelope + rdx.count_tokens(json.dumps([f.model_dump(exclude_none=True) for f in files], separators=(",", ":"))) > max_tokens:
                 hits = hits[: len(hits) * 3 // 4]
                 files = grouped()
                 truncated = True

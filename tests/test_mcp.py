@@ -100,7 +100,7 @@ def test_pages_concatenate_to_the_whole_list_exactly_once(project):
             pages.append(page)
             offset = page["next_offset"]
         clamped = data(await client.call_tool("search_declarations", {"query": "Gen", "limit": 1000}))
-        trimmed = data(await client.call_tool("search_declarations", {"query": "Gen", "limit": 50, "max_tokens": 60}))
+        trimmed = data(await client.call_tool("search_declarations", {"query": "Gen", "limit": 50, "max_tokens": 150}))
         return pages, clamped, trimmed
 
     pages, clamped, trimmed = call(project, steps)
