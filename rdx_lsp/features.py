@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcContentModified, JsonRpcException, JsonRpcInvalidParams
 
 import rdx
 from rdx_lsp.positions import Lines
@@ -47,8 +47,13 @@ def _kind(kind: str) -> lsp.SymbolKind:
 
 
 async def _at(ls: RdxLanguageServer, uri: str, position: lsp.Position) -> tuple[rdx.Graph, Lines, str, int, int]:
-    """The graph, the request's lines and the rdx position (path, line, byte column)."""
+    """The graph, the request's lines and the rdx position (path, line, byte column). A request
+    whose document was edited while it waited for the index is answered ContentModified: its
+    position is about text that no longer exists."""
+    version = ls.versions.get(uri, 0)
     graph = await ls.ready()
+    if ls.versions.get(uri, 0) != version:
+        raise JsonRpcContentModified(f"{uri} changed while the request waited; ask again")
     path = uri_path(uri)
     if path is None:
         raise JsonRpcInvalidParams(f"rdx serves file:// documents only, not {uri!r}")
@@ -102,7 +107,9 @@ def register(server: RdxLanguageServer) -> None:  # noqa: C901 - one registratio
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     async def did_change(ls: RdxLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
-        await ls.changed(params.text_document.uri)
+        uri = params.text_document.uri
+        ls.versions[uri] = ls.versions.get(uri, 0) + 1
+        await ls.changed(uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(ls: RdxLanguageServer, params: lsp.DidSaveTextDocumentParams) -> None:

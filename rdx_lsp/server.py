@@ -46,6 +46,8 @@ class RdxLanguageServer(LanguageServer):
         self._ready: concurrent.futures.Future[rdx.Graph] = concurrent.futures.Future()
         self._loop: asyncio.AbstractEventLoop | None = None
         self.open_documents: set[str] = set()
+        # Edits received per document, so a request can tell its text changed while it waited.
+        self.versions: dict[str, int] = {}
 
     # -- the graph ---------------------------------------------------------------------------
 

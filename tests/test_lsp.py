@@ -59,6 +59,7 @@ async def test_navigation_features(client: LanguageClient, tmp_path: Path) -> No
     result = await start(client, root)
     caps = result.capabilities
     assert caps.definition_provider and caps.references_provider and caps.rename_provider and caps.type_hierarchy_provider
+    assert caps.text_document_sync.change == lsp.TextDocumentSyncKind.Incremental
     order = root / "lib/shop/models/order.rb"
     # ``OutOfStock`` in ``raise OutOfStock, ...`` (line 19, 0-based 18): its class definition.
     found = await client.text_document_definition_async(pos(lsp.DefinitionParams, order, 18, 16))
@@ -83,6 +84,9 @@ async def test_navigation_features(client: LanguageClient, tmp_path: Path) -> No
     assert items and items[0].name == "Shop::Models::Order"
     supers = await client.type_hierarchy_supertypes_async(lsp.TypeHierarchySupertypesParams(item=items[0]))
     assert [s.name for s in supers] == ["Shop::Models::Record"]
+    # Indexing was reported with $/progress: begin, reports, end.
+    kinds = [type(v).__name__ for v in client.progress_reports.get("rdx-indexing", [])]
+    assert kinds[0] == "WorkDoneProgressBegin" and kinds[-1] == "WorkDoneProgressEnd"
     items = await client.text_document_prepare_type_hierarchy_async(pos(lsp.TypeHierarchyPrepareParams, record, 3, 10))
     subs = await client.type_hierarchy_subtypes_async(lsp.TypeHierarchySubtypesParams(item=items[0]))
     assert sorted(s.name for s in subs) == ["Shop::Models::Order", "Shop::Models::Product"]
