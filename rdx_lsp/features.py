@@ -201,20 +201,21 @@ def register(server: RdxLanguageServer) -> None:  # noqa: C901 - one registratio
             item.documentation = lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=header + (f"\n\n{text}" if text else ""))
         return item
 
+    async def document(ls: RdxLanguageServer, uri: str) -> rdx.Document | None:
+        graph = await ls.ready()
+        path = uri_path(uri)
+        return graph.document(path) if path is not None else None
+
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     async def document_symbol(ls: RdxLanguageServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol] | None:
-        graph = await ls.ready()
-        path = uri_path(params.text_document.uri)
-        doc = graph.document(path) if path is not None else None
+        doc = await document(ls, params.text_document.uri)
         if doc is None:
             return None
         return _nest(ls.lines(), [d for d in doc.definitions if d.kind not in _SKIPPED_SYMBOLS])
 
     @server.feature(lsp.TEXT_DOCUMENT_FOLDING_RANGE)
     async def folding(ls: RdxLanguageServer, params: lsp.FoldingRangeParams) -> list[lsp.FoldingRange] | None:
-        graph = await ls.ready()
-        path = uri_path(params.text_document.uri)
-        doc = graph.document(path) if path is not None else None
+        doc = await document(ls, params.text_document.uri)
         if doc is None:
             return None
         spans = sorted({(d.location.start_line - 1, d.location.end_line - 1) for d in doc.definitions if d.location.end_line > d.location.start_line})

@@ -330,19 +330,23 @@ class SymbolIndex:
             for key in changed:
                 for table in (old.definition_declarations, state.definition_declarations):
                     affected.update(d for d in table.get(key, ()) if d is not None)
-            with self._db:
-                gone = [(_rowid(d),) for d in affected]
-                self._db.executemany("DELETE FROM sym WHERE rowid = ?", gone)
-                self._db.executemany("DELETE FROM decl WHERE rowid = ?", gone)
-            for did in affected:
-                self._rows.pop(did, None)
-                self._fields.pop(did, None)
+            self._forget(affected)
             self._insert(state, (state.declarations[d] for d in sorted(affected) if d in state.declarations))
             if foreign is not None and foreign is not self.foreign:
                 self._advance_foreign(foreign)
             (self._count,) = self._db.execute("SELECT count(*) FROM decl").fetchone()
             self.state = state
         return self
+
+    def _forget(self, affected: set[int]) -> None:
+        """Drop the rows (and the cached fields) of declarations about to be indexed again."""
+        with self._db:
+            gone = [(_rowid(d),) for d in affected]
+            self._db.executemany("DELETE FROM sym WHERE rowid = ?", gone)
+            self._db.executemany("DELETE FROM decl WHERE rowid = ?", gone)
+        for did in affected:
+            self._rows.pop(did, None)
+            self._fields.pop(did, None)
 
     def _advance_foreign(self, foreign: ForeignState) -> None:
         old = self.foreign
@@ -351,13 +355,7 @@ class SymbolIndex:
         else:
             changed = [u for u in set(old.files) | set(foreign.files) if old.files.get(u) is not foreign.files.get(u)]
             affected = {d for u in changed for table in (old.symbol_declarations, foreign.symbol_declarations) for d in table.get(u, ())}
-            with self._db:
-                gone = [(_rowid(d),) for d in affected]
-                self._db.executemany("DELETE FROM sym WHERE rowid = ?", gone)
-                self._db.executemany("DELETE FROM decl WHERE rowid = ?", gone)
-            for did in affected:
-                self._rows.pop(did, None)
-                self._fields.pop(did, None)
+            self._forget(affected)
             self._insert_foreign(foreign, sorted(affected))
         self.foreign = foreign
 
