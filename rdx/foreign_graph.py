@@ -9,10 +9,14 @@ and again when one of those files changes.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Iterable
 
-from rdx.model.foreign import ForeignState
+import msgspec
+
+from rdx.cache.snapshot import load_foreign, save_foreign, writer_lock
+from rdx.model.foreign import ForeignImage, ForeignState
 from rdx.model.records import FileResult
 from rdx.polyglot.layout import Layout, read_layout
 from rdx.polyglot.resolve import advance, build
@@ -30,6 +34,10 @@ class ForeignSide:
         # The paths the layout was read for (documents and the layout files found next to them).
         self._layout_key: frozenset[str] | None = None
         self.layout_changed = False
+        # Where a graph opened on a workspace keeps its cache, and how it names a set of
+        # documents: a full build is saved there and restored while nothing changed.
+        self.cache_dir: str | None = None
+        self.fingerprint: Callable[[Iterable[FileResult]], str] | None = None
 
     def add_roots(self, roots: Iterable[str]) -> None:
         for root in roots:
@@ -84,6 +92,23 @@ class ForeignSide:
                 if not foreign_changed:
                     return previous
                 return advance(previous, {d.uri: d for d in docs}, changed, layout)
-            return build(docs, layout)
+            return self._cached_build(docs, layout)
 
         return compute
+
+    def _cached_build(self, docs: list[FileResult], layout: Layout) -> ForeignState:
+        """``build``, or its saved result when the documents and the layout are the same."""
+        if self.cache_dir is None or self.fingerprint is None:
+            return build(docs, layout)
+        key = self.fingerprint(docs) + ":" + hashlib.blake2b(msgspec.msgpack.encode(layout), digest_size=8).hexdigest()
+        files = {d.uri: d for d in docs if d.language != "ruby"}
+        image = load_foreign(self.cache_dir, key)
+        if image is not None and set(image.symbol_declarations) == set(files):
+            return image.state(files)
+        state = build(docs, layout)
+        try:
+            with writer_lock(self.cache_dir):
+                save_foreign(self.cache_dir, ForeignImage.of(state, key))
+        except OSError:
+            pass  # An unwritable cache: the next process builds again.
+        return state

@@ -317,6 +317,7 @@ class Graph(Greppable):
         deleted = len(set(previous) - {e.path for e in entries})
         graph._workspace = (root_list, cache)
         graph._foreign.add_roots(root_list)
+        graph._foreign.cache_dir, graph._foreign.fingerprint = cache, _fingerprint
         changed = bool(fresh or deleted or snapshot is None or len(reused) != len(snapshot.documents))
         if changed:
             graph.save()

@@ -156,10 +156,16 @@ def test_incremental_updates_equal_a_full_build(project: Path) -> None:
 def test_the_snapshot_keeps_other_languages(project: Path) -> None:
     first = rdx.Graph.open(str(project))
     names = sorted(d.name for d in first.declarations if getattr(d, "language", "ruby") != "ruby")
+    assert (project / ".rdx" / "foreign.msgpack").exists()  # The resolution is saved too.
     second = rdx.Graph.open(str(project))
     assert second.open_stats["parsed"] == 0
     assert sorted(d.name for d in second.declarations if getattr(d, "language", "ruby") != "ruby") == names
     assert refs(second, "util.Upper") == [("box.go", 5, "call"), ("main.go", 5, "call")]
+    assert _comparable(second._ready().foreign.state) == _comparable(first._ready().foreign.state)
+    # The layout is part of what the saved resolution is for: another module path, other imports.
+    (project / "go.mod").write_text("module example.com/other\n")
+    third = rdx.Graph.open(str(project))
+    assert refs(third, "util.Upper") == [("box.go", 5, "call")]
 
 
 def test_ambiguous_names_are_not_guessed(tmp_path: Path) -> None:

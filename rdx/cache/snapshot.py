@@ -22,6 +22,7 @@ from contextlib import contextmanager
 
 import msgspec
 
+from rdx.model.foreign import ForeignImage
 from rdx.model.records import FileResult
 from rdx.model.store import ResolvedImage
 
@@ -29,9 +30,11 @@ __all__ = [
     "SCHEMA_VERSION",
     "Snapshot",
     "default_cache_dir",
+    "load_foreign",
     "load_image",
     "load_snapshot",
     "prepare_cache_dir",
+    "save_foreign",
     "save_image",
     "save_snapshot",
     "writer_lock",
@@ -41,6 +44,7 @@ __all__ = [
 SCHEMA_VERSION = 14
 SNAPSHOT_NAME = "index.msgpack"
 IMAGE_NAME = "resolved.msgpack"
+FOREIGN_NAME = "foreign.msgpack"
 
 
 class Snapshot(msgspec.Struct, kw_only=True, gc=False):
@@ -52,6 +56,7 @@ class Snapshot(msgspec.Struct, kw_only=True, gc=False):
 _decoder = msgspec.msgpack.Decoder(Snapshot)
 _header_decoder = msgspec.msgpack.Decoder(dict)
 _image_decoder = msgspec.msgpack.Decoder(ResolvedImage)
+_foreign_decoder = msgspec.msgpack.Decoder(ForeignImage)
 
 
 def default_cache_dir(root: str) -> str:
@@ -127,6 +132,23 @@ def load_image(cache_dir: str, fingerprint: str) -> tuple[ResolvedImage | None, 
 
 def save_image(cache_dir: str, image: ResolvedImage) -> None:
     _write_atomically(cache_dir, IMAGE_NAME, msgspec.msgpack.encode(image))
+
+
+def load_foreign(cache_dir: str, fingerprint: str) -> ForeignImage | None:
+    """The saved resolution of the other languages for exactly ``fingerprint``, else None (an
+    unreadable file is rebuilt by the caller: it only costs time)."""
+    data, _ = _read(os.path.join(cache_dir, FOREIGN_NAME), "the other languages' resolution", "resolving again")
+    if data is None:
+        return None
+    try:
+        image = _foreign_decoder.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return image if image.fingerprint == fingerprint else None
+
+
+def save_foreign(cache_dir: str, image: ForeignImage) -> None:
+    _write_atomically(cache_dir, FOREIGN_NAME, msgspec.msgpack.encode(image))
 
 
 def prepare_cache_dir(cache_dir: str) -> None:

@@ -13,7 +13,7 @@ import msgspec
 
 from rdx.model.records import FileResult
 
-__all__ = ["ForeignDeclaration", "ForeignState", "family_of"]
+__all__ = ["ForeignDeclaration", "ForeignImage", "ForeignState", "family_of"]
 
 # Languages whose files see each other's names (one family, one namespace of declarations).
 _FAMILIES = {"javascript": "js", "typescript": "js", "c": "c", "cpp": "c"}
@@ -61,3 +61,35 @@ class ForeignState:
     reference_targets: dict[str, tuple[int | None, ...]] = field(default_factory=dict)
     # URI -> the files whose symbols resolving its references consulted (its dependencies).
     dependencies: dict[str, frozenset[str]] = field(default_factory=dict)
+
+
+class ForeignImage(msgspec.Struct, array_like=True, gc=False):
+    """A ``ForeignState`` as plain data for the cache (``.rdx/foreign.msgpack``), without the
+    documents (the snapshot has them) and without the name table (rebuilt from the
+    declarations). ``fingerprint`` names the documents and the layout it was computed from; it is
+    only ever restored onto exactly those."""
+
+    fingerprint: str
+    declarations: list[ForeignDeclaration]
+    symbol_declarations: dict[str, tuple[int, ...]]
+    import_targets: dict[str, tuple[tuple[str, ...], ...]]
+    import_modules: dict[str, tuple[dict[str, str], ...]]
+    reference_targets: dict[str, tuple[int | None, ...]]
+    dependencies: dict[str, list[str]]
+
+    @classmethod
+    def of(cls, state: ForeignState, fingerprint: str) -> ForeignImage:
+        return cls(
+            fingerprint, list(state.declarations.values()), state.symbol_declarations, state.import_targets, state.import_modules,
+            state.reference_targets, {uri: sorted(deps) for uri, deps in state.dependencies.items()},
+        )
+
+    def state(self, files: dict[str, FileResult]) -> ForeignState:
+        by_name: dict[str, list[int]] = {}
+        for decl in self.declarations:
+            by_name.setdefault(decl.name, []).append(decl.id)
+        return ForeignState(
+            files, {d.id: d for d in self.declarations}, {name: tuple(sorted(ids)) for name, ids in by_name.items()},
+            self.symbol_declarations, self.import_targets, self.import_modules, self.reference_targets,
+            {uri: frozenset(deps) for uri, deps in self.dependencies.items()},
+        )
