@@ -744,7 +744,9 @@ class Graph(Greppable):
 
     def _file_diagnostic(self, result: FileResult, d) -> Diagnostic:  # type: ignore[no-untyped-def]
         location = None
-        if d.end > d.start and result.line_starts:
+        # A zero-width diagnostic (tree-sitter's MISSING node) has a place too: only 0-0 means
+        # the whole file.
+        if (d.end > d.start or d.start > 0) and result.line_starts:
             from rdx.query.handles import Location
             from rdx.text import offset_to_position
 

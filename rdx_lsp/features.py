@@ -197,7 +197,8 @@ def register(server: RdxLanguageServer) -> None:  # noqa: C901 - one registratio
             summary = decl.summary(members=False)
             signature = next((d.signature for d in summary.definitions if d.signature), None)
             text = "\n".join(c.lstrip("#").strip() for c in decl.comments)
-            header = f"```\n{summary.name}{signature or ''}\n```"
+            name = summary.name.removesuffix("()") if signature else summary.name
+            header = f"```\n{name}{signature or ''}\n```"
             item.documentation = lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=header + (f"\n\n{text}" if text else ""))
         return item
 
