@@ -33,7 +33,6 @@ from rdx.discovery.files import (
     changed_files,
     collect_files,
     content_hash,
-    is_ruby_file,
     is_source_file,
     path_to_uri,
     still_wanted,
@@ -48,9 +47,8 @@ from rdx.mapping import build_repo_map
 from rdx.model.foreign import ForeignState
 from rdx.model.records import ConstPath, FileResult
 from rdx.model.store import CORE_URI, GraphStore, ResolvedState
-from rdx.query import navigation
+from rdx.navigating import Navigable
 from rdx.query.foreign import ForeignDeclarationHandle
-from rdx.query.foreign_navigation import foreign_declaration_at, foreign_definition_at, foreign_hover_at, foreign_references_to
 from rdx.query.handles import (
     ConstantReference,
     Declaration,
@@ -61,7 +59,6 @@ from rdx.query.handles import (
     iter_constant_references,
     iter_method_references,
 )
-from rdx.query.navigation import Completion, Hover, Reference, Target
 from rdx.query.repomap import RepoMap
 from rdx.query.search import SearchIndex
 from rdx.resolution.driver import Resolver
@@ -119,7 +116,7 @@ def _check_jobs(jobs: object) -> None:
         raise InvalidArgumentError(f"jobs must be a positive integer, got {jobs!r}")
 
 
-class Graph(Greppable):
+class Graph(Greppable, Navigable):
     """A semantic graph of a Ruby codebase (see the README for a tour); ``grep`` searches the
     text of every file of the project (see ``Greppable``)."""
 
@@ -767,76 +764,6 @@ class Graph(Greppable):
             result = view.state.documents[diag.doc]
             out.append(Diagnostic(diag.code, diag.message, diag.severity, result.path or result.uri, view.location(diag.doc, diag.start, diag.end)))
         return out
-
-    # -- navigation ----------------------------------------------------------------------
-
-    def references_to(self, name: str | Declaration) -> list[Reference]:
-        """Every use of a declaration (by name, or the declaration itself when a name is
-        declared in several places): constant references (through aliases), and for methods
-        the calls whose receiver resolves to the owner or a descendant, plus name-only matches
-        with an unknown receiver (``certain=False``); in other languages, the calls, types and
-        bases resolved to it."""
-        view = self._ready()
-        decl = name if isinstance(name, Declaration) else self[name]
-        if isinstance(decl, ForeignDeclarationHandle):
-            return foreign_references_to(view.foreign, decl)
-        return navigation.references_to(view, decl)
-
-    def _position(self, path: str | os.PathLike[str], line: int, column: int) -> str:
-        if not isinstance(path, (str, os.PathLike)):
-            raise InvalidArgumentError(f"path must be a string, got {path!r}")
-        for value, what in ((line, "line"), (column, "column")):
-            if not isinstance(value, int) or isinstance(value, bool) or value < (1 if what == "line" else 0):
-                raise InvalidArgumentError(f"{what} must be an integer >= {1 if what == 'line' else 0}, got {value!r}")
-        path = os.fspath(path)
-        if "://" in path:
-            return path
-        return path_to_uri(path)
-
-    def definition_at(self, path: str | os.PathLike[str], line: int, column: int) -> Target | None:
-        """Go to definition: the declaration (or required document) at a position, or None."""
-        uri = self._position(path, line, column)
-        view = self._ready()
-        if self._is_foreign(view, uri):
-            return foreign_definition_at(view.foreign, uri, line, column)
-        return navigation.definition_at(view, uri, line, column)
-
-    @staticmethod
-    def _is_foreign(view: View, uri: str) -> bool:
-        return not is_ruby_file(os.path.basename(uri)) and uri in view.foreign.state.files
-
-    def declaration_at(self, path: str | os.PathLike[str], line: int, column: int) -> Declaration | None:
-        """The declaration named at a position (a definition, a reference, a resolved call), or None."""
-        uri = self._position(path, line, column)
-        view = self._ready()
-        if self._is_foreign(view, uri):
-            return foreign_declaration_at(view.foreign, uri, line, column)
-        return navigation.declaration_at(view, uri, line, column)
-
-    def hover_at(self, path: str | os.PathLike[str], line: int, column: int) -> Hover | None:
-        """Name, kind, signature, owner, ancestors and comments of what is at a position."""
-        uri = self._position(path, line, column)
-        view = self._ready()
-        if self._is_foreign(view, uri):
-            return foreign_hover_at(view.foreign, uri, line, column)
-        return navigation.hover_at(view, uri, line, column)
-
-    def completions_at(self, path: str | os.PathLike[str], line: int, column: int) -> list[Completion]:
-        """Completion candidates at a position (after ``Foo::``, after ``recv.``, or in scope)."""
-        uri = self._position(path, line, column)
-        source = self._sources.get(uri)
-        if source is None:
-            file_path = uri_to_path(uri)
-            try:
-                with open(file_path or "", "rb") as f:
-                    source = f.read()
-            except OSError:
-                source = None
-        return navigation.completions_at(self._ready(), uri, line, column, source)
-
-    def dead_code_candidates(self) -> list[Declaration]:
-        """Methods never called by name and constants never referenced, outside Ruby core."""
-        return navigation.dead_code_candidates(self._ready())
 
     @staticmethod
     def _language_stats(view: View) -> dict[str, dict[str, int]]:
