@@ -19,6 +19,7 @@ _SYMBOL_KINDS = {
     "Class": lsp.SymbolKind.Class, "Module": lsp.SymbolKind.Module, "Method": lsp.SymbolKind.Method,
     "SingletonMethod": lsp.SymbolKind.Method, "Constant": lsp.SymbolKind.Constant, "ConstantAlias": lsp.SymbolKind.Constant,
     "AttrReader": lsp.SymbolKind.Property, "AttrWriter": lsp.SymbolKind.Property, "AttrAccessor": lsp.SymbolKind.Property,
+    "MethodAlias": lsp.SymbolKind.Method, "GlobalVariable": lsp.SymbolKind.Variable, "GlobalVariableAlias": lsp.SymbolKind.Variable,
     "class": lsp.SymbolKind.Class, "struct": lsp.SymbolKind.Struct, "interface": lsp.SymbolKind.Interface,
     "trait": lsp.SymbolKind.Interface, "enum": lsp.SymbolKind.Enum, "function": lsp.SymbolKind.Function,
     "method": lsp.SymbolKind.Method, "constant": lsp.SymbolKind.Constant, "field": lsp.SymbolKind.Field,
@@ -234,7 +235,9 @@ def register(server: RdxLanguageServer) -> None:  # noqa: C901 - one registratio
             if loc is None or not loc.uri.startswith("file://"):
                 continue
             owner = decl.owner
-            out.append(lsp.SymbolInformation(name=decl.name, kind=_kind(decl.kind), location=lines.location(loc), container_name=owner.name if owner else None))
+            # The name as it reads in its owner, which is the container (clients show both).
+            name = decl.unqualified_name if owner is not None else decl.name
+            out.append(lsp.SymbolInformation(name=name, kind=_kind(decl.kind), location=lines.location(loc), container_name=owner.name if owner else None))
         return out
 
     @server.feature(lsp.TEXT_DOCUMENT_IMPLEMENTATION)

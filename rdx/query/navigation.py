@@ -293,15 +293,25 @@ def completions_at(view: View, path: str, line: int, column: int, source: bytes 
     scope = _scope_at(result, offset)
     site = resolver.cref(doc, scope) or ()
     candidates: dict[str, tuple[str, str]] = {}
+    hidden: set[str] = set()
 
-    def add_members(ns: int, constants: bool, methods: bool) -> None:
+    def add_members(ns: int, constants: bool, methods: bool, public: bool = False) -> None:
+        """``public``: after an explicit receiver, where Ruby refuses private and protected
+        methods (``Util.puts`` is a NoMethodError); a method found first in the chain hides
+        those of its ancestors either way."""
         for anc in view.chain(ns):
             for key, member in view.record(anc).members.items():
                 mrec = state.declarations[member]
                 if constants and mrec.kind in ("Class", "Module", "Constant", "ConstantAlias", "Todo"):
                     candidates.setdefault(key, (mrec.kind, mrec.name))
                 elif methods and mrec.kind == "Method" and key.endswith("()"):
-                    candidates.setdefault(key[:-2], ("Method", mrec.name))
+                    label = key[:-2]
+                    if label in candidates or label in hidden:
+                        continue
+                    if mrec.visibility == "undefined" or (public and mrec.visibility != "public"):
+                        hidden.add(label)
+                    else:
+                        candidates[label] = ("Method", mrec.name)
 
     if head.endswith(b"::"):
         m = _CONST_PATH_TAIL.search(head[:-2])
@@ -310,7 +320,7 @@ def completions_at(view: View, path: str, line: int, column: int, source: bytes 
             add_members(ns, constants=True, methods=False)
             single = view.singleton_of(ns)
             if single is not None:
-                add_members(single, constants=False, methods=True)
+                add_members(single, constants=False, methods=True, public=True)
     elif head.endswith(b".") or head.endswith(b"&."):
         m = _RECEIVER_TAIL.search(head[:-2] if head.endswith(b"&.") else head[:-1])
         recv = m.group().decode() if m else ""
@@ -323,7 +333,7 @@ def completions_at(view: View, path: str, line: int, column: int, source: bytes 
             found = _lookup_text(view, recv, site)
             ns = view.singleton_of(found) if found is not None else None
         if ns is not None:
-            add_members(ns, constants=False, methods=True)
+            add_members(ns, constants=False, methods=True, public=recv != "self")
     else:
         for lexical in site:
             for key, member in state.declarations[lexical].members.items():
