@@ -15,6 +15,7 @@ from typing import Any, cast
 import tree_sitter
 import tree_sitter_ruby
 
+from rdx.discovery.rails import RAILS_DIRECTIVES
 from rdx.ids import definition_id
 from rdx.model.kinds import DefinitionKind, MixinKind, ReceiverKind
 from rdx.model.records import (
@@ -1029,4 +1030,6 @@ _DIRECTIVES: dict[str, Callable[[_Walker, Any, str, _Scope | None], None]] = {
     "require": _Walker._require,
     "require_relative": _Walker._require,
     "load": _Walker._require,
+    # Rails and ActiveSupport macros: the methods they define (rdx.discovery.rails).
+    **RAILS_DIRECTIVES,
 }

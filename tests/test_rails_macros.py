@@ -1,0 +1,142 @@
+"""Rails macros define what ActiveRecord 6.1 defines: the oracle is ActiveRecord itself (Debian's
+ruby-activerecord with ruby-sqlite3), loading the same models on an in-memory database."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import rdx
+
+MODELS = """
+class ApplicationRecord < ActiveRecord::Base
+  self.abstract_class = true
+end
+
+class Author < ApplicationRecord
+  has_many :posts
+  has_many :categories
+  has_one :profile
+  has_and_belongs_to_many :boxes
+  class_attribute :default_role
+  class_attribute :quiet, instance_writer: false, instance_predicate: false
+  cattr_accessor :registry
+  mattr_reader :limit, instance_reader: false
+end
+
+class Profile < ApplicationRecord
+  belongs_to :author
+  delegate :name, to: :author
+  delegate :email, :posts, to: :author, prefix: true
+  delegate :name, to: :author, prefix: :writer
+end
+
+class Post < ApplicationRecord
+  belongs_to :author
+  scope :published, -> { where(status: 1) }
+  enum status: [:draft, :published_post]
+  enum visibility: { open: 0, closed: 1 }, _prefix: true
+  enum tone: [:dry, :warm], _suffix: :voice
+  alias_attribute :headline, :title
+  attribute :rating, :integer
+end
+
+class Box < ApplicationRecord
+  has_and_belongs_to_many :authors
+end
+
+class Category < ApplicationRecord
+end
+"""
+
+SCHEMA = """
+ActiveRecord::Base.establish_connection(adapter: "sqlite3", database: ":memory:")
+ActiveRecord::Migration.verbose = false
+ActiveRecord::Schema.define do
+  create_table(:authors) { |t| t.string :name; t.string :email }
+  create_table(:profiles) { |t| t.integer :author_id }
+  create_table(:posts) { |t| t.integer :author_id; t.integer :status; t.integer :visibility; t.integer :tone; t.string :title }
+  create_table(:boxes)
+  create_table(:categories) { |t| t.integer :author_id }
+  create_table(:authors_boxes, id: false) { |t| t.integer :author_id; t.integer :box_id }
+end
+"""
+
+# What a model answers for a name: instance method, class method, or neither.
+ORACLE = """
+require "active_record"
+require "json"
+%s
+%s
+out = {}
+%s.each do |name, names|
+  model = Object.const_get(name)
+  model.define_attribute_methods  # ActiveRecord defines attribute methods on first use otherwise.
+  out[name] = names.to_h { |m| [m, [model.method_defined?(m) || model.private_method_defined?(m), model.respond_to?(m, true)]] }
+  # Everything the association macros generated, for the other direction.
+  out["#{name} associations"] = model.generated_association_methods.instance_methods(false).map(&:to_s)
+end
+puts JSON.generate(out)
+"""
+
+
+def _ask_active_record(script: str, tmp_path: Path) -> dict[str, Any]:
+    ruby = shutil.which("ruby")
+    assert ruby is not None, "ruby is required (make test installs it)"
+    probe = tmp_path / "probe.rb"
+    probe.write_text(script)
+    proc = subprocess.run([ruby, str(probe)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, f"ActiveRecord failed (make test installs ruby-rails and ruby-sqlite3):\n{proc.stderr}"
+    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def _macro_methods(g: rdx.Graph, model: str) -> tuple[set[str], set[str]]:
+    """The instance and singleton methods rdx declares from macro calls in ``model``'s body."""
+    decl = g[model]
+    instance = {m.unqualified_name.removesuffix("()") for m in decl.members if m.kind == "Method" and any(d.signature == "(...)" for d in m.definitions)}
+    single = decl.singleton_class
+    singleton = {m.unqualified_name.removesuffix("()") for m in single.members if m.kind == "Method"} if single is not None else set()
+    return instance, singleton
+
+
+def test_macros_define_what_active_record_defines(tmp_path: Path) -> None:
+    g = rdx.Graph()
+    g.index_source("file:///app/models.rb", MODELS)
+    g.resolve()
+    ours = {model: _macro_methods(g, model) for model in ("Author", "Profile", "Post", "Box")}
+    asked = {model: sorted(instance | singleton) for model, (instance, singleton) in ours.items()}
+    answers: dict[str, Any] = _ask_active_record(ORACLE % (SCHEMA, MODELS, json.dumps(asked).replace(":", "=>")), tmp_path)
+    for model, (instance, singleton) in ours.items():
+        for name in sorted(instance):
+            assert answers[model][name][0], f"rdx says {model}#{name} exists; ActiveRecord does not define it"
+        for name in sorted(singleton):
+            assert answers[model][name][1], f"rdx says {model}.{name} exists; ActiveRecord does not define it"
+    # And the other way: every method ActiveRecord generated for the associations, rdx has.
+    for model, (instance, _) in ours.items():
+        assert set(answers[f"{model} associations"]) <= instance, (model, set(answers[f"{model} associations"]) - instance)
+    # What each macro is expected to yield (the oracle checked each exists above).
+    author_instance, author_class = ours["Author"]
+    assert {"posts", "posts=", "post_ids", "post_ids=", "categories", "category_ids", "box_ids="} <= author_instance
+    assert {"profile", "profile=", "build_profile", "create_profile", "create_profile!", "reload_profile"} <= author_instance
+    assert {"default_role", "default_role?", "default_role=", "quiet", "registry", "registry="} <= author_instance
+    assert "quiet=" not in author_instance and "quiet?" not in author_instance and "limit" not in author_instance
+    assert {"default_role", "default_role=", "default_role?", "quiet", "quiet=", "registry", "registry=", "limit"} <= author_class
+    profile_instance, _ = ours["Profile"]
+    assert {"author", "author=", "build_author", "create_author!", "reload_author", "name", "author_email", "author_posts", "writer_name"} <= profile_instance
+    post_instance, post_class = ours["Post"]
+    assert {"draft?", "draft!", "published_post?", "visibility_open?", "visibility_closed!", "dry_voice?", "warm_voice!"} <= post_instance
+    assert {"headline", "headline=", "headline?", "rating", "rating="} <= post_instance
+    assert {"published", "draft", "not_draft", "statuses", "visibilities", "tones", "visibility_open", "not_visibility_closed", "dry_voice"} <= post_class
+
+
+def test_macro_methods_are_navigable() -> None:
+    g = rdx.Graph()
+    g.index_source("file:///app/models.rb", MODELS + "\nPost.new.author.posts\nPost.published\n")
+    g.resolve()
+    posts = g["Author#posts()"]
+    assert posts.location is not None and posts.location.start_line == 7  # At the macro call.
+    assert [r.location.start_line for r in g.references_to("Author#posts()")] == [len(MODELS.splitlines()) + 2]
+    assert g["Post::<Post>#published()"].location.start_line == 26
