@@ -15,6 +15,7 @@ from typing import Any, cast
 import tree_sitter
 import tree_sitter_ruby
 
+from rdx.discovery.loops import Loop, expand_names, loop_at, register_loop
 from rdx.discovery.rails import RAILS_DIRECTIVES
 from rdx.ids import definition_id
 from rdx.model.kinds import DefinitionKind, MixinKind, ReceiverKind
@@ -181,6 +182,8 @@ class _Walker:
         self.pending_visibility: dict[int, str] = {}
         # Call nodes that are assignment targets (``self.x = 1`` calls ``x=``).
         self.setter_calls: set[int] = set()
+        # ``LITERAL.each { |p| ... }`` blocks seen so far (rdx.discovery.loops).
+        self.loops: list[Loop] = []
         self.top_object: int = -1
         self.external_calls = 0
         self.top_locals: set[bytes] = set()
@@ -414,6 +417,8 @@ class _Walker:
             name = _symbol_name(arg)
             if name is not None and arg.type != "string":
                 out.append((name, arg))
+            elif (unrolled := expand_names(self.loops, arg)) is not None:
+                out.extend(unrolled)
         return out
 
     def _members(self, kind: str | None, members: list[tuple[str, Any]], scope: _Scope) -> None:
@@ -658,6 +663,7 @@ class _Walker:
         start = node.start_byte
         scope = self._scope(start)
         recv = node.child_by_field_name("receiver")
+        register_loop(self.loops, node, recv, name)
         receiver_kind = ReceiverKind.IMPLICIT_SELF
         receiver = None
         receiver_text = None
@@ -688,6 +694,13 @@ class _Walker:
         )
         if receiver_kind == ReceiverKind.OTHER and scope is not None and scope.hook_param is not None and recv is not None and recv.text == scope.hook_param:
             self._hook_mixin(node, name, scope)
+        if name in _MIXIN_CALLS and recv is not None and recv.type == "identifier" and not (scope is not None and scope.is_method):
+            # ``[A, B].each { |k| k.prepend(M) }``: once per constant of the list.
+            loop = loop_at(self.loops, recv, recv.text.decode())
+            for element in loop.nodes if loop is not None else ():
+                path = self._const_path(element)
+                if path is not None and not path.dynamic:
+                    self._external_mixin(node, name, path, scope)
         if receiver_kind == ReceiverKind.IMPLICIT_SELF and name == "included" and scope is not None and not scope.is_method:
             block = node.child_by_field_name("block")
             if block is not None:
@@ -821,15 +834,30 @@ class _Walker:
         args = node.child_by_field_name("arguments")
         if args is None:
             return []
-        return [(n, a) for a in args.named_children if (n := _symbol_name(a)) is not None]
+        out = []
+        for arg in args.named_children:
+            name = _symbol_name(arg)
+            if name is not None:
+                out.append((name, arg))
+            elif (unrolled := expand_names(self.loops, arg)) is not None:
+                out.extend(unrolled)
+        return out
 
     def _alias_method(self, node: Any, name: str, scope: _Scope | None) -> None:
         ns = self._directive_scope(node, scope)
         if ns is None:
             return
-        args = self._string_args(node)
-        if len(args) == 2:
-            (new, new_node), (old, _) = args
+        given = node.child_by_field_name("arguments")
+        if given is None or given.named_child_count != 2:
+            return
+        sides = []
+        for arg in given.named_children:
+            literal = _symbol_name(arg)
+            sides.append([(literal, arg)] if literal is not None else (expand_names(self.loops, arg) or []))
+        news, olds = sides
+        if len(olds) == 1:
+            olds = olds * len(news)  # ``alias_method "#{n}_x", :y`` in a loop: one alias per element.
+        for (new, new_node), (old, _) in zip(news, olds, strict=False):
             self._add("MethodAlias", new, node, new_node, ns, old_name=old, comments=self._comments_above(node))
 
     def _visibility(self, node: Any, name: str, scope: _Scope | None) -> None:
@@ -877,9 +905,14 @@ class _Walker:
         ns = self._directive_scope(node, scope)
         if ns is None:
             return
-        args = self._string_args(node)
-        if args:
-            method, arg = args[0]
+        given = node.child_by_field_name("arguments")
+        first = given.named_children[0] if given is not None and given.named_child_count else None
+        if first is None:
+            return
+        # One method, or one per element when the name comes from a loop over a literal list.
+        literal = _symbol_name(first)
+        names = [(literal, first)] if literal is not None else (expand_names(self.loops, first) or [])
+        for method, arg in names:
             self._add("Method", method, node, arg, ns, visibility=ns.visibility_at(node.start_byte), params="(...)", comments=self._comments_above(node))
 
     def _require(self, node: Any, name: str, scope: _Scope | None) -> None:
