@@ -18,6 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import run_ruby
 
 import rdx
 import rdx.graph
@@ -139,12 +140,12 @@ def tree(tmp_path_factory):
         *(f"deep/{n}" for n in deep_sources()),
     }
     expected_problems = {
-        (str(root / "x.rb"), "binary-file"),
         (str(root / "dangling.rb"), "unreadable-file"),
         (str(root / "syntax.rb"), "syntax-error"),
         (str(root / "huge.rb"), "file-too-large"),
     }
-    warnings = {(str(root / "bad_utf8.rb"), "invalid-utf8")}
+    # Ruby reads a program up to its first NUL: x.rb is an empty program, not a binary file.
+    warnings = {(str(root / "bad_utf8.rb"), "invalid-utf8"), (str(root / "x.rb"), "end-of-program")}
     return root, {"big_classes": big_classes, "good_files": good_files, "problems": expected_problems, "warnings": warnings}
 
 
@@ -462,7 +463,7 @@ def test_single_file_root(tmp_path):
 def test_reindexing_reports_each_problem_once(tmp_path, how):
     write(tmp_path / "good.rb", "class Good; end\n")
     os.symlink(tmp_path / "nowhere.rb", tmp_path / "dangling.rb")
-    write(tmp_path / "x.rb", b"\x00binary")
+    write(tmp_path / "x.py", b"\x00binary")
     g = rdx.Graph()
     if how == "twice":
         g.index_all([tmp_path], jobs=1)
@@ -470,7 +471,7 @@ def test_reindexing_reports_each_problem_once(tmp_path, how):
     else:
         g.index_all([tmp_path, tmp_path], jobs=1)
     seen = Counter((os.path.basename(d.path), d.code) for d in g.diagnostics)
-    assert seen == Counter({("dangling.rb", "unreadable-file"): 1, ("x.rb", "binary-file"): 1})
+    assert seen == Counter({("dangling.rb", "unreadable-file"): 1, ("x.py", "binary-file"): 1})
 
 
 @pytest.mark.parametrize(
@@ -505,3 +506,16 @@ def test_fifo_does_not_hang(tmp_path):
         pytest.fail("index_all hung on a FIFO")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[('pipe.rb', 'not-a-file')] True"
+
+
+@pytest.mark.parametrize("stop", [b"\x00", b"\x04", b"\x1a", b"\n__END__\n"])
+def test_ruby_stops_reading_where_ruby_does(tmp_path, stop):
+    """What follows a NUL, ^D or ^Z byte or an ``__END__`` line is not part of the program:
+    Ruby says so, and rdx indexes what precedes."""
+    source = b"class Before; end\n" + stop + b"\nclass After; end\n"
+    write(tmp_path / "stop.rb", source)
+    ruby = run_ruby(f"load {str(tmp_path / 'stop.rb')!r}\np [defined?(Before), defined?(After)]", tmp_path).strip()
+    assert ruby == '["constant", nil]'
+    g = rdx.Graph()
+    g.index_all([tmp_path], jobs=1)
+    assert g.get("Before") is not None and g.get("After") is None

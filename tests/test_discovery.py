@@ -1312,3 +1312,14 @@ def test_bad_arguments_raise_invalid_argument(call):
         call(g)
     assert info.value.code == rdx.ErrorCode.INVALID_ARGUMENT
     assert isinstance(info.value, ValueError)
+
+
+def test_doc_comments_leave_out_magic_comments_and_tool_directives() -> None:
+    source = (
+        b"# frozen_string_literal: true\n# The thing.\n# rubocop:disable Metrics/AbcSize\nclass A\n"
+        b"  # typed: strict\n  # -*- coding: utf-8 -*-\n  # Does it.\n  # rubocop:todo Style/Foo\n  def x; end\nend\n"
+    )
+    from rdx.discovery.parse import RubyParser
+
+    found = {d.name: d.comments for d in RubyParser().discover("file:///doc.rb", source).definitions}
+    assert found == {"A": ("# The thing.",), "x": ("# Does it.",)}

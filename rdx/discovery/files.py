@@ -277,8 +277,24 @@ def _ignored(path: str, is_dir: bool, specs: tuple[tuple[str, pathspec.PathSpec]
     return ignored
 
 
-def read_source(path: str) -> tuple[bytes | None, int, int, list[Diagnostic]]:
-    """Read one file: (bytes or None, size, mtime_ns, diagnostics). Never raises."""
+_RUBY_STOPS = re.compile(rb"[\x00\x04\x1a]")
+_STOP_NAMES = {0: "NUL", 4: "^D", 26: "^Z"}
+
+
+def ruby_program(data: bytes) -> tuple[bytes, Diagnostic | None]:
+    """What Ruby reads of a file: everything before the first NUL, ^D or ^Z byte (Ruby stops
+    there, as it does at ``__END__``, which the parser handles), and a note when it stopped."""
+    found = _RUBY_STOPS.search(data)
+    if found is None:
+        return data, None
+    at = found.start()
+    what = _STOP_NAMES[data[at]]
+    return data[:at], Diagnostic("end-of-program", f"Ruby stops reading at the {what} byte at offset {at}; the rest is not indexed", at, at, "warning")
+
+
+def read_source(path: str, ruby: bool = False) -> tuple[bytes | None, int, int, list[Diagnostic]]:
+    """Read one file: (bytes or None, size, mtime_ns, diagnostics). Never raises. A Ruby file
+    is what Ruby reads of it (``ruby_program``), never rejected as binary."""
     try:
         # Checked before opening: open() on a FIFO blocks until a writer appears.
         if not stat.S_ISREG(os.stat(path).st_mode):
@@ -295,15 +311,20 @@ def read_source(path: str) -> tuple[bytes | None, int, int, list[Diagnostic]]:
     except OSError as exc:
         return None, 0, 0, [Diagnostic("unreadable-file", f"cannot read file: {exc.strerror or exc}", severity="error")]
     diagnostics: list[Diagnostic] = []
+    size = len(data)
+    if ruby:
+        data, stopped = ruby_program(data)
+        if stopped is not None:
+            diagnostics.append(stopped)
     if b"\0" in data[:_BINARY_SNIFF]:
-        return None, len(data), st.st_mtime_ns, [Diagnostic("binary-file", "file looks binary (contains NUL bytes); skipped", severity="error")]
+        return None, size, st.st_mtime_ns, [Diagnostic("binary-file", "file looks binary (contains NUL bytes); skipped", severity="error")]
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         diagnostics.append(
             Diagnostic("invalid-utf8", f"invalid UTF-8 at byte {exc.start}; indexed with replacement characters", exc.start, exc.start + 1, "warning")
         )
-    return data, len(data), st.st_mtime_ns, diagnostics
+    return data, size, st.st_mtime_ns, diagnostics
 
 
 def content_hash(data: bytes) -> int:

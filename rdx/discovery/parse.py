@@ -145,6 +145,14 @@ def _text(node: Any) -> str:
     return node.text.decode("utf-8", "replace")
 
 
+# ``# frozen_string_literal: true``, ``# rubocop:disable X``, ``# typed: strict``, ``# -*- coding: x -*-``:
+# instructions to Ruby and tools, never documentation.
+_DIRECTIVE_COMMENT = re.compile(
+    rb"#\s*(?:(?:frozen_string_literal|encoding|coding|warn_indent|warn_past_scope|shareable_constant_value|typed)\s*:"
+    rb"|rubocop\s*:\s*(?:disable|enable|todo)|-\*-|:nocov:|standard\s*:\s*(?:disable|enable))"
+)
+
+
 def _symbol_name(node: Any) -> str | None:
     """The name of a literal symbol or plain string argument, else None."""
     t = node.type
@@ -251,7 +259,8 @@ class _Walker:
             line = source[starts[row - 1] : starts[row]].strip()
             if not line.startswith(b"#"):
                 break
-            lines.append(line.decode("utf-8", "replace"))
+            if not _DIRECTIVE_COMMENT.match(line):  # Magic comments and tool directives are no doc.
+                lines.append(line.decode("utf-8", "replace"))
             row -= 1
         if not lines:
             return ()

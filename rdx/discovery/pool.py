@@ -63,7 +63,7 @@ def _get_parser() -> RubyParser:
 
 def discover_file(entry: FileEntry, parser: RubyParser | None = None) -> FileResult:
     """Read and parse one file; problems become diagnostics on the result."""
-    data, size, mtime_ns, diagnostics = read_source(entry.path)
+    data, size, mtime_ns, diagnostics = read_source(entry.path, ruby=is_ruby_file(os.path.basename(entry.path)))
     if data is None:
         return FileResult(uri=entry.uri, path=entry.path, size=size, mtime_ns=mtime_ns, diagnostics=diagnostics)
     try:
@@ -80,6 +80,8 @@ def discover_file(entry: FileEntry, parser: RubyParser | None = None) -> FileRes
             diagnostics=diagnostics + [Diagnostic("internal-error", f"rdx failed on this file: {exc!r}")],
         )
     result.mtime_ns = mtime_ns
+    # The file's size on disk (what ``Graph.open`` compares), even when Ruby reads less of it.
+    result.size = size
     result.content_hash = content_hash(data)
     if diagnostics:
         result.diagnostics = diagnostics + result.diagnostics
