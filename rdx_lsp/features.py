@@ -63,6 +63,12 @@ async def _at(ls: RdxLanguageServer, uri: str, position: lsp.Position) -> tuple[
     return graph, lines, path, line, column
 
 
+async def _declaration(ls: RdxLanguageServer, uri: str, position: lsp.Position) -> tuple[rdx.Graph, Lines, rdx.Declaration | None]:
+    """The graph, the request's lines and the declaration named at the position (or None)."""
+    graph, lines, path, line, column = await _at(ls, uri, position)
+    return graph, lines, graph.declaration_at(path, line, column)
+
+
 def _decl_locations(lines: Lines, decl: rdx.Declaration) -> list[lsp.Location]:
     return [lines.location(d.name_location) for d in decl.definitions if d.uri.startswith("file://")]
 
@@ -140,8 +146,7 @@ def register(server: RdxLanguageServer) -> None:  # noqa: C901 - one registratio
 
     @server.feature(lsp.TEXT_DOCUMENT_TYPE_DEFINITION)
     async def type_definition(ls: RdxLanguageServer, params: lsp.TypeDefinitionParams) -> list[lsp.Location] | None:
-        graph, lines, path, line, column = await _at(ls, params.text_document.uri, params.position)
-        decl = graph.declaration_at(path, line, column)
+        graph, lines, decl = await _declaration(ls, params.text_document.uri, params.position)
         if decl is None:
             return None
         if decl.kind == "ConstantAlias" and decl.target is not None:
@@ -152,8 +157,7 @@ def register(server: RdxLanguageServer) -> None:  # noqa: C901 - one registratio
 
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
     async def references(ls: RdxLanguageServer, params: lsp.ReferenceParams) -> list[lsp.Location] | None:
-        graph, lines, path, line, column = await _at(ls, params.text_document.uri, params.position)
-        decl = graph.declaration_at(path, line, column)
+        graph, lines, decl = await _declaration(ls, params.text_document.uri, params.position)
         if decl is None:
             return None
         found = [lines.location(r.location) for r in graph.references_to(decl) if r.location.uri.startswith("file://")]
@@ -164,8 +168,7 @@ def register(server: RdxLanguageServer) -> None:  # noqa: C901 - one registratio
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
     async def highlight(ls: RdxLanguageServer, params: lsp.DocumentHighlightParams) -> list[lsp.DocumentHighlight] | None:
         uri = params.text_document.uri
-        graph, lines, path, line, column = await _at(ls, uri, params.position)
-        decl = graph.declaration_at(path, line, column)
+        graph, lines, decl = await _declaration(ls, uri, params.position)
         if decl is None:
             return None
         out = [lsp.DocumentHighlight(range=lines.range(d.name_location), kind=lsp.DocumentHighlightKind.Write) for d in decl.definitions if d.uri == uri]
@@ -242,8 +245,7 @@ def register(server: RdxLanguageServer) -> None:  # noqa: C901 - one registratio
 
     @server.feature(lsp.TEXT_DOCUMENT_IMPLEMENTATION)
     async def implementation(ls: RdxLanguageServer, params: lsp.ImplementationParams) -> list[lsp.Location] | None:
-        graph, lines, path, line, column = await _at(ls, params.text_document.uri, params.position)
-        decl = graph.declaration_at(path, line, column)
+        graph, lines, decl = await _declaration(ls, params.text_document.uri, params.position)
         if decl is None:
             return None
         if decl.kind in _NAMESPACES:
@@ -293,8 +295,7 @@ def _type_hierarchy(server: RdxLanguageServer) -> None:
 
     @server.feature(lsp.TEXT_DOCUMENT_PREPARE_TYPE_HIERARCHY)
     async def prepare(ls: RdxLanguageServer, params: lsp.TypeHierarchyPrepareParams) -> list[lsp.TypeHierarchyItem] | None:
-        graph, lines, path, line, column = await _at(ls, params.text_document.uri, params.position)
-        decl = graph.declaration_at(path, line, column)
+        graph, lines, decl = await _declaration(ls, params.text_document.uri, params.position)
         if decl is None or decl.kind not in _NAMESPACES:
             return None
         found = item(lines, decl)
@@ -322,8 +323,7 @@ def _type_hierarchy(server: RdxLanguageServer) -> None:
 def _rename(server: RdxLanguageServer) -> None:
     @server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=False))
     async def rename(ls: RdxLanguageServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
-        graph, lines, path, line, column = await _at(ls, params.text_document.uri, params.position)
-        decl = graph.declaration_at(path, line, column)
+        graph, lines, decl = await _declaration(ls, params.text_document.uri, params.position)
         if decl is None:
             raise JsonRpcRequestFailed("nothing to rename here: point at a constant or a method")
         if decl.kind not in ("Class", "Module", "Constant", "Method"):
