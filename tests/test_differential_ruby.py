@@ -1939,3 +1939,33 @@ def test_random_program(seed, tmp_path):
     program = generate(seed, ruby_loader(tmp_path))
     bad = disagreements(program, tmp_path)
     assert not bad, f"seed {seed}: rdx disagrees with Ruby:\n  " + "\n  ".join(bad)
+
+
+def test_cyclic_mixins_change_nothing(tmp_path):
+    """Ruby raises ArgumentError for a module mixed into itself, or into one that already has it
+    among its ancestors (the later of the two mixins fails); rdx's chains must not repeat."""
+    check_against_ruby(
+        tmp_path,
+        {
+            "a.rb": """
+            module Selfish
+              begin; include Selfish; rescue ArgumentError; end
+            end
+            module Vain
+              begin; prepend Vain; rescue ArgumentError; end
+            end
+            module Dee; end
+            module Cee; end
+            module Dee
+              include Cee
+            end
+            module Cee
+              begin; include Dee; rescue ArgumentError; end
+            end
+            class Kay
+              include Cee
+              include Dee
+            end
+            """
+        },
+    )

@@ -233,6 +233,10 @@ class Ancestors(Concerns):
                 if module is None:
                     continue
                 when = (key[0] << 32) | key[1]
+                if module == decl_id or self._cyclic(module, decl_id, when):
+                    # ``module A; include A; end``, or a module mixing in one that already mixed
+                    # it in: Ruby raises ArgumentError (cyclic include detected), changing nothing.
+                    continue
                 if kind == "include":
                     if concern and self.is_concern(module):
                         # A concern including a concern only records it as a dependency.
@@ -245,6 +249,12 @@ class Ancestors(Concerns):
             del self._in_progress[decl_id]
             if len(self._super_len) > depth:
                 self._super_len.pop()
+        if chain.count(decl_id) > 1:
+            # A module mixed in through one that (provisionally) had this one among its
+            # ancestors: a namespace is never its own ancestor twice (Ruby's cyclic error).
+            keep = [i for i, d in enumerate(chain) if d != decl_id or i == 1]
+            chain[:] = [chain[i] for i in keep]
+            times[:] = [times[i] for i in keep]
         result = tuple(chain[1:])
         result_times = tuple(times[1:])
         hits = self._partial_hits[hits_before:]
@@ -256,6 +266,15 @@ class Ancestors(Concerns):
             self._ancestors[decl_id] = result
             self._times[decl_id] = result_times
         return result, result_times
+
+    def _cyclic(self, module: int, decl_id: int, when: int) -> bool:
+        """Whether ``module`` already has ``decl_id`` among its ancestors at ``when``: the
+        mixin that came first in load order stands, the later one is Ruby's cyclic error."""
+        chain, times = self._chain(module)
+        if decl_id not in chain:
+            return False
+        joined = times[chain.index(decl_id)]
+        return joined < when
 
     def _include_with_dependencies(self, chain: list[int], times: list[int], module: int, origin: int, seen: set[int], when: int) -> None:
         """Include ``module``, after the concerns it depends on (ActiveSupport::Concern)."""
