@@ -384,6 +384,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
         "Best match for 'money arithmetic' (ranked search)": graph.search("money arithmetic", limit=1)[0].name,
         "Lines matching 'def total' (grep)": [f"{os.path.relpath(h.path, root)}:{h.line}" for h in graph.grep("def total")],
     }
+    review = graph["Review"]
+    answers["Review (a Rails model) gets from its macros"] = [
+        m.unqualified_name.removesuffix("()") for m in review.members if any(d.signature == "(...)" for d in m.definitions)
+    ]
+    answers["Review's class methods from scope and enum"] = [m.unqualified_name.removesuffix("()") for m in review.singleton_class.members]  # type: ignore[union-attr]
     answers.update(_other_languages(graph, root))
     if args.json:
         _emit(args, {"project": root, "stats": stats, "answers": answers}, "")

@@ -102,6 +102,9 @@ def test_demo_answers_questions(capsys):
     assert answers["Order#map() comes from"] == "Enumerable"
     assert answers["Shop::Models::Product ancestors"][:4] == [
         "Shop::Models::Product", "Shop::Comparable", "Comparable", "Shop::Pricing"]
+    # A Rails model: its macros define the methods ActiveRecord would.
+    assert "build_product" in answers["Review (a Rails model) gets from its macros"]
+    assert answers["Review's class methods from scope and enum"] == ["not_pending", "not_published", "pending", "published", "recent", "statuses"]
     # The polyglot part: a Python package and a TypeScript module importing between their files.
     assert answers["Python: receipts.printer.Printer members"] == ["__init__", "line"]
     assert answers["Python: receipts.money.format_cents is called from"] == ["python/receipts/printer.py:14"]

@@ -67,7 +67,7 @@ def test_the_demo_map(example: rdx.Graph) -> None:
     assert "f formatMoney(amount: Money): string :8 ←\" →Money" in lines  # Ditto: cart.ts, as the line above.
     assert "@1/=lib/shop/models/" in lines and "@1/product.rb ←2" in lines
     # Everything fits in 2k tokens: every declaration the map shows of this project is there.
-    assert result.declarations == 49 and result.files == 9
+    assert result.declarations == 73 and result.files == 11
 
 
 def test_small_budgets_list_files(example: rdx.Graph) -> None:

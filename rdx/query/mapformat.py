@@ -70,8 +70,8 @@ def _params(text: str | None) -> str:
     if not text:
         return ""
     text = " ".join(text.split())
-    if not text.startswith("("):
-        return ""
+    if not text.startswith("(") or text == "(...)":
+        return ""  # ``(...)``: a method a macro or define_method made, parameters unknown.
     return text if len(text) <= _MAX_PARAMS else text[: _MAX_PARAMS - 2] + "…)"
 
 
