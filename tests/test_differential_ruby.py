@@ -23,7 +23,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import RUBY, build_graph
+from conftest import RUBY, build_graph, run_ruby
 from rubygen import Program, expand_probes, generate
 
 import rdx
@@ -1969,3 +1969,22 @@ def test_cyclic_mixins_change_nothing(tmp_path):
             """
         },
     )
+
+
+def test_reopening_a_constant_that_is_no_namespace_defines_nothing(tmp_path):
+    """``FOO = "x"; module FOO ... end``: Ruby raises TypeError before the body runs, so nothing
+    of the body exists; rdx declares nothing for it either."""
+    source = """
+FOO = "x"
+begin
+  module FOO
+    def inner; end
+  end
+rescue TypeError
+end
+"""
+    ruby = run_ruby(source + 'p [FOO.class, FOO.respond_to?(:inner), Object.method_defined?(:inner), Object.private_method_defined?(:inner)]\n', tmp_path)
+    assert ruby.strip() == "[String, false, false, false]"
+    g = build_graph({"a.rb": source})
+    assert g["FOO"].kind == "Constant"
+    assert g.get("FOO#inner()") is None and g.get("Object#inner()") is None

@@ -74,6 +74,10 @@ class Namespaces(Builder):
                     return False  # The alias may resolve once more is declared.
                 else:
                     existing = None
+            if existing is not None and self.decls[existing].kind == "Constant":
+                # ``FOO = "x"; module FOO``: Ruby raises TypeError (FOO is not a module) and
+                # runs nothing of the body, so the definition declares nothing.
+                return True
             if existing is not None and self.decls[existing].kind in (kind, "Todo") and existing != owner:
                 rec = self.decls[existing]
                 if rec.kind == "Todo":
