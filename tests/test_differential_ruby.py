@@ -1988,3 +1988,23 @@ end
     g = build_graph({"a.rb": source})
     assert g["FOO"].kind == "Constant"
     assert g.get("FOO#inner()") is None and g.get("Object#inner()") is None
+
+
+def test_last_assignment_module_function_def_and_private_class_method_arrays(tmp_path):
+    """A constant assigned in two files holds the last value (load order); ``module_function def
+    m`` makes a private instance method and a public module method; ``private_class_method`` takes
+    an array of symbols and strings."""
+    files = {
+        "a.rb": "X = String\n",
+        "b.rb": "X = Integer\n",
+        "c.rb": 'module Mod\n  module_function def mf; end\nend\nclass Qux\n  def self.a; end\n  def self.b; end\n  private_class_method [:a, "b"]\nend\n',
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    loads = "".join(f"load {str(tmp_path / n)!r}\n" for n in sorted(files))
+    probe = "$stderr.reopen(File::NULL)\n" + loads + "p [X, Mod.respond_to?(:mf), Mod.private_method_defined?(:mf), Qux.singleton_class.private_method_defined?(:a), Qux.singleton_class.private_method_defined?(:b)]\n"
+    assert run_ruby(probe, tmp_path).strip() == "[Integer, true, true, true, true]"
+    g = build_graph(files)
+    assert g["X"].target.name == "Integer"
+    assert g["Mod::<Mod>#mf()"].visibility == "public" and g["Mod#mf()"].visibility == "private"
+    assert g["Qux::<Qux>#a()"].visibility == "private" and g["Qux::<Qux>#b()"].visibility == "private"

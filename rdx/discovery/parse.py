@@ -188,6 +188,8 @@ class _Walker:
         self.skip_const_until = -1
         # Inline visibility (``private def x``, ``private attr_reader :y``) keyed by node start.
         self.pending_visibility: dict[int, str] = {}
+        # Method definitions written as ``module_function def m`` (keyed by node start).
+        self.pending_module_function: set[int] = set()
         # Call nodes that are assignment targets (``self.x = 1`` calls ``x=``).
         self.setter_calls: set[int] = set()
         # ``LITERAL.each { |p| ... }`` blocks seen so far (rdx.discovery.loops).
@@ -504,7 +506,7 @@ class _Walker:
         else:
             if visibility is None:
                 visibility = ns.visibility_at(node.start_byte)
-            if ns.module_function_at(node.start_byte):
+            if ns.module_function_at(node.start_byte) or node.start_byte in self.pending_module_function:
                 fields["module_function"] = True
         index = self._add(
             "Method",
@@ -884,6 +886,8 @@ class _Walker:
                 self._add("MethodVisibility", sym, arg, arg, ns, visibility=name)
             elif arg.type in ("method", "singleton_method", "call"):
                 self.pending_visibility[arg.start_byte] = "private" if name == "module_function" else name
+                if name == "module_function":
+                    self.pending_module_function.add(arg.start_byte)  # ``module_function def m``
             elif arg.type == "array":
                 for item in arg.named_children:
                     sym = _symbol_name(item)
@@ -895,7 +899,12 @@ class _Walker:
         if ns is None:
             return
         visibility = "private" if name == "private_class_method" else "public"
-        for sym, arg in self._string_args(node):
+        named = list(self._string_args(node))
+        given = node.child_by_field_name("arguments")
+        for arg in given.named_children if given is not None else ():
+            if arg.type == "array":  # ``private_class_method [:a, "b"]``
+                named += [(n, item) for item in arg.named_children if (n := _symbol_name(item)) is not None]
+        for sym, arg in named:
             self._add("MethodVisibility", sym, arg, arg, ns, visibility=visibility, self_receiver=True)
         args = node.child_by_field_name("arguments")
         for arg in args.named_children if args is not None else ():

@@ -110,8 +110,12 @@ class Lookup:
         self._alias_cache[decl_id] = None  # Guards cycles while resolving.
         rec = self.decls[decl_id]
         target = None
-        for doc, index in rec.definitions:
+        # The value a constant holds is its last assignment in load order (Ruby warns "already
+        # initialized constant" and reassigns): the definitions are in that order.
+        for doc, index in reversed(rec.definitions):
             d = self.docs[doc].definitions[index]
+            if d.kind == "Constant":
+                break  # Last assigned something else than a namespace.
             if d.kind == "ConstantAlias" and d.target is not None:
                 site = self.cref(doc, d.parent)
                 if site is not None:
