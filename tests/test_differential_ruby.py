@@ -2008,3 +2008,13 @@ def test_last_assignment_module_function_def_and_private_class_method_arrays(tmp
     assert g["X"].target.name == "Integer"
     assert g["Mod::<Mod>#mf()"].visibility == "public" and g["Mod#mf()"].visibility == "private"
     assert g["Qux::<Qux>#a()"].visibility == "private" and g["Qux::<Qux>#b()"].visibility == "private"
+
+
+def test_attr_in_a_singleton_method_body_defines_on_the_class(tmp_path):
+    """``def self.setup; attr_accessor :x; end``: self is the class there, so once ``setup``
+    runs the class has ``x`` and ``x=`` (rdx treats every definition as run)."""
+    source = "class Gadget\n  def self.setup\n    attr_accessor :x\n    attr_reader :y\n  end\n  setup\nend\n"
+    ruby = run_ruby(source + "p [:x, :x=, :y].map { |m| Gadget.public_method_defined?(m) }\n", tmp_path)
+    assert ruby.strip() == "[true, true, true]"
+    g = build_graph({"a.rb": source})
+    assert [g[f"Gadget#{m}()"].visibility for m in ("x", "x=", "y")] == ["public"] * 3

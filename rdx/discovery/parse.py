@@ -835,11 +835,22 @@ class _Walker:
 
     def _attr(self, node: Any, name: str, scope: _Scope | None) -> None:
         ns = self._directive_scope(node, scope)
+        in_singleton = ns is None and (ns := self._singleton_method_owner(scope)) is not None
         if ns is None:
             return
-        visibility = self.pending_visibility.pop(node.start_byte, None) or ns.visibility_at(node.start_byte)
+        visibility = self.pending_visibility.pop(node.start_byte, None) or ("public" if in_singleton else ns.visibility_at(node.start_byte))
         for attr, arg in self._symbol_args(node) or self._string_args(node):
             self._add(_ATTR_KINDS[name], attr, arg, arg, ns, visibility=visibility, comments=self._comments_above(node))
+
+    def _singleton_method_owner(self, scope: _Scope | None) -> _Scope | None:
+        """For a call in the body of ``def self.m`` (self is the class there): the class body's
+        scope, else None. ``attr_*`` there defines on the class once ``m`` runs."""
+        if scope is None or not scope.is_method:
+            return None
+        method = self.definitions[scope.index]
+        if not method.self_receiver or method.receiver is not None:
+            return None
+        return next((s for s in reversed(self.scopes) if s.index == method.parent and not s.is_method), None)
 
     def _string_args(self, node: Any) -> list[tuple[str, Any]]:
         args = node.child_by_field_name("arguments")
