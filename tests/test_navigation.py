@@ -156,3 +156,15 @@ def test_navigation_answers_carry_the_revision():
     assert hover is not None and hover.revision == rev
     g.index_source("file:///fixture/b.rb", "class Baz; end\n")
     assert g.references_to("Foo")[0].revision == g.revision > rev
+
+
+def test_references_include_the_prefixes_of_longer_paths() -> None:
+    """``M::Thing::CONST`` uses ``M::Thing`` and ``M`` too (an owner named as written)."""
+    g = rdx.Graph()
+    g.index_source("file:///a.rb", "module M\n  class Thing\n    CONST = 1\n  end\nend\nM::Thing::CONST\n::M::Thing\nx = M::Thing.new\n")
+    g.resolve()
+    assert [(r.name, str(r.location)) for r in g.references_to("M::Thing")] == [
+        ("M::Thing", "/a.rb:6:0-6:8"), ("M::Thing", "/a.rb:7:0-7:10"), ("M::Thing", "/a.rb:8:4-8:12"),
+    ]
+    assert [str(r.location) for r in g.references_to("M")] == ["/a.rb:6:0-6:1", "/a.rb:7:0-7:3", "/a.rb:8:4-8:5"]
+    assert [str(r.location) for r in g.references_to("M::Thing::CONST")] == ["/a.rb:6:0-6:15"]

@@ -84,7 +84,7 @@ class View:
     singleton classes that no code opens) is its own and never written into the state."""
 
     __slots__ = (
-        "_aliases", "_call_sites", "_descendants", "_foreign", "_lookup", "_site_names", "_virtual", "_virtual_of", "foreign_source", "map_graph", "revision",
+        "_aliases", "_call_sites", "_descendants", "_foreign", "_lookup", "_site_names", "_virtual", "_virtual_of", "foreign_source", "map_graph", "prefix_refs", "revision",
         "search_index", "state", "symbol_index",
     )
 
@@ -109,6 +109,8 @@ class View:
         self._foreign: Any = None
         # Built by the first repository map of this state (see rdx.query.mapgraph.MapGraph).
         self.map_graph: Any = None
+        # Prefixes of resolved constant paths, by the namespace they name (rdx.query.navigation).
+        self.prefix_refs: Any = None
 
     @property
     def foreign(self) -> ForeignView:

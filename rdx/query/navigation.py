@@ -118,14 +118,48 @@ def _constant_references(view: View, decl: Declaration) -> Iterator[Reference]:
     for decl_id in view.constant_aliases():
         if resolver.follow(decl_id) == decl.id:
             wanted.add(decl_id)
+    found_refs: list[tuple[int, int, int]] = []  # (doc, reference index, segments kept)
     for doc, result in view.state.documents.items():
         targets = view.state.constant_targets[doc]
         if wanted.isdisjoint(targets):
             continue
         for i, found in enumerate(targets):
             if found in wanted:
-                ref = result.const_refs[i]
-                yield Reference("constant", ref.path.text, view.location(doc, ref.path.start, ref.path.end), True, revision=view.revision)
+                found_refs.append((doc, i, len(result.const_refs[i].path.segments)))
+    # ``M::Thing::CONST`` uses ``M::Thing`` (and ``M``) too: the prefixes of longer paths.
+    found_refs += [(doc, i, kept) for owner, doc, i, kept in _prefix_references(view) if owner in wanted]
+    for doc, i, kept in sorted(found_refs):
+        path = view.state.documents[doc].const_refs[i].path
+        end = path.end if kept == len(path.segments) else path.start + (2 if path.absolute else 0) + len("::".join(path.segments[:kept]).encode())
+        yield Reference("constant", "::".join(path.segments[:kept]), view.location(doc, path.start, end), True, revision=view.revision)
+
+
+def _prefix_references(view: View) -> list[tuple[int, int, int, int]]:
+    """(namespace, document, reference index, segments) for every prefix of a resolved constant
+    path that names the namespace its resolved target sits in (``A::B::C`` -> ``A::B``, ``A``),
+    checked segment by segment against the owners' names. Built once per view."""
+    cached = view.prefix_refs
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    state = view.state
+    out: list[tuple[int, int, int, int]] = []
+    for doc, result in state.documents.items():
+        for i, target in enumerate(state.constant_targets.get(doc, ())):
+            if target is None:
+                continue
+            path = result.const_refs[i].path
+            segments = path.segments
+            if len(segments) < 2 or path.dynamic:
+                continue
+            rec = state.declarations.get(target)
+            for kept in range(len(segments) - 1, 0, -1):
+                owner = state.declarations.get(rec.owner) if rec is not None and rec.owner is not None else None
+                if owner is None or owner.unqualified != segments[kept - 1]:
+                    break
+                out.append((owner.id, doc, i, kept))
+                rec = owner
+    view.prefix_refs = out
+    return out
 
 
 def _method_references(view: View, decl: Declaration) -> Iterator[Reference]:
