@@ -46,7 +46,7 @@ from rdx.fulltext.workspace import ProjectText, any_file
 from rdx.mapping import build_repo_map
 from rdx.model.foreign import ForeignState
 from rdx.model.records import ConstPath, FileResult
-from rdx.model.store import CORE_URI, GraphStore, ResolvedState
+from rdx.model.store import CORE_URI, GraphStore, ResolutionDiagnostic, ResolvedState
 from rdx.navigating import Navigable
 from rdx.query.foreign import ForeignDeclarationHandle
 from rdx.query.handles import (
@@ -760,10 +760,31 @@ class Graph(Greppable, Navigable):
         for result in view.state.documents.values():
             for d in result.diagnostics:
                 out.append(self._file_diagnostic(result, d))
-        for diag in view.state.diagnostics:
-            result = view.state.documents[diag.doc]
-            out.append(Diagnostic(diag.code, diag.message, diag.severity, result.path or result.uri, view.location(diag.doc, diag.start, diag.end)))
+        out += [self._resolution_diagnostic(view, diag) for diag in view.state.diagnostics]
         return out
+
+    def diagnostics_of(self, uri_or_path: str) -> list[Diagnostic]:
+        """``diagnostics`` of one document only (what an editor shows for an open file),
+        without building every other document's."""
+        if not isinstance(uri_or_path, (str, os.PathLike)):
+            raise InvalidArgumentError(f"diagnostics_of expects a URI or path, got {uri_or_path!r}")
+        uri_or_path = os.fspath(uri_or_path)
+        uri = uri_or_path if "://" in uri_or_path else path_to_uri(uri_or_path)
+        view = self._ready()
+        key = next((k for k, d in view.state.documents.items() if d.uri == uri), None)
+        path = uri_to_path(uri)
+        out = [p for p in self._walk_problems if p.path == path]
+        if key is None:
+            return out
+        result = view.state.documents[key]
+        out += [self._file_diagnostic(result, d) for d in result.diagnostics]
+        out += [self._resolution_diagnostic(view, diag) for diag in view.state.diagnostics if diag.doc == key]
+        return out
+
+    @staticmethod
+    def _resolution_diagnostic(view: View, diag: ResolutionDiagnostic) -> Diagnostic:
+        result = view.state.documents[diag.doc]
+        return Diagnostic(diag.code, diag.message, diag.severity, result.path or result.uri, view.location(diag.doc, diag.start, diag.end))
 
     @staticmethod
     def _language_stats(view: View) -> dict[str, dict[str, int]]:

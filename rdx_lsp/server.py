@@ -131,12 +131,9 @@ class RdxLanguageServer(LanguageServer):
         """Diagnostics of one document (syntax errors, what resolution could not resolve)."""
         if self.graph is None:
             return
-        path = uri_path(uri)
         lines = self.lines()
         out = []
-        for d in self.graph.diagnostics:
-            if d.path != path and (d.location is None or d.location.uri != uri):
-                continue
+        for d in self.graph.diagnostics_of(uri):
             where = lines.range(d.location) if d.location is not None else lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0))
             out.append(lsp.Diagnostic(range=where, message=d.message, severity=_SEVERITY.get(d.severity, lsp.DiagnosticSeverity.Information), code=d.code, source="rdx"))
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=out))

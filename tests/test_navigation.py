@@ -168,3 +168,13 @@ def test_references_include_the_prefixes_of_longer_paths() -> None:
     ]
     assert [str(r.location) for r in g.references_to("M")] == ["/a.rb:6:0-6:1", "/a.rb:7:0-7:3", "/a.rb:8:4-8:5"]
     assert [str(r.location) for r in g.references_to("M::Thing::CONST")] == ["/a.rb:6:0-6:15"]
+
+
+def test_diagnostics_of_one_document_are_its_share_of_all() -> None:
+    g = rdx.Graph()
+    g.index_source("file:///a.rb", "class A\n  def x(\nend\nFoo::Missing\n")
+    g.index_source("file:///b.rb", "class B < Nope; end\n")
+    everything = [str(d) for d in g.diagnostics]
+    per_document = [str(d) for uri in ("file:///a.rb", "file:///b.rb") for d in g.diagnostics_of(uri)]
+    assert sorted(per_document) == sorted(everything) and everything
+    assert all(d.path == "/a.rb" for d in g.diagnostics_of("file:///a.rb"))
