@@ -71,6 +71,8 @@ def _decl_json(d: rdx.Declaration, full: bool = False) -> dict[str, Any]:
     language = getattr(d, "language", "ruby")
     if language != "ruby":
         out["language"] = language
+    if getattr(d, "origin", "project") == "dependency":
+        out["origin"] = "dependency"
     loc = d.location
     if loc is not None:
         out["location"] = str(loc)
@@ -217,7 +219,9 @@ def cmd_resolve(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     graph, _, _, _ = _index(args.project, args.jobs, True, cache_choice(args))
-    found = graph.search(args.query, kind=args.kind, match_mode=args.mode, limit=args.limit, path=args.path, language=args.language)
+    found = graph.search(
+        args.query, kind=args.kind, match_mode=args.mode, limit=args.limit, path=args.path, language=args.language, dependencies=not args.no_dependencies
+    )
     _emit(
         args,
         [_decl_json(d) for d in found],
@@ -228,7 +232,8 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def _kind_text(d: rdx.Declaration) -> str:
     language = getattr(d, "language", "ruby")
-    return d.kind if language == "ruby" else f"{language} {d.kind}"
+    kind = d.kind if language == "ruby" else f"{language} {d.kind}"
+    return kind + ", gem" if getattr(d, "origin", "project") == "dependency" else kind
 
 
 def _position(text: str) -> tuple[str, int, int]:
@@ -385,9 +390,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
         "Lines matching 'def total' (grep)": [f"{os.path.relpath(h.path, root)}:{h.line}" for h in graph.grep("def total")],
     }
     review = graph["Review"]
-    answers["Review (a Rails model) gets from its macros"] = [
-        m.unqualified_name.removesuffix("()") for m in review.members if any(d.signature == "(...)" for d in m.definitions)
-    ]
+    generated = [(m.unqualified_name.removesuffix("()"), m.definitions[0]) for m in review.members if any(d.signature == "(...)" for d in m.definitions)]
+    from_macros = [name for name, d in generated if not d.location.path.endswith("schema.rb")]
+    from_schema = [name for name, d in generated if d.location.path.endswith("schema.rb")]
+    answers["Review (a Rails model) gets from its macros"] = from_macros
+    columns = sorted({name for name in from_schema if f"{name}=" in from_schema and f"{name}?" in from_schema})
+    answers["Review's columns (db/schema.rb)"] = f"{', '.join(columns)}: {len(from_schema)} attribute methods (name, name=, name?, name_changed?, ...)"
     answers["Review's class methods from scope and enum"] = [m.unqualified_name.removesuffix("()") for m in review.singleton_class.members]  # type: ignore[union-attr]
     answers.update(_other_languages(graph, root))
     if args.json:
@@ -441,6 +449,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--path", default=None, help="only declarations defined in files whose path contains this")
     p.add_argument("--language", default=None, help="only this language (ruby, python, typescript, go, rust, ...)")
     p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--no-dependencies", action="store_true", help="leave out declarations only the project's gems define (Gemfile.lock)")
     common(p)
     p.set_defaults(func=cmd_search)
 

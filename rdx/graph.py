@@ -27,6 +27,7 @@ from rdx.cache.snapshot import (
     save_snapshot,
     writer_lock,
 )
+from rdx.dependencies import load_dependencies
 from rdx.discovery.config import WorkspaceConfig, load_config
 from rdx.discovery.files import (
     FileEntry,
@@ -38,6 +39,7 @@ from rdx.discovery.files import (
     still_wanted,
     uri_to_path,
 )
+from rdx.discovery.gems import LOCKFILE
 from rdx.discovery.parse import RubyParser
 from rdx.discovery.pool import discover_files, discover_source, paused_gc
 from rdx.errors import EncodingFailureError, InvalidArgumentError, IOFailureError, NotFoundError
@@ -61,6 +63,7 @@ from rdx.query.handles import (
 )
 from rdx.query.repomap import RepoMap
 from rdx.query.search import SearchIndex
+from rdx.railsschema import apply_schema
 from rdx.resolution.driver import Resolver
 from rdx.resolution.order import LoadOrder, keyed, place
 from rdx.searching import find_declarations, symbol_index
@@ -311,6 +314,12 @@ class Graph(Greppable, Navigable):
         fresh = list(discover_files(stale, jobs=jobs, progress=(lambda n: progress(n, len(stale))) if progress else None))
         for result in fresh:
             graph._store.put_document(result)
+        dependencies = load_dependencies(root_list[0], config, jobs=jobs)
+        known_uris = {e.uri for e in entries}
+        for result in dependencies.documents:
+            if result.uri not in known_uris:  # a gem vendored inside the project is the project's
+                graph._store.put_document(result)
+        graph._walk_problems += dependencies.problems
         deleted = len(set(previous) - {e.path for e in entries})
         graph._workspace = (root_list, cache)
         graph._foreign.add_roots(root_list)
@@ -319,9 +328,11 @@ class Graph(Greppable, Navigable):
         if changed:
             graph.save()
         graph._walk_problems += [Diagnostic(*problem) for problem in graph._text.attach(cache, every, config)]
+        apply_schema(graph._store)  # schema.rb columns joined to their models, as resolve() does
         restored = not changed and graph._restore_resolved()
         graph.open_stats = {
             "reused": len(reused), "parsed": len(fresh), "deleted": deleted, "snapshot": snapshot is not None, "resolved": restored,
+            "gems": dependencies.gems, "gems_cached": dependencies.cached, "gem_files_parsed": dependencies.parsed_files,
         }
         _settle(freeze_gc)
         return graph
@@ -370,7 +381,8 @@ class Graph(Greppable, Navigable):
         if self._workspace is None:
             raise InvalidArgumentError("save() needs a graph made by Graph.open(root); this one has no cache directory")
         roots, cache = self._workspace
-        documents = [d for d in self._store.documents.values() if d.uri != CORE_URI]
+        # Dependencies live in the user-level gem cache (rdx.dependencies), not the snapshot.
+        documents = [d for d in self._store.documents.values() if d.uri != CORE_URI and d.library is None]
         try:
             with writer_lock(cache):
                 save_snapshot(cache, Snapshot(schema=SCHEMA_VERSION, roots=roots, documents=documents))
@@ -408,7 +420,25 @@ class Graph(Greppable, Navigable):
             self._store.put_document(result)
             self._sources.pop(result.uri, None)
             updated += 1
+        if root is not None and os.path.join(root, LOCKFILE) in paths:
+            added, dropped = self._reload_dependencies(root)
+            updated, removed = updated + added, removed + dropped
         return updated, removed
+
+    def _reload_dependencies(self, root: str) -> tuple[int, int]:
+        """Gemfile.lock changed: index the gems it locks now and forget those it no longer does."""
+        self._walk_problems = [p for p in self._walk_problems if not p.code.startswith(("gem-", "lockfile-"))]
+        dependencies = load_dependencies(root, self.config, jobs=1)
+        self._walk_problems += dependencies.problems
+        wanted = {d.uri: d for d in dependencies.documents}
+        documents = self._store.documents
+        gone = [uri for uri, d in documents.items() if d.library is not None and (uri not in wanted or wanted[uri].library != d.library)]
+        for uri in gone:
+            self._store.remove_document(uri)
+        added = [d for uri, d in wanted.items() if uri not in documents]
+        for result in added:
+            self._store.put_document(result)
+        return len(added), len(gone)
 
     def _expand(self, paths: Iterable[str]) -> list[str]:
         root = self._workspace[0][0] if self._workspace is not None else None
@@ -494,6 +524,9 @@ class Graph(Greppable, Navigable):
         if self._view is not None and not store.is_stale:
             self.last_resolve = "none"
             return  # Nothing changed since the last resolve (or the restored one).
+        # Rails: db/schema.rb columns become methods of the models that own the tables; the
+        # joined schema documents are stored like edits (rdx.railsschema, issue 14).
+        apply_schema(store)
         changed = store.replaced | store.added | store.removed
         if self._view is not None and self._resolver is not None and store.resolved is not None:
             with paused_gc():
@@ -679,6 +712,7 @@ class Graph(Greppable, Navigable):
         limit: int | None = None,
         path: str | None = None,
         language: str | None = None,
+        dependencies: bool = True,
     ) -> list[Declaration]:
         """Declarations for ``query``, best first.
 
@@ -689,13 +723,17 @@ class Graph(Greppable, Navigable):
         ``ActRec``) matches names first. ``"exact"``, ``"prefix"`` and ``"fuzzy"`` match names
         only. ``kind``, ``path`` (a substring of the defining file's path) and ``language``
         (``ruby``, ``python``, ``go``...) filter; ranked search covers every language and
-        returns at most 100 by default; name matching covers Ruby."""
+        returns at most 100 by default; name matching covers Ruby. The project's gems
+        (``Graph.open`` indexes what Gemfile.lock locks) rank below its own code;
+        ``dependencies=False`` leaves them out."""
         view = self._ready()
         saved = None
         if self._workspace is not None:
             cache = self._workspace[1]
             saved = (cache, lambda: _fingerprint(view.state.documents.values()))
-        found = find_declarations(view, query, kind=kind, match_mode=match_mode, limit=limit, path=path, saved=saved, language=language)
+        found = find_declarations(
+            view, query, kind=kind, match_mode=match_mode, limit=limit, path=path, saved=saved, language=language, dependencies=dependencies
+        )
         foreign = view.foreign if match_mode == "ranked" else None
         return [Declaration(view, did) if foreign is None or did in view.state.declarations else ForeignDeclarationHandle(foreign, did) for did in found]
 
@@ -754,13 +792,16 @@ class Graph(Greppable, Navigable):
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
-        """Every problem: unreadable files, syntax errors, and what resolution could not resolve."""
+        """Every problem of the project: unreadable files, syntax errors, what resolution could
+        not resolve, and gems that could not be indexed. A dependency's own problems are not the
+        project's: ``diagnostics_of`` a dependency's file lists them."""
         view = self._ready()
         out = list(self._walk_problems)
-        for result in view.state.documents.values():
-            for d in result.diagnostics:
-                out.append(self._file_diagnostic(result, d))
-        out += [self._resolution_diagnostic(view, diag) for diag in view.state.diagnostics]
+        documents = view.state.documents
+        for result in documents.values():
+            if result.library is None:
+                out += [self._file_diagnostic(result, d) for d in result.diagnostics]
+        out += [self._resolution_diagnostic(view, diag) for diag in view.state.diagnostics if documents[diag.doc].library is None]
         return out
 
     def diagnostics_of(self, uri_or_path: str) -> list[Diagnostic]:
@@ -836,4 +877,7 @@ class Graph(Greppable, Navigable):
             # Every text file, for grep (None until a graph not opened from a cache greps).
             "text_files": None if text is None else text[0],
             "text_bytes": None if text is None else text[1],
+            # The project's gems (``Graph.open``): how many, and how many of the documents are theirs.
+            "dependencies": len({d.library for d in docs if d.library is not None}),
+            "dependency_documents": sum(1 for d in docs if d.library is not None),
         }

@@ -45,10 +45,35 @@ def symbol_index(view: View, saved: Saved) -> SymbolIndex:
 
 
 def find_declarations(
-    view: View, query: str, *, kind: str | None, match_mode: str, limit: int | None, path: str | None, saved: Saved, language: str | None = None
+    view: View,
+    query: str,
+    *,
+    kind: str | None,
+    match_mode: str,
+    limit: int | None,
+    path: str | None,
+    saved: Saved,
+    language: str | None = None,
+    dependencies: bool = True,
 ) -> list[int]:
     """Declaration ids for ``query``, best first (see ``Graph.search``). Ranked search covers
-    every language; name matching (exact, prefix, fuzzy) covers Ruby's declarations."""
+    every language; name matching (exact, prefix, fuzzy) covers Ruby's declarations. With
+    ``dependencies=False``, declarations defined only in gems' files are left out."""
+    if not isinstance(dependencies, bool):
+        raise InvalidArgumentError(f"dependencies must be true or false, got {dependencies!r}")
+    if dependencies or (limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0)):
+        return _find(view, query, kind, match_mode, limit, path, saved, language)
+    # Ask for more, then drop the dependencies' declarations until ``limit`` remain.
+    wanted = (RANKED_LIMIT if match_mode == "ranked" else None) if limit is None else limit
+    found = _find(view, query, kind, match_mode, None if wanted is None else wanted * 4 + 50, path, saved, language)
+    decls = view.state.declarations
+    kept = [d for d in found if d not in decls or view.origin(d) != "dependency"]
+    return kept if wanted is None else kept[:wanted]
+
+
+def _find(
+    view: View, query: str, kind: str | None, match_mode: str, limit: int | None, path: str | None, saved: Saved, language: str | None
+) -> list[int]:
     if not isinstance(query, str) or not query.strip():
         raise InvalidArgumentError("search query must be a non-empty string")
     if match_mode not in SEARCH_MODES:
@@ -72,7 +97,10 @@ def find_declarations(
 def _names(view: View, query: str, mode: str, kind: str | None) -> list[DeclarationRecord]:
     if view.search_index is None:
         view.search_index = SearchIndex(view.state.declarations.values())
-    return search_declarations(view.state.declarations.values(), query, mode, kind, view.search_index)
+    documents = view.state.documents
+    if not any(d.library is not None for d in documents.values()):
+        return search_declarations(view.state.declarations.values(), query, mode, kind, view.search_index)
+    return search_declarations(view.state.declarations.values(), query, mode, kind, view.search_index, lambda rec: view.origin(rec.id) == "dependency")
 
 
 def _defined_in(view: View, rec: DeclarationRecord, path: str) -> bool:

@@ -104,6 +104,8 @@ class DeclarationOut(_Out):
     name: str
     kind: str
     language: str | None = None
+    # "dependency" (only the project's gems define it) or "core"; unset for the project's own.
+    origin: str | None = None
     owner: str | None = None
     visibility: str | None = None
     definitions: list[DefinitionOut]

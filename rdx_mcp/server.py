@@ -150,6 +150,7 @@ def build_server(workspace: Workspace) -> MCPServer:
         match_mode: Annotated[str, Field(pattern="^(ranked|fuzzy|exact|prefix)$")] = "ranked",
         path: Annotated[str | None, Field(description="part of the defining file's path")] = None,
         language: Annotated[str | None, Field(description="ruby, python, typescript, go, rust, ...")] = None,
+        dependencies: Annotated[bool, Field(description="include the gems' declarations")] = True,
         limit: Annotated[int, Field(ge=1)] = 20,
         offset: Offset = 0,
         max_tokens: MaxTokens = None,
@@ -157,7 +158,13 @@ def build_server(workspace: Workspace) -> MCPServer:
         g = workspace.graph()
         try:
             found = g.search(
-                query, kind=kind, match_mode=match_mode, path=path, limit=MAX_SEARCH if match_mode == "ranked" else None, language=language
+                query,
+                kind=kind,
+                match_mode=match_mode,
+                path=path,
+                limit=MAX_SEARCH if match_mode == "ranked" else None,
+                language=language,
+                dependencies=dependencies,
             )
         except rdx.InvalidArgumentError as exc:
             raise _error("invalid_argument", str(exc), "fix the argument named in the message") from None
@@ -172,6 +179,7 @@ def build_server(workspace: Workspace) -> MCPServer:
             name=s.name,
             kind=s.kind,
             language=None if s.language == "ruby" else s.language,
+            origin=None if s.origin == "project" else s.origin,
             owner=s.owner,
             visibility=s.visibility,
             definitions=[DefinitionOut(kind=x.kind, location=workspace.loc(x.location), comments=x.comments, signature=x.signature) for x in s.definitions],

@@ -37,7 +37,7 @@ _ENDPOINTS: dict[str, tuple[str, frozenset[str], frozenset[str]]] = {
         frozenset({"pattern", "regex", "ignore_case", "glob", "language", "context", "limit", "offset", "max_tokens"}),
         frozenset({"glob"}),
     ),
-    "/search": ("search_declarations", frozenset({"query", "kind", "match_mode", "path", "limit", "offset", "max_tokens"}), frozenset()),
+    "/search": ("search_declarations", frozenset({"query", "kind", "match_mode", "path", "limit", "offset", "max_tokens", "dependencies"}), frozenset()),
     "/stats": ("codebase_stats", frozenset(), frozenset()),
     "/status": ("index_status", frozenset(), frozenset()),
 }

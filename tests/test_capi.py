@@ -229,7 +229,7 @@ def test_persistent_projects(test_program: Path, tmp_path: Path) -> None:
     opens = {f[0]: [int(x) for x in f[1:]] for tag, *f in (line.split("\t") for line in output.splitlines()) if tag == "OPEN"}
     # Every file the graph reads: the Ruby files and the example's Python and TypeScript ones.
     files = sum(len(list(FIXTURE.rglob(f"*.{ext}"))) for ext in ("rb", "py", "ts"))
-    assert files == 12
+    assert files == 13
     assert opens["cold"] == [0, files, 0, 0, 0]
     assert opens["warm"] == [files, 0, 0, 1, 1]
     assert opens["changed"] == [files - 1, 1, 0, 1, 0]

@@ -135,6 +135,14 @@ def test_ancestors_match_ruby_on_the_corpus(ruby_and_rdx):
     assert static_matched + explained + len(order_only) >= len(static), (static_matched, explained, len(order_only), len(static))
     assert explained <= 20, explained
     print(f"corpus: {matched} of {len(rows)} modules match Ruby exactly; {static_matched} of {len(static)} outside dynamic namespaces")
+    # The figure without skipping anything: the dynamic mixins count like any other module.
+    every = {r["name"] for r in rows}
+    unskipped = 0
+    for row in rows:
+        decl = g.get(row["name"])
+        if decl is not None and [a.name for a in decl.ancestors if a.name in every] == [a for a in row["ancestors"] if a in every]:
+            unskipped += 1
+    print(f"corpus without skips: {unskipped} of {len(rows)} modules match Ruby exactly")
 
 
 def test_key_framework_classes_match_exactly(ruby_and_rdx):

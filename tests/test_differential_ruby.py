@@ -19,6 +19,7 @@ Cases where rdx disagrees with Ruby are kept and marked ``xfail(strict=True)``.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -686,8 +687,8 @@ def test_extend_self_after_another_extend(tmp_path):
     )
 
 
-@xfail("Ruby 3 propagates a late include into existing includers, with duplicates ([A, D, A, B]); rdx links the final chain once")
 def test_late_include_into_prepended_module(tmp_path):
+    """Ruby 3 propagates a late include into existing includers, with duplicates ([A, D, A, B])."""
     check_against_ruby(
         tmp_path,
         {
@@ -703,6 +704,46 @@ def test_late_include_into_prepended_module(tmp_path):
             """
         },
         targets=["B", "D"],
+    )
+
+
+def test_late_mixins_propagate_in_load_order(tmp_path):
+    """Late includes chain (D includes E, then E includes F), a late prepend lands right ahead
+    of the entry, without looking for duplicates, and a late include is skipped where the
+    module is already above the entry (but not where it is only ahead of it)."""
+    check_against_ruby(
+        tmp_path,
+        {
+            "a.rb": """
+            module D3; end
+            module E3; end
+            module F3; end
+            class B3; include D3; end
+            module D3; include E3; end
+            module E3; include F3; end
+            module P6; end
+            module D6; end
+            class B6; include P6; include D6; end
+            module D6; prepend P6; end
+            module P7; end
+            module D7; end
+            class B7; include D7; include P7; end
+            module D7; prepend P7; end
+            """,
+            "b.rb": """
+            module A5; end
+            module Q5; include A5; end
+            module D5; end
+            class B5; include A5; include D5; end
+            module D5; include Q5; end
+            module A8; end
+            module D8; end
+            class Y8; include D8; include A8; end
+            module D8; include A8; end
+            class K8 < B3; include F3; end
+            """,
+        },
+        targets=["B3", "D3", "B6", "D6", "B7", "B5", "Y8", "K8"],
     )
 
 
@@ -1282,9 +1323,10 @@ def test_alias_method_and_alias(tmp_path):
     )
 
 
-@xfail("`private :m` for an inherited m: Ruby reports owner C (the definition), rdx reports D")
 def test_private_of_inherited_method_keeps_owner(tmp_path):
-    """``private :m`` for an inherited method: Ruby reports the defining owner, now private."""
+    """``private :m`` for an inherited method: Ruby reports the defining owner, now private; a
+    visibility change of that copy in a further subclass, of a module's method, and an alias of
+    the copy (which is private) too."""
     check_against_ruby(
         tmp_path,
         {
@@ -1295,33 +1337,55 @@ def test_private_of_inherited_method_keeps_owner(tmp_path):
             class D < C
               private :m
             end
+            class E < D
+              public :m
+            end
+            module Mo
+              def mm; end
+            end
+            class F
+              include Mo
+              private :mm
+            end
+            class G < D
+              alias_method :n, :m
+            end
             """
         },
-        methods=[("C", "m"), ("D", "m")],
+        methods=[("C", "m"), ("D", "m"), ("E", "m"), ("F", "mm"), ("G", "n"), ("G", "m")],
     )
 
 
 # -- further cases: load order, removal, mixins from outside, core, odd assignments ------------
 
 
-@xfail(
-    "rdx treats every definition as present (documented); a class-body reference made before the constant is assigned sees the outer one in Ruby"
-)
+ASSIGNED_AFTER = """
+module Lex
+  X = "Lex::X"
+  Y = "Lex::Y"
+  class K
+    $seen = [X, Y]
+    X = "Lex::K::X"
+    $again = X
+    def self.later; [X, Y]; end
+  end
+end
+"""
+
+
 def test_constant_assigned_after_the_reference(tmp_path):
-    check_against_ruby(
-        tmp_path,
-        {
-            "a.rb": """
-            module Lex
-              X = "Lex::X"
-              class K
-                PROBE(1, X)
-                X = "Lex::K::X"
-              end
-            end
-            """
-        },
-    )
+    """A class-body reference made before the class assigns the constant sees the outer one in
+    Ruby; after the assignment, and in method bodies (run later), the inner one. The reference
+    rdx records follows the file's order; ``resolve_constant`` answers after loading."""
+    probe = ASSIGNED_AFTER + 'require "json"\nputs JSON.generate($seen + [$again] + Lex::K.later)\n'
+    ruby = json.loads(run_ruby(probe, tmp_path))
+    assert ruby == ["Lex::X", "Lex::Y", "Lex::K::X", "Lex::K::X", "Lex::Y"]
+    g = build_graph({"a.rb": ASSIGNED_AFTER})
+    at = {(r.location.start_line, r.location.start_column): r.declaration for r in g.constant_references if r.location.path == "/fixture/a.rb"}
+    positions = [(6, 13), (6, 16), (8, 13), (9, 21), (9, 24)]
+    got = [at[p].name for p in positions]
+    assert [g[n].name for n in ruby] == got
+    assert g.resolve_constant("X", ["Lex", "K"]).name == "Lex::K::X"
 
 
 def test_undef_and_remove_method(tmp_path):

@@ -41,3 +41,50 @@ def test_unrolled_loops_match_ruby(tmp_path: Path) -> None:
     assert [a.name for a in g["Foo"].ancestors][:4] == lines[1].split()
     assert [a.name for a in g["Bar"].ancestors][:4] == lines[2].split()
     assert [a.name for a in g["String"].ancestors][:2] == lines[3].split()
+
+
+CONST_SET = """
+class Binary; end
+module Nodes
+  %w[As Join].each { |n| const_set n, Class.new(Binary) }
+  %i[Left Right].each { |n| const_set(n, Module.new) }
+  const_set :Plain, 1
+  const_set "Named", Struct.new(:a)
+end
+class Table; end
+["Row", :Cell].each { |n| Table.const_set(n, Class.new(Binary)) }
+class Shapes
+  {circle: 1, "square" => 2, :line => 3}.each { |k, v| define_method(k) { v } }
+  {cx: 1, cy: 2}.each_key { |k| attr_reader k }
+  {r: 1}.each_pair do |k, _v| define_method("#{k}?") { } end
+  %i[w h].each_with_index { |m, i| define_method(m) { i } }
+  {Comparable => 1}.each { |k, _| include k }
+  {pair: 1}.each { |pair| define_method(:nope) { } }
+end
+"""
+
+CONST_ASK = """
+%s
+def own(k) = (k.instance_methods(false) + k.private_instance_methods(false)).map(&:to_s).sort
+puts Nodes.constants.sort.join(" ")
+puts %%w[Nodes::As Nodes::Join Nodes::Named Table::Row Table::Cell].map { |n| Object.const_get(n).ancestors.take(2).map(&:to_s).join("<") }.join(" ")
+puts %%w[Nodes::Left Nodes::Right].map { |n| Object.const_get(n).class }.join(" ")
+puts Table.constants.sort.join(" ")
+puts own(Shapes).join(" ")
+puts Shapes.ancestors.take(2).join(" ")
+"""
+
+
+def test_const_set_and_hash_loops_match_ruby(tmp_path: Path) -> None:
+    """``const_set`` (on self or a constant, literal or per element of a literal list) and
+    loops over literal hashes (``each``/``each_pair``/``each_key``) define what Ruby defines."""
+    lines = run_ruby(CONST_ASK % CONST_SET, tmp_path).strip().splitlines()
+    g = build_graph({"const_set.rb": CONST_SET})
+    assert sorted(m.unqualified_name for m in g["Nodes"].members if m.kind != "Method" and "<" not in m.unqualified_name) == lines[0].split()
+    chains = [f"{n}<{g[n].ancestors[1].name}" for n in ("Nodes::As", "Nodes::Join", "Nodes::Named", "Table::Row", "Table::Cell")]
+    assert chains == lines[1].split()
+    assert [g[n].kind for n in ("Nodes::Left", "Nodes::Right")] == lines[2].split()
+    assert sorted(m.unqualified_name for m in g["Table"].members if m.kind == "Class") == lines[3].split()
+    methods = sorted(m.unqualified_name.removesuffix("()") for m in g["Shapes"].members if m.kind == "Method")
+    assert methods == lines[4].split()
+    assert [a.name for a in g["Shapes"].ancestors][:2] == lines[5].split()

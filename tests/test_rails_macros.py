@@ -25,6 +25,11 @@ class Author < ApplicationRecord
   class_attribute :quiet, instance_writer: false, instance_predicate: false
   cattr_accessor :registry
   mattr_reader :limit, instance_reader: false
+  store_accessor :settings, :color, :size
+  store_accessor :settings, :font, prefix: true
+  store_accessor :settings, :weight, prefix: :pref, suffix: :unit
+  store :preferences, accessors: [:theme, :locale], suffix: true
+  store :extras, accessors: %i[badge motto]
 end
 
 class Profile < ApplicationRecord
@@ -40,6 +45,7 @@ class Post < ApplicationRecord
   enum status: [:draft, :published_post]
   enum visibility: { open: 0, closed: 1 }, _prefix: true
   enum tone: [:dry, :warm], _suffix: :voice
+  enum mood: %i[calm angry]
   alias_attribute :headline, :title
   attribute :rating, :integer
 end
@@ -50,15 +56,30 @@ end
 
 class Category < ApplicationRecord
 end
+
+module Shop
+  class Note < ApplicationRecord
+    belongs_to :post, class_name: "::Post"
+    has_many :tags, class_name: "Tag"
+    has_one :writer, class_name: "Author"
+  end
+
+  class Tag < ApplicationRecord
+  end
+end
+
+class Profile
+  belongs_to :owner, class_name: "Shop::Note"
+end
 """
 
 SCHEMA = """
 ActiveRecord::Base.establish_connection(adapter: "sqlite3", database: ":memory:")
 ActiveRecord::Migration.verbose = false
 ActiveRecord::Schema.define do
-  create_table(:authors) { |t| t.string :name; t.string :email }
+  create_table(:authors) { |t| t.string :name; t.string :email; t.text :settings; t.text :preferences; t.text :extras }
   create_table(:profiles) { |t| t.integer :author_id }
-  create_table(:posts) { |t| t.integer :author_id; t.integer :status; t.integer :visibility; t.integer :tone; t.string :title }
+  create_table(:posts) { |t| t.integer :author_id; t.integer :status; t.integer :visibility; t.integer :tone; t.integer :mood; t.string :title }
   create_table(:boxes)
   create_table(:categories) { |t| t.integer :author_id }
   create_table(:authors_boxes, id: false) { |t| t.integer :author_id; t.integer :box_id }
@@ -78,6 +99,8 @@ out = {}
   out[name] = names.to_h { |m| [m, [model.method_defined?(m) || model.private_method_defined?(m), model.respond_to?(m, true)]] }
   # Everything the association macros generated, for the other direction.
   out["#{name} associations"] = model.generated_association_methods.instance_methods(false).map(&:to_s)
+  # And everything ``store_accessor`` generated (ActiveRecord 6.1 keeps it in a module of its own).
+  out["#{name} associations"] += model.send(:_store_accessors_module).instance_methods(false).map(&:to_s)
 end
 puts JSON.generate(out)
 """
@@ -114,9 +137,10 @@ def test_macros_define_what_active_record_defines(tmp_path: Path) -> None:
             assert answers[model][name][0], f"rdx says {model}#{name} exists; ActiveRecord does not define it"
         for name in sorted(singleton):
             assert answers[model][name][1], f"rdx says {model}.{name} exists; ActiveRecord does not define it"
-    # And the other way: every method ActiveRecord generated for the associations, rdx has.
+    # And the other way: every method ActiveRecord generated for the associations and store accessors, rdx has.
     for model, (instance, _) in ours.items():
         assert set(answers[f"{model} associations"]) <= instance, (model, set(answers[f"{model} associations"]) - instance)
+    assert {"color", "size=", "color_changed?", "saved_change_to_size?", "size_before_last_save", "settings_font", "pref_weight_unit=", "theme_preferences_was", "motto", "badge_change"} <= ours["Author"][0]
     # What each macro is expected to yield (the oracle checked each exists above).
     author_instance, author_class = ours["Author"]
     assert {"posts", "posts=", "post_ids", "post_ids=", "categories", "category_ids", "box_ids="} <= author_instance
@@ -127,7 +151,7 @@ def test_macros_define_what_active_record_defines(tmp_path: Path) -> None:
     profile_instance, _ = ours["Profile"]
     assert {"author", "author=", "build_author", "create_author!", "reload_author", "name", "author_email", "author_posts", "writer_name"} <= profile_instance
     post_instance, post_class = ours["Post"]
-    assert {"draft?", "draft!", "published_post?", "visibility_open?", "visibility_closed!", "dry_voice?", "warm_voice!"} <= post_instance
+    assert {"draft?", "draft!", "published_post?", "visibility_open?", "visibility_closed!", "dry_voice?", "warm_voice!", "calm?", "angry!"} <= post_instance
     assert {"headline", "headline=", "headline?", "rating", "rating="} <= post_instance
     assert {"published", "draft", "not_draft", "statuses", "visibilities", "tones", "visibility_open", "not_visibility_closed", "dry_voice"} <= post_class
 
@@ -139,4 +163,48 @@ def test_macro_methods_are_navigable() -> None:
     posts = g["Author#posts()"]
     assert posts.location is not None and posts.location.start_line == 7  # At the macro call.
     assert [r.location.start_line for r in g.references_to("Author#posts()")] == [len(MODELS.splitlines()) + 2]
-    assert g["Post::<Post>#published()"].location.start_line == 26
+    assert g["Post::<Post>#published()"].location.start_line == MODELS.splitlines().index("  scope :published, -> { where(status: 1) }") + 1
+
+
+def test_class_name_refers_to_the_target_class(tmp_path: Path) -> None:
+    """``class_name:`` is a reference to the class ActiveRecord's ``reflect_on_association``
+    finds (``"Tag"`` from ``Shop::Note`` is ``Shop::Tag``)."""
+    g = rdx.Graph()
+    g.index_source("file:///app/models.rb", MODELS)
+    g.resolve()
+    lines = MODELS.splitlines()
+    ours = {}
+    for ref in g.constant_references:
+        if ref.location.uri != "file:///app/models.rb":
+            continue
+        line = lines[ref.location.start_line - 1]
+        if "class_name:" in line and ref.declaration is not None:
+            model = "Profile" if "owner" in line else "Shop::Note"
+            ours[(model, line.split(":")[1].split(",")[0])] = ref.declaration.name
+    assert len(ours) == 4
+    script = f"""
+require "active_record"
+require "json"
+{SCHEMA}
+{MODELS}
+puts JSON.generate({json.dumps([list(k) for k in ours])}.map {{ |m, a| Object.const_get(m).reflect_on_association(a.to_sym).klass.name }})
+"""
+    probe = tmp_path / "probe.rb"
+    probe.write_text(script)
+    proc = subprocess.run([shutil.which("ruby") or "ruby", str(probe)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == list(ours.values())
+
+
+def test_generated_methods_are_not_dead_code():
+    """``has_many :comments`` defines comment_ids= whether or not anything calls it: the macro
+    call is its use. A hand-written method nobody calls still is a candidate."""
+    from conftest import build_graph
+
+    g = build_graph({
+        "post.rb": "class Post < ApplicationRecord\n  has_many :comments\n  scope :recent, -> { }\n  def never_called; end\nend\n",
+        "application_record.rb": "class ApplicationRecord; end\n",
+    })
+    dead = {d.name for d in g.dead_code_candidates()}
+    assert "Post#never_called()" in dead
+    assert "Post#comment_ids=()" in g and not any(name.startswith(("Post#comment", "Post::<Post>#recent")) for name in dead)

@@ -46,12 +46,14 @@ def test_pagerank_is_networkx_pagerank(example: rdx.Graph) -> None:
     graph = map_graph(example._ready())
     expected = nx.pagerank(graph.graph, weight="weight", tol=1e-9, max_iter=1000)
     ours = graph.rank()
-    assert np.allclose([expected[n] for n in range(len(ours))], ours, atol=1e-6)
+    # Both stop when an iteration moves the vector by less than N * 1e-8 in L1 (networkx's rule):
+    # they agree to that precision.
+    assert np.allclose([expected[n] for n in range(len(ours))], ours, atol=len(ours) * 1e-8)
     focus = [graph.file_index[u] for u in graph.files if u.endswith("printer.py")]
     personal = dict.fromkeys(focus, 1.0)
     expected = nx.pagerank(graph.graph, weight="weight", personalization=personal, dangling=personal, tol=1e-9, max_iter=1000)
     ours = graph.rank(focus)
-    assert np.allclose([expected[n] for n in range(len(ours))], ours, atol=1e-6)
+    assert np.allclose([expected[n] for n in range(len(ours))], ours, atol=len(ours) * 1e-8)
 
 
 def test_the_demo_map(example: rdx.Graph) -> None:
@@ -60,14 +62,18 @@ def test_the_demo_map(example: rdx.Graph) -> None:
     assert result.tokens == count_tokens(text) <= 2048 and result.detail == "symbols"
     assert text.startswith("# rdx map · c class · mod module · m method")
     lines = text.splitlines()
-    assert "c Shop::Models::Product :4 < Shop::Models::Record +Shop::Comparable,Shop::Pricing" in lines
+    # review.rb's belongs_to :product, class_name: "Shop::Models::Product" uses it.
+    assert "c Shop::Models::Product :4 < Shop::Models::Record +Shop::Comparable,Shop::Pricing ←review.rb" in lines
+    # Of the methods has_many, enum and the schema's columns define, only those the code calls.
+    assert "  m publish!() :10 →published!,published?" in lines and "  m published? :6" in lines
+    assert "  m votes :4" not in lines and "db/schema.rb" not in lines
     assert "  m price_with_tax() :6 ←product.rb,order.rb →TAX_RATE" in lines
     assert "f format_cents(cents: int) -> str :6 ←printer.py" in lines
     assert "  m line(self, label: str, cents: int) -> str :12 →format_cents" in lines
     assert "f formatMoney(amount: Money): string :8 ←\" →Money" in lines  # Ditto: cart.ts, as the line above.
-    assert "@1/=lib/shop/models/" in lines and "@1/product.rb ←2" in lines
+    assert "@1/=lib/shop/models/" in lines and "@1/product.rb ←3" in lines
     # Everything fits in 2k tokens: every declaration the map shows of this project is there.
-    assert result.declarations == 73 and result.files == 11
+    assert result.declarations == 54 and result.files == 11
 
 
 def test_small_budgets_list_files(example: rdx.Graph) -> None:

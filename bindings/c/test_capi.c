@@ -216,7 +216,7 @@ static rdx_graph_t *fixture_graph(const char *dir) {
 /* ---- answers ----------------------------------------------------------------------------- */
 
 /* Files the graph reads in the example project: 7 Ruby, 3 Python and 2 TypeScript files. */
-#define FIXTURE_FILES 12
+#define FIXTURE_FILES 13
 
 static const char *NAMES[] = {
     "Shop",           "Shop::Models::Product", "Shop::Models::Record", "Shop::Models::Order", "Shop::Pricing",

@@ -4,7 +4,8 @@ Read from ``rdx.toml`` at the project root, or else the ``[tool.rdx]`` table of
 ``pyproject.toml`` (both decoded with msgspec). Keys: ``include`` and ``exclude`` (gitignore-style
 globs relative to the root; with ``include`` set only matching files are indexed),
 ``max_file_size`` (bytes, or a string such as ``"2MB"``; default 2 MB; larger files are
-reported and skipped) and ``load_paths`` (extra directories, relative to the root, indexed too).
+reported and skipped), ``load_paths`` (extra directories, relative to the root, indexed too)
+and ``gems`` (default true: index the gems ``Gemfile.lock`` locks, see ``rdx.dependencies``).
 A malformed file is a one-line error naming the file and the key.
 """
 
@@ -30,6 +31,7 @@ class _Raw(msgspec.Struct, forbid_unknown_fields=True):
     exclude: list[str] = []
     max_file_size: int | str = DEFAULT_MAX_FILE_SIZE
     load_paths: list[str] = []
+    gems: bool = True
 
 
 class WorkspaceConfig(msgspec.Struct, frozen=True):
@@ -39,6 +41,8 @@ class WorkspaceConfig(msgspec.Struct, frozen=True):
     exclude: tuple[str, ...] = ()
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     load_paths: tuple[str, ...] = ()
+    # Index the gems Gemfile.lock locks (rdx.dependencies) when ``Graph.open`` opens the root.
+    gems: bool = True
     source: str | None = None
 
     def include_spec(self) -> pathspec.PathSpec | None:
@@ -99,5 +103,6 @@ def load_config(root: str) -> WorkspaceConfig:
         exclude=tuple(raw.exclude),
         max_file_size=_size(raw.max_file_size, source),
         load_paths=tuple(os.path.normpath(os.path.join(root_dir, p)) for p in raw.load_paths),
+        gems=raw.gems,
         source=source,
     )

@@ -1,12 +1,15 @@
 """Iteration over literal lists, unrolled: ``[Enumerable, Object].each { |k| k.prepend(M) }``,
-``%i[a b].each { |m| define_method(m) { } }``, ``%w[x y].each { |n| attr_reader "#{n}?" }``
+``%i[a b].each { |m| define_method(m) { } }``, ``%w[x y].each { |n| attr_reader "#{n}?" }``,
+``%w[As Join].each { |n| const_set n, Class.new(Binary) }``, ``{a: 1}.each { |k, v| define_method(k) { } }``
 and ``attr_reader(*%i[x y])`` define what the loop would, once per element.
 
-Discovery registers each ``each`` block over a literal array, ``%w`` or ``%i`` list (its byte
-range, its one parameter, the elements). Inside it, the parameter stands for each element where
-a name is expected: as the receiver of ``include``/``prepend``/``extend``, as a symbol or string
-argument of a directive (``define_method``, ``attr_*``, ``alias_method``...), or interpolated
-in a string (``"#{m}?"``). Anything else the body does with it stays dynamic, as before.
+Discovery registers each ``each``/``each_with_index`` block over a literal array, ``%w`` or
+``%i`` list, and each ``each``/``each_pair``/``each_key`` block over a literal hash (its byte
+range, the parameter naming the element or key, the elements or keys). Inside it, the
+parameter stands for each element where a name is expected: as the receiver of
+``include``/``prepend``/``extend``, as a symbol or string argument of a directive
+(``define_method``, ``attr_*``, ``alias_method``, ``const_set``...), or interpolated in a string
+(``"#{m}?"``). Anything else the body does with it (and a hash's values) stays dynamic.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from typing import Any
 __all__ = ["Loop", "expand_names", "loop_at", "register_loop"]
 
 _LIST_TYPES = frozenset({"array", "symbol_array", "string_array"})
-_ITERATORS = frozenset({"each", "reverse_each"})
+# Iterator -> how many block parameters it yields (the first one names the element).
+_ITERATORS = {"each": 1, "reverse_each": 1, "each_with_index": 2}
+_HASH_ITERATORS = {"each": 2, "each_pair": 2, "each_key": 1}
 
 
 @dataclass(frozen=True)
@@ -25,7 +30,7 @@ class Loop:
     start: int
     end: int
     parameter: str
-    # Each element: its name when it is a symbol, a string or a word of %w/%i; its node when
+    # Each element (a hash's keys): its name when it is a symbol, a string or a word of %w/%i; its node when
     # it is a constant (the walker makes a constant path of it).
     names: tuple[str | None, ...]
     nodes: tuple[Any, ...]
@@ -39,18 +44,39 @@ def _element_name(node: Any) -> str | None:
         return node.text.decode("utf-8", "replace")[1:]
     if t == "string" and node.named_child_count == 1 and node.named_children[0].type == "string_content":
         return node.named_children[0].text.decode("utf-8", "replace")
+    if t == "hash_key_symbol":
+        return node.text.decode("utf-8", "replace")
+    return None
+
+
+def _elements(receiver: Any, name: str) -> tuple[list[Any], int] | None:
+    """The elements a literal receiver yields to ``name`` (a hash's keys) and how many block
+    parameters the block may take for the first one to be the element; None otherwise."""
+    if receiver is None:
+        return None
+    if receiver.type in _LIST_TYPES and name in _ITERATORS:
+        return receiver.named_children, _ITERATORS[name]
+    if receiver.type == "hash" and name in _HASH_ITERATORS:
+        pairs = receiver.named_children
+        keys = [p.child_by_field_name("key") for p in pairs if p.type == "pair"]
+        if len(keys) != len(pairs) or any(k is None for k in keys):
+            return None  # A ``**splat``: not a literal list of keys.
+        return keys, _HASH_ITERATORS[name]
     return None
 
 
 def register_loop(loops: list[Loop], node: Any, receiver: Any, name: str) -> None:
     """Remember ``LITERAL.each { |p| ... }`` (every element a constant or a literal name)."""
-    if name not in _ITERATORS or receiver is None or receiver.type not in _LIST_TYPES:
+    found = _elements(receiver, name)
+    if found is None:
         return
+    elements, arity = found
     block = node.child_by_field_name("block")
     params = block.child_by_field_name("parameters") if block is not None else None
-    if params is None or params.named_child_count != 1 or params.named_children[0].type != "identifier":
+    if params is None or not 1 <= params.named_child_count <= arity or params.named_children[0].type != "identifier":
         return
-    elements = receiver.named_children
+    if arity == 2 and name != "each_with_index" and params.named_child_count == 1:
+        return  # ``{a: 1}.each { |pair| }`` yields [key, value] pairs, not keys.
     names = tuple(_element_name(e) for e in elements)
     if not elements or not all(n is not None or e.type in ("constant", "scope_resolution") for n, e in zip(names, elements, strict=True)):
         return

@@ -11,14 +11,17 @@ hover, references and completion work on them. Only literal arguments count: a m
 names are computed defines nothing here.
 
 The handlers take the discovery walker (``rdx.discovery.parse``) and use its small API
-(``_directive_scope``, ``_add``, ``_comments_above``, ``_symbol_args``); this module never
-imports the walker's.
+(``_directive_scope``, ``_add``, ``_comments_above``, ``_symbol_args``, ``const_refs``); this
+module never imports the walker's. An association's literal ``class_name:`` is a constant
+reference to its target class, so definition and references reach it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+from rdx.model.records import ConstPath, ConstRef
 
 __all__ = ["RAILS_DIRECTIVES", "pluralize", "singularize"]
 
@@ -37,8 +40,15 @@ def singularize(word: str) -> str:
     return word
 
 
+_PLURAL_IRREGULAR = {singular: plural for plural, singular in _IRREGULAR.items() if plural != "data"}
+
+
 def pluralize(word: str) -> str:
-    """The inflector's regular plural (``status`` -> ``statuses``, ``category`` -> ``categories``)."""
+    """The inflector's plural (``status`` -> ``statuses``, ``category`` -> ``categories``,
+    ``admin_person`` -> ``admin_people``)."""
+    head, _, last = word.rpartition("_")
+    if last in _PLURAL_IRREGULAR:
+        return (f"{head}_" if head else "") + _PLURAL_IRREGULAR[last]
     if word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
         return word[:-1] + "ies"
     if word.endswith(("s", "x", "z", "ch", "sh")):
@@ -69,7 +79,7 @@ def _literal(node: Any) -> str | bool | None:
         return node.type == "true"
     if node.type == "simple_symbol":
         return node.text.decode("utf-8", "replace")[1:]
-    if node.type == "string" and node.named_child_count == 1 and node.named_children[0].type == "string_content":
+    if node.type in ("string", "bare_symbol", "bare_string") and node.named_child_count == 1 and node.named_children[0].type == "string_content":
         return node.named_children[0].text.decode("utf-8", "replace")
     return None
 
@@ -78,13 +88,28 @@ def _define(walker: Any, node: Any, name_node: Any, names: list[str], scope: Any
     comments = walker._comments_above(node)
     visibility = scope.visibility_at(node.start_byte) if not singleton else "public"
     for name in names:
-        walker._add("Method", name, node, name_node, scope, visibility=visibility, params="(...)", comments=comments, self_receiver=singleton)
+        walker._add("Method", name, node, name_node, scope, visibility=visibility, params="(...)", comments=comments, self_receiver=singleton, generated=True)
+
+
+def _class_name(walker: Any, node: Any, ns: Any) -> None:
+    """``class_name: "Shop::Product"``: a reference to the association's target class,
+    resolved from the model's nesting as ActiveRecord's ``compute_type`` looks it up."""
+    value = _pairs(node).get("class_name")
+    if value is None or value.type != "string" or value.named_child_count != 1 or value.named_children[0].type != "string_content":
+        return
+    content = value.named_children[0]
+    text = content.text.decode("utf-8", "replace")
+    segments = tuple(text.removeprefix("::").split("::"))
+    if all(s[:1].isupper() and s.isidentifier() for s in segments):
+        path = ConstPath(segments, text.startswith("::"), content.start_byte, content.end_byte)
+        walker.const_refs.append(ConstRef(path, ns.index))
 
 
 def _association(walker: Any, node: Any, macro: str, scope: Any) -> None:
     ns = walker._directive_scope(node, scope)
     if ns is None:
         return
+    _class_name(walker, node, ns)
     for name, arg in walker._symbol_args(node)[:1]:
         if macro in ("has_many", "has_and_belongs_to_many"):
             ids = singularize(name) + "_ids"
@@ -103,7 +128,7 @@ def _scope(walker: Any, node: Any, macro: str, scope: Any) -> None:
 
 
 def _enum_values(value: Any) -> list[str]:
-    if value.type == "array":
+    if value.type in ("array", "symbol_array", "string_array"):
         return [v for item in value.named_children if isinstance(v := _literal(item), str)]
     if value.type == "hash":
         out = []
@@ -216,7 +241,40 @@ def _alias_attribute(walker: Any, node: Any, macro: str, scope: Any) -> None:
         _define(walker, node, arg, [name, f"{name}=", f"{name}?"], ns)
 
 
+# What ActiveRecord 6.1's ``store_accessor`` defines per key (``_store_accessors_module``):
+# the accessor pair and the dirty-tracking helpers of a stored key.
+_STORE_FORMS = ("{}", "{}=", "{}_changed?", "{}_change", "{}_was", "saved_change_to_{}?", "saved_change_to_{}", "{}_before_last_save")
+
+
+def _affix(option: str | bool | None, store: str) -> str:
+    """``prefix:``/``suffix:`` of a stored key: true means the store's name, a name itself."""
+    return store if option is True else (option if isinstance(option, str) else "")
+
+
+def _store_accessor(walker: Any, node: Any, macro: str, scope: Any) -> None:
+    """``store_accessor :settings, :color, prefix: true`` and ``store :settings, accessors:
+    [:color]``: per key, the accessors and their dirty helpers (``_STORE_FORMS``)."""
+    ns = walker._directive_scope(node, scope)
+    if ns is None:
+        return
+    args = walker._symbol_args(node)
+    if not args:
+        return
+    store = args[0][0]
+    options = _pairs(node)
+    keys = args[1:] if macro == "store_accessor" else []
+    if macro == "store" and "accessors" in options and options["accessors"].type in ("array", "symbol_array", "string_array"):
+        keys = [(v, item) for item in options["accessors"].named_children if isinstance(v := _literal(item), str)]
+    prefix = _affix(_literal(options["prefix"]) if "prefix" in options else None, store)
+    suffix = _affix(_literal(options["suffix"]) if "suffix" in options else None, store)
+    for key, arg in keys:
+        accessor = (f"{prefix}_" if prefix else "") + key + (f"_{suffix}" if suffix else "")
+        _define(walker, node, arg, [form.format(accessor) for form in _STORE_FORMS], ns)
+
+
 RAILS_DIRECTIVES: dict[str, Callable[[Any, Any, str, Any], None]] = {
+    "store_accessor": _store_accessor,
+    "store": _store_accessor,
     "has_many": _association,
     "has_and_belongs_to_many": _association,
     "has_one": _association,

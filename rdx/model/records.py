@@ -15,6 +15,7 @@ from enum import StrEnum
 import msgspec
 
 from rdx.model.kinds import DefinitionKind, MixinKind, ReceiverKind, Visibility
+from rdx.model.schema import RailsFacts
 from rdx.model.symbols import Import, Reference, Symbol
 
 __all__ = [
@@ -134,6 +135,9 @@ class DefinitionRecord(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     target: ConstPath | None = None
     old_name: str | None = None
     lexical: bool = True
+    # Defined by a macro (``has_many``, ``attr_accessor`` excepted) or a schema column, not
+    # written as ``def``: never a dead-code candidate.
+    generated: bool = False
 
 
 class FieldRole(StrEnum):
@@ -176,6 +180,7 @@ DEFINITION_FIELD_ROLES: dict[str, FieldRole] = {
     "target": FieldRole.IDENTITY,
     "old_name": FieldRole.IDENTITY,
     "lexical": FieldRole.IDENTITY,
+    "generated": FieldRole.POSITION,
 }
 
 
@@ -243,3 +248,9 @@ class FileResult(msgspec.Struct, kw_only=True, gc=False):
     symbols: list[Symbol] = []
     references: list[Reference] = []
     imports: list[Import] = []
+    # ActiveRecord tables (``db/schema.rb``) and literal model settings (``rdx.model.schema``):
+    # never read by resolution; ``rdx.railsschema`` turns them into synthetic definitions.
+    rails: RailsFacts | None = None
+    # Set for a dependency's file (``"activerecord-6.1.7.10"``, see rdx.dependencies): indexed,
+    # searchable and navigable, but not the project's own code.
+    library: str | None = None

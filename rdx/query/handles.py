@@ -18,7 +18,7 @@ from rdx.model.declarations import DeclarationRecord
 from rdx.model.foreign import ForeignState
 from rdx.model.kinds import DeclarationKind, ReceiverKind
 from rdx.model.records import DefinitionRecord, FileResult
-from rdx.model.store import ResolvedState
+from rdx.model.store import CORE_URI, ResolvedState
 from rdx.resolution.lookup import Lookup
 from rdx.text import offset_to_position
 
@@ -126,6 +126,24 @@ class View:
     def foreign_ready(self) -> ForeignState | None:
         """The foreign state if a question already computed it (else None, nothing computed)."""
         return self._foreign.state if self._foreign is not None else None
+
+    def origin(self, decl_id: int) -> str:
+        """Where a declaration comes from: ``"project"`` when any of its definitions is in the
+        project's files, else ``"dependency"`` (a gem's files, see rdx.dependencies) when any
+        is there, else ``"core"`` (rdx's stub of Ruby's core; also for a declaration without
+        definitions)."""
+        rec = self.state.declarations.get(decl_id)
+        if rec is None:
+            return "project"  # another language's declaration: dependencies are Ruby's only
+        documents = self.state.documents
+        origin = "core"
+        for doc, _ in rec.definitions:
+            result = documents[doc]
+            if result.library is not None:
+                origin = "dependency"
+            elif result.uri != CORE_URI:
+                return "project"
+        return origin
 
     def location(self, doc: int, start: int, end: int) -> Location:
         result = self.state.documents[doc]
@@ -360,6 +378,8 @@ class DeclarationSummary(msgspec.Struct, frozen=True, omit_defaults=True):
     members: list[MemberSummary] = []
     # Ruby, or the language of a declaration of another (``python``, ``go``...).
     language: str = "ruby"
+    # "project", "dependency" (defined only in gems' files) or "core" (see ``View.origin``).
+    origin: str = "project"
 
 
 NAMESPACE_KINDS = ("Class", "Module", "SingletonClass", "Todo")
@@ -368,11 +388,14 @@ NAMESPACE_KINDS = ("Class", "Module", "SingletonClass", "Todo")
 class Declaration:
     """A fully qualified entity with all its definitions (Rubydex's naming)."""
 
-    __slots__ = ("_view", "id")
+    __slots__ = ("_seen_visibility", "_view", "id")
 
-    def __init__(self, view: View, decl_id: int) -> None:
+    def __init__(self, view: View, decl_id: int, seen_visibility: str | None = None) -> None:
         self._view = view
         self.id = decl_id
+        # The visibility of the entry a lookup found, when it differs from this method's own
+        # (``private :m`` in a subclass; see ``find_member``).
+        self._seen_visibility = seen_visibility
 
     @property
     def revision(self) -> int:
@@ -408,12 +431,17 @@ class Declaration:
     def visibility(self) -> str:
         rec = self._rec
         if rec.kind == "Method":
-            return rec.visibility
+            return self._seen_visibility or rec.visibility
         return "private" if rec.private else "public"
 
     @property
     def definitions(self) -> list[Definition]:
         return [Definition(self._view, doc, index) for doc, index in self._rec.definitions]
+
+    @property
+    def origin(self) -> str:
+        """``"project"``, ``"dependency"`` (defined only in gems' files) or ``"core"``."""
+        return self._view.origin(self.id)
 
     @property
     def location(self) -> Location | None:
@@ -442,20 +470,41 @@ class Declaration:
         return self._view.declaration(self._rec.members.get(name))
 
     def find_member(self, name: str, only_inherited: bool = False) -> Declaration | None:
-        """Look ``name`` (``bar()``, ``Baz``, ``@x``) up through the ancestors, as Ruby would."""
+        """Look ``name`` (``bar()``, ``Baz``, ``@x``) up through the ancestors, as Ruby would.
+
+        ``only_inherited`` starts behind this namespace in its own chain (``super`` from one of
+        its methods: past the modules prepended to it). A method entry that only changes
+        visibility (``private :m`` for an inherited ``m``) answers with the method it copies,
+        seen with the entry's visibility, as ``instance_method`` does."""
+        return self._find_member(name, self.id if only_inherited else None)
+
+    def find_member_after(self, name: str, after: Declaration) -> Declaration | None:
+        """``find_member`` starting behind ``after`` in this namespace's chain (``super`` from a
+        method of a prepended or included module); None when ``after`` is not in the chain."""
+        return self._find_member(name, after.id)
+
+    def _find_member(self, name: str, start_after: int | None) -> Declaration | None:
         view = self._view
         chain = view.chain(self.id)
         if name[:1] not in ("@", "$") and not name.endswith(")") and chain and chain[0] != self.id:
             # Constants live in the namespace's own table, ahead of its prepended modules.
             chain = (self.id, *(a for a in chain if a != self.id))
-        for anc in chain:
-            if only_inherited and anc == self.id:
-                continue
+        start = 0
+        if start_after is not None:
+            if start_after not in chain:
+                return None
+            start = chain.index(start_after) + 1
+        entry: int | None = None
+        for anc in chain[start:]:
             found = view.record(anc).members.get(name)
-            if found is not None:
-                if view.record(found).visibility == "undefined":
-                    return None  # ``undef``: the lookup stops here.
-                return Declaration(self._view, found)
+            if found is None:
+                continue
+            if view.record(found).visibility == "undefined":
+                return None  # ``undef``: the lookup stops here.
+            if entry is None:
+                entry = found
+            if not name.endswith(")") or not view.lookup.is_visibility_copy(found):
+                return Declaration(view, found, view.record(entry).visibility if entry != found else None)
         return None
 
     @property
@@ -494,6 +543,7 @@ class Declaration:
             definitions=[DefinitionSummary(d.kind, d.location, d.comments, d.signature) for d in self.definitions],
             ancestors=[a.name for a in self.ancestors] if kind in NAMESPACE_KINDS else [],
             members=[MemberSummary(m.name, m.unqualified_name, m.kind, m.location) for m in self.members] if members else [],
+            origin=self.origin,
         )
 
     @property
@@ -634,6 +684,12 @@ class Document:
     @property
     def uri(self) -> str:
         return self._result.uri
+
+    @property
+    def library(self) -> str | None:
+        """The dependency this file belongs to (``"activerecord-6.1.7.10"``), or None for the
+        project's own files (see rdx.dependencies)."""
+        return self._result.library
 
     @property
     def path(self) -> str | None:

@@ -112,7 +112,7 @@ class MapGraph:
     def _build(self) -> None:
         state = self.view.state
         for doc in state.documents.values():
-            if doc.uri != CORE_URI:
+            if doc.uri != CORE_URI and doc.library is None:
                 self._file(doc.uri, doc.path)
         self._ruby()
         self._foreign()
@@ -133,9 +133,9 @@ class MapGraph:
         if rec is None or rec.kind in _SKIPPED_KINDS or not rec.definitions:
             return False
         # Ruby core's classes reopened by the project (``class String``) stay out: every
-        # project would rank them first, which tells an agent nothing.
+        # project would rank them first, which tells an agent nothing. So do its gems'.
         documents = self.view.state.documents
-        return all(documents[k].uri != CORE_URI for k, _ in rec.definitions)
+        return all(documents[k].uri != CORE_URI and documents[k].library is None for k, _ in rec.definitions)
 
     def _ruby(self) -> None:
         view = self.view
@@ -147,7 +147,7 @@ class MapGraph:
                 by_name[rec.unqualified].append(rec.id)
         found: dict[tuple[int, str], int | None] = {}
         for key, doc in state.documents.items():
-            if doc.uri == CORE_URI or doc.language != "ruby":
+            if doc.uri == CORE_URI or doc.language != "ruby" or doc.library is not None:
                 continue
             test = is_test_path(doc.path or doc.uri)
             owners = state.definition_declarations.get(key, [])
@@ -250,10 +250,22 @@ class MapGraph:
         return decl.unqualified if decl is not None else "?"
 
     def shown_mask(self) -> np.ndarray:
-        """Per declaration (in node order): whether a map may list it (not in a test file)."""
+        """Per declaration (in node order): whether a map may list it: not in a test file, and
+        not a method only a macro or a schema column defines that nothing uses (a model with
+        ten columns has two hundred of those; the ones the code calls are shown)."""
         if self._shown is None:
-            self._shown = np.array([not is_test_path(self.paths.get(h, h)) if (h := self.home(d)) is not None else False for d in self.decls], dtype=bool)
+            self._shown = np.array(
+                [not is_test_path(self.paths.get(h, h)) and not self._idle_generated(d) if (h := self.home(d)) is not None else False for d in self.decls],
+                dtype=bool,
+            )
         return self._shown
+
+    def _idle_generated(self, decl_id: int) -> bool:
+        rec = self.view.state.declarations.get(decl_id)
+        if rec is None or rec.kind != "Method" or decl_id in self.used_by:
+            return False
+        documents = self.view.state.documents
+        return all(documents[doc].definitions[index].generated for doc, index in rec.definitions)
 
     def named(self, name: str) -> list[int]:
         """Declarations whose bare name is ``name`` (``Product``, ``save``, ``format_cents``)."""

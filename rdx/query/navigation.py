@@ -96,11 +96,6 @@ def _offset(doc: FileResult, line: int, column: int) -> int:
     return position_to_offset(doc.line_starts, line, column)
 
 
-def _is_core(view: View, decl_id: int) -> bool:
-    defs = view.state.declarations[decl_id].definitions
-    return bool(defs) and all(view.state.documents[d].uri == CORE_URI for d, _ in defs)
-
-
 # -- references ------------------------------------------------------------------------------
 
 
@@ -173,7 +168,7 @@ def _method_references(view: View, decl: Declaration) -> Iterator[Reference]:
         recv = state.method_receivers[doc][i]
         if recv is None:
             yield Reference("method", name, view.location(doc, ref.start, ref.end), False, _receiver_text(ref), revision=view.revision)
-        elif recv in descendants and view.lookup.find_member(recv, rec.unqualified) == decl.id:
+        elif recv in descendants and decl.id in (view.lookup.implementation(recv, rec.unqualified) or ()):
             yield Reference("method", name, view.location(doc, ref.start, ref.end), True, _receiver_text(ref), revision=view.revision)
 
 
@@ -225,7 +220,9 @@ def _declaration_at(view: View, doc: int, offset: int) -> int | None:
         recv = state.method_receivers[doc][i]
         if recv is None:
             return None
-        return view.lookup.find_member(recv, state.documents[doc].method_refs[i].name + "()")
+        # A visibility copy (``private :m`` in a subclass) runs the method it copies.
+        found = view.lookup.implementation(recv, state.documents[doc].method_refs[i].name + "()")
+        return found[1] if found is not None else None
     return None
 
 
@@ -414,6 +411,18 @@ def _lookup_text(view: View, text: str, site: tuple[int, ...]) -> int | None:
 # -- dead code -------------------------------------------------------------------------------
 
 
+def _is_project_declaration(view: View, decl_id: int) -> bool:
+    """Whether a declaration is the project's own: every definition in a project file, none in
+    the core stub or a dependency's (library) files. A core or gem class the project reopens,
+    or a core method it redefines, stays theirs: code outside the index may use it."""
+    documents = view.state.documents
+    for doc, _ in view.state.declarations[decl_id].definitions:
+        result = documents[doc]
+        if result.uri == CORE_URI or result.library is not None:
+            return False
+    return True
+
+
 def dead_code_candidates(view: View) -> list[Declaration]:
     """Methods never called by name anywhere and constants never referenced (through aliases).
 
@@ -439,12 +448,14 @@ def dead_code_candidates(view: View) -> list[Declaration]:
                     used_constants.add(followed)
     out = []
     for decl_id, rec in state.declarations.items():
-        if not rec.definitions or _is_core(view, decl_id):
+        if not rec.definitions or not _is_project_declaration(view, decl_id):
             continue
         if rec.kind == "Method":
             name = rec.unqualified[:-2]
             if name in called or name in _IMPLICIT_METHODS or name.endswith("=") and name[:-1] in called:
                 continue
+            if all(state.documents[doc].definitions[index].generated for doc, index in rec.definitions):
+                continue  # what has_many or a schema column defines: the macro is the use
             out.append(decl_id)
         elif rec.kind in ("Constant", "ConstantAlias", "Class", "Module") and decl_id not in used_constants:
             out.append(decl_id)

@@ -99,8 +99,9 @@ def _comment_text(lines: Iterable[str]) -> tuple[str, str]:
     return " ".join(summary), " ".join(rest[:80])
 
 
-def _prior(kind: str, path: str, private: bool, doc_words: int) -> float:
-    """What a declaration is worth before the query: documented public API over the rest."""
+def _prior(kind: str, path: str, private: bool, doc_words: int, dependency: bool = False) -> float:
+    """What a declaration is worth before the query: documented public API over the rest, the
+    project's own code over its gems'."""
     score = min(math.log1p(doc_words), 6.0) * 0.12
     if private:
         score -= 0.8
@@ -110,7 +111,17 @@ def _prior(kind: str, path: str, private: bool, doc_words: int) -> float:
         score -= 0.3
     if _LOW_VALUE_PATH.search(path):
         score -= 2.0
+    if dependency:
+        score -= 1.0
     return score
+
+
+def _snake_join(query: str) -> str | None:
+    """``"find by"`` -> ``"find_by"``: two to four plain words may name a snake_case method."""
+    words = query.strip().lower().split()
+    if 2 <= len(words) <= 4 and all(w.isidentifier() for w in words):
+        return "_".join(words)
+    return None
 
 
 def _rowid(did: int) -> int:
@@ -228,10 +239,12 @@ class SymbolIndex:
             comments: list[str] = []
             path = ""
             params = ""
+            dependency = True
             for key, index in rec.definitions:
                 doc = state.documents.get(key)
                 if doc is None:
                     continue
+                dependency = dependency and doc.library is not None
                 if not path:
                     path = doc.path or doc.uri
                 definition = doc.definitions[index]
@@ -247,7 +260,7 @@ class SymbolIndex:
             name_text = f"{words} {unq.lower()}" if " " in words else words or unq.lower()
             namespace = self._words_of(owner.name) if owner is not None else ""
             texts.append((rowid, name_text, namespace, summary, rest, (self._words_of("/".join(path.split("/")[-3:])) + " " + " ".join(_PARAM.findall(params))).strip(), _KIND_WORDS.get(rec.kind, rec.kind.lower())))
-            decls.append((rowid, rec.name, unq, rec.kind, path, _prior(rec.kind, path, rec.visibility == "private", doc_words), words, "ruby"))
+            decls.append((rowid, rec.name, unq, rec.kind, path, _prior(rec.kind, path, rec.visibility == "private", doc_words, dependency), words, "ruby"))
         self._store(texts, decls)
 
     def _insert_foreign(self, foreign: ForeignState, ids: Iterable[int]) -> None:
@@ -374,6 +387,9 @@ class SymbolIndex:
                 ids = self._candidates(expression, words if parsed.plain else [])
             if not parsed.excludes:
                 ids += self._named(query.strip().lower())
+                joined = _snake_join(query)
+                if joined:
+                    ids += self._named(joined)
             rows = [
                 r
                 for r in self._load_rows(list(dict.fromkeys(ids)))
@@ -469,6 +485,9 @@ class SymbolIndex:
         named = {r.id: 100.0 for r in rows if q in (r.unqualified.lower(), r.name.lower())}
         if len(q) > 2 and " " not in q:
             named.update({r.id: 20.0 for r in rows if r.id not in named and r.unqualified.lower().startswith(q)})
+        joined = _snake_join(query)
+        if joined:  # "find by" names find_by
+            named.update({r.id: 30.0 for r in rows if r.id not in named and r.unqualified.lower() == joined})
         f_name, f_summary, f_namespace, f_doc, f_path = _FIELD
         r_name, r_summary, r_namespace = (x * _RELATED_SHARE for x in _FIELD[:3])
         scored = []

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rdx.model.declarations import DeclarationRecord
 
@@ -196,10 +196,16 @@ def _fuzzy_score(query: str, rec: DeclarationRecord, name: str | None = None, un
 
 
 def search_declarations(
-    records: Iterable[DeclarationRecord], query: str, mode: str = "fuzzy", kind: str | None = None, index: SearchIndex | None = None
+    records: Iterable[DeclarationRecord],
+    query: str,
+    mode: str = "fuzzy",
+    kind: str | None = None,
+    index: SearchIndex | None = None,
+    demoted: Callable[[DeclarationRecord], bool] | None = None,
 ) -> list[DeclarationRecord]:
     """All matching records, best first (then by name). With an ``index`` (built from the same
-    records), only candidates it selects are scored; the answer is the same."""
+    records), only candidates it selects are scored; the answer is the same. Records ``demoted``
+    says yes to (a project's gems) come after the others of the same match tier."""
     if mode not in MATCH_MODES:
         raise ValueError(f"match mode {mode!r} is not one of {', '.join(MATCH_MODES)}")
     entries: Iterable[tuple[DeclarationRecord, str | None, str | None]]
@@ -231,5 +237,7 @@ def search_declarations(
             score = _fuzzy_score(query, rec, name, unq, index, qt)
             if score is not None:
                 scored.append((score, rec.name, rec))
+    if demoted is not None:
+        scored = [(score + 0.5, name, rec) if demoted(rec) else (score, name, rec) for score, name, rec in scored]
     scored.sort(key=lambda x: (x[0], x[1]))
     return [rec for _, _, rec in scored]

@@ -5,6 +5,7 @@ progress is provisional and not kept (``_partial_hits``)."""
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 
 import msgspec
@@ -13,7 +14,9 @@ from rdx.model.declarations import DeclarationRecord
 from rdx.model.kinds import MixinKind
 from rdx.model.records import ConstPath
 from rdx.model.store import ResolutionDiagnostic
+from rdx.resolution import insertion
 from rdx.resolution.concerns import Concerns
+from rdx.resolution.insertion import Building
 from rdx.resolution.vocabulary import (
     HEAD,
     NAMESPACE_DEF_KINDS,
@@ -212,9 +215,8 @@ class Ancestors(Concerns):
         rec = self.decls[decl_id]
         if not rec.is_namespace:
             return (decl_id,), (-1,)
-        chain: list[int] = [HEAD, decl_id]
-        times: list[int] = [-1, -1]
-        self._in_progress[decl_id] = (chain, times)
+        b = Building([HEAD, decl_id], [-1, -1], [0, 0])
+        self._in_progress[decl_id] = (b.chain, b.times)
         depth = len(self._super_len)
         hits_before = len(self._partial_hits)
         self._concern_deps[decl_id] = []
@@ -222,33 +224,17 @@ class Ancestors(Concerns):
             sup = self.superclass(decl_id)
             if sup is not None:
                 sup_chain, sup_times = self._chain(sup)
-                chain.extend(sup_chain)
-                times.extend(sup_times)
-            self._super_len.append(len(chain) - 2)
-            origin = 1
-            concern = self.phase != Phase.NAMESPACES and rec.kind == "Module" and self.is_concern(decl_id)
-            for op in self._mixin_ops(decl_id):
-                key, kind = op.key, op.kind
-                module = self._mixin_target(decl_id, op.doc, op.scope, op.target, op.external)
-                if module is None:
-                    continue
-                when = (key[0] << 32) | key[1]
-                if module == decl_id or self._cyclic(module, decl_id, when):
-                    # ``module A; include A; end``, or a module mixing in one that already mixed
-                    # it in: Ruby raises ArgumentError (cyclic include detected), changing nothing.
-                    continue
-                if kind == "include":
-                    if concern and self.is_concern(module):
-                        # A concern including a concern only records it as a dependency.
-                        self._concern_deps.setdefault(decl_id, []).append(module)
-                        continue
-                    self._include_with_dependencies(chain, times, module, origin, set(), when)
-                else:
-                    origin = self._prepend(chain, times, self.ancestors(module), origin, when)
+                b.chain.extend(sup_chain)
+                b.times.extend(sup_times)
+                b.tokens.extend([0] * len(sup_chain))
+            b.super_len = len(b.chain) - 2
+            self._super_len.append(b.super_len)
+            self._apply_mixins(decl_id, rec, b)
         finally:
             del self._in_progress[decl_id]
             if len(self._super_len) > depth:
                 self._super_len.pop()
+        chain, times = b.chain, b.times
         if chain.count(decl_id) > 1:
             # A module mixed in through one that (provisionally) had this one among its
             # ancestors: a namespace is never its own ancestor twice (Ruby's cyclic error).
@@ -267,6 +253,74 @@ class Ancestors(Concerns):
             self._times[decl_id] = result_times
         return result, result_times
 
+    def _apply_mixins(self, decl_id: int, rec: DeclarationRecord, b: Building) -> None:
+        """Run the chain's own mixin calls in program order, and between them the mixins that
+        modules already in the chain make later (Ruby 3 propagates those into includers)."""
+        origin = 1
+        concern = self.phase != Phase.NAMESPACES and rec.kind == "Module" and self.is_concern(decl_id)
+        late: list[tuple[int, tuple[int, int, int], int, MixinKind, int]] = []
+        for op in self._mixin_ops(decl_id):
+            key, kind = op.key, op.kind
+            when = (key[0] << 32) | key[1]
+            if late and late[0][0] < when:
+                origin = self._run_late(decl_id, b, late, when)
+            module = self._mixin_target(decl_id, op.doc, op.scope, op.target, op.external)
+            if module is None:
+                continue
+            if module == decl_id or self._cyclic(module, decl_id, when):
+                # ``module A; include A; end``, or a module mixing in one that already mixed
+                # it in: Ruby raises ArgumentError (cyclic include detected), changing nothing.
+                continue
+            if kind == "include":
+                if concern and self.is_concern(module):
+                    # A concern including a concern only records it as a dependency.
+                    self._concern_deps.setdefault(decl_id, []).append(module)
+                    continue
+                added = self._include_with_dependencies(b, module, origin, set(), when)
+            else:
+                origin, added = insertion.prepend(b, self._present(module, when), origin, when)
+            self._schedule_late(b, added, late)
+        if late:
+            self._run_late(decl_id, b, late, None)
+
+    def _present(self, module: int, when: int) -> tuple[int, ...]:
+        """``module``'s chain as it was at ``when``; a concern's whole chain. Concerns are
+        loaded through ``autoload`` (which the load order does not follow) and are complete
+        by the time anything includes them, so none of their mixins is late."""
+        chain, times = self._chain(module)
+        if self.phase != Phase.NAMESPACES and self.is_concern(module):
+            return chain
+        return insertion.present_at(chain, times, when)
+
+    def _schedule_late(self, b: Building, added: list[int], late: list) -> None:
+        """For entries just inserted, queue the mixins their modules make after that moment."""
+        for token in added:
+            pos = b.position(token)
+            module, joined = b.chain[pos], b.times[pos]
+            times = self._chain(module)[1]
+            if not times or max(times) <= joined or (self.phase != Phase.NAMESPACES and self.is_concern(module)):
+                continue
+            for op in self._mixin_ops(module):
+                when = (op.key[0] << 32) | op.key[1]
+                if when <= joined:
+                    continue
+                target = self._mixin_target(module, op.doc, op.scope, op.target, op.external)
+                if target is not None and target != module:
+                    heapq.heappush(late, (when, op.key, token, op.kind, target))
+
+    def _run_late(self, decl_id: int, b: Building, late: list, until: int | None) -> int:
+        """Apply queued late mixins made before ``until`` (all when None); returns the class's
+        position in the chain, which moves when a prepended module gains entries."""
+        while late and (until is None or late[0][0] < until):
+            when, _, anchor, kind, module = heapq.heappop(late)
+            modules = self._present(module, when)
+            if kind == "include":
+                added = insertion.propagate_include(b, anchor, module, modules, when, self._is_class_entry)
+            else:
+                added = insertion.propagate_prepend(b, anchor, modules, when)
+            self._schedule_late(b, added, late)
+        return b.chain.index(decl_id, 1)
+
     def _cyclic(self, module: int, decl_id: int, when: int) -> bool:
         """Whether ``module`` already has ``decl_id`` among its ancestors at ``when``: the
         mixin that came first in load order stands, the later one is Ruby's cyclic error."""
@@ -276,14 +330,15 @@ class Ancestors(Concerns):
         joined = times[chain.index(decl_id)]
         return joined < when
 
-    def _include_with_dependencies(self, chain: list[int], times: list[int], module: int, origin: int, seen: set[int], when: int) -> None:
+    def _include_with_dependencies(self, b: Building, module: int, origin: int, seen: set[int], when: int) -> list[int]:
         """Include ``module``, after the concerns it depends on (ActiveSupport::Concern)."""
-        modules = self.ancestors(module)
+        modules = self._present(module, when)
+        added: list[int] = []
         if module not in seen:
             seen.add(module)
             for dep in self._concern_deps.get(module, ()):
-                self._include_with_dependencies(chain, times, dep, origin, seen, when)
-        self._include(chain, times, modules, origin, when, self._super_len[-1])
+                added += self._include_with_dependencies(b, dep, origin, seen, when)
+        added += insertion.include(b, modules, origin, when, self._is_class_entry)
         rec = self.decls[module]
         for doc, index in rec.definitions:
             d = self.docs[doc].definitions[index]
@@ -292,7 +347,8 @@ class Ancestors(Concerns):
                     continue
                 dep_id = self._mixin_target(module, doc, index, m.target)
                 if dep_id is not None and dep_id not in seen:
-                    self._include_with_dependencies(chain, times, dep_id, origin, seen, when)
+                    added += self._include_with_dependencies(b, dep_id, origin, seen, when)
+        return added
 
     def _mixin_target(self, decl_id: int, doc: int, index: int, target: ConstPath | int | None, external: bool = False) -> int | None:
         if isinstance(target, int):
@@ -325,50 +381,3 @@ class Ancestors(Concerns):
     def _is_class_entry(self, decl_id: int) -> bool:
         kind = self.decls[decl_id].kind
         return kind == "Class" or kind == "SingletonClass"
-
-    def _include(self, chain: list[int], times: list[int], modules: tuple[int, ...], origin: int, when: int, super_len: int) -> None:
-        """Ruby's include: skip modules already in the chain, keep relative order.
-
-        The last ``super_len`` entries are the superclass's chain; reaching them is reaching the
-        superclass (Ruby's ``superclass_seen``), whatever the superclass has prepended."""
-        c = origin
-        for m in modules:
-            c_seen = False
-            found = False
-            boundary = len(chain) - super_len
-            for p in range(1, len(chain)):
-                if p == c:
-                    c_seen = True
-                if p == origin:
-                    continue
-                if chain[p] == m and not self._is_class_entry(m):
-                    if p >= boundary:
-                        if times[p] > when:
-                            continue  # Mixed into a superclass later: not there yet.
-                    elif c_seen:
-                        c = p
-                    found = True
-                    break
-            if found:
-                continue
-            chain.insert(c + 1, m)
-            times.insert(c + 1, when)
-            c += 1
-
-    def _prepend(self, chain: list[int], times: list[int], modules: tuple[int, ...], origin: int, when: int) -> int:
-        """Ruby's prepend: insert ahead of the class, skipping modules already prepended."""
-        c = 0
-        for m in modules:
-            found = False
-            for p in range(1, origin):
-                if chain[p] == m:
-                    c = p
-                    found = True
-                    break
-            if found:
-                continue
-            chain.insert(c + 1, m)
-            times.insert(c + 1, when)
-            c += 1
-            origin += 1
-        return origin

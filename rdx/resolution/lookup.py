@@ -204,12 +204,50 @@ class Lookup:
             return found
         return None
 
-    def find_member(self, decl_id: int, member: str) -> int | None:
-        for anc in self.ancestors(decl_id):
-            found = self.decls[anc].members.get(member)
+    def find_member(self, decl_id: int, member: str, after: int | None = None) -> int | None:
+        """The entry ``member`` finds through ``decl_id``'s ancestors (None past an ``undef``).
+
+        With ``after``, the lookup starts behind that entry of the chain, as ``super`` does:
+        behind a class, past the modules prepended to it; behind a prepended module, at the
+        next one or the class itself. None when ``after`` is not in the chain."""
+        chain = self.ancestors(decl_id)
+        start = 0
+        if after is not None:
+            if after not in chain:
+                return None
+            start = chain.index(after) + 1
+        for i in range(start, len(chain)):
+            found = self.decls[chain[i]].members.get(member)
             if found is not None:
                 return None if self.decls[found].visibility == "undefined" else found
         return None
+
+    def is_visibility_copy(self, method: int) -> bool:
+        """Whether a method entry only changes an inherited method's visibility (``private :m``
+        in a subclass: Ruby's ZSUPER entry, whose body and owner are the inherited method's)."""
+        rec = self.decls[method]
+        if rec.kind != "Method" or not rec.definitions:
+            return False
+        for doc, index in rec.definitions:
+            d = self.docs[doc].definitions[index]
+            if d.kind != "MethodVisibility" or d.visibility not in ("public", "protected", "private"):
+                return False
+        return True
+
+    def implementation(self, decl_id: int, member: str, after: int | None = None) -> tuple[int, int | None] | None:
+        """The entry ``member`` finds (its visibility is the one callers see) and the method
+        that runs: the entry itself, or for a visibility copy the method it copies, found by
+        going on up the chain (Ruby's ``instance_method(m).owner``)."""
+        entry = self.find_member(decl_id, member, after)
+        if entry is None:
+            return None
+        body: int | None = entry
+        hops = 0
+        while body is not None and self.is_visibility_copy(body) and hops < MAX_ALIAS_HOPS:
+            owner = self.decls[body].owner
+            body = self.find_member(decl_id, member, owner) if owner is not None else None
+            hops += 1
+        return entry, body
 
     def key_of(self, uri: str) -> int | None:
         """The document key of a URI in the current state."""

@@ -85,6 +85,14 @@ class Members(Ancestors):
                 target = self.lookup_namespace(d.receiver, site) if site is not None else None
                 return None if target is None else self._singleton_of(target, create)
             return self._singleton_of(owner, create) if d.self_receiver else owner
+        if d.receiver is not None:
+            # ``Bar.alias_method``, ``Foo.private_constant``, ``Foo.private_class_method``: the
+            # namespace the receiver names (its singleton class for the ``*_class_method`` forms).
+            site = self.cref(doc, d.parent)
+            target = self.lookup_namespace(d.receiver, site) if site is not None else None
+            if target is None:
+                return None
+            return self._singleton_of(target, create) if d.self_receiver else target
         if kind == "MethodVisibility" and d.self_receiver:
             return self._singleton_of(owner, create)
         return owner
@@ -165,6 +173,11 @@ class Members(Ancestors):
             return
         site = self.cref(doc, d.parent)
         ns = site[0] if site else self.object_id
+        if d.receiver is not None:  # ``Foo.private_constant :X`` acts on Foo.
+            found = self.lookup_namespace(d.receiver, site) if site is not None else None
+            if found is None:
+                return
+            ns = found
         member = self._member_constant(ns, d.name)
         if member is None:
             self.state.diagnostics.append(

@@ -95,6 +95,8 @@ class Mentions(Image):
             if d.kind == "ConstantVisibility" and (names is None or d.name in names):
                 site = self.cref(doc, d.parent)
                 ns = (site[0] if site else self.object_id) if site is not None else None
+                if d.receiver is not None and site is not None:
+                    ns = self.lookup_namespace(d.receiver, site)
                 out.append((OTHER, i, (None if ns is None else self._member_constant(ns, d.name),)))
             if d.path is not None and len(d.path.segments) > 1:
                 path(d.path, d.parent, OTHER, i, len(d.path.segments) - 1)

@@ -7,12 +7,13 @@ written outside ``Foo``'s body to ``Foo``."""
 
 from __future__ import annotations
 
-from rdx.model.records import DefinitionRecord
+from rdx.model.records import ConstPath, DefinitionRecord
 from rdx.model.store import CORE_URI, ResolutionDiagnostic
 from rdx.resolution.builder import Builder
 from rdx.resolution.vocabulary import (
     CONSTANT_DEF_KINDS,
     NAMESPACE_DEF_KINDS,
+    Site,
     dynamic_constant,
     inside_method,
 )
@@ -34,6 +35,10 @@ class Namespaces(Builder):
                 if attached is None:
                     if not placeholders:
                         return False
+                    if self._names_a_value(d.target, parent_site, len(d.target.segments)):
+                        # ``Foo = 1; class << Foo``: Ruby raises TypeError (can't define
+                        # singleton) and runs nothing of the body: nothing is declared.
+                        return True
                     attached = self._placeholder(d.target, parent_site, len(d.target.segments))
             if attached is None:
                 return False
@@ -52,6 +57,8 @@ class Namespaces(Builder):
             else:
                 if not placeholders:
                     return False
+                if self._names_a_value(path, parent_site, len(path.segments) - 1):
+                    return True  # ``V = 1; class V::Inner`` raises in Ruby: nothing is declared.
                 owner = self._placeholder(path, parent_site, len(path.segments) - 1)
         name = path.segments[-1]
         kind = d.kind
@@ -89,6 +96,20 @@ class Namespaces(Builder):
             rec.kind = kind
         self._attach(doc, index, rec.id)
         return True
+
+    def _names_a_value(self, path: ConstPath, site: Site, upto: int) -> bool:
+        """Whether a prefix of ``path[:upto]`` names a constant that holds no namespace: a
+        plain value, or an alias that never resolves (asked once no more can be declared).
+        Ruby raises there (TypeError or NameError), so nothing is declared beneath it, where
+        an unknown name would get a placeholder instead."""
+        for n in range(1, upto + 1):
+            found = self.lookup_path(path, site, n)
+            if found is None:
+                return False
+            target = self.follow(found)
+            if target is None or not self.decls[target].is_namespace:
+                return True
+        return False
 
     def _phase_namespaces(self) -> None:
         # Whether any file includes modules into Object (top-level ``include M``).

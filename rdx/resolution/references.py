@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rdx.model.kinds import ReceiverKind
-from rdx.model.records import MethodRef
+from rdx.model.kinds import DefinitionKind, ReceiverKind
+from rdx.model.records import ConstRef, MethodRef
 from rdx.resolution.members import Members
 
 
@@ -23,8 +23,7 @@ class References(Members):
         result = self.docs[doc]
         targets: list[int | None] = []
         for ref in result.const_refs:
-            site = self.cref(doc, ref.scope)
-            targets.append(self.lookup_path(ref.path, site) if site is not None else None)
+            targets.append(self._constant_reference(doc, ref))
         recv: list[int | None] = []
         self_cache: dict[int, int | None] = {}
         for mref in result.method_refs:
@@ -36,6 +35,50 @@ class References(Members):
             else:
                 recv.append(self._constant_receiver(doc, mref))
         return targets, recv
+
+    def _constant_reference(self, doc: int, ref: ConstRef) -> int | None:
+        """What a constant reference names where it is written.
+
+        A reference that runs while its file loads (outside method bodies) cannot see a
+        constant that the same file assigns only further down, when no other file defines
+        it: Ruby's lookup goes on past it (``X`` ahead of ``X = ...`` in a class body finds an
+        outer ``X``). When nothing else is found, the later constant is kept (Ruby would raise
+        NameError; pointing at the constant is the more useful answer)."""
+        site = self.cref(doc, ref.scope)
+        if site is None:
+            return None
+        found = self.lookup_path(ref.path, site)
+        path = ref.path
+        if found is None or path.absolute or path.dynamic or self._in_method_body(doc, ref.scope):
+            return found
+        first = self.lookup_lexical(path.segments[0], site)
+        if first is None or not self._assigned_after(first, doc, path.start):
+            return found
+        current = self.lookup_lexical(path.segments[0], site, exclude=first)
+        for seg in path.segments[1:]:
+            ns = self.follow(current)
+            if ns is None or not self.decls[ns].is_namespace:
+                return found
+            current = self.lookup_scoped(ns, seg)
+        return current if current is not None else found
+
+    def _in_method_body(self, doc: int, scope: int) -> bool:
+        defs = self.docs[doc].definitions
+        while scope >= 0:
+            if defs[scope].kind == DefinitionKind.METHOD:
+                return True
+            scope = defs[scope].parent
+        return False
+
+    def _assigned_after(self, decl_id: int, doc: int, offset: int) -> bool:
+        """Whether every definition of a constant is in ``doc``, past ``offset``."""
+        rec = self.decls[decl_id]
+        if not rec.definitions:
+            return False
+        for d_doc, index in rec.definitions:
+            if d_doc != doc or self.docs[doc].definitions[index].start <= offset:
+                return False
+        return True
 
     def _constant_receiver(self, doc: int, mref: MethodRef) -> int | None:
         """Where ``Foo.bar`` (the singleton class) or ``Foo.new.bar`` (Foo) looks ``bar`` up."""
@@ -56,8 +99,7 @@ class References(Members):
         targets = list(state.constant_targets[doc])
         for i, ref in enumerate(result.const_refs):
             if not names.isdisjoint(ref.path.segments):
-                site = self.cref(doc, ref.scope)
-                targets[i] = self.lookup_path(ref.path, site) if site is not None else None
+                targets[i] = self._constant_reference(doc, ref)
         recv = list(state.method_receivers[doc])
         for i, mref in enumerate(result.method_refs):
             if mref.receiver is not None and not names.isdisjoint(mref.receiver.segments):

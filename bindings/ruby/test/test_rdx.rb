@@ -398,7 +398,7 @@ class TestPersistence < Minitest::Test
   end
 
   def test_second_open_reuses_every_file_and_starts_resolved
-    assert_equal 12, @files
+    assert_equal 13, @files
     cold = open_project
     assert_equal({ reused: 0, parsed: @files, deleted: 0, snapshot: false, resolved: false }, cold.open_stats)
     assert File.directory?(File.join(@project, ".rdx"))

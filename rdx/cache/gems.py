@@ -1,0 +1,89 @@
+"""The user-level cache of dependencies' discovery results (see ``rdx.dependencies``).
+
+One file per installed gem version (``<name>-<version>-<key>.msgpack``), shared by every project
+on the machine: a gem is parsed once per version and location, then decoded. The key names the
+gem's locations and the discovery code that produced the results (``discovery_fingerprint``),
+so a newer rdx or a gem installed elsewhere never reads stale results. A missing, corrupt or
+unwritable cache only costs a parse.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from functools import lru_cache
+from importlib import resources
+
+import msgspec
+
+from rdx.cache.snapshot import SCHEMA_VERSION
+from rdx.model.records import FileResult
+
+__all__ = ["gem_cache_dir", "discovery_fingerprint", "load_gem", "save_gem"]
+
+
+class _GemImage(msgspec.Struct, kw_only=True, gc=False):
+    key: str
+    documents: list[FileResult]
+
+
+_decoder = msgspec.msgpack.Decoder(_GemImage)
+_encoder = msgspec.msgpack.Encoder()
+
+
+def gem_cache_dir() -> str:
+    """``$RDX_GEM_CACHE``, else ``$XDG_CACHE_HOME/rdx/gems``, else ``~/.cache/rdx/gems``."""
+    explicit = os.environ.get("RDX_GEM_CACHE")
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "rdx", "gems")
+
+
+@lru_cache(maxsize=1)
+def discovery_fingerprint() -> str:
+    """Names the code that turns Ruby files into records: the snapshot schema and the bytes of
+    rdx's discovery modules and records (any change there may change the results)."""
+    digest = hashlib.blake2b(str(SCHEMA_VERSION).encode(), digest_size=8)
+    for package in ("rdx.discovery", "rdx.model"):
+        for entry in sorted(resources.files(package).iterdir(), key=lambda e: e.name):
+            if entry.name.endswith(".py"):
+                digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
+    return digest.hexdigest()
+
+
+def _file_name(gem_key: str, locations: tuple[str, ...]) -> tuple[str, str]:
+    key = hashlib.blake2b("\0".join((discovery_fingerprint(), gem_key, *locations)).encode(), digest_size=8).hexdigest()
+    return f"{gem_key}-{key}.msgpack", key
+
+
+def load_gem(cache_dir: str, gem_key: str, locations: tuple[str, ...]) -> list[FileResult] | None:
+    name, key = _file_name(gem_key, locations)
+    try:
+        with open(os.path.join(cache_dir, name), "rb") as f:
+            image = _decoder.decode(f.read())
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return image.documents if image.key == key else None
+
+
+def save_gem(cache_dir: str, gem_key: str, locations: tuple[str, ...], documents: list[FileResult]) -> str | None:
+    """Write one gem's results atomically; returns why it could not (None when written)."""
+    name, key = _file_name(gem_key, locations)
+    try:
+        os.makedirs(cache_dir, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}-", suffix=".tmp", dir=cache_dir)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(_encoder.encode(_GemImage(key=key, documents=documents)))
+            os.replace(tmp, os.path.join(cache_dir, name))
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError as exc:
+        return f"cannot write the gem cache in {cache_dir}: {exc.strerror}"
+    return None

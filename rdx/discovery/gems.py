@@ -1,0 +1,246 @@
+"""The project's gems: what ``Gemfile.lock`` locks and where each locked gem is installed.
+
+``read_lockfile`` parses Bundler's lockfile format (the ``GEM``, ``PATH`` and ``GIT`` sections'
+``specs:`` lists, four-space indented ``name (version[-platform])`` lines; the six-space lines
+under them are dependencies, not locked gems). ``locate`` finds each gem's installed files:
+
+1. the project's Bundler install path (``BUNDLE_PATH`` in ``.bundle/config``, else
+   ``vendor/bundle``), where ``bundle install --path`` puts gems;
+2. Ruby's own answer when ``ruby`` runs here: ``Gem::Specification`` over every gem directory
+   RubyGems knows (GEM_HOME, GEM_PATH, Debian's rubygems-integration directories, default gems),
+   including gems whose files a distribution moved into ``vendor_ruby`` or ``rubylibdir`` (their
+   spec lists the files, found again on ``$LOAD_PATH``);
+3. without Ruby, the same well-known gem directories scanned for ``name-version``.
+
+A gem locked at a version that is not installed, but installed at another version, is used at
+that version with a warning (Debian ships one version of each gem). A gem installed nowhere is a
+``gem-missing`` warning; nothing here raises on a bad lockfile or a broken Ruby.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import msgspec
+
+__all__ = ["LockedGem", "InstalledGem", "GemProblem", "read_lockfile", "locate", "LOCKFILE"]
+
+LOCKFILE = "Gemfile.lock"
+_SPEC_LINE = re.compile(r"^    ([A-Za-z0-9_.\-]+) \(([^)]+)\)\s*$")
+_PLATFORM = re.compile(r"^(\d[\w.]*?)(?:-(?:x86|x64|arm|aarch|universal|java|mingw|mswin|darwin|linux|ruby)[\w.\-]*)?$")
+_PROBE_TIMEOUT = 60
+
+
+class LockedGem(msgspec.Struct, frozen=True):
+    """One gem the lockfile locks; ``path`` is set for a ``PATH`` source (relative to the root)."""
+
+    name: str
+    version: str
+    source: str = "rubygems"  # rubygems | path | git
+    path: str | None = None
+
+
+class InstalledGem(msgspec.Struct, frozen=True):
+    """Where a locked gem's Ruby files are: its require directories, or explicit files when a
+    distribution spread them over shared directories."""
+
+    name: str
+    version: str  # the installed version (may differ from the locked one)
+    dirs: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return f"{self.name}-{self.version}"
+
+
+class GemProblem(msgspec.Struct, frozen=True):
+    code: str  # gem-missing | gem-version-mismatch | lockfile-unreadable
+    message: str
+    severity: str = "warning"
+
+
+def read_lockfile(text: str) -> list[LockedGem]:
+    """The gems a ``Gemfile.lock`` locks, in file order, without duplicates (platform variants
+    of one gem count once)."""
+    gems: dict[str, LockedGem] = {}
+    section = ""
+    remote: str | None = None
+    in_specs = False
+    for line in text.splitlines():
+        if line and not line[0].isspace():
+            section, remote, in_specs = line.strip(), None, False
+            continue
+        stripped = line.strip()
+        if stripped.startswith("remote:") and line.startswith("  ") and not line.startswith("   "):
+            remote = stripped[len("remote:") :].strip()
+            continue
+        if stripped == "specs:":
+            in_specs = True
+            continue
+        match = _SPEC_LINE.match(line)
+        if not (in_specs and match and section in ("GEM", "PATH", "GIT")):
+            continue
+        name, raw_version = match.groups()
+        version_match = _PLATFORM.match(raw_version)
+        version = version_match.group(1) if version_match else raw_version
+        source = {"GEM": "rubygems", "PATH": "path", "GIT": "git"}[section]
+        gems.setdefault(name, LockedGem(name, version, source, remote if source == "path" else None))
+    return list(gems.values())
+
+
+def _bundle_dirs(root: str) -> list[str]:
+    """Gem directories of the project's Bundler install path (``BUNDLE_PATH``)."""
+    bundle_path = os.path.join(root, "vendor", "bundle")
+    config = os.path.join(root, ".bundle", "config")
+    try:
+        with open(config, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() == "BUNDLE_PATH":
+                    bundle_path = os.path.join(root, value.strip().strip("\"'"))
+    except OSError:
+        pass
+    dirs = sorted(glob.glob(os.path.join(bundle_path, "ruby", "*", "gems")))
+    dirs += sorted(glob.glob(os.path.join(bundle_path, "ruby", "*", "bundler", "gems")))
+    return dirs
+
+
+def _well_known_dirs() -> list[str]:
+    """Gem directories RubyGems searches by default, for when Ruby cannot be asked."""
+    bases = [p for p in os.environ.get("GEM_PATH", "").split(os.pathsep) if p]
+    if os.environ.get("GEM_HOME"):
+        bases.insert(0, os.environ["GEM_HOME"])
+    home = os.path.expanduser("~")
+    patterns = [
+        f"{home}/.gem/ruby/*", f"{home}/.local/share/gem/ruby/*", "/var/lib/gems/*", "/usr/local/lib/ruby/gems/*",
+        "/usr/lib/ruby/gems/*", "/usr/share/rubygems-integration/*", "/usr/lib/*/rubygems-integration/*",
+    ]
+    for pattern in patterns:
+        bases += sorted(glob.glob(pattern))
+    return [os.path.join(b, "gems") for b in bases if os.path.isdir(os.path.join(b, "gems"))]
+
+
+def _scan(gem: LockedGem, dirs: list[str]) -> InstalledGem | None:
+    """The gem's ``lib`` in the first directory holding ``name-version`` (platform suffixes
+    allowed; a git checkout is ``name-<revision>``)."""
+    fallback: InstalledGem | None = None
+    for directory in dirs:
+        for candidate in sorted(glob.glob(os.path.join(glob.escape(directory), glob.escape(gem.name) + "-*"))):
+            rest = os.path.basename(candidate)[len(gem.name) + 1 :]
+            lib = os.path.join(candidate, "lib")
+            if not os.path.isdir(lib) or not rest[:1].isalnum():
+                continue
+            version = rest.split("-")[0] if rest[:1].isdigit() else gem.version
+            if rest == gem.version or rest.startswith(gem.version + "-") or (gem.source == "git" and not rest[:1].isdigit()):
+                return InstalledGem(gem.name, gem.version, (lib,))
+            if rest[:1].isdigit() and fallback is None:
+                fallback = InstalledGem(gem.name, version, (lib,))
+    return fallback
+
+
+# Asks RubyGems where each gem (name, locked version) is: its installed version and the
+# directories (or, for gems a distribution spread out, the files) holding its Ruby code.
+_PROBE = r"""
+require "json"
+out = {}
+JSON.parse(STDIN.read).each do |name, version|
+  specs = Gem::Specification.find_all_by_name(name)
+  spec = specs.find { |s| s.version.to_s == version } || specs.max_by(&:version)
+  next out[name] = nil unless spec
+  dirs = spec.full_require_paths.select { |d| File.directory?(d) && !Dir.glob(File.join(d, "**", "*.rb")).empty? }
+  files = []
+  if dirs.empty?
+    prefixes = spec.require_paths.map { |p| p.end_with?("/") ? p : p + "/" }
+    spec.files.each do |f|
+      next unless f.end_with?(".rb")
+      rel = prefixes.map { |p| f.start_with?(p) ? f[p.size..] : nil }.compact.first || f
+      hit = $LOAD_PATH.map { |d| File.join(d, rel) }.find { |p| File.file?(p) }
+      files << hit if hit
+    end
+  end
+  if dirs.empty? && files.empty? && !File.directory?(spec.full_gem_path)
+    # Installed elsewhere without a file list (some distributions do that): the files its name
+    # would be required by.
+    [name, name.tr("-", "/"), name.tr("-", "_")].uniq.each do |base|
+      $LOAD_PATH.each do |d|
+        files << File.join(d, base + ".rb") if File.file?(File.join(d, base + ".rb"))
+        files.concat(Dir.glob(File.join(d, base, "**", "*.rb"))) if File.directory?(File.join(d, base))
+      end
+    end
+    files.uniq!
+  end
+  out[name] = { "version" => spec.version.to_s, "dirs" => dirs, "files" => files }
+end
+print JSON.generate(out)
+"""
+
+
+def _ask_ruby(gems: list[LockedGem]) -> dict[str, dict[str, object] | None] | None:
+    ruby = shutil.which("ruby")
+    if ruby is None or not gems:
+        return None
+    try:
+        done = subprocess.run(
+            [ruby, "-e", _PROBE],
+            input=json.dumps([[g.name, g.version] for g in gems]),
+            capture_output=True, text=True, timeout=_PROBE_TIMEOUT, check=False,
+        )
+        answer = json.loads(done.stdout) if done.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    return answer if isinstance(answer, dict) else None
+
+
+def _from_ruby(gem: LockedGem, answer: dict[str, object] | None) -> InstalledGem | None:
+    """The installed gem Ruby found (possibly without Ruby code: ``rails`` itself has none)."""
+    if not answer:
+        return None
+    raw_dirs, raw_files = answer.get("dirs"), answer.get("files")
+    dirs = tuple(str(d) for d in raw_dirs) if isinstance(raw_dirs, list) else ()
+    files = tuple(str(f) for f in raw_files) if isinstance(raw_files, list) else ()
+    return InstalledGem(gem.name, str(answer.get("version", gem.version)), dirs, files)
+
+
+def locate(root: str, gems: list[LockedGem], *, use_ruby: bool = True) -> tuple[list[InstalledGem], list[GemProblem]]:
+    """Installed locations of ``gems`` (see the module docstring), and one problem per gem that
+    is missing or installed at another version. Path gems inside ``root`` are the project's own
+    code and are left out; path gems outside it are found at their path."""
+    found: list[InstalledGem] = []
+    problems: list[GemProblem] = []
+    bundle = _bundle_dirs(root)
+    pending: list[LockedGem] = []
+    for gem in gems:
+        if gem.source == "path" and gem.path is not None:
+            where = os.path.normpath(os.path.join(root, gem.path))
+            if where == root or where.startswith(root.rstrip(os.sep) + os.sep):
+                continue
+            lib = os.path.join(where, "lib")
+            if os.path.isdir(lib):
+                found.append(InstalledGem(gem.name, gem.version, (lib,)))
+            else:
+                problems.append(GemProblem("gem-missing", f"gem {gem.name} ({gem.version}) has no lib directory at {where}"))
+            continue
+        hit = _scan(gem, bundle) if bundle else None
+        if hit is not None and hit.version == gem.version:
+            found.append(hit)
+        else:
+            pending.append(gem)
+    answers = _ask_ruby(pending) if use_ruby else None
+    well_known = _well_known_dirs() if answers is None else []
+    for gem in pending:
+        hit = _from_ruby(gem, answers.get(gem.name)) if answers is not None else _scan(gem, well_known)
+        if hit is None:
+            problems.append(GemProblem("gem-missing", f"gem {gem.name} ({gem.version}) from {LOCKFILE} is not installed; run `bundle install` to index it"))
+            continue
+        if hit.version != gem.version:
+            problems.append(
+                GemProblem("gem-version-mismatch", f"gem {gem.name} is locked at {gem.version} but installed at {hit.version}; indexing {hit.version}")
+            )
+        found.append(hit)
+    return found, problems
