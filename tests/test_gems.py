@@ -264,9 +264,9 @@ def test_activerecord_from_gemfile_lock_agrees_with_ruby(tmp_path, gem_cache):
     got = {m: d.owner.name if d is not None and d.owner is not None else None for m, d in theirs.items()}
     expected = {m: None if m in SINGLETON_GAPS else owner for m, owner in ruby["singleton"].items()}
     assert got == expected
-    # Go to definition from the app lands in the gem.
-    ref = next(r for r in g.references_to(g["ApplicationRecord"]) if r.location.path.endswith("post.rb"))
-    assert ref is not None
+    # Go to definition from the app lands in the gem (line 1: ``class ApplicationRecord < ActiveRecord::Base``).
+    target = g.declaration_at(root / "app/models/application_record.rb", 1, 40)
+    assert target is not None and target.name == "ActiveRecord::Base"
     assert os.path.basename(base.location.path or "") == "base.rb"
 
 
@@ -311,3 +311,20 @@ def test_ruby_finds_gems_a_distribution_spread_out(tmp_path):
     assert ruby_says in by_name["mail"].files or any(ruby_says.startswith(d) for d in by_name["mail"].dirs)
     assert by_name["rails"].dirs == () and by_name["rails"].files == ()
     assert by_name["activesupport"].dirs[0].endswith(f"activesupport-{installed['activesupport']}/lib")
+
+
+@pytest.mark.skipif(RUBY is None, reason="needs ruby")
+def test_bundler_answers_when_the_project_has_a_gemfile(tmp_path):
+    """With a Gemfile beside the lockfile, Bundler itself says where each gem is; its answer
+    (asked here directly) is rdx's."""
+    installed = _locked_versions()
+    root = _project(tmp_path, (
+        "GEM\n  remote: https://rubygems.org/\n  specs:\n"
+        f"    concurrent-ruby ({installed['concurrent-ruby']})\n    i18n ({installed['i18n']})\n      concurrent-ruby (~> 1.0)\n\n"
+        "PLATFORMS\n  ruby\n\nDEPENDENCIES\n  i18n\n"
+    ), {"Gemfile": 'source "https://rubygems.org"\ngem "i18n"\n'})
+    probe = 'require "bundler"; Bundler.definition.specs.each { |s| puts "#{s.name} #{s.full_require_paths.first}" }'
+    bundler = subprocess.run([RUBY, "-e", probe], capture_output=True, text=True, cwd=root, env={**os.environ, "BUNDLE_GEMFILE": str(root / "Gemfile")})  # type: ignore[list-item]
+    expected = dict(line.split(" ", 1) for line in bundler.stdout.splitlines())
+    found, problems = locate(str(root), read_lockfile((root / "Gemfile.lock").read_text()))
+    assert problems == [] and {g.name: g.dirs[0] for g in found} == {n: expected[n] for n in ("i18n", "concurrent-ruby")}

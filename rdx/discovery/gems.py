@@ -6,7 +6,8 @@ under them are dependencies, not locked gems). ``locate`` finds each gem's insta
 
 1. the project's Bundler install path (``BUNDLE_PATH`` in ``.bundle/config``, else
    ``vendor/bundle``), where ``bundle install --path`` puts gems;
-2. Ruby's own answer when ``ruby`` runs here: ``Gem::Specification`` over every gem directory
+2. Ruby's own answer when ``ruby`` runs here: Bundler's (``Bundler.definition.specs``, when the
+   root has a ``Gemfile`` and every locked gem is installed), else ``Gem::Specification`` over every gem directory
    RubyGems knows (GEM_HOME, GEM_PATH, Debian's rubygems-integration directories, default gems),
    including gems whose files a distribution moved into ``vendor_ruby`` or ``rubylibdir`` (their
    spec lists the files, found again on ``$LOAD_PATH``);
@@ -149,9 +150,22 @@ def _scan(gem: LockedGem, dirs: list[str]) -> InstalledGem | None:
 _PROBE = r"""
 require "json"
 out = {}
-JSON.parse(STDIN.read).each do |name, version|
+root, gems = JSON.parse(STDIN.read)
+bundled = {}
+if File.file?(File.join(root, "Gemfile"))
+  begin
+    # Bundler's own answer (git gems, BUNDLE_PATH, the exact locked versions) when every gem is there.
+    ENV["BUNDLE_GEMFILE"] = File.join(root, "Gemfile")
+    require "bundler"
+    Bundler.ui = Bundler::UI::Silent.new if defined?(Bundler::UI::Silent)
+    Bundler.definition.specs.each { |s| bundled[s.name] = s }
+  rescue Exception
+    bundled = {}
+  end
+end
+gems.each do |name, version|
   specs = Gem::Specification.find_all_by_name(name)
-  spec = specs.find { |s| s.version.to_s == version } || specs.max_by(&:version)
+  spec = bundled[name] || specs.find { |s| s.version.to_s == version } || specs.max_by(&:version)
   next out[name] = nil unless spec
   dirs = spec.full_require_paths.select { |d| File.directory?(d) && !Dir.glob(File.join(d, "**", "*.rb")).empty? }
   files = []
@@ -181,15 +195,15 @@ print JSON.generate(out)
 """
 
 
-def _ask_ruby(gems: list[LockedGem]) -> dict[str, dict[str, object] | None] | None:
+def _ask_ruby(root: str, gems: list[LockedGem]) -> dict[str, dict[str, object] | None] | None:
     ruby = shutil.which("ruby")
     if ruby is None or not gems:
         return None
     try:
         done = subprocess.run(
             [ruby, "-e", _PROBE],
-            input=json.dumps([[g.name, g.version] for g in gems]),
-            capture_output=True, text=True, timeout=_PROBE_TIMEOUT, check=False,
+            input=json.dumps([root, [[g.name, g.version] for g in gems]]),
+            capture_output=True, text=True, timeout=_PROBE_TIMEOUT, check=False, cwd=root,
         )
         answer = json.loads(done.stdout) if done.returncode == 0 else None
     except (OSError, subprocess.SubprocessError, ValueError):
@@ -231,7 +245,7 @@ def locate(root: str, gems: list[LockedGem], *, use_ruby: bool = True) -> tuple[
             found.append(hit)
         else:
             pending.append(gem)
-    answers = _ask_ruby(pending) if use_ruby else None
+    answers = _ask_ruby(root, pending) if use_ruby else None
     well_known = _well_known_dirs() if answers is None else []
     for gem in pending:
         hit = _from_ruby(gem, answers.get(gem.name)) if answers is not None else _scan(gem, well_known)
