@@ -16,17 +16,15 @@ from rdx.errors import (
 )
 from rdx.fulltext.grep import GrepHit, GrepPage
 from rdx.graph import Graph
+from rdx.query.documents import ConstantReference, Document, MethodReference
 from rdx.query.handles import (
-    ConstantReference,
     Declaration,
     DeclarationSummary,
     Definition,
     DefinitionSummary,
     Diagnostic,
-    Document,
     Location,
     MemberSummary,
-    MethodReference,
     Mixin,
 )
 from rdx.query.navigation import Completion, Hover, Reference, Target

@@ -33,16 +33,12 @@ from rdx.model.records import ConstPath, FileResult
 from rdx.model.store import CORE_URI, GraphStore, ResolvedState
 from rdx.navigating import Navigable
 from rdx.persisting import Persistent, check_jobs, documents_fingerprint, settle
+from rdx.query.documents import ConstantReference, Document, MethodReference, iter_constant_references, iter_method_references
 from rdx.query.foreign import ForeignDeclarationHandle
 from rdx.query.handles import (
-    ConstantReference,
     Declaration,
     Diagnostic,
-    Document,
-    MethodReference,
     View,
-    iter_constant_references,
-    iter_method_references,
 )
 from rdx.query.repomap import RepoMap
 from rdx.query.search import SearchIndex

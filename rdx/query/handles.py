@@ -8,16 +8,16 @@ compare ``revision`` to tell whether an answer is stale.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from rdx.ids import declaration_id, name_id, reference_id, string_id, uri_id
+from rdx.ids import declaration_id
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.foreign import ForeignState
-from rdx.model.kinds import DeclarationKind, ReceiverKind
-from rdx.model.records import DefinitionRecord, FileResult
+from rdx.model.kinds import DeclarationKind
+from rdx.model.records import DefinitionRecord
 from rdx.model.store import CORE_URI, ResolvedState
 from rdx.resolution.lookup import Lookup
 from rdx.text import offset_to_position
@@ -26,16 +26,13 @@ if TYPE_CHECKING:
     from rdx.query.foreign import ForeignView
 
 __all__ = [
-    "ConstantReference",
     "Declaration",
     "DeclarationSummary",
     "Definition",
     "DefinitionSummary",
     "Diagnostic",
-    "Document",
     "Location",
     "MemberSummary",
-    "MethodReference",
     "Mixin",
     "View",
 ]
@@ -556,173 +553,3 @@ class Declaration:
         if self._rec.kind != "ConstantAlias":
             return None
         return self._view.declaration(self._view.lookup.follow(self.id))
-
-
-class _Indexed:
-    """A view of the ``index``-th record of one kind in document ``doc``."""
-
-    __slots__ = ("_doc", "_index", "_view")
-
-    def __init__(self, view: View, doc: int, index: int) -> None:
-        self._view = view
-        self._doc = doc
-        self._index = index
-
-    @property
-    def revision(self) -> int:
-        """The graph revision this answer describes; compare with ``Graph.revision``."""
-        return self._view.revision
-
-
-class ConstantReference(_Indexed):
-    """A constant as written somewhere, and what it resolves to."""
-
-    __slots__ = ()
-
-    @property
-    def id(self) -> int:
-        """ReferenceId: stable hash of (uri, start offset, name)."""
-        d = self._view.state.documents[self._doc]
-        p = d.const_refs[self._index].path
-        return reference_id(d.uri, p.start, p.text)
-
-    @property
-    def name(self) -> str:
-        return self._view.state.documents[self._doc].const_refs[self._index].path.text
-
-    @property
-    def name_id(self) -> int:
-        """NameId of the unresolved name: its last segment, the scope written before it, and the
-        lexical nesting around it (stable across runs, like Rubydex's)."""
-        ref = self._view.state.documents[self._doc].const_refs[self._index]
-        segments = ref.path.segments
-        scope = ("::" if ref.path.absolute else "") + "::".join(segments[:-1])
-        nesting = "\x00".join(self._view.nesting_text(self._doc, ref.scope, inclusive=True))
-        return name_id(segments[-1], string_id(scope), string_id(nesting))
-
-    @property
-    def location(self) -> Location:
-        p = self._view.state.documents[self._doc].const_refs[self._index].path
-        return self._view.location(self._doc, p.start, p.end)
-
-    @property
-    def declaration(self) -> Declaration | None:
-        return self._view.declaration(self._view.state.constant_targets[self._doc][self._index])
-
-    def __repr__(self) -> str:
-        return f"<ConstantReference {self.name} at {self.location}>"
-
-
-class MethodReference(_Indexed):
-    """A call site: the method name, where, and the namespace its receiver is an instance of."""
-
-    __slots__ = ()
-
-    @property
-    def id(self) -> int:
-        """ReferenceId: stable hash of (uri, start offset, name)."""
-        d = self._view.state.documents[self._doc]
-        r = d.method_refs[self._index]
-        return reference_id(d.uri, r.start, r.name)
-
-    @property
-    def name(self) -> str:
-        return self._view.state.documents[self._doc].method_refs[self._index].name
-
-    @property
-    def location(self) -> Location:
-        r = self._view.state.documents[self._doc].method_refs[self._index]
-        return self._view.location(self._doc, r.start, r.end)
-
-    @property
-    def receiver_text(self) -> str | None:
-        r = self._view.state.documents[self._doc].method_refs[self._index]
-        if r.receiver is not None:
-            return r.receiver.text + (".new" if r.receiver_kind == ReceiverKind.CONSTANT_INSTANCE else "")
-        if r.receiver_kind == ReceiverKind.SELF:
-            return "self"
-        return r.receiver_text
-
-    @property
-    def receiver(self) -> Declaration | None:
-        """Where the method is looked up: ``Foo.bar`` -> ``Foo::<Foo>``, ``Foo.new.bar`` -> ``Foo``."""
-        return self._view.declaration(self._view.state.method_receivers[self._doc][self._index])
-
-    @property
-    def method(self) -> Declaration | None:
-        """The method the call reaches through the receiver's ancestors, when it is known."""
-        recv = self.receiver
-        return recv.find_member(self.name + "()") if recv is not None else None
-
-    def __repr__(self) -> str:
-        return f"<MethodReference {self.name} at {self.location}>"
-
-
-class Document:
-    """An indexed file."""
-
-    __slots__ = ("_doc", "_view")
-
-    def __init__(self, view: View, doc: int) -> None:
-        self._view = view
-        self._doc = doc
-
-    @property
-    def revision(self) -> int:
-        """The graph revision this answer describes; compare with ``Graph.revision``."""
-        return self._view.revision
-
-    @property
-    def _result(self) -> FileResult:
-        return self._view.state.documents[self._doc]
-
-    @property
-    def id(self) -> int:
-        """UriId: stable hash of the document's URI."""
-        return uri_id(self._result.uri)
-
-    @property
-    def uri(self) -> str:
-        return self._result.uri
-
-    @property
-    def library(self) -> str | None:
-        """The dependency this file belongs to (``"activerecord-6.1.7.10"``), or None for the
-        project's own files (see rdx.dependencies)."""
-        return self._result.library
-
-    @property
-    def path(self) -> str | None:
-        return self._result.path
-
-    @property
-    def size(self) -> int:
-        return self._result.size
-
-    @property
-    def language(self) -> str:
-        return self._result.language
-
-    @property
-    def definitions(self) -> list[Definition]:
-        result = self._result
-        if result.language != "ruby":
-            from rdx.query.foreign import iter_foreign_definitions
-
-            return list(iter_foreign_definitions(self._view.foreign, result.uri))
-        return [Definition(self._view, self._doc, i) for i in range(len(result.definitions))]
-
-    def __repr__(self) -> str:
-        return f"<Document {self.uri}>"
-
-
-def iter_constant_references(view: View) -> Iterator[ConstantReference]:
-    for doc, result in view.state.documents.items():
-        for i in range(len(result.const_refs)):
-            yield ConstantReference(view, doc, i)
-
-
-def iter_method_references(view: View) -> Iterator[MethodReference]:
-    for doc, result in view.state.documents.items():
-        for i in range(len(result.method_refs)):
-            yield MethodReference(view, doc, i)
