@@ -256,8 +256,9 @@ rdx_status_t rdx_declaration_unqualified_name(rdx_declaration_t *declaration, ch
 /* Everything `rdx show` and the MCP server's get_declaration report, as one JSON object (the
  * Python API's Declaration.summary()): name, kind, revision, owner, visibility (methods),
  * target (constant aliases), definitions (kind, location, comments, signature), ancestors
- * (namespaces) and members (name, unqualified, kind, location); absent keys mean none.
- * *out: rdx_string_free. */
+ * (namespaces), members (name, unqualified, kind, location) and origin ("dependency" for what
+ * only the project's gems define, "core" for Ruby's core; absent for the project's own);
+ * absent keys mean none. *out: rdx_string_free. */
 rdx_status_t rdx_declaration_summary_json(rdx_declaration_t *declaration, char **out);
 
 /* "Class", "Module", "SingletonClass", "Constant", "ConstantAlias", "Method", ...
