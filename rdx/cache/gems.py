@@ -25,6 +25,8 @@ __all__ = ["gem_cache_dir", "discovery_fingerprint", "load_gem", "save_gem"]
 
 class _GemImage(msgspec.Struct, kw_only=True, gc=False):
     key: str
+    gem: str = ""
+    locations: list[str] = []
     documents: list[FileResult]
 
 
@@ -68,6 +70,25 @@ def load_gem(cache_dir: str, gem_key: str, locations: tuple[str, ...]) -> list[F
     return image.documents if image.key == key else None
 
 
+def _drop_stale(cache_dir: str, gem_key: str, locations: tuple[str, ...], kept: str) -> None:
+    """Remove the results of this gem version at these locations that another rdx wrote (with
+    another discovery fingerprint): nothing would read them again."""
+    for entry in os.listdir(cache_dir):
+        if entry == kept or not entry.startswith(gem_key + "-") or not entry.endswith(".msgpack"):
+            continue
+        path = os.path.join(cache_dir, entry)
+        try:
+            with open(path, "rb") as f:
+                image = _decoder.decode(f.read())
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            continue  # not ours to judge (or unreadable): leave it
+        if image.gem == gem_key and tuple(image.locations) == locations:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+
+
 def save_gem(cache_dir: str, gem_key: str, locations: tuple[str, ...], documents: list[FileResult]) -> str | None:
     """Write one gem's results atomically; returns why it could not (None when written)."""
     name, key = _file_name(gem_key, locations)
@@ -76,8 +97,9 @@ def save_gem(cache_dir: str, gem_key: str, locations: tuple[str, ...], documents
         fd, tmp = tempfile.mkstemp(prefix=f".{name}-", suffix=".tmp", dir=cache_dir)
         try:
             with os.fdopen(fd, "wb") as f:
-                f.write(_encoder.encode(_GemImage(key=key, documents=documents)))
+                f.write(_encoder.encode(_GemImage(key=key, gem=gem_key, locations=list(locations), documents=documents)))
             os.replace(tmp, os.path.join(cache_dir, name))
+            _drop_stale(cache_dir, gem_key, locations, name)
         except BaseException:
             try:
                 os.unlink(tmp)

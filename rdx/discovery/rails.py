@@ -7,8 +7,10 @@
 what ActiveRecord 6.1 and ActiveSupport do (``tests/test_rails_macros.py`` asks ActiveRecord
 itself, on models loaded on an in-memory SQLite database). Each becomes a synthetic ``Method``
 definition located at the macro call, named at the argument that names it, so definition,
-hover, references and completion work on them. Only literal arguments count: a macro whose
-names are computed defines nothing here.
+hover, references and completion work on them. Only literal arguments count, and splatted
+constants this file assigns a literal list of names (``delegate(*QUERYING_METHODS, to: :all)``,
+``enum status: STATUSES``; ``rdx.discovery.literals``): a macro whose names are computed
+defines nothing here.
 
 The handlers take the discovery walker (``rdx.discovery.parse``) and use its small API
 (``_directive_scope``, ``_add``, ``_comments_above``, ``_symbol_args``, ``const_refs``); this
@@ -21,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from rdx.discovery.literals import constant_names, merge_splatted
+from rdx.discovery.syntax import symbol_name
 from rdx.model.records import ConstPath, ConstRef
 
 __all__ = ["RAILS_DIRECTIVES", "pluralize", "singularize"]
@@ -84,6 +88,18 @@ def _literal(node: Any) -> str | bool | None:
     return None
 
 
+def _names(walker: Any, node: Any, *, strings: bool = False) -> list[tuple[str, Any]]:
+    """The macro's literal name arguments (``Walker._symbol_args``), plain strings too when
+    ``strings`` (``delegate "name", to: :x``), and the names a splatted constant holding a
+    literal list stands for (``delegate(*QUERYING_METHODS, to: :all)``)."""
+    names = walker._symbol_args(node)
+    args = node.child_by_field_name("arguments")
+    if strings and args is not None:
+        names += [(name, arg) for arg in args.named_children if arg.type == "string" and (name := symbol_name(arg)) is not None]
+        names.sort(key=lambda entry: entry[1].start_byte)
+    return merge_splatted(node, names)
+
+
 def _define(walker: Any, node: Any, name_node: Any, names: list[str], scope: Any, *, singleton: bool = False) -> None:
     comments = walker._comments_above(node)
     visibility = scope.visibility_at(node.start_byte) if not singleton else "public"
@@ -110,7 +126,7 @@ def _association(walker: Any, node: Any, macro: str, scope: Any) -> None:
     if ns is None:
         return
     _class_name(walker, node, ns)
-    for name, arg in walker._symbol_args(node)[:1]:
+    for name, arg in _names(walker, node)[:1]:
         if macro in ("has_many", "has_and_belongs_to_many"):
             ids = singularize(name) + "_ids"
             names = [name, f"{name}=", ids, f"{ids}="]
@@ -123,11 +139,13 @@ def _scope(walker: Any, node: Any, macro: str, scope: Any) -> None:
     ns = walker._directive_scope(node, scope)
     if ns is None:
         return
-    for name, arg in walker._symbol_args(node)[:1]:
+    for name, arg in _names(walker, node)[:1]:
         _define(walker, node, arg, [name], ns, singleton=True)
 
 
 def _enum_values(value: Any) -> list[str]:
+    if value.type == "constant":  # ``enum status: STATUSES`` with ``STATUSES = %i[...]`` in this file.
+        return [name for name, _ in constant_names(value) or ()]
     if value.type in ("array", "symbol_array", "string_array"):
         return [v for item in value.named_children if isinstance(v := _literal(item), str)]
     if value.type == "hash":
@@ -176,7 +194,7 @@ def _delegate(walker: Any, node: Any, macro: str, scope: Any) -> None:
         return
     prefix_option = _literal(options["prefix"]) if "prefix" in options else None
     prefix = f"{target}_" if prefix_option is True else (f"{prefix_option}_" if isinstance(prefix_option, str) else "")
-    for name, arg in walker._symbol_args(node):
+    for name, arg in _names(walker, node, strings=True):
         _define(walker, node, arg, [prefix + name], ns)
 
 
@@ -188,7 +206,7 @@ def _class_attribute(walker: Any, node: Any, macro: str, scope: Any) -> None:
         return
     options = {k: _literal(v) for k, v in _pairs(node).items()}
     predicate = options.get("instance_predicate", True) is not False
-    for name, arg in walker._symbol_args(node):
+    for name, arg in _names(walker, node):
         _define(walker, node, arg, [name, f"{name}=", f"{name}?"] if predicate else [name, f"{name}="], ns, singleton=True)
         instance = []
         if options.get("instance_reader", True) is not False and options.get("instance_accessor", True) is not False:
@@ -209,7 +227,7 @@ def _module_attribute(walker: Any, node: Any, macro: str, scope: Any) -> None:
     reader = macro.endswith(("_reader", "_accessor"))
     writer = macro.endswith(("_writer", "_accessor"))
     instance = options.get("instance_accessor", True) is not False
-    for name, arg in walker._symbol_args(node):
+    for name, arg in _names(walker, node):
         names = ([name] if reader else []) + ([f"{name}="] if writer else [])
         _define(walker, node, arg, names, ns, singleton=True)
         own = []
@@ -225,7 +243,7 @@ def _attribute(walker: Any, node: Any, macro: str, scope: Any) -> None:
     ns = walker._directive_scope(node, scope)
     if ns is None:
         return
-    for name, arg in walker._symbol_args(node)[:1]:
+    for name, arg in _names(walker, node)[:1]:
         _define(walker, node, arg, [name, f"{name}="], ns)
 
 
@@ -235,7 +253,7 @@ def _alias_attribute(walker: Any, node: Any, macro: str, scope: Any) -> None:
     ns = walker._directive_scope(node, scope)
     if ns is None:
         return
-    args = walker._symbol_args(node)
+    args = _names(walker, node)
     if len(args) == 2:
         name, arg = args[0]
         _define(walker, node, arg, [name, f"{name}=", f"{name}?"], ns)
@@ -257,7 +275,7 @@ def _store_accessor(walker: Any, node: Any, macro: str, scope: Any) -> None:
     ns = walker._directive_scope(node, scope)
     if ns is None:
         return
-    args = walker._symbol_args(node)
+    args = _names(walker, node)
     if not args:
         return
     store = args[0][0]
@@ -265,6 +283,8 @@ def _store_accessor(walker: Any, node: Any, macro: str, scope: Any) -> None:
     keys = args[1:] if macro == "store_accessor" else []
     if macro == "store" and "accessors" in options and options["accessors"].type in ("array", "symbol_array", "string_array"):
         keys = [(v, item) for item in options["accessors"].named_children if isinstance(v := _literal(item), str)]
+    elif macro == "store" and "accessors" in options and options["accessors"].type == "constant":
+        keys = constant_names(options["accessors"]) or []
     prefix = _affix(_literal(options["prefix"]) if "prefix" in options else None, store)
     suffix = _affix(_literal(options["suffix"]) if "suffix" in options else None, store)
     for key, arg in keys:

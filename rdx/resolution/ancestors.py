@@ -164,8 +164,7 @@ class Ancestors(Concerns):
                     module = self._mixin_target(rec.attached, op.doc, op.scope, op.target, op.external)
                     if module is None:
                         continue
-                    extensions = self._concern_class_methods(module, set()) if self.is_concern(module) else []
-                    extensions += self._hook_extends(module)
+                    extensions = self.included_extensions(module)
                     doc, start, order = op.key
                     for n, cm in enumerate(extensions):
                         ops.append(MixinOp((doc, start, order * 1000 + n), MixinKind.INCLUDE, op.doc, op.scope, cm, op.external))

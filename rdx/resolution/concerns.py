@@ -2,7 +2,11 @@
 
 A concern's concern-includes become dependencies included first into the including class, its
 ``ClassMethods`` extend the includer, and ``def self.included(base); base.extend(X)`` hooks
-extend the includer with ``X``."""
+extend the includer with ``X``. ``included_extensions`` follows all of it recursively: the
+concerns a concern's ``included do`` block includes into the class (ActiveRecord's ``Scoping``
+includes ``Scoping::Named``, whose ``ClassMethods`` define ``all``) extend the class with their
+``ClassMethods`` too, as ActiveSupport::Concern's ``append_features`` does. ``class_methods do``
+blocks and ``prepended do`` are not followed."""
 
 from __future__ import annotations
 
@@ -32,28 +36,51 @@ class Concerns(Namespaces):
         self._concern_cache[decl_id] = result
         return result
 
-    def _concern_class_methods(self, module: int, seen: set[int]) -> list[int]:
-        if module in seen:
-            return []
-        seen.add(module)
-        self.ancestors(module)  # Records the concern's own concern dependencies.
+    def included_extensions(self, module: int) -> list[int]:
+        """The modules that including ``module`` into a class extends that class with, in the
+        order Ruby extends them (the first ends up last in the singleton's ancestors).
+
+        ActiveSupport::Concern's ``append_features``: first each concern dependency (a concern
+        the concern included in its body) as if the class included it, then the concern's own
+        ``ClassMethods``, then its ``included do`` block run in the class, where ``include X``
+        does all of this for ``X`` and ``extend Y`` extends with ``Y``. For any module, the
+        mixins its ``def self.included(base)`` hook makes on ``base`` are followed the same way.
+        A module already done for this class is skipped (Ruby's ``base < self`` check), which
+        also ends cycles; the walk uses an explicit stack of modules to visit and modules to emit."""
         out: list[int] = []
-        for dep in self._concern_deps.get(module, ()):
-            out.extend(self._concern_class_methods(dep, seen))
-        cm = self.follow(self._member_constant(module, "ClassMethods"))
-        if cm is not None and self.decls[cm].kind == "Module":
-            out.append(cm)
+        seen: set[int] = set()
+        tasks: list[tuple[int, bool]] = [(module, False)]
+        while tasks:
+            current, emit = tasks.pop()
+            if emit:
+                out.append(current)
+                continue
+            if current in seen:
+                continue
+            seen.add(current)
+            steps: list[tuple[int, bool]] = []
+            if self.is_concern(current):
+                self.ancestors(current)  # Records the concern's own concern dependencies.
+                steps += [(dep, False) for dep in self._concern_deps.get(current, ())]
+                cm = self.follow(self._member_constant(current, "ClassMethods"))
+                if cm is not None and self.decls[cm].kind == "Module":
+                    steps.append((cm, True))
+            steps += self._deferred_steps(current)
+            tasks.extend(reversed(steps))
         return out
 
-    def _hook_extends(self, module: int) -> list[int]:
-        """Modules that ``def self.included(base); base.extend(X)`` adds to the includer's singleton."""
-        out: list[int] = []
+    def _deferred_steps(self, module: int) -> list[tuple[int, bool]]:
+        """What ``module``'s ``included do`` block or ``self.included(base)`` hook does to the
+        includer, in program order: (module to follow as included, False) or (module to
+        extend with, True)."""
+        steps: list[tuple[int, bool]] = []
         for doc, index in self.decls[module].definitions:
             d = self.docs[doc].definitions[index]
             for m in d.deferred_mixins:
-                if m.kind == "extend" and m.target is not None:
-                    site = self.cref(doc, index)
-                    found = self.lookup_namespace(m.target, site) if site is not None else None
-                    if found is not None and self.decls[found].kind == "Module":
-                        out.append(found)
-        return out
+                if m.kind not in ("include", "extend") or m.target is None:
+                    continue
+                site = self.cref(doc, index)
+                found = self.lookup_namespace(m.target, site) if site is not None else None
+                if found is not None and self.decls[found].kind == "Module":
+                    steps.append((found, m.kind == "extend"))
+        return steps
