@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 # Bump whenever FileResult, ResolvedImage or any record inside them changes shape.
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 SNAPSHOT_NAME = "index.msgpack"
 IMAGE_NAME = "resolved.msgpack"
 FOREIGN_NAME = "foreign.msgpack"

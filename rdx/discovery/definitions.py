@@ -168,6 +168,7 @@ def on_method(w: Walker, node: Any) -> None:
                 return
             fields["receiver"] = recv
     visibility = w.pending_visibility.pop(node.start_byte, None)
+    w.method_names.add(node_text(name_node))  # For load-time calls (rdx.discovery.loadtime).
     parent = scope
     nested = scope is not None and scope.is_method
     if fields or nested:

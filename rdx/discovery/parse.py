@@ -24,6 +24,7 @@ import tree_sitter_ruby
 from rdx.discovery import calls, definitions, directives
 from rdx.discovery.calls import READ_AND_WRITE, receiver_of
 from rdx.discovery.directives import DIRECTIVES, MIXIN_CALLS, SEND, external_mixin, hook_mixin, send_mixin
+from rdx.discovery.loadtime import inline_load_time_calls, note_call
 from rdx.discovery.loops import Loop, expand_names, loop_at, register_loop
 from rdx.discovery.receivers import RECEIVER_DIRECTIVES
 from rdx.discovery.schema import rails_facts
@@ -64,6 +65,8 @@ class RubyParser:
             walker.definitions[index].mixins = tuple(mixins)
         for index, mixins in walker.deferred_mixins.items():
             walker.definitions[index].deferred_mixins = tuple(mixins)
+        if walker.load_calls:
+            inline_load_time_calls(walker, tree.root_node)
         return FileResult(
             uri=uri,
             path=path,
@@ -124,6 +127,10 @@ class Walker:
         self.top_object: int = -1
         self.external_calls = 0
         self.top_locals: set[bytes] = set()
+        # Names of the methods defined so far, and the load-time calls of such names
+        # (call node, scope index, whether self is known there): rdx.discovery.loadtime.
+        self.method_names: set[str] = set()
+        self.load_calls: list[tuple[Any, int, bool]] = []
         self._error_until = -1
         self._cursor: Any = None
         self.check_missing = False
@@ -330,7 +337,10 @@ class Walker:
             if start >= self._error_until:
                 self._diag("syntax-error", "unexpected 'end'", node)
             return
-        self.method_refs.append(MethodRef(word.decode("utf-8", "replace"), start, node.end_byte, scope.index if scope else -1, ReceiverKind.IMPLICIT_SELF))
+        name = word.decode("utf-8", "replace")
+        self.method_refs.append(MethodRef(name, start, node.end_byte, scope.index if scope else -1, ReceiverKind.IMPLICIT_SELF))
+        if name in self.method_names and not (scope is not None and scope.is_method):
+            note_call(self, node, scope)
 
     def on_binding(self, node: Any) -> None:
         """Parameter lists, multiple-assignment targets, rescue variables and patterns."""
@@ -368,6 +378,8 @@ class Walker:
         self.method_refs.append(
             MethodRef(name, meth.start_byte, meth.end_byte, scope.index if scope else -1, receiver_kind, receiver, receiver_text)
         )
+        if (name in self.method_names or name in SEND) and receiver_kind <= ReceiverKind.CONSTANT and not (scope is not None and scope.is_method):
+            note_call(self, node, scope)  # Perhaps a load-time call of a method of this file.
         if receiver_kind == ReceiverKind.OTHER and scope is not None and scope.hook_param is not None and recv is not None and recv.text == scope.hook_param:
             hook_mixin(self, node, name, scope)
         if name in MIXIN_CALLS and recv is not None and recv.type == "identifier" and not (scope is not None and scope.is_method):

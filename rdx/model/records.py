@@ -92,11 +92,25 @@ class Mixin(msgspec.Struct, array_like=True, frozen=True, gc=False):
 
 class ExternalMixin(msgspec.Struct, array_like=True, frozen=True, gc=False):
     """``Foo.include(M)`` / ``Foo.prepend(M)`` / ``Foo.extend(M)`` (or ``Foo.send(:include, M)``):
-    a mixin applied to ``target`` from outside its body, at scope ``scope``."""
+    a mixin applied to ``target`` from outside its body, at scope ``scope``.
+
+    ``mixin_scope`` is where the mixin's module is looked up (or, for ``self``, the namespace it
+    stands for) when that differs from ``scope``: a load-time call of a method of the same file
+    (``rdx.discovery.loadtime``) takes the target from the caller's argument and the module
+    from the callee's body. -2 means "same as ``scope``". ``unless_present`` marks a call guarded
+    by ``unless target < module`` (``X.prepend(M) if !(X < M)``): it applies only when the
+    target does not have the module among its ancestors already."""
 
     target: ConstPath
     scope: int
     mixin: Mixin
+    mixin_scope: int = -2
+    unless_present: bool = False
+
+    @property
+    def mixin_site(self) -> int:
+        """The scope at which the mixin's module is looked up."""
+        return self.scope if self.mixin_scope == -2 else self.mixin_scope
 
 
 class DefinitionRecord(msgspec.Struct, kw_only=True, array_like=True, gc=False):

@@ -50,7 +50,7 @@ class Resolver(DocumentEdits):
         self._superclass_done = set(decls)
         for ns, doc, position in image.externals:
             ext = documents[doc].external_mixins[position]
-            self._external.setdefault(ns, []).append((doc, ext.scope, ext.mixin))
+            self._external.setdefault(ns, []).append((doc, ext.mixin_site, ext.mixin))
         self._concern_deps = image.concern_deps
         self._concern_cache = image.concern_cache
         self.phase = Phase.SETTLED

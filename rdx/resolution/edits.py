@@ -51,7 +51,7 @@ def signature(result: FileResult) -> tuple:
     """Everything in a document that resolution reads (every field but the POSITION ones, and
     no references): two documents with equal signatures declare the same things."""
     defs = tuple((d.parent, fields_of(d, IDENTITY_FIELDS), fields_of(d, ANCESTRY_FIELDS)) for d in result.definitions)
-    externals = tuple((strip_path(e.target), e.scope, e.mixin.kind, strip_path(e.mixin.target), e.mixin.call) for e in result.external_mixins)
+    externals = tuple((strip_path(e.target), e.scope, e.mixin_scope, e.unless_present, e.mixin.kind, strip_path(e.mixin.target), e.mixin.call) for e in result.external_mixins)
     requires = tuple((r.path, r.relative) for r in result.requires)
     return (result.uri, defs, externals, requires)
 
@@ -266,9 +266,10 @@ def skeleton(result: FileResult) -> tuple[tuple, list[int]] | None:
         items.append((position[p] if p >= 0 else -1, inside_method, fields_of(d, IDENTITY_FIELDS), fields_of(d, ANCESTRY_FIELDS)))
     externals = []
     for e in result.external_mixins:
-        if e.scope >= 0 and e.scope not in position:
+        if any(s >= 0 and s not in position for s in (e.scope, e.mixin_scope)):
             return None
-        externals.append((strip_path(e.target), position[e.scope] if e.scope >= 0 else -1, e.mixin.kind, strip_path(e.mixin.target), e.mixin.call))
+        site = position[e.mixin_scope] if e.mixin_scope >= 0 else e.mixin_scope
+        externals.append((strip_path(e.target), position[e.scope] if e.scope >= 0 else -1, site, e.unless_present, e.mixin.kind, strip_path(e.mixin.target), e.mixin.call))
     requires = tuple((r.path, r.relative) for r in result.requires)
     return (result.uri, tuple(items), tuple(externals), requires), list(position)
 

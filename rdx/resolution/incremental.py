@@ -213,7 +213,7 @@ class Incremental(SkeletonEdits):
         self.state = state
         self._crefs[index] = {}
         if old.external_mixins:
-            renamed = {id(a.mixin): (index, b.scope, b.mixin) for a, b in zip(old.external_mixins, new.external_mixins, strict=True)}
+            renamed = {id(a.mixin): (index, b.mixin_site, b.mixin) for a, b in zip(old.external_mixins, new.external_mixins, strict=True)}
             self._external = {
                 ns: [renamed.get(id(e[2]), e) if e[0] == index else e for e in entries] for ns, entries in self._external.items()
             }

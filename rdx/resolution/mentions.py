@@ -108,7 +108,7 @@ class Mentions(Image):
         if only is None:
             for n, e in enumerate(result.external_mixins):
                 path(e.target, e.scope, OTHER, n)
-                path(e.mixin.target, e.scope, OTHER, n)
+                path(e.mixin.target, e.mixin_site, OTHER, n)
         return tuple(out)
 
     def _finds_placeholder(self, doc: int, only: set[int]) -> bool:

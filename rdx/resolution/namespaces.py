@@ -7,7 +7,7 @@ written outside ``Foo``'s body to ``Foo``."""
 
 from __future__ import annotations
 
-from rdx.model.records import ConstPath, DefinitionRecord
+from rdx.model.records import ConstPath, DefinitionRecord, ExternalMixin
 from rdx.model.store import CORE_URI, ResolutionDiagnostic
 from rdx.resolution.builder import Builder
 from rdx.resolution.vocabulary import (
@@ -156,7 +156,9 @@ class Namespaces(Builder):
             )
 
     def _collect_external_mixins(self) -> None:
-        """Attach ``Foo.include(M)`` calls to ``Foo``'s declaration (or its singleton for extend)."""
+        """Attach ``Foo.include(M)`` calls to ``Foo``'s declaration (or its singleton for extend),
+        in program order; a guarded one (``unless Foo < M``) only when Foo lacks M so far."""
+        guarded = False
         for doc, result in self.docs.items():
             for ext in result.external_mixins:
                 site = self.cref(doc, ext.scope)
@@ -169,4 +171,23 @@ class Namespaces(Builder):
                          ext.target.start, ext.target.end, "warning")
                     )
                     continue
-                self._external.setdefault(target, []).append((doc, ext.scope, ext.mixin))
+                if ext.unless_present:
+                    guarded = True
+                    if self._already_present(doc, ext, target):
+                        continue
+                self._external.setdefault(target, []).append((doc, ext.mixin_site, ext.mixin))
+        if guarded:
+            self._invalidate()  # Nothing computed from the partial list may stay.
+
+    def _already_present(self, doc: int, ext: ExternalMixin, target: int) -> bool:
+        """Whether ``target`` has the module of ``ext`` among its ancestors, with the external
+        mixins collected so far (Ruby evaluates ``Foo < M`` when the call runs). FIXME: decided
+        once per full resolve; an edit elsewhere that changes the answer is not replayed."""
+        site = self.cref(doc, ext.mixin_site)
+        if site is None:
+            return False
+        module = (site[0] if site else None) if ext.mixin.target is None else self.lookup_namespace(ext.mixin.target, site)
+        if module is None:
+            return False
+        self._invalidate()  # Chains cached before the last external mixins were added are stale.
+        return module in self.ancestors(target)
