@@ -17,6 +17,7 @@ from rdx.cache.snapshot import (
     SCHEMA_VERSION,
     Snapshot,
     default_cache_dir,
+    discovery_fingerprint,
     load_image,
     load_snapshot,
     save_image,
@@ -259,7 +260,7 @@ class Persistent:
         documents = [d for d in self._store.documents.values() if d.uri != CORE_URI and d.library is None]
         try:
             with writer_lock(cache):
-                save_snapshot(cache, Snapshot(schema=SCHEMA_VERSION, roots=roots, documents=documents))
+                save_snapshot(cache, Snapshot(schema=SCHEMA_VERSION, roots=roots, documents=documents, discovery=discovery_fingerprint()))
         except OSError as exc:
             self._walk_problems.append(
                 Diagnostic("snapshot-unwritable", f"cannot write the index snapshot in {cache}: {exc.strerror}", "warning", cache)

@@ -98,6 +98,21 @@ def test_other_roots_do_not_share_a_snapshot(project, tmp_path_factory):
     assert any(d.code == "snapshot-rebuilt" and "other roots" in d.message for d in g.diagnostics)
 
 
+def test_a_snapshot_made_by_another_rdx_is_parsed_again(project, monkeypatch):
+    """Another version of rdx's discovery may record other things from the same files (and a
+    resolved image keyed by their content would then be paired with the wrong records)."""
+    import rdx.cache.snapshot as snapshot_module
+    import rdx.persisting as persisting_module
+
+    rdx.Graph.open(project).resolve()
+    monkeypatch.setattr(snapshot_module, "discovery_fingerprint", lambda: "another-rdx")
+    monkeypatch.setattr(persisting_module, "discovery_fingerprint", lambda: "another-rdx")
+    g = rdx.Graph.open(project)
+    assert (g.open_stats["parsed"], g.open_stats["resolved"]) == (3, False)
+    assert any(d.code == "snapshot-rebuilt" and "another version of rdx" in d.message for d in g.diagnostics)
+    assert rdx.Graph.open(project).open_stats["reused"] == 3  # written back by this rdx
+
+
 def test_concurrent_indexers_leave_a_valid_snapshot(project):
     for i in range(30):
         write(project / f"lib/gen/m{i}.rb", f"module App\n  class C{i} < Base; end\nend\n")

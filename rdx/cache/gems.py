@@ -12,12 +12,10 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from functools import lru_cache
-from importlib import resources
 
 import msgspec
 
-from rdx.cache.snapshot import SCHEMA_VERSION
+from rdx.cache.snapshot import discovery_fingerprint
 from rdx.model.records import FileResult
 
 __all__ = ["gem_cache_dir", "discovery_fingerprint", "load_gem", "save_gem"]
@@ -41,18 +39,6 @@ def gem_cache_dir() -> str:
         return explicit
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "rdx", "gems")
-
-
-@lru_cache(maxsize=1)
-def discovery_fingerprint() -> str:
-    """Names the code that turns Ruby files into records: the snapshot schema and the bytes of
-    rdx's discovery modules and records (any change there may change the results)."""
-    digest = hashlib.blake2b(str(SCHEMA_VERSION).encode(), digest_size=8)
-    for package in ("rdx.discovery", "rdx.model"):
-        for entry in sorted(resources.files(package).iterdir(), key=lambda e: e.name):
-            if entry.name.endswith(".py"):
-                digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
-    return digest.hexdigest()
 
 
 def _file_name(gem_key: str, locations: tuple[str, ...]) -> tuple[str, str]:

@@ -15,10 +15,12 @@ it only onto exactly those documents; any other image is ignored.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 
 import msgspec
 
@@ -28,6 +30,7 @@ from rdx.model.store import ResolvedImage
 
 __all__ = [
     "SCHEMA_VERSION",
+    "discovery_fingerprint",
     "Snapshot",
     "default_cache_dir",
     "load_foreign",
@@ -51,6 +54,24 @@ class Snapshot(msgspec.Struct, kw_only=True, gc=False):
     schema: int
     roots: list[str]
     documents: list[FileResult]
+    # ``discovery_fingerprint()`` of the rdx that parsed the documents: another rdx's records
+    # may differ even where the schema does not, so its snapshot is parsed again.
+    discovery: str = ""
+
+
+@lru_cache(maxsize=1)
+def discovery_fingerprint() -> str:
+    """Names the code that turns files into records: the schema version and the bytes of rdx's
+    discovery, polyglot and model modules (any change there may change the results)."""
+    digest = hashlib.blake2b(str(SCHEMA_VERSION).encode(), digest_size=8)
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for sub in ("discovery", "polyglot", os.path.join("polyglot", "languages"), "model"):
+        directory = os.path.join(package, sub)
+        for name in sorted(os.listdir(directory)):
+            if name.endswith(".py"):
+                with open(os.path.join(directory, name), "rb") as f:
+                    digest.update(sub.encode() + b"/" + name.encode() + b"\0" + f.read())
+    return digest.hexdigest()
 
 
 _decoder = msgspec.msgpack.Decoder(Snapshot)
@@ -95,6 +116,8 @@ def load_snapshot(cache_dir: str, roots: list[str]) -> tuple[Snapshot | None, st
         return None, f"the index snapshot {path} has schema {snapshot.schema}, this rdx uses {SCHEMA_VERSION}; rebuilding"
     if sorted(snapshot.roots) != sorted(roots):
         return None, f"the index snapshot {path} describes other roots; rebuilding"
+    if snapshot.discovery != discovery_fingerprint():
+        return None, f"the index snapshot {path} was made by another version of rdx; rebuilding"
     return snapshot, None
 
 
