@@ -16,6 +16,7 @@ import msgspec
 from rdx.cache.snapshot import (
     SCHEMA_VERSION,
     Snapshot,
+    code_fingerprint,
     default_cache_dir,
     discovery_fingerprint,
     load_image,
@@ -43,10 +44,9 @@ __all__ = ["Persistent", "check_jobs", "documents_fingerprint", "settle"]
 
 
 def documents_fingerprint(documents: Iterable[FileResult]) -> str:
-    """Names a set of documents exactly (URIs and content), for the saved resolved graph."""
-    from rdx import __version__
-
-    h = hashlib.blake2b(f"{SCHEMA_VERSION}:{__version__}".encode(), digest_size=16)
+    """Names a set of documents exactly (URIs and content) and the rdx code that resolves them,
+    for the saved resolved graph and indexes."""
+    h = hashlib.blake2b(f"{SCHEMA_VERSION}:{code_fingerprint()}".encode(), digest_size=16)
     for uri, digest, size in sorted((d.uri, d.content_hash, d.size) for d in documents):
         h.update(f"\0{uri}\0{digest}\0{size}".encode())
     return h.hexdigest()

@@ -30,6 +30,7 @@ from rdx.model.store import ResolvedImage
 
 __all__ = [
     "SCHEMA_VERSION",
+    "code_fingerprint",
     "discovery_fingerprint",
     "Snapshot",
     "default_cache_dir",
@@ -59,19 +60,32 @@ class Snapshot(msgspec.Struct, kw_only=True, gc=False):
     discovery: str = ""
 
 
+def _source_fingerprint(subpackages: tuple[str, ...]) -> str:
+    digest = hashlib.blake2b(str(SCHEMA_VERSION).encode(), digest_size=8)
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for sub in subpackages:
+        directory = os.path.join(package, sub)
+        for name in sorted(os.listdir(directory)):
+            if name.endswith((".py", ".rb")):
+                with open(os.path.join(directory, name), "rb") as f:
+                    digest.update(sub.encode() + b"/" + name.encode() + b"\0" + f.read())
+    return digest.hexdigest()
+
+
 @lru_cache(maxsize=1)
 def discovery_fingerprint() -> str:
     """Names the code that turns files into records: the schema version and the bytes of rdx's
     discovery, polyglot and model modules (any change there may change the results)."""
-    digest = hashlib.blake2b(str(SCHEMA_VERSION).encode(), digest_size=8)
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    for sub in ("discovery", "polyglot", os.path.join("polyglot", "languages"), "model"):
-        directory = os.path.join(package, sub)
-        for name in sorted(os.listdir(directory)):
-            if name.endswith(".py"):
-                with open(os.path.join(directory, name), "rb") as f:
-                    digest.update(sub.encode() + b"/" + name.encode() + b"\0" + f.read())
-    return digest.hexdigest()
+    return _source_fingerprint(("discovery", "polyglot", os.path.join("polyglot", "languages"), "model"))
+
+
+@lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """Names all the code that turns files into a resolved graph and its indexes (discovery,
+    resolution, queries, the core stub), for what is saved keyed by the documents."""
+    return _source_fingerprint(
+        ("", "discovery", "polyglot", os.path.join("polyglot", "languages"), "model", "resolution", "query", "data", "fulltext")
+    )
 
 
 _decoder = msgspec.msgpack.Decoder(Snapshot)
