@@ -239,7 +239,7 @@ def register(server: RdxLanguageServer) -> None:  # noqa: C901 - one registratio
                 continue
             owner = decl.owner
             # The name as it reads in its owner, which is the container (clients show both).
-            name = decl.unqualified_name if owner is not None else decl.name
+            name = (decl.unqualified_name if owner is not None else decl.name).removesuffix("()")
             out.append(lsp.SymbolInformation(name=name, kind=_kind(decl.kind), location=lines.location(loc), container_name=owner.name if owner else None))
         return out
 
