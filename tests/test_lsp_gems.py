@@ -3,6 +3,7 @@ editor's go-to-definition, hover and completion reach into the gems (issue 14)."
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
@@ -21,6 +22,7 @@ EXAMPLE = Path(rdx.__file__).parent / "data" / "example"
 GEMS = ("activerecord", "activemodel", "activesupport", "i18n", "concurrent-ruby", "tzinfo", "zeitwerk")
 # The server's gem cache stays out of the user's home.
 GEM_CACHE = tempfile.mkdtemp(prefix="rdx-lsp-gem-cache-")
+atexit.register(shutil.rmtree, GEM_CACHE, True)
 
 
 def installed() -> dict[str, str]:
