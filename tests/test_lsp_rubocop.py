@@ -211,8 +211,8 @@ async def test_workspace_symbol_ranks_rubocop_methods(client: LanguageClient) ->
     found = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="autocorrect"))
     assert found and len(found) <= 100
     top = found[:10]
-    # The name as it reads in its owner, and the owner as the container (clients show both).
-    assert all(s.name == "autocorrect()" and s.kind == lsp.SymbolKind.Method for s in top)
+    # The name as it reads in its owner (a method without "()"), and the owner as the container (clients show both).
+    assert all(s.name == "autocorrect" and s.kind == lsp.SymbolKind.Method for s in top)
     assert all(s.container_name and s.container_name.startswith("RuboCop::Cop::") for s in top)
     assert "RuboCop::Cop::Layout::ArgumentAlignment" in [s.container_name for s in found]
 
