@@ -411,6 +411,12 @@ module RdxGenCore
       "#{(stats[:skipped_consts] + stats[:anonymous].map { |p| "#{p} (anonymous)" }).sort.map { |s| " #{s}" }.join}",
       "# Unresolved ancestors: #{stats[:unresolved].size}" \
       "#{stats[:unresolved].sort.map { |s| " [#{s}]" }.join}",
+      '',
+      "# Ruby 3.1's gem_prelude.rb requires these before the program runs (``ruby -e 'puts",
+      "# $LOADED_FEATURES'`` lists error_highlight.rb, then did_you_mean.rb): when they are indexed,",
+      "# rdx's load order (rdx.resolution.order, core first, requires before requirers) does the same.",
+      'require "error_highlight"',
+      'require "did_you_mean"',
       ''
     ]
     stats[:unresolved].each { |u| $stderr.puts "gen_core: unresolved #{u}" }

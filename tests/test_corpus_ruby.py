@@ -28,7 +28,7 @@ CORPUS_ROOTS = ("/usr/lib/ruby", "/usr/share/rubygems-integration")
 DYNAMIC_MIXINS: set[str] = set()
 # Namespaces whose classes get their superclass from a constant chosen at load time
 # (``FooImplementation = case ... end; class Foo < FooImplementation``) or from const_set.
-DYNAMIC_PREFIXES = ("Concurrent::", "Arel::Nodes::", "OpenSSL::Cipher::")
+DYNAMIC_PREFIXES = ("Arel::Nodes::", "OpenSSL::Cipher::")
 # Modules built by ``include SomeModule.new(...)`` (a module instance, not a constant).
 DYNAMIC_INSTANCE_MIXINS = {"ActiveModel::Type::Helpers::AcceptsMultiparameterTime::InstanceMethods"}
 # Classes whose chains Ruby builds with code rdx does not run. FIXME entries, each with its cause.
@@ -36,8 +36,6 @@ DYNAMIC_INSTANCE_MIXINS = {"ActiveModel::Type::Helpers::AcceptsMultiparameterTim
 # copy or two in a class that includes Enumerable depends on whether the include ran before the
 # prepend (load order), which rdx does not model (every file counts as loaded).
 _TWICE_PREPENDED = "a module prepended to Object and to Enumerable appears once or twice by load order"
-# rdx.discovery.loadtime inlines load-time calls of methods defined in the same file only.
-_CROSS_FILE = "DidYouMean.correct_error(self, ...) calls a method of another file (did_you_mean.rb) at load time"
 KNOWN_DIFFERENT = {
     "ActionController::MiddlewareStack": _TWICE_PREPENDED,
     "ActiveSupport::Dependencies::WatchStack": _TWICE_PREPENDED,
@@ -45,14 +43,6 @@ KNOWN_DIFFERENT = {
     "ActiveSupport::Gzip::Stream": _TWICE_PREPENDED,
     "Mail::Header": _TWICE_PREPENDED,
     "Mime::Mimes": _TWICE_PREPENDED,
-    "ActionController::UrlGenerationError": _CROSS_FILE,
-    "ActiveRecord::AssociationNotFoundError": _CROSS_FILE,
-    "ActiveRecord::HasManyThroughAssociationNotFoundError": _CROSS_FILE,
-    "ActiveRecord::InverseOfAssociationNotFoundError": _CROSS_FILE,
-    "Thor::UndefinedCommandError": _CROSS_FILE,
-    "Thor::UnknownArgumentError": _CROSS_FILE,
-    "ActionController::API": "MODULES.each { |mod| include mod }",
-    "ActionController::Base": "MODULES.each { |mod| include mod }",
     "ActiveRecord::Base": "Generated*Methods modules are Module.new'd inside methods",
     "TZInfo::DateTimeWithOffset": "DateTime is defined by the date C extension, which rdx cannot read",
     "Test::Unit::TestCase": "handlers are included from a self.included hook",
@@ -60,7 +50,7 @@ KNOWN_DIFFERENT = {
 }
 # Constants Ruby creates with const_set, Struct.new("Name") or in files tree-sitter-ruby cannot parse.
 KNOWN_MISSING_PREFIXES = (
-    "WEBrick::HTTPStatus::", "Resolv::DNS::Resource::IN::", "OpenSSL::Digest::", "Struct::",
+    "Resolv::DNS::Resource::IN::", "OpenSSL::Digest::", "Struct::",
     "ActiveRecord::Base::Generated", "ActionController::Base::HelperMethods", "ActionMailer::Base::HelperMethods",
     "ActionMailer::Rescuable::ClassMethods",
     "RuboCop::AST::Builder",  # FIXME: tree-sitter-ruby 0.23 fails on the file's hash literal.
@@ -68,15 +58,22 @@ KNOWN_MISSING_PREFIXES = (
 # FIXME: mixins applied to one class from several files land in load order, which rdx does not
 # know (it orders documents by path). Same modules, different order, at most this many classes.
 MAX_LOAD_ORDER_DIFFERENCES = 5
-# FIXME: two pairs of modules mixed into one core class from two files that rdx's approximate load
-# order (rdx.resolution.order: requires first, roots in URI order) loads the wrong way round. Ruby
-# loads error_highlight.rb before did_you_mean.rb (gem_prelude), so NameError has Correctable
-# before ErrorHighlight::CoreExt; and core_ext/module/concerning.rb before dependencies.rb (whose
-# last line runs ``hook!``), so Module has ModuleConstMissing before Module::Concerning, which
-# every singleton class's chain shows. The assertions put each pair in Ruby's order; the figure
-# without skips counts them as they are.
+# Ruby 3.1's gem_prelude requires error_highlight before did_you_mean, and so does rdx's core
+# stub (rdx/data/core.rb), which comes first in load order: NameError's chain has Correctable
+# before ErrorHighlight::CoreExt as in Ruby. FIXME: one pair is still loaded the wrong way round.
+# Ruby loads active_support/core_ext/module/concerning.rb (through active_support/all, which the
+# probe requires first) before active_support/dependencies.rb (an autoload, first touched later;
+# its last line runs ``hook!``), so Module has ModuleConstMissing before Module::Concerning, which
+# every singleton class's chain shows. rdx walks roots in URI order, and actionpack's
+# abstract_controller/helpers.rb (``require "active_support/dependencies"``) sorts before
+# activesupport's own files: dependencies.rb comes first. Walking activesupport's roots before
+# actionpack's would fix it (checked), but no general rule gives that order: ordering libraries
+# (gem directories) by their cross-library requires meets cycles in this corpus (the stdlib and
+# vendor_ruby require gems: mail.rb requires mini_mime, and ``require "readline"`` matches thor's
+# line_editor/readline.rb by suffix), so only the program's entry point, which rdx does not
+# know, decides. The assertions put the pair in Ruby's order; the figure without skips counts
+# it as it is.
 LOAD_ORDER_SWAPS = (
-    ("ErrorHighlight::CoreExt", "DidYouMean::Correctable"),
     ("Module::Concerning", "ActiveSupport::Dependencies::ModuleConstMissing"),
 )
 
@@ -157,8 +154,7 @@ def test_ancestors_match_ruby_on_the_corpus(ruby_and_rdx):
     # Every module outside the dynamic namespaces matches, but for the explained cases above.
     # Every module outside the dynamic namespaces either matches or is explained above.
     assert static_matched + explained + len(order_only) >= len(static), (static_matched, explained, len(order_only), len(static))
-    # 6 of them are the cross-file ``DidYouMean.correct_error(self, ...)`` calls (_CROSS_FILE).
-    assert explained <= 25, explained
+    assert explained <= 20, explained
     print(f"corpus: {matched} of {len(rows)} modules match Ruby exactly; {static_matched} of {len(static)} outside dynamic namespaces")
     # The figure without skipping anything: the dynamic mixins count like any other module.
     every = {r["name"] for r in rows}

@@ -88,3 +88,46 @@ def test_const_set_and_hash_loops_match_ruby(tmp_path: Path) -> None:
     methods = sorted(m.unqualified_name.removesuffix("()") for m in g["Shapes"].members if m.kind == "Method")
     assert methods == lines[4].split()
     assert [a.name for a in g["Shapes"].ancestors][:2] == lines[5].split()
+
+
+CONSTANT_LISTS = """
+module A; end
+module B; module C; end; end
+module D; end
+class K
+  MODULES = [
+    A,  # a comment between elements
+
+    B::C,
+  ].freeze
+  MODULES.each do |mod|
+    include mod
+  end
+  [D].each { |m| include m }
+end
+class L
+  NAMES = %i[a b].freeze
+  MORE = NAMES + %i[c]
+  MORE.each { |n| define_method(n) { } }
+  MORE.reverse_each.with_index { |n, i| define_method("never_#{n}") { } }
+end
+"""
+
+CONSTANT_LISTS_ASK = """
+%s
+puts K.ancestors.take(5).map(&:to_s).join(" ")
+puts L.instance_methods(false).map(&:to_s).sort.join(" ")
+"""
+
+
+def test_loops_over_constants_holding_literal_lists_match_ruby(tmp_path: Path) -> None:
+    """``MODULES.each { |m| include m }`` includes once per element, in order (each iteration
+    is its own ``include`` call), and ``NAMES.each`` over a constant holding symbols defines
+    once per name; ``reverse_each.with_index`` (an enumerator chain) is not unrolled, and Ruby
+    does define those methods: FIXME, asserted as rdx's current behaviour."""
+    lines = run_ruby(CONSTANT_LISTS_ASK % CONSTANT_LISTS, tmp_path).strip().splitlines()
+    g = build_graph({"lists.rb": CONSTANT_LISTS})
+    assert [a.name for a in g["K"].ancestors][:5] == lines[0].split()
+    methods = sorted(m.unqualified_name.removesuffix("()") for m in g["L"].members if m.kind == "Method")
+    assert methods == [m for m in lines[1].split() if not m.startswith("never_")]
+    assert any(m.startswith("never_") for m in lines[1].split())

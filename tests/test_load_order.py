@@ -108,3 +108,27 @@ def test_document_keys_keep_chain_times_within_the_snapshot_integers():
     assert isinstance(resolver, Resolver)
     image = resolver.export("fingerprint")  # raised OverflowError when keys were too far apart
     assert len(image.uris) == 6001
+
+
+PRELUDE = ("error_highlight", "did_you_mean")
+
+
+def test_gem_prelude_libraries_load_first_in_rubys_order(tmp_path):
+    """Ruby 3.1's gem_prelude requires error_highlight, then did_you_mean, before the program
+    runs; the core stub does the same, so with both libraries indexed (in the opposite URI
+    order) NameError gets DidYouMean::Correctable in front of ErrorHighlight::CoreExt."""
+    import subprocess
+
+    assert RUBY
+    features = subprocess.run([RUBY, "-e", "puts $LOADED_FEATURES"], capture_output=True, text=True, check=True).stdout.split()
+    main = {name: next(f for f in features if f.endswith(f"/{name}.rb")) for name in PRELUDE}
+    assert features.index(main["error_highlight"]) < features.index(main["did_you_mean"])
+    libdir = main["did_you_mean"].rsplit("/", 1)[0]
+    files = [f for f in features if f.startswith(libdir + "/") and ("/error_highlight" in f or "/did_you_mean" in f)]
+    g = rdx.Graph()
+    g.index_all(sorted(files), jobs=1)  # URI order would put did_you_mean first.
+    g.resolve()
+    ruby = subprocess.run([RUBY, "-e", "puts NameError.ancestors.join(',')"], capture_output=True, text=True, check=True).stdout.strip().split(",")
+    watched = {"DidYouMean::Correctable", "ErrorHighlight::CoreExt", "NameError"}
+    assert [a.name for a in g["NameError"].ancestors if a.name in watched] == [a for a in ruby if a in watched]
+    assert [a for a in ruby if a in watched] == ["DidYouMean::Correctable", "ErrorHighlight::CoreExt", "NameError"]

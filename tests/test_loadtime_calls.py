@@ -179,16 +179,16 @@ def test_recursion_guard_and_the_definition_in_force(tmp_path: Path) -> None:
     _ruby_vs_rdx(tmp_path, {"rec.rb": RECURSIVE}, ["R", "Rec::Early"], ["Rec::A", "Rec::B", "R", "Rec::Early"])
 
 
-def test_callee_in_another_file_is_out_of_reach(tmp_path: Path) -> None:
-    """FIXME (documented limit): discovery sees one file at a time, so a load-time call of a
-    method defined in another file applies nothing in rdx, where Ruby includes the module."""
+def test_callee_in_another_file_is_bound_by_resolution(tmp_path: Path) -> None:
+    """A load-time call of a method another file defines: discovery records the call and the
+    method's effects, resolution binds them (rdx.resolution.loadcalls; more cases in
+    tests/test_loadtime_cross_file.py)."""
     files = {
         "a.rb": "module Installer\n  module Mark; end\n  def self.install(base) = base.include(Mark)\nend\n",
         "b.rb": "class Thing\n  Installer.install(self)\nend\n",
     }
     ruby, ours = check(tmp_path, files, ["Thing"], ["Thing", "Installer::Mark"])
-    assert ruby == [["Thing", "Installer::Mark"]]
-    assert ours == [["Thing"]]
+    assert ruby == ours == [["Thing", "Installer::Mark"]]
 
 
 def test_unknown_arguments_and_self_in_blocks_record_nothing() -> None:

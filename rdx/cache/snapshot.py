@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 # Bump whenever FileResult, ResolvedImage or any record inside them changes shape.
-SCHEMA_VERSION = 16
+SCHEMA_VERSION = 17
 SNAPSHOT_NAME = "index.msgpack"
 IMAGE_NAME = "resolved.msgpack"
 FOREIGN_NAME = "foreign.msgpack"

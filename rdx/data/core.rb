@@ -11,6 +11,12 @@
 # Skipped constants: 0
 # Unresolved ancestors: 0
 
+# Ruby 3.1's gem_prelude.rb requires these before the program runs (``ruby -e 'puts
+# $LOADED_FEATURES'`` lists error_highlight.rb, then did_you_mean.rb): when they are indexed,
+# rdx's load order (rdx.resolution.order, core first, requires before requirers) does the same.
+require "error_highlight"
+require "did_you_mean"
+
 ARGF = nil # ARGF.class
 ARGV = nil # Array
 ENV = nil # Object

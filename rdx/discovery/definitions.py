@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from rdx.discovery.branches import chosen_constant
 from rdx.discovery.calls import WRITE, op_assignment
 from rdx.discovery.scope import Scope
 from rdx.discovery.syntax import node_text
@@ -20,10 +21,11 @@ from rdx.model.records import ConstPath
 if TYPE_CHECKING:
     from rdx.discovery.parse import Walker
 
-__all__ = ["constant", "on_assignment", "on_method", "on_namespace", "on_singleton_class", "recover_namespace"]
+__all__ = ["anonymous_namespace", "constant", "on_assignment", "on_method", "on_namespace", "on_singleton_class", "recover_namespace"]
 
 _WHITESPACE = re.compile(r"\s+")
 _MAX_PARAMS = 400
+_CONDITIONAL_VALUES = frozenset({"if", "unless", "case", "conditional", "parenthesized_statements"})
 _HOOKS = frozenset({b"included", b"extended", b"prepended", b"append_features", b"inherited"})
 
 # Receivers of ``X = Receiver.method(...)`` that create a namespace, with the kind created and
@@ -249,6 +251,9 @@ def constant(w: Walker, path: ConstPath, left: Any, right: Any, node: Any, scope
         inner = value.child_by_field_name("left")
         if inner is not None and inner.type in ("constant", "scope_resolution"):
             value = inner
+    if value is not None and value.type in _CONDITIONAL_VALUES:
+        # ``X = case when on_cruby? then MriX else MutexX end``: the branch CRuby takes.
+        value = chosen_constant(value)
     if value is not None and value.type in ("constant", "scope_resolution"):
         target = w._const_path(value)
         if target is not None and not target.dynamic:
@@ -263,6 +268,18 @@ def constant(w: Walker, path: ConstPath, left: Any, right: Any, node: Any, scope
                 _namespace_factory(w, factory, path, left, value, node, scope, comments)
                 return
     w._add("Constant", path.text, node, left, scope, path=path, comments=comments)
+
+
+def anonymous_namespace(w: Walker, path: ConstPath, left: Any, kind: str, superclass_node: Any, node: Any, scope: Scope | None) -> None:
+    """``const_set(name, Class.new(parent))`` where ``parent`` holds a constant in this
+    iteration of a loop (rdx.discovery.unroll): a class (or module) without a body."""
+    is_self = superclass_node is not None and superclass_node.type == "self"
+    superclass = w._const_path(superclass_node) if superclass_node is not None and not is_self else None
+    if superclass is not None and superclass.dynamic:
+        superclass = None
+    w._add(
+        kind, path.text, node, left, scope, path=path, superclass=superclass, superclass_self=is_self, comments=w._comments_above(node), lexical=False
+    )
 
 
 def _namespace_factory(

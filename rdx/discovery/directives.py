@@ -7,7 +7,8 @@
 Each handler takes the discovery walker (``rdx.discovery.parse``), the call node, the method
 name and the scope around the call, and appends records through the walker's small API
 (``_directive_scope``, ``_add``, ``_const_path``, ``_comments_above``, ``_symbol_args``). Only
-literal arguments count, or names a loop over a literal list stands for (``rdx.discovery.loops``).
+literal arguments count, names a loop over a literal list stands for or computes, and the
+literal list a splatted constant holds (``rdx.discovery.loops``).
 This module never imports the walker's module at run time.
 """
 
@@ -16,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from rdx.discovery.definitions import constant
-from rdx.discovery.loops import expand_names, loop_at
+from rdx.discovery.definitions import anonymous_namespace, constant
+from rdx.discovery.loops import expand_names, iteration_values, loop_at
 from rdx.discovery.rails import RAILS_DIRECTIVES
 from rdx.discovery.scope import Scope
 from rdx.discovery.syntax import node_text, symbol_name
+from rdx.discovery.unroll import Const, NewModule, Str, Value
 from rdx.model.kinds import MixinKind
 from rdx.model.records import ConstPath, ExternalMixin, Mixin, Require
 
@@ -59,10 +61,13 @@ def _mixin(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
             if not ns.deferred:
                 into.append(Mixin(cast(MixinKind, name), None, ns.calls, node.start_byte))
             continue
-        for path in _mixin_targets(w, arg):
+        targets = _mixin_targets(w, arg)
+        for i, path in enumerate(targets):
             if path is None or path.dynamic:
                 w._diag("dynamic-mixin", f"cannot resolve '{name} {node_text(arg)[:80]}' statically", arg, "warning")
                 continue
+            if i and arg.type == "identifier":
+                ns.calls += 1  # ``MODULES.each { |m| include m }``: one call per iteration, in order.
             into.append(Mixin(cast(MixinKind, name), path, ns.calls, node.start_byte))
 
 
@@ -257,13 +262,31 @@ def define_constants(w: Walker, node: Any, receiver: ConstPath | None, scope: Sc
         return
     first, value = args.named_children
     literal = symbol_name(first)
-    names = [(literal, first)] if literal is not None else (expand_names(w.loops, first) or [])
-    for const, arg in names:
+    computed = iteration_values(w.loops, first, value) if literal is None else None
+    names: list[tuple[str, Any, Value | None]]
+    if computed is not None:
+        # Per iteration of a loop over a literal list or hash (rdx.discovery.unroll); a name
+        # set twice keeps its last value, as Ruby does.
+        last = {v.text: given for v, given in computed if isinstance(v, Str)}
+        names = [(const, first, given) for const, given in last.items()]
+    else:
+        names = [(literal, first, None)] if literal is not None else [(n, a, None) for n, a in expand_names(w.loops, first) or []]
+    for const, arg, given in names:
         if not const[:1].isupper() or not const.isidentifier():
             continue  # Ruby raises NameError: not a constant name.
         segments = (*receiver.segments, const) if receiver is not None else (const,)
         path = ConstPath(segments, receiver.absolute if receiver is not None else False, arg.start_byte, arg.end_byte)
-        constant(w, path, arg, value, node, scope)
+        if isinstance(given, NewModule) and not _literal_factory(value):
+            anonymous_namespace(w, path, arg, given.kind, given.superclass, node, scope)
+        else:
+            constant(w, path, arg, given.node if isinstance(given, Const) else value, node, scope)
+
+
+def _literal_factory(value: Any) -> bool:
+    """``Class.new(Base) do ... end`` written as the value itself, its arguments constants:
+    ``constant`` makes the namespace and its block's body (``Class.new(local)`` is not)."""
+    args = value.child_by_field_name("arguments") if value.type == "call" else None
+    return value.type == "call" and all(a.type in ("constant", "scope_resolution") for a in (args.named_children if args is not None else []))
 
 
 # -- visibility, undef, require ----------------------------------------------------------------
@@ -291,6 +314,10 @@ def _visibility(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
                 sym = symbol_name(item)
                 if sym is not None:
                     w._add("MethodVisibility", sym, item, item, ns, visibility=name)
+        elif (unrolled := expand_names(w.loops, arg)) is not None:
+            # ``private(*NAMES)`` with a literal list constant, ``%i[a b].each { |m| private m }``.
+            for sym, at in unrolled:
+                w._add("MethodVisibility", sym, at, at, ns, visibility=name)
 
 
 def _class_method_visibility(w: Walker, node: Any, name: str, scope: Scope | None) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 
 from rdx.discovery.syntax import node_text
 
-__all__ = ["constant_names", "merge_splatted", "splatted_names"]
+__all__ = ["constant_names", "literal_collection", "merge_splatted", "splatted_names"]
 
 _LIST_TYPES = frozenset({"array", "symbol_array", "string_array"})
 _NAMESPACE_TYPES = frozenset({"class", "module", "singleton_class"})
@@ -34,6 +34,7 @@ _MAX_CONSTANTS = 32
 _MUTATORS = (
     "push|append|concat|unshift|prepend|insert|replace|delete|delete_at|delete_if|clear|pop|shift|fill|keep_if"
     "|map!|collect!|select!|filter!|reject!|uniq!|compact!|flatten!|sort!|sort_by!|reverse!|rotate!|shuffle!|slice!"
+    "|store|merge!|update|transform_keys!|transform_values!|default="
 )
 
 
@@ -87,7 +88,7 @@ def _changed_between(assignment: Any, use: Any) -> bool:
     while root.parent is not None:
         root = root.parent
     name = re.escape(node_text(assignment.child_by_field_name("left")))
-    pattern = re.compile(rf"(?<![\w:]){name}\s*(?:<<|\.\s*(?:{_MUTATORS})(?![\w?!]))".encode())
+    pattern = re.compile(rf"(?<![\w:]){name}\s*(?:<<|\[[^\]\n]*\]\s*(?:[-+*/|&]|\|\||&&)?=(?!=)|\.\s*(?:{_MUTATORS})(?![\w?!]))".encode())
     return pattern.search(root.text, assignment.end_byte, use.start_byte) is not None
 
 
@@ -137,6 +138,23 @@ def constant_names(ref: Any) -> list[tuple[str, Any]] | None:
     return results[0] if len(results) == 1 else None
 
 
+def literal_collection(ref: Any) -> Any | None:
+    """The literal array, ``%w``/``%i`` list or hash (its node) that the bare constant ``ref``
+    holds where it is read, found like ``constant_names`` finds lists (``.freeze`` skipped); None
+    when the file may change it in between (``<<``, ``H[k] = v``, ``merge!``...) or it is
+    anything else."""
+    found = _assignment(ref)
+    if found is None or _changed_between(found, ref):
+        return None
+    value = found.child_by_field_name("right")
+    while value is not None and value.type == "call" and value.child_by_field_name("arguments") is None and value.child_by_field_name("block") is None:
+        method = value.child_by_field_name("method")
+        if method is None or node_text(method) not in _PASSING_CALLS:
+            return None
+        value = value.child_by_field_name("receiver")
+    return value if value is not None and (value.type in _LIST_TYPES or value.type == "hash") else None
+
+
 def splatted_names(arg: Any) -> list[tuple[str, Any]] | None:
     """For an argument ``*NAME`` where ``NAME`` holds a literal list (``constant_names``): its
     names; None for any other argument."""
@@ -149,8 +167,9 @@ def merge_splatted(call: Any, names: list[tuple[str, Any]]) -> list[tuple[str, A
     """``names`` (a call's literal name arguments, in order, as ``Walker._symbol_args`` gives
     them) with the names of its splatted constants inserted where the splats are written.
 
-    Names already present with the same element node are not added twice, so this stays right
-    when the walker learns to expand splatted constants itself."""
+    The walker expands splatted constants itself (``rdx.discovery.loops.expand_names``, names
+    located at the splat): a splat some name already lies in is left as it is, and names
+    already present with the same element node are not added twice."""
     args = call.child_by_field_name("arguments")
     if args is None:
         return names
@@ -158,7 +177,9 @@ def merge_splatted(call: Any, names: list[tuple[str, Any]]) -> list[tuple[str, A
     out: list[tuple[str, Any]] = []
     placed: set[int] = set()
     for arg in args.named_children:
-        listed = splatted_names(arg)
+        # A splat the walker expanded already (its names are located at the splat itself).
+        covered = any(arg.start_byte <= node.start_byte < arg.end_byte for _, node in names)
+        listed = splatted_names(arg) if not covered else None
         elements = {e.start_byte for _, e in listed} if listed is not None else set()
         if listed is not None:
             out += [(n, e) for n, e in listed if e.start_byte not in known]

@@ -24,7 +24,7 @@ import tree_sitter_ruby
 from rdx.discovery import calls, definitions, directives
 from rdx.discovery.calls import READ_AND_WRITE, receiver_of
 from rdx.discovery.directives import DIRECTIVES, MIXIN_CALLS, SEND, external_mixin, hook_mixin, send_mixin
-from rdx.discovery.loadtime import inline_load_time_calls, note_call
+from rdx.discovery.loadtime import cross_file_facts, inline_load_time_calls, note_call
 from rdx.discovery.loops import Loop, expand_names, loop_at, register_loop
 from rdx.discovery.receivers import RECEIVER_DIRECTIVES
 from rdx.discovery.schema import rails_facts
@@ -67,6 +67,7 @@ class RubyParser:
             walker.definitions[index].deferred_mixins = tuple(mixins)
         if walker.load_calls:
             inline_load_time_calls(walker, tree.root_node)
+        load_calls, method_effects = cross_file_facts(walker, tree.root_node)
         return FileResult(
             uri=uri,
             path=path,
@@ -79,6 +80,8 @@ class RubyParser:
             external_mixins=walker.external_mixins,
             diagnostics=walker.diagnostics,
             rails=rails_facts(tree.root_node, source, uri),
+            load_calls=load_calls,
+            method_effects=method_effects,
         )
 
 

@@ -29,8 +29,13 @@ __all__ = [
     "Diagnostic",
     "ExternalMixin",
     "FileResult",
+    "LoadCall",
+    "LoadEffect",
+    "MethodEffects",
     "MethodRef",
     "Mixin",
+    "Operand",
+    "OperandKind",
     "Require",
 ]
 
@@ -111,6 +116,64 @@ class ExternalMixin(msgspec.Struct, array_like=True, frozen=True, gc=False):
     def mixin_site(self) -> int:
         """The scope at which the mixin's module is looked up."""
         return self.scope if self.mixin_scope == -2 else self.mixin_scope
+
+
+class OperandKind(StrEnum):
+    """What an ``Operand`` stands for."""
+
+    CONSTANT = "constant"  # ``path``, looked up at the scope of the call or method it sits in.
+    SELF = "self"  # The namespace ``self`` is there (the callee's own, in a method body).
+    PARAM = "param"  # The method's parameter number ``param`` (in a method body only).
+    UNKNOWN = "unknown"  # Anything else: what depends on it is not applied.
+
+
+class Operand(msgspec.Struct, array_like=True, frozen=True, gc=False):
+    """A receiver or argument of a load-time call or of a call in a method body
+    (``rdx.discovery.loadtime``), as far as discovery can say without other files."""
+
+    kind: OperandKind
+    path: ConstPath | None = None
+    param: int = -1
+
+
+class LoadCall(msgspec.Struct, array_like=True, frozen=True, gc=False):
+    """A call ``Receiver.name(args)`` that runs when the file loads (outside method bodies)
+    and whose method the file does not define before it: resolution finds the method in the
+    files loaded earlier and applies its ``MethodEffects`` at ``start``, scope ``scope``."""
+
+    receiver: Operand
+    name: str
+    args: tuple[Operand, ...]
+    scope: int
+    start: int
+
+
+class LoadEffect(msgspec.Struct, array_like=True, frozen=True, gc=False):
+    """One call in a method body that may change ancestors when the method runs: a mixin
+    (``name`` is include/prepend/extend, ``mixin`` set; ``args`` are the modules; ``guarded``
+    as ``ExternalMixin.unless_present``) or a call of another method (``Const.m(args)``,
+    ``self.m``, ``param.m``), followed when its callee has effects of its own."""
+
+    name: str
+    receiver: Operand
+    args: tuple[Operand, ...]
+    mixin: bool = False
+    guarded: bool = False
+
+
+class MethodEffects(msgspec.Struct, array_like=True, frozen=True, gc=False):
+    """The ancestor effects of calling method definition ``method``, callable on the namespace
+    of definition ``namespace`` (``def self.m``, ``class << self``, ``module_function``, or a
+    module that does ``extend self``): a template that resolution instantiates at a load-time
+    call from another file (``LoadCall``). Constants in it are looked up at ``scope``; it takes
+    ``required`` positional arguments and then optional ones with ``defaults``."""
+
+    method: int
+    namespace: int
+    scope: int
+    required: int
+    defaults: tuple[Operand, ...]
+    effects: tuple[LoadEffect, ...]
 
 
 class DefinitionRecord(msgspec.Struct, kw_only=True, array_like=True, gc=False):
@@ -254,6 +317,10 @@ class FileResult(msgspec.Struct, kw_only=True, gc=False):
     requires: list[Require] = []
     external_mixins: list[ExternalMixin] = []
     diagnostics: list[Diagnostic] = []
+    # Load-time calls of methods of other files, and what this file's methods would do when
+    # called so (``rdx.discovery.loadtime``; instantiated by ``rdx.resolution.loadcalls``).
+    load_calls: list[LoadCall] = []
+    method_effects: list[MethodEffects] = []
     # The file's language (``rdx.model.languages``). Every field above except the line table
     # and diagnostics is Ruby's; the ones below are every other language's (``rdx.polyglot``).
     language: str = "ruby"

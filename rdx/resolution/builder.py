@@ -12,7 +12,7 @@ import msgspec
 
 from rdx.ids import declaration_id
 from rdx.model.declarations import DeclarationRecord
-from rdx.model.records import ConstPath, FileResult
+from rdx.model.records import ConstPath, FileResult, MethodEffects
 from rdx.model.store import ResolvedState
 from rdx.resolution.lookup import Lookup
 
@@ -51,6 +51,12 @@ class Builder(Lookup):
         self._superclass_done: set[int] = set()
         # Namespace id -> mixins applied from outside its body: (doc, scope index, Mixin).
         self._external: dict[int, list] = {}
+        # Cross-file load-time calls (``rdx.resolution.loadcalls``): per document, every mixin
+        # its calls apply (guarded ones included; the image refers to them by position); the
+        # templates by (document, method index); the method names the calls use.
+        self._applied: dict[int, list] = {}
+        self._templates: dict[tuple[int, int], MethodEffects] = {}
+        self._called_names: set[str] | None = None
         # ActiveSupport::Concern: concern module id -> concerns it includes, applied on inclusion.
         self._concern_deps: dict[int, list[int]] = {}
         self._concern_cache: dict[int, bool] = {}

@@ -48,8 +48,19 @@ class Resolver(DocumentEdits):
         self.class_id = self.by_name["Class"]
         self._object_mixins = image.object_mixins
         self._superclass_done = set(decls)
+        if any(r.load_calls for r in documents.values()):
+            # Mixins of load-time calls across files: bound again, in the same order (the
+            # image numbers them after each document's own external mixins).
+            index = self._callee_index()
+            self._applied = {doc: a for doc, r in documents.items() if r.load_calls and (a := self._applied_mixins(index, doc, r))}
         for ns, doc, position in image.externals:
-            ext = documents[doc].external_mixins[position]
+            own = documents[doc].external_mixins
+            if position >= len(own):
+                applied = self._applied.get(doc, [])
+                if position - len(own) < len(applied):
+                    self._external.setdefault(ns, []).append((doc, -1, applied[position - len(own)].mixin))
+                continue
+            ext = own[position]
             self._external.setdefault(ns, []).append((doc, ext.mixin_site, ext.mixin))
         self._concern_deps = image.concern_deps
         self._concern_cache = image.concern_cache

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 import msgspec
 
 from rdx.model.declarations import DeclarationRecord
-from rdx.model.records import DEFINITION_FIELD_ROLES, ConstPath, DefinitionRecord, FieldRole, FileResult, Mixin
+from rdx.model.records import DEFINITION_FIELD_ROLES, ConstPath, DefinitionRecord, FieldRole, FileResult, Mixin, Operand
 from rdx.model.store import ResolutionDiagnostic, ResolvedState
 from rdx.resolution.vocabulary import (
     MEMBER_DEF_KINDS,
@@ -53,7 +53,35 @@ def signature(result: FileResult) -> tuple:
     defs = tuple((d.parent, fields_of(d, IDENTITY_FIELDS), fields_of(d, ANCESTRY_FIELDS)) for d in result.definitions)
     externals = tuple((strip_path(e.target), e.scope, e.mixin_scope, e.unless_present, e.mixin.kind, strip_path(e.mixin.target), e.mixin.call) for e in result.external_mixins)
     requires = tuple((r.path, r.relative) for r in result.requires)
-    return (result.uri, defs, externals, requires)
+    return (result.uri, defs, externals, requires, load_time_facts(result))
+
+
+def _operand(op: Operand) -> tuple:
+    return (op.kind, strip_path(op.path), op.param)
+
+
+def load_time_facts(result: FileResult) -> tuple:
+    """A document's load-time calls of other files' methods and its methods' mixin effects
+    (``rdx.resolution.loadcalls``), without positions."""
+    calls = tuple((_operand(c.receiver), c.name, tuple(map(_operand, c.args)), c.scope) for c in result.load_calls)
+    effects = tuple(
+        (t.method, t.namespace, t.scope, t.required, tuple(map(_operand, t.defaults)),
+         tuple((e.name, _operand(e.receiver), tuple(map(_operand, e.args)), e.mixin, e.guarded) for e in t.effects))
+        for t in result.method_effects
+    )
+    return (calls, effects)
+
+
+def load_time_paths(result: FileResult) -> list[tuple[ConstPath, int]]:
+    """The constant paths of a document's load-time calls and mixin effects, with the scope
+    each is looked up at: lookups that bind them (``rdx.resolution.loadcalls``)."""
+    out: list[tuple[ConstPath, int]] = []
+    for c in result.load_calls:
+        out += [(op.path, c.scope) for op in (c.receiver, *c.args) if op.path is not None]
+    for t in result.method_effects:
+        ops = [*t.defaults, *(op for e in t.effects for op in (e.receiver, *e.args))]
+        out += [(op.path, t.scope) for op in ops if op.path is not None]
+    return out
 
 
 def moved_diagnostics(
@@ -239,6 +267,8 @@ def path_names(result: FileResult, keep: Callable[[int, DefinitionRecord], bool]
             names.update(e.target.segments)
             if e.mixin.target is not None:
                 names.update(e.mixin.target.segments)
+        for path, _ in load_time_paths(result):
+            names.update(path.segments)
     return names
 
 

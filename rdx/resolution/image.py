@@ -5,6 +5,7 @@ from __future__ import annotations
 import msgspec
 
 from rdx.model.store import MemberBookkeeping, ResolvedImage
+from rdx.resolution.loadcalls import AppliedMixin
 from rdx.resolution.references import References
 
 
@@ -30,7 +31,12 @@ class Image(References):
         externals = []
         for ns, entries in self._external.items():
             for doc, _scope, mixin in entries:
-                position = next(i for i, e in enumerate(self.docs[doc].external_mixins) if e.mixin is mixin)
+                own = self.docs[doc].external_mixins
+                if isinstance(mixin, AppliedMixin):
+                    # A load-time call's (``loadcalls``): numbered after the document's own.
+                    position = len(own) + next(i for i, a in enumerate(self._applied[doc]) if a.mixin is mixin)
+                else:
+                    position = next(i for i, e in enumerate(own) if e.mixin is mixin)
                 externals.append((ns, doc, position))
         return ResolvedImage(
             fingerprint=fingerprint,

@@ -138,7 +138,14 @@ class Incremental(SkeletonEdits):
         self._touched_docs.add(index)
         self._load_members()
         old = self.docs[index]
+        conflict = self.load_call_conflict(index, old, new)
+        if conflict is not None:
+            self.fallback = conflict
+            return None
         old_skeleton, new_skeleton = skeleton(old), skeleton(new)
+        if (old.load_calls or new.load_calls) and (old_skeleton is None or new_skeleton is None or old_skeleton[0] != new_skeleton[0]):
+            self.fallback = "a document with load-time calls of other files' methods changes its namespaces"
+            return None
         if old_skeleton is None or new_skeleton is None:
             self.fallback = "a member definition carries mixins or scopes an external mixin"
             return None

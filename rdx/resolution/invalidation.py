@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rdx.model.declarations import DeclarationRecord
+from rdx.model.records import ConstPath
 from rdx.resolution.edits import spans_of
 from rdx.resolution.mentions import Mentions
 from rdx.resolution.vocabulary import ReplayUnsafe
@@ -89,7 +90,7 @@ class Invalidation(Mentions):
                 d = self.docs[doc].definitions[i]
                 spans.update((doc, s, e) for s, e in spans_of(d))
             for doc, _scope, mixin in self._external.get(ns, ()):
-                if mixin.target is not None:
+                if isinstance(mixin.target, ConstPath):  # Not a load-time call's (``loadcalls``).
                     spans.add((doc, mixin.target.start, mixin.target.end))
         self.state.diagnostics = [
             x for x in self.state.diagnostics if not (x.code in CHAIN_CODES and (x.doc, x.start, x.end) in spans)

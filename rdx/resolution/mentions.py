@@ -11,7 +11,7 @@ after the edit tells whether any answer changed. If none did, the edit stays inc
 from __future__ import annotations
 
 from rdx.model.records import ConstPath
-from rdx.resolution.edits import path_names
+from rdx.resolution.edits import load_time_paths, path_names
 from rdx.resolution.image import Image
 from rdx.resolution.vocabulary import ReplayUnsafe
 
@@ -109,6 +109,8 @@ class Mentions(Image):
             for n, e in enumerate(result.external_mixins):
                 path(e.target, e.scope, OTHER, n)
                 path(e.mixin.target, e.mixin_site, OTHER, n)
+            for n, (p, scope) in enumerate(load_time_paths(result)):
+                path(p, scope, OTHER, n)
         return tuple(out)
 
     def _finds_placeholder(self, doc: int, only: set[int]) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rdx.model.records import ConstPath, DefinitionRecord, ExternalMixin
 from rdx.model.store import CORE_URI, ResolutionDiagnostic
-from rdx.resolution.builder import Builder
+from rdx.resolution.loadcalls import Applied, LoadCalls
 from rdx.resolution.vocabulary import (
     CONSTANT_DEF_KINDS,
     NAMESPACE_DEF_KINDS,
@@ -19,7 +19,7 @@ from rdx.resolution.vocabulary import (
 )
 
 
-class Namespaces(Builder):
+class Namespaces(LoadCalls):
     """Phase 1; mixed into the Resolver."""
 
     def _declare_definition(self, doc: int, index: int, d: DefinitionRecord, placeholders: bool) -> bool:
@@ -157,27 +157,48 @@ class Namespaces(Builder):
 
     def _collect_external_mixins(self) -> None:
         """Attach ``Foo.include(M)`` calls to ``Foo``'s declaration (or its singleton for extend),
-        in program order; a guarded one (``unless Foo < M``) only when Foo lacks M so far."""
+        and the mixins of load-time calls of other files' methods (``loadcalls``), in program
+        order; a guarded one (``unless Foo < M``) only when Foo lacks M so far."""
         guarded = False
+        index = self._callee_index() if any(r.load_calls for r in self.docs.values()) else None
+        self._applied = {}
         for doc, result in self.docs.items():
-            for ext in result.external_mixins:
-                site = self.cref(doc, ext.scope)
-                if site is None:
-                    continue
-                target = self.lookup_namespace(ext.target, site)
-                if target is None:
-                    self.state.diagnostics.append(
-                    ResolutionDiagnostic(doc, "unresolved-mixin-target", f"cannot resolve {ext.target.text!r} in '{ext.target.text}.{ext.mixin.kind}'",
-                         ext.target.start, ext.target.end, "warning")
-                    )
-                    continue
-                if ext.unless_present:
-                    guarded = True
-                    if self._already_present(doc, ext, target):
-                        continue
-                self._external.setdefault(target, []).append((doc, ext.mixin_site, ext.mixin))
+            applied = self._applied_mixins(index, doc, result) if index is not None and result.load_calls else []
+            if applied:
+                self._applied[doc] = applied
+            for item in _merged(result.external_mixins, applied):
+                if isinstance(item, Applied):
+                    guarded |= self._apply_load_call_mixin(doc, item)
+                else:
+                    guarded |= self._collect_external(doc, item)
         if guarded:
             self._invalidate()  # Nothing computed from the partial list may stay.
+
+    def _collect_external(self, doc: int, ext: ExternalMixin) -> bool:
+        """Attach one external mixin; True when it was guarded (chains must be recomputed)."""
+        site = self.cref(doc, ext.scope)
+        if site is None:
+            return False
+        target = self.lookup_namespace(ext.target, site)
+        if target is None:
+            self.state.diagnostics.append(
+            ResolutionDiagnostic(doc, "unresolved-mixin-target", f"cannot resolve {ext.target.text!r} in '{ext.target.text}.{ext.mixin.kind}'",
+                 ext.target.start, ext.target.end, "warning")
+            )
+            return False
+        if ext.unless_present and self._already_present(doc, ext, target):
+            return True
+        self._external.setdefault(target, []).append((doc, ext.mixin_site, ext.mixin))
+        return ext.unless_present
+
+    def _apply_load_call_mixin(self, doc: int, item: Applied) -> bool:
+        """Attach one mixin of a load-time call (``loadcalls``); True when it was guarded."""
+        if item.guarded:
+            self._invalidate()  # Chains cached before the last external mixins were added are stale.
+            if item.mixin.target in self.ancestors(item.namespace):
+                return True
+        self._external.setdefault(item.namespace, []).append((doc, -1, item.mixin))
+        return item.guarded
 
     def _already_present(self, doc: int, ext: ExternalMixin, target: int) -> bool:
         """Whether ``target`` has the module of ``ext`` among its ancestors, with the external
@@ -191,3 +212,18 @@ class Namespaces(Builder):
             return False
         self._invalidate()  # Chains cached before the last external mixins were added are stale.
         return module in self.ancestors(target)
+
+
+def _merged(externals: list[ExternalMixin], applied: list[Applied]) -> list[ExternalMixin | Applied]:
+    """A document's external mixins in their order, with the mixins of its load-time calls
+    placed before the first external mixin written after the call."""
+    if not applied:
+        return list(externals)
+    out: list[ExternalMixin | Applied] = []
+    rest = list(reversed(applied))
+    for ext in externals:
+        while rest and rest[-1].mixin.start < ext.mixin.start:
+            out.append(rest.pop())
+        out.append(ext)
+    out.extend(reversed(rest))
+    return out

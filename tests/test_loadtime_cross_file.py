@@ -1,0 +1,222 @@
+"""Load-time calls of methods another file defines (``rdx.resolution.loadcalls``): Ruby runs
+the files in name order (rdx's load order for files without requires) and says what the
+ancestors are; edits of the caller's or the callee's file give the graph a fresh resolve gives.
+
+Until ``rdx.discovery.parse`` calls ``rdx.discovery.loadtime.cross_file_facts`` itself and
+passes its two lists to ``FileResult`` (``load_calls``, ``method_effects``), the ``wired``
+fixture does it around ``RubyParser.discover``; it steps aside once the walker does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import run_ruby
+from test_loadtime_calls import check
+
+import rdx
+from tests.test_incremental import dump, fresh
+
+SPELL = """
+module Spell
+  module Correctable; end
+  module NameCheck; end
+  def self.correct_error(error_class, spell_checker)
+    @map = { error_class.to_s => spell_checker }
+    error_class.prepend(Correctable) if error_class.is_a?(Class) && !(error_class < Correctable)
+  end
+end
+"""
+
+RAILS_STYLE = """
+class AppError < StandardError
+  class Correction; end
+  if defined?(Spell) && Spell.respond_to?(:correct_error)
+    Spell.correct_error(self, Correction)
+  end
+end
+class SubError < AppError
+  Spell.correct_error(self, Spell::NameCheck)
+end
+class Other < StandardError; end
+Spell.correct_error(Other, Spell::NameCheck)
+Spell.correct_error(KeyError, "not a constant")
+"""
+
+
+def test_correct_error_from_another_file(tmp_path: Path) -> None:
+    """Rails' ``DidYouMean.correct_error(self, Correction)``: the callee's file prepends its
+    module to the argument, guarded by ``!(error_class < Correctable)`` (SubError, whose
+    superclass has it, gets it once); a top-level call with a constant argument works alike."""
+    watch = ["Spell::Correctable", "AppError", "SubError", "Other", "KeyError", "IndexError", "StandardError"]
+    files = {"a_spell.rb": SPELL, "b_errors.rb": RAILS_STYLE}
+    ruby, ours = check(tmp_path, files, ["AppError", "SubError", "Other", "KeyError"], watch)
+    assert ours == ruby
+    assert ruby[0][0] == "Spell::Correctable"  # The case is not vacuous.
+
+
+HOOKS = """
+module Hooks
+  extend self
+  module Greeting; end
+  module Loud; end
+  module Quiet; end
+  def install(base, extra = Loud)
+    base.include(Greeting)
+    base.send(:prepend, extra)
+    quiet(base)
+  end
+  def quiet(target)
+    target.extend(Quiet)
+  end
+end
+module Tools
+  module Helper; end
+  module_function
+  def add(base) = base.include(Helper)
+end
+class Box
+  module Lid; end
+  class << self
+    def close(base)
+      base.include(Lid)
+    end
+  end
+end
+"""
+
+USES = """
+class Target
+  Hooks.install(self)
+  Tools.add(self)
+  Box.close(self)
+end
+class Other; end
+Hooks.install(Other, Hooks::Quiet)
+"""
+
+
+def test_extend_self_module_function_singleton_class_and_nested_calls(tmp_path: Path) -> None:
+    """Methods callable on a module through ``extend self``, ``module_function`` and
+    ``class << self``; a default argument; a call of another method of the callee's file."""
+    watch = ["Hooks::Greeting", "Hooks::Loud", "Hooks::Quiet", "Tools::Helper", "Box::Lid", "Target", "Other"]
+    files = {"a_hooks.rb": HOOKS, "b_uses.rb": USES}
+    ruby, ours = check(tmp_path, files, ["Target", "Other", "Target", "Other"], watch, ())
+    assert ours[:2] == ruby[:2]
+    single = check(tmp_path, files, ["Target", "Other"], watch, ("Target", "Other"))
+    assert single[1] == single[0]
+    assert "Hooks::Quiet" in single[0][0]
+
+
+LATER = """
+class Early
+  Lib.wrap(self) if defined?(Lib) && Lib.respond_to?(:wrap)
+end
+"""
+
+LIB = """
+module Lib
+  module Wrapped; end
+  def self.wrap(base)
+    base.include(Wrapped)
+  end
+end
+class Late
+  Lib.wrap(self)
+end
+"""
+
+OVERRIDE = """
+module Lib
+  def self.wrap(base); end
+end
+class Latest
+  Lib.wrap(self)
+end
+"""
+
+
+def test_only_methods_defined_earlier_and_the_last_definition_count(tmp_path: Path) -> None:
+    """A call in a file loaded before the method's file finds nothing (Ruby: respond_to? is
+    false); a later redefinition without mixins replaces the method for later calls."""
+    watch = ["Lib::Wrapped", "Early", "Late", "Latest"]
+    files = {"a_early.rb": LATER, "b_lib.rb": LIB, "c_override.rb": OVERRIDE}
+    ruby, ours = check(tmp_path, files, ["Early", "Late", "Latest"], watch)
+    assert ours == ruby
+    assert ruby == [["Early"], ["Late", "Lib::Wrapped"], ["Latest"]]
+
+
+# -- incrementality ------------------------------------------------------------------------
+
+BASE = {"file:///x/a_spell.rb": SPELL, "file:///x/b_errors.rb": RAILS_STYLE, "file:///x/c_plain.rb": "class Plain\n  def x; end\nend\n"}
+EDITS = [
+    ("file:///x/a_spell.rb", SPELL.replace("error_class.prepend(Correctable)", "error_class.include(Correctable)")),
+    ("file:///x/a_spell.rb", SPELL.replace("    @map = ", "    helper\n    @map = ").replace("module NameCheck; end", "module NameCheck; end\n  def self.helper; end")),
+    ("file:///x/a_spell.rb", SPELL.replace("def self.correct_error(error_class, spell_checker)", "def self.other(error_class, spell_checker)")),
+    ("file:///x/b_errors.rb", RAILS_STYLE.replace("Spell.correct_error(self, Correction)", "nil")),
+    ("file:///x/b_errors.rb", RAILS_STYLE + "class More < StandardError\n  def m; end\nend\n"),
+    ("file:///x/c_plain.rb", "class Plain\n  def x; end\n  def y; end\nend\n"),
+    ("file:///x/c_plain.rb", "module Spell\n  def self.correct_error(a, b); end\nend\n"),
+    ("file:///x/a_two.rb", "module Spell\n  def self.correct_error(a, b); end\nend\n"),
+    ("file:///x/0_first.rb", "module Spell\n  module Correctable; end\nend\n"),
+    ("file:///x/d_new.rb", "class Newer < StandardError\n  Spell.correct_error(self, Spell::NameCheck)\nend\n"),
+]
+
+
+@pytest.mark.parametrize("uri, text", EDITS, ids=[f"{i}" for i in range(len(EDITS))])
+def test_edits_of_caller_or_callee_match_a_fresh_resolve(uri: str, text: str) -> None:
+    files = dict(BASE)
+    g = fresh(files)
+    assert "Spell::Correctable" in [a.name for a in g["AppError"].ancestors]
+    files[uri] = text
+    g.index_source(uri, text)
+    g.resolve()
+    assert dump(g) == dump(fresh(files)), g.last_fallback
+
+
+def test_deleting_the_callee_file_matches_a_fresh_resolve() -> None:
+    files = dict(BASE)
+    g = fresh(files)
+    del files["file:///x/a_spell.rb"]
+    g.delete_document("file:///x/a_spell.rb")
+    g.resolve()
+    assert dump(g) == dump(fresh(files))
+    assert "Spell::Correctable" not in [a.name for a in g["AppError"].ancestors]
+
+
+def test_an_unrelated_member_edit_stays_incremental() -> None:
+    files = dict(BASE)
+    g = fresh(files)
+    uri = "file:///x/c_plain.rb"
+    files[uri] = "class Plain\n  def x; end\n  def z; end\nend\n"
+    g.index_source(uri, files[uri])
+    g.resolve()
+    assert g.last_resolve == "incremental", g.last_fallback
+    assert dump(g) == dump(fresh(files))
+
+
+def test_snapshot_restores_the_applied_mixins(tmp_path: Path) -> None:
+    """A warm start restores the mixins of load-time calls from the snapshot's image: an edit
+    after it that computes AppError's chain again (its prepended module changes) finds them."""
+    extra = "module Extra; end\nmodule Spell\n  module Correctable\n  end\nend\n"
+    sources = {"a_spell.rb": SPELL, "b_errors.rb": RAILS_STYLE, "c_extra.rb": extra}
+    project = tmp_path / "project"
+    project.mkdir()
+    for name, text in sources.items():
+        (project / name).write_text(text)
+    cold = rdx.Graph.open(project, jobs=1)
+    chain = [a.name for a in cold["SubError"].ancestors]
+    assert "Spell::Correctable" in chain
+    assert run_ruby(SPELL + RAILS_STYLE + "puts SubError.ancestors.include?(Spell::Correctable)", tmp_path).strip() == "true"
+    warm = rdx.Graph.open(project, jobs=1)
+    assert warm.open_stats["resolved"] is True
+    assert [a.name for a in warm["SubError"].ancestors] == chain
+    sources["c_extra.rb"] = extra.replace("module Correctable\n", "module Correctable\n    include Extra\n")
+    warm.index_source((project / "c_extra.rb").as_uri(), sources["c_extra.rb"])
+    warm.resolve()
+    assert warm.last_resolve == "incremental", warm.last_fallback
+    scratch = fresh({(project / n).as_uri(): t for n, t in sources.items()})
+    for name in ("AppError", "SubError"):
+        assert [a.name for a in warm[name].ancestors] == [a.name for a in scratch[name].ancestors]
+    assert "Extra" in [a.name for a in warm["AppError"].ancestors]
