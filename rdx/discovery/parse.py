@@ -24,7 +24,8 @@ import tree_sitter_ruby
 from rdx.discovery import calls, definitions, directives
 from rdx.discovery.calls import READ_AND_WRITE, receiver_of
 from rdx.discovery.directives import DIRECTIVES, MIXIN_CALLS, SEND, external_mixin, hook_mixin, send_mixin
-from rdx.discovery.loadtime import cross_file_facts, inline_load_time_calls, note_call
+from rdx.discovery.loadfacts import cross_file_facts
+from rdx.discovery.loadtime import inline_load_time_calls, note_call
 from rdx.discovery.loops import Loop, expand_names, loop_at, register_loop
 from rdx.discovery.receivers import RECEIVER_DIRECTIVES
 from rdx.discovery.schema import rails_facts
