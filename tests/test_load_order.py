@@ -132,3 +132,19 @@ def test_gem_prelude_libraries_load_first_in_rubys_order(tmp_path):
     watched = {"DidYouMean::Correctable", "ErrorHighlight::CoreExt", "NameError"}
     assert [a.name for a in g["NameError"].ancestors if a.name in watched] == [a for a in ruby if a in watched]
     assert [a for a in ruby if a in watched] == ["DidYouMean::Correctable", "ErrorHighlight::CoreExt", "NameError"]
+
+
+def test_the_core_stub_stays_first_when_its_prelude_files_are_indexed(tmp_path):
+    """The core stub requires gem_prelude's libraries; they load right after it, not before it
+    (Ruby's core exists first), so the core keeps the first document key."""
+    from rdx.model.store import CORE_URI
+    from rdx.resolution.order import load_order
+
+    for name in ("error_highlight.rb", "did_you_mean.rb", "app.rb"):
+        (tmp_path / name).write_text(f"module M{len(name)}; end\n")
+    g = rdx.Graph()
+    g.index_all([tmp_path])
+    order = [d.uri.rsplit("/", 1)[-1] for d in load_order(g._store.documents.values())]
+    assert order[:3] == [CORE_URI.rsplit("/", 1)[-1], "error_highlight.rb", "did_you_mean.rb"]
+    g.resolve()
+    assert g.stats()["constant_references_resolved"] is not None

@@ -73,6 +73,10 @@ class LoadOrder:
                 continue
             seen.add(root.uri)
             self.roots.add(root.uri)
+            if root.uri == CORE_URI:
+                # Ruby's core exists before anything loads, its prelude's requires included:
+                # the stub comes first and what it requires (gem_prelude's) right after it.
+                self.ordered.append(root)
             # Iterative depth-first walk: (document, index of its next require to follow).
             stack: list[tuple[FileResult, int]] = [(root, 0)]
             while stack:
@@ -88,7 +92,8 @@ class LoadOrder:
                             stack.append((nxt, 0))
                     continue
                 stack.pop()
-                self.ordered.append(doc)
+                if doc.uri != CORE_URI:
+                    self.ordered.append(doc)
 
     def _index(self, d: FileResult) -> None:
         if d.path:
