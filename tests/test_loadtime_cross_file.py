@@ -158,6 +158,9 @@ EDITS = [
     ("file:///x/b_errors.rb", RAILS_STYLE + "class More < StandardError\n  def m; end\nend\n"),
     ("file:///x/c_plain.rb", "class Plain\n  def x; end\n  def y; end\nend\n"),
     ("file:///x/c_plain.rb", "module Spell\n  def self.correct_error(a, b); end\nend\n"),
+    # A module's own method: ``extend self`` makes it callable on the module.
+    ("file:///x/c_plain.rb", "module Spell\n  extend self\n  def correct_error(a, b); end\nend\n"),
+    ("file:///x/c_plain.rb", "class Plain\n  def x; end\n  class << self\n    def correct_error(a, b); end\n  end\nend\n"),
     ("file:///x/a_two.rb", "module Spell\n  def self.correct_error(a, b); end\nend\n"),
     ("file:///x/0_first.rb", "module Spell\n  module Correctable; end\nend\n"),
     ("file:///x/d_new.rb", "class Newer < StandardError\n  Spell.correct_error(self, Spell::NameCheck)\nend\n"),
@@ -185,11 +188,17 @@ def test_deleting_the_callee_file_matches_a_fresh_resolve() -> None:
     assert "Spell::Correctable" not in [a.name for a in g["AppError"].ancestors]
 
 
-def test_an_unrelated_member_edit_stays_incremental() -> None:
+@pytest.mark.parametrize("text", [
+    "class Plain\n  def x; end\n  def z; end\nend\n",
+    # An instance method of a class named like a called method: no load-time call can run it,
+    # and a class added above it moves nothing.
+    "class Added\n  def correct_error(a, b); end\nend\nclass Plain\n  def x; end\n  def correct_error; end\nend\n",
+])
+def test_an_unrelated_member_edit_stays_incremental(text: str) -> None:
     files = dict(BASE)
     g = fresh(files)
     uri = "file:///x/c_plain.rb"
-    files[uri] = "class Plain\n  def x; end\n  def z; end\nend\n"
+    files[uri] = text
     g.index_source(uri, files[uri])
     g.resolve()
     assert g.last_resolve == "incremental", g.last_fallback

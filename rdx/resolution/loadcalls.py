@@ -252,14 +252,23 @@ def _templates_key(result: FileResult) -> tuple:
 
 
 def _methods_key(result: FileResult, names: set[str]) -> tuple:
-    """The methods of ``names`` a document defines, where, as what (no positions)."""
-    pos = _ordinals(result)
+    """The methods of ``names`` a document defines that a load-time call could run (callable on
+    a namespace: singleton methods, ``class << self``, a module's own methods for ``extend
+    self``/``module_function``), by where they sit (the names of the enclosing definitions, so
+    an unrelated class added above moves nothing) and as what (no positions)."""
     defs = result.definitions
     out = []
     for d in defs:
-        if d.kind == "Method" and d.name in names:
-            p = d.parent
-            while p >= 0 and p not in pos:
-                p = defs[p].parent
-            out.append((pos[p], fields_of(d, IDENTITY_FIELDS)))
-    return tuple(out)
+        if d.kind != "Method" or d.name not in names:
+            continue
+        parent = defs[d.parent] if d.parent >= 0 else None
+        callable_on_namespace = d.receiver is not None or d.self_receiver or (parent is not None and parent.kind in ("SingletonClass", "Module"))
+        if not callable_on_namespace:
+            continue
+        where = []
+        p = d.parent
+        while p >= 0:
+            where.append((defs[p].kind, defs[p].name))
+            p = defs[p].parent
+        out.append((tuple(where), fields_of(d, IDENTITY_FIELDS)))
+    return tuple(sorted(out, key=repr))
