@@ -156,7 +156,7 @@ def test_gems_resolve_from_the_project_and_are_marked(bundled_app):
 
 def test_gems_come_from_the_user_cache_for_another_project(bundled_app, tmp_path, gem_cache):
     rdx.Graph.open(bundled_app)
-    assert sorted(p.name.rsplit("-", 1)[0] for p in gem_cache.iterdir()) == ["gadget-1.0.0", "widget-1.2.0"]
+    assert sorted(p.name.rsplit("-", 1)[0] for p in gem_cache.glob("*.msgpack")) == ["gadget-1.0.0", "widget-1.2.0"]
     other = tmp_path / "other"
     shutil.copytree(bundled_app, other, ignore=shutil.ignore_patterns(".rdx"))
     g = rdx.Graph.open(other)
@@ -195,7 +195,7 @@ def test_bad_gem_files_stay_out_of_the_project_diagnostics(bundled_app):
 
 def test_unreadable_gem_cache_costs_only_a_parse(bundled_app, gem_cache):
     rdx.Graph.open(bundled_app)
-    for entry in gem_cache.iterdir():
+    for entry in gem_cache.glob("*.msgpack"):
         entry.write_bytes(b"not msgpack")
     g = rdx.Graph.open(bundled_app, cache_dir=bundled_app / ".rdx-2")
     assert g.open_stats["gem_files_parsed"] == 2 and "Widget::Crank" in g
@@ -333,4 +333,4 @@ def test_results_of_an_older_rdx_are_replaced_not_kept(bundled_app, gem_cache, m
     monkeypatch.setattr(gem_cache_module, "discovery_fingerprint", lambda: "a-newer-rdx")
     g = rdx.Graph.open(bundled_app, cache_dir=bundled_app / ".rdx-newer")
     assert g.open_stats["gem_files_parsed"] == 2  # the old results are not read...
-    assert len(list(gem_cache.iterdir())) == 2  # ...and not kept either: one file per gem
+    assert len(list(gem_cache.glob("*.msgpack"))) == 2  # ...and not kept either: one file per gem

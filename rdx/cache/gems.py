@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 
 import msgspec
 
-from rdx.cache.snapshot import discovery_fingerprint
+from rdx.cache.snapshot import discovery_fingerprint, write_atomically
 from rdx.model.records import FileResult
 
 __all__ = ["gem_cache_dir", "discovery_fingerprint", "load_gem", "save_gem"]
@@ -79,19 +78,8 @@ def save_gem(cache_dir: str, gem_key: str, locations: tuple[str, ...], documents
     """Write one gem's results atomically; returns why it could not (None when written)."""
     name, key = _file_name(gem_key, locations)
     try:
-        os.makedirs(cache_dir, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}-", suffix=".tmp", dir=cache_dir)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(_encoder.encode(_GemImage(key=key, gem=gem_key, locations=list(locations), documents=documents)))
-            os.replace(tmp, os.path.join(cache_dir, name))
-            _drop_stale(cache_dir, gem_key, locations, name)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        write_atomically(cache_dir, name, _encoder.encode(_GemImage(key=key, gem=gem_key, locations=list(locations), documents=documents)))
+        _drop_stale(cache_dir, gem_key, locations, name)
     except OSError as exc:
         return f"cannot write the gem cache in {cache_dir}: {exc.strerror}"
     return None

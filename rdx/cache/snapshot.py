@@ -41,6 +41,7 @@ __all__ = [
     "save_foreign",
     "save_image",
     "save_snapshot",
+    "write_atomically",
     "writer_lock",
 ]
 
@@ -149,7 +150,7 @@ def writer_lock(cache_dir: str) -> Iterator[None]:
 
 def save_snapshot(cache_dir: str, snapshot: Snapshot) -> None:
     """Write atomically: a temporary file in the same directory, fsynced, then renamed."""
-    _write_atomically(cache_dir, SNAPSHOT_NAME, msgspec.msgpack.encode(snapshot))
+    write_atomically(cache_dir, SNAPSHOT_NAME, msgspec.msgpack.encode(snapshot))
 
 
 def load_image(cache_dir: str, fingerprint: str) -> tuple[ResolvedImage | None, str | None]:
@@ -168,7 +169,7 @@ def load_image(cache_dir: str, fingerprint: str) -> tuple[ResolvedImage | None, 
 
 
 def save_image(cache_dir: str, image: ResolvedImage) -> None:
-    _write_atomically(cache_dir, IMAGE_NAME, msgspec.msgpack.encode(image))
+    write_atomically(cache_dir, IMAGE_NAME, msgspec.msgpack.encode(image))
 
 
 def load_foreign(cache_dir: str, fingerprint: str) -> ForeignImage | None:
@@ -185,7 +186,7 @@ def load_foreign(cache_dir: str, fingerprint: str) -> ForeignImage | None:
 
 
 def save_foreign(cache_dir: str, image: ForeignImage) -> None:
-    _write_atomically(cache_dir, FOREIGN_NAME, msgspec.msgpack.encode(image))
+    write_atomically(cache_dir, FOREIGN_NAME, msgspec.msgpack.encode(image))
 
 
 def prepare_cache_dir(cache_dir: str) -> None:
@@ -197,7 +198,8 @@ def prepare_cache_dir(cache_dir: str) -> None:
             f.write("# rdx's index cache; safe to delete.\n*\n")
 
 
-def _write_atomically(cache_dir: str, name: str, data: bytes) -> None:
+def write_atomically(cache_dir: str, name: str, data: bytes) -> None:
+    """Write ``name`` in ``cache_dir`` atomically: a temporary file beside it, fsynced, renamed."""
     prepare_cache_dir(cache_dir)
     fd, tmp = tempfile.mkstemp(prefix=f".{name}-", suffix=".tmp", dir=cache_dir)
     try:

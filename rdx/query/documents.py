@@ -9,28 +9,12 @@ from collections.abc import Iterator
 from rdx.ids import name_id, reference_id, string_id, uri_id
 from rdx.model.kinds import ReceiverKind
 from rdx.model.records import FileResult
-from rdx.query.handles import Declaration, Definition, Location, View
+from rdx.query.handles import Declaration, Definition, Indexed, Location, View
 
 __all__ = ["ConstantReference", "Document", "MethodReference", "iter_constant_references", "iter_method_references"]
 
 
-class _Indexed:
-    """A view of the ``index``-th record of one kind in document ``doc``."""
-
-    __slots__ = ("_doc", "_index", "_view")
-
-    def __init__(self, view: View, doc: int, index: int) -> None:
-        self._view = view
-        self._doc = doc
-        self._index = index
-
-    @property
-    def revision(self) -> int:
-        """The graph revision this answer describes; compare with ``Graph.revision``."""
-        return self._view.revision
-
-
-class ConstantReference(_Indexed):
+class ConstantReference(Indexed):
     """A constant as written somewhere, and what it resolves to."""
 
     __slots__ = ()
@@ -69,7 +53,7 @@ class ConstantReference(_Indexed):
         return f"<ConstantReference {self.name} at {self.location}>"
 
 
-class MethodReference(_Indexed):
+class MethodReference(Indexed):
     """A call site: the method name, where, and the namespace its receiver is an instance of."""
 
     __slots__ = ()

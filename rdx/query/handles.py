@@ -257,8 +257,9 @@ class View:
         return out
 
 
-class Definition:
-    """One definition at one place, with what discovery saw there."""
+class Indexed:
+    """A view of the ``index``-th record of one kind in document ``doc`` (definitions here,
+    references in ``rdx.query.documents``)."""
 
     __slots__ = ("_doc", "_index", "_view")
 
@@ -271,6 +272,12 @@ class Definition:
     def revision(self) -> int:
         """The graph revision this answer describes; compare with ``Graph.revision``."""
         return self._view.revision
+
+
+class Definition(Indexed):
+    """One definition at one place, with what discovery saw there."""
+
+    __slots__ = ()
 
     @property
     def _record(self) -> DefinitionRecord:
