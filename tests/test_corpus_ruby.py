@@ -28,7 +28,7 @@ CORPUS_ROOTS = ("/usr/lib/ruby", "/usr/share/rubygems-integration")
 DYNAMIC_MIXINS: set[str] = set()
 # Namespaces whose classes get their superclass from a constant chosen at load time
 # (``FooImplementation = case ... end; class Foo < FooImplementation``) or from const_set.
-DYNAMIC_PREFIXES = ("Arel::Nodes::", "OpenSSL::Cipher::")
+DYNAMIC_PREFIXES = ("Arel::Nodes::",)
 # Modules built by ``include SomeModule.new(...)`` (a module instance, not a constant).
 DYNAMIC_INSTANCE_MIXINS = {"ActiveModel::Type::Helpers::AcceptsMultiparameterTime::InstanceMethods"}
 # Classes whose chains Ruby builds with code rdx does not run. FIXME entries, each with its cause.

@@ -75,19 +75,7 @@ class Ancestors(Concerns):
             site = self.cref(doc, d.parent)
             if site is None:
                 continue
-            target = self.lookup_namespace(d.superclass, site)
-            if not d.superclass.absolute and self.follow(self.lookup_lexical(d.superclass.segments[0], site)) == decl_id:
-                # ``class SchemaDumper < SchemaDumper`` or ``class A < A::D`` inside ``module A``:
-                # Ruby evaluates the superclass before the new constant exists, so the lookup of
-                # its first segment continues past the class itself.
-                target = self.follow(self.lookup_lexical(d.superclass.segments[0], site, exclude=decl_id))
-                for seg in d.superclass.segments[1:]:
-                    if target is None or not self.decls[target].is_namespace:
-                        target = None
-                        break
-                    target = self.follow(self.lookup_scoped(target, seg))
-                if target is not None and not self.decls[target].is_namespace:
-                    target = None
+            target = self._superclass_target(decl_id, doc, d.superclass, site)
             if target is None:
                 if self.phase == Phase.NAMESPACES:
                     continue
@@ -107,6 +95,16 @@ class Ancestors(Concerns):
                 )
         rec.superclass = chosen if chosen is not None else self.object_id
         return rec.superclass
+
+    def _superclass_target(self, decl_id: int, doc: int, path: ConstPath, site: tuple[int, ...]) -> int | None:
+        """The namespace a superclass expression names, evaluated where it is written: Ruby
+        evaluates it before the new constant exists (``class SchemaDumper < SchemaDumper``
+        or ``class A < A::D`` inside ``module A`` look past the class itself) and while the
+        file loads (a class the same file defines further down is not there yet)."""
+        found = self.follow(self.lookup_path_at(path, site, doc, path.start, hidden=decl_id))
+        if found is not None and self.decls[found].is_namespace:
+            return found
+        return None
 
     def _singleton_superclass(self, rec: DeclarationRecord) -> int | None:
         attached = rec.attached
@@ -344,12 +342,17 @@ class Ancestors(Concerns):
             for m in d.deferred_mixins:
                 if m.kind != "include":
                     continue
-                dep_id = self._mixin_target(module, doc, index, m.target)
+                dep_id = self._mixin_target(module, doc, index, m.target, load_time=False)
                 if dep_id is not None and dep_id not in seen:
                     added += self._include_with_dependencies(b, dep_id, origin, seen, when)
         return added
 
-    def _mixin_target(self, decl_id: int, doc: int, index: int, target: ConstPath | int | None, external: bool = False) -> int | None:
+    def _mixin_target(
+        self, decl_id: int, doc: int, index: int, target: ConstPath | int | None, external: bool = False, load_time: bool = True
+    ) -> int | None:
+        """The module a mixin names. One written in a namespace body, or ``Foo.include(M)``
+        outside method bodies, is evaluated while its file loads (``lookup_namespace_at``); a
+        deferred one (``included do ... end``) runs later."""
         if isinstance(target, int):
             return target  # Already resolved (a concern's ClassMethods).
         if target is None and external:
@@ -365,7 +368,7 @@ class Ancestors(Concerns):
             site = self.cref(doc, index) if d.lexical else self.cref(doc, d.parent)
         if site is None:
             return None
-        module = self.lookup_namespace(target, site)
+        module = self.lookup_namespace_at(target, site, doc, index) if load_time else self.lookup_namespace(target, site)
         if module is None:
             if self.phase == Phase.NAMESPACES:
                 return None

@@ -8,6 +8,7 @@ Pure functions over FileResults; nothing here touches a graph."""
 from __future__ import annotations
 
 import difflib
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
@@ -16,6 +17,7 @@ from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import DEFINITION_FIELD_ROLES, ConstPath, DefinitionRecord, FieldRole, FileResult, Mixin, Operand
 from rdx.model.store import ResolutionDiagnostic, ResolvedState
 from rdx.resolution.vocabulary import (
+    CONSTANT_DEF_KINDS,
     MEMBER_DEF_KINDS,
 )
 
@@ -53,7 +55,32 @@ def signature(result: FileResult) -> tuple:
     defs = tuple((d.parent, fields_of(d, IDENTITY_FIELDS), fields_of(d, ANCESTRY_FIELDS)) for d in result.definitions)
     externals = tuple((strip_path(e.target), e.scope, e.mixin_scope, e.unless_present, e.mixin.kind, strip_path(e.mixin.target), e.mixin.call) for e in result.external_mixins)
     requires = tuple((r.path, r.relative) for r in result.requires)
-    return (result.uri, defs, externals, requires, load_time_facts(result))
+    order, external_order = load_time_order(result)
+    return (result.uri, defs, externals, requires, load_time_facts(result), tuple(order), tuple(external_order))
+
+
+def load_time_order(result: FileResult) -> tuple[list[tuple], list[tuple]]:
+    """Per definition, and per external mixin, where the paths looked up while the file
+    loads stand among the document's own constant definitions of the same first name: for
+    each superclass, alias target and mixin, how many of those start before it. A constant
+    the document defines only further down is not there yet (``Lookup.lookup_path_at``), so
+    an edit that moves such a path past a definition can change an answer although no field
+    but positions changed."""
+    starts: dict[str, list[int]] = {}
+    for d in result.definitions:
+        if d.kind in CONSTANT_DEF_KINDS and d.path is not None:
+            starts.setdefault(d.path.segments[-1], []).append(d.start)
+    for found in starts.values():
+        found.sort()
+
+    def before(p: ConstPath | None) -> int:
+        if p is None or not p.segments:
+            return -1
+        return bisect_left(starts.get(p.segments[0], ()), p.start)
+
+    defs = [(before(d.superclass), before(d.target), tuple(before(m.target) for m in d.mixins)) for d in result.definitions]
+    externals = [(before(e.target), before(e.mixin.target)) for e in result.external_mixins]
+    return defs, externals
 
 
 def _operand(op: Operand) -> tuple:
@@ -279,6 +306,7 @@ def skeleton(result: FileResult) -> tuple[tuple, list[int]] | None:
     returns the kept definition indices. None when members carry mixins or scope an external
     mixin, which the member replay does not handle."""
     defs = result.definitions
+    order, external_order = load_time_order(result)
     position: dict[int, int] = {}
     items: list[tuple] = []
     for i, d in enumerate(defs):
@@ -293,13 +321,17 @@ def skeleton(result: FileResult) -> tuple[tuple, list[int]] | None:
                 inside_method = True
             p = defs[p].parent
         position[i] = len(items)
-        items.append((position[p] if p >= 0 else -1, inside_method, fields_of(d, IDENTITY_FIELDS), fields_of(d, ANCESTRY_FIELDS)))
+        # Where an alias target stands identifies the alias (its target is an identity field);
+        # where a superclass or mixin stands is part of the ancestry.
+        sup, target, mixins = order[i]
+        items.append((position[p] if p >= 0 else -1, inside_method, (*fields_of(d, IDENTITY_FIELDS), target), (*fields_of(d, ANCESTRY_FIELDS), sup, mixins)))
     externals = []
-    for e in result.external_mixins:
+    for e, e_order in zip(result.external_mixins, external_order, strict=True):
         if any(s >= 0 and s not in position for s in (e.scope, e.mixin_scope)):
             return None
         site = position[e.mixin_scope] if e.mixin_scope >= 0 else e.mixin_scope
-        externals.append((strip_path(e.target), position[e.scope] if e.scope >= 0 else -1, site, e.unless_present, e.mixin.kind, strip_path(e.mixin.target), e.mixin.call))
+        scope = position[e.scope] if e.scope >= 0 else -1
+        externals.append((strip_path(e.target), scope, site, e.unless_present, e.mixin.kind, strip_path(e.mixin.target), e.mixin.call, e_order))
     requires = tuple((r.path, r.relative) for r in result.requires)
     return (result.uri, tuple(items), tuple(externals), requires), list(position)
 

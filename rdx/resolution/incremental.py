@@ -188,6 +188,8 @@ class Incremental(SkeletonEdits):
         if (removed or diff.changed) and self._finds_placeholder(index, {*removed, *(o for o, _ in diff.changed)}):
             raise ReplayUnsafe("a removed or changed lookup found a placeholder, which may have to go")
         gone, bodies = self._removable(index, old, new, removed) if removed else ([], [])
+        reopened = {self.decls[b].unqualified for b, _ in bodies if self.decls[b].kind in ("Class", "Module")}
+        lookups_before = self._snapshot_lookups(reopened, index) if reopened else {}
         docs = self.docs.copy()
         docs[index] = new
         decls = prev.declarations.copy()
@@ -195,6 +197,7 @@ class Incremental(SkeletonEdits):
         def_decl = prev.definition_declarations.copy()
         state = successor(prev, docs, decls, by_name, def_decl, self._moved_diagnostics(index, old, new, diff))
         u = UpdateContext(index, old, new, diff, prev, state, gone)
+        u.reopened, u.lookups_before = reopened, lookups_before
         for body_decl, pair in bodies:
             body = u.own(body_decl)
             body.definitions = [p for p in body.definitions if p != pair]
@@ -247,6 +250,9 @@ class Incremental(SkeletonEdits):
         diff = u.diff
         refresh, chain_seeds = self._declare_added(u.index, u.new, diff.added, u.own) if diff.added else ({}, set())
         merge_refresh(u.refresh, refresh)
+        if u.reopened:
+            chain_seeds |= self._check_lookups(u.lookups_before, u.reopened)
+            merge_refresh(u.refresh, self._mentioning(u.reopened, u.index))
         if (diff.added or diff.changed) and self._finds_placeholder(u.index, {*diff.added, *(n for _, n in diff.changed)}):
             raise ReplayUnsafe("an added or changed lookup finds a placeholder, whose shape depends on who made it first")
         row = self.def_decl[u.index]

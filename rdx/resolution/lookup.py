@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from rdx.model.records import ConstPath
 from rdx.model.store import ResolvedState
 from rdx.resolution.vocabulary import (
@@ -119,7 +121,8 @@ class Lookup:
             if d.kind == "ConstantAlias" and d.target is not None:
                 site = self.cref(doc, d.parent)
                 if site is not None:
-                    target = self.lookup_path(d.target, site)
+                    # ``X = Y`` runs while the file loads: a Y defined further down is not there.
+                    target = self.lookup_path_at(d.target, site, doc, d.target.start)
                     if target == decl_id:
                         target = None
                     break
@@ -140,16 +143,17 @@ class Lookup:
             return list(chain)
         return [ns] + [a for a in chain if a != ns]
 
-    def lookup_lexical(self, name: str, site: Site, exclude: int | None = None) -> int | None:
-        """Unqualified constant lookup: lexical scopes, ancestors of the innermost, Object."""
+    def lookup_lexical(self, name: str, site: Site, exclude: Collection[int] = ()) -> int | None:
+        """Unqualified constant lookup: lexical scopes, ancestors of the innermost, Object;
+        the constants in ``exclude`` are passed over (the lookup goes on behind them)."""
         key = (name, site)
-        if exclude is None and key in self._lookup_cache:
+        if not exclude and key in self._lookup_cache:
             return self._lookup_cache[key]
         hits_before = len(self._partial_hits)
         result = None
         for ns in site:
             result = self._member_constant(ns, name)
-            if result is not None and result != exclude:
+            if result is not None and result not in exclude:
                 break
             result = None
         if result is None:
@@ -159,10 +163,10 @@ class Lookup:
                 scopes.extend(self.ancestors(self.object_id))
             for anc in scopes:
                 result = self._member_constant(anc, name)
-                if result is not None and result != exclude:
+                if result is not None and result not in exclude:
                     break
                 result = None
-        if exclude is None and len(self._partial_hits) == hits_before:
+        if not exclude and len(self._partial_hits) == hits_before:
             self._lookup_cache[key] = result
         return result
 
@@ -203,6 +207,72 @@ class Lookup:
         if found is not None and self.decls[found].is_namespace:
             return found
         return None
+
+    def lookup_path_at(self, path: ConstPath, site: Site, doc: int, offset: int, upto: int | None = None, hidden: int | None = None) -> int | None:
+        """``lookup_path`` as Ruby runs it while loading document ``doc``, at ``offset``.
+
+        The first segment passes over constants that only this document defines, further
+        down (``defined_after``), and ``hidden``: a class whose superclass is being looked up
+        (``class Foo < Foo`` evaluates the superclass before Foo exists). The lookup goes on
+        behind them, lexical scopes outward, then ancestors. When nothing else is found the
+        plain answer stands for a constant defined further down (Ruby would raise NameError;
+        the constant is the more useful answer), and None for a hidden one."""
+        segments = path.segments if upto is None else path.segments[:upto]
+        if not segments or path.dynamic or path.absolute:
+            return self.lookup_path(path, site, upto)
+        skipped: list[int] = []
+        hid = False
+        first = self.lookup_lexical(segments[0], site)
+        while first is not None:
+            if hidden is not None and self.follow(first) == hidden:
+                hid = True
+            elif not self.defined_after(first, doc, offset):
+                break
+            skipped.append(first)
+            first = self.lookup_lexical(segments[0], site, exclude=skipped)
+        if not skipped:
+            return self.lookup_path(path, site, upto)
+        fallback = None if hid else self.lookup_path(path, site, upto)
+        current = first
+        for seg in segments[1:]:
+            ns = self.follow(current)
+            if ns is None or not self.decls[ns].is_namespace:
+                return fallback
+            current = self.lookup_scoped(ns, seg)
+        return current if current is not None else fallback
+
+    def lookup_namespace_at(self, path: ConstPath, site: Site, doc: int, scope: int) -> int | None:
+        """``lookup_namespace`` for a path written at scope ``scope`` of ``doc``: as while the
+        file loads (``lookup_path_at``), unless the scope lies in a method body."""
+        if self.in_method_body(doc, scope):
+            return self.lookup_namespace(path, site)
+        found = self.follow(self.lookup_path_at(path, site, doc, path.start))
+        if found is not None and self.decls[found].is_namespace:
+            return found
+        return None
+
+    def defined_after(self, decl_id: int, doc: int, offset: int) -> bool:
+        """Whether every definition of a constant is in ``doc``, past ``offset``: while ``doc``
+        loads, up to ``offset``, the constant does not exist yet. A definition in any other
+        document counts as made earlier (files loaded before, or autoloaded on first use)."""
+        rec = self.decls[decl_id]
+        if not rec.definitions:
+            return False
+        defs = self.docs[doc].definitions
+        for d_doc, index in rec.definitions:
+            if d_doc != doc or defs[index].start <= offset:
+                return False
+        return True
+
+    def in_method_body(self, doc: int, scope: int) -> bool:
+        """Whether scope definition ``scope`` of ``doc`` is or lies in a method body (code
+        there runs when called, after every file has loaded)."""
+        defs = self.docs[doc].definitions
+        while scope >= 0:
+            if defs[scope].kind == "Method":
+                return True
+            scope = defs[scope].parent
+        return False
 
     def find_member(self, decl_id: int, member: str, after: int | None = None) -> int | None:
         """The entry ``member`` finds through ``decl_id``'s ancestors (None past an ``undef``).

@@ -75,7 +75,7 @@ class Mentions(Image):
         result = self.docs[doc]
         out: list[Answer] = []
 
-        def path(p: ConstPath | None, scope: int, role: int, index: int, upto: int | None = None) -> None:
+        def path(p: ConstPath | None, scope: int, role: int, index: int, upto: int | None = None, load_time: bool = False, hidden: int | None = None) -> None:
             if p is None or (names is not None and names.isdisjoint(p.segments)):
                 return
             site = self.cref(doc, scope)
@@ -85,7 +85,8 @@ class Mentions(Image):
             n = len(p.segments) if upto is None else upto
             found = []
             for k in range(1, n + 1):
-                hit = self.lookup_path(p, site, k)
+                # Superclasses and mixins are looked up as while the file loads (``ancestors``).
+                hit = self.lookup_path_at(p, site, doc, p.start, k, hidden) if load_time else self.lookup_path(p, site, k)
                 found += [hit, self.follow(hit)]
             out.append((role, index, tuple(found)))
 
@@ -100,15 +101,17 @@ class Mentions(Image):
                 out.append((OTHER, i, (None if ns is None else self._member_constant(ns, d.name),)))
             if d.path is not None and len(d.path.segments) > 1:
                 path(d.path, d.parent, OTHER, i, len(d.path.segments) - 1)
-            path(d.superclass, d.parent, ANCESTRY, i)
+            path(d.superclass, d.parent, ANCESTRY, i, load_time=True, hidden=self.def_decl[doc][i])
             path(d.receiver, d.parent, OTHER, i)
-            path(d.target, d.parent, OTHER, i)
-            for m in (*d.mixins, *d.deferred_mixins):
+            path(d.target, d.parent, OTHER, i, load_time=d.kind == "ConstantAlias")
+            for m in d.mixins:
+                path(m.target, i if d.lexical else d.parent, ANCESTRY, i, load_time=True)
+            for m in d.deferred_mixins:
                 path(m.target, i if d.lexical else d.parent, ANCESTRY, i)
         if only is None:
             for n, e in enumerate(result.external_mixins):
-                path(e.target, e.scope, OTHER, n)
-                path(e.mixin.target, e.mixin_site, OTHER, n)
+                path(e.target, e.scope, OTHER, n, load_time=not self.in_method_body(doc, e.scope))
+                path(e.mixin.target, e.mixin_site, OTHER, n, load_time=not self.in_method_body(doc, e.mixin_site))
             for n, (p, scope) in enumerate(load_time_paths(result)):
                 path(p, scope, OTHER, n)
         return tuple(out)

@@ -179,7 +179,7 @@ class Namespaces(LoadCalls):
         site = self.cref(doc, ext.scope)
         if site is None:
             return False
-        target = self.lookup_namespace(ext.target, site)
+        target = self.lookup_namespace_at(ext.target, site, doc, ext.scope)
         if target is None:
             self.state.diagnostics.append(
             ResolutionDiagnostic(doc, "unresolved-mixin-target", f"cannot resolve {ext.target.text!r} in '{ext.target.text}.{ext.mixin.kind}'",
@@ -207,7 +207,7 @@ class Namespaces(LoadCalls):
         site = self.cref(doc, ext.mixin_site)
         if site is None:
             return False
-        module = (site[0] if site else None) if ext.mixin.target is None else self.lookup_namespace(ext.mixin.target, site)
+        module = (site[0] if site else None) if ext.mixin.target is None else self.lookup_namespace_at(ext.mixin.target, site, doc, ext.mixin_site)
         if module is None:
             return False
         self._invalidate()  # Chains cached before the last external mixins were added are stale.

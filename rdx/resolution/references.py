@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rdx.model.kinds import DefinitionKind, ReceiverKind
+from rdx.model.kinds import ReceiverKind
 from rdx.model.records import ConstRef, MethodRef
 from rdx.resolution.members import Members
 
@@ -42,43 +42,13 @@ class References(Members):
         A reference that runs while its file loads (outside method bodies) cannot see a
         constant that the same file assigns only further down, when no other file defines
         it: Ruby's lookup goes on past it (``X`` ahead of ``X = ...`` in a class body finds an
-        outer ``X``). When nothing else is found, the later constant is kept (Ruby would raise
-        NameError; pointing at the constant is the more useful answer)."""
+        outer ``X``; see ``lookup_path_at``, which superclasses and mixins share)."""
         site = self.cref(doc, ref.scope)
         if site is None:
             return None
-        found = self.lookup_path(ref.path, site)
-        path = ref.path
-        if found is None or path.absolute or path.dynamic or self._in_method_body(doc, ref.scope):
-            return found
-        first = self.lookup_lexical(path.segments[0], site)
-        if first is None or not self._assigned_after(first, doc, path.start):
-            return found
-        current = self.lookup_lexical(path.segments[0], site, exclude=first)
-        for seg in path.segments[1:]:
-            ns = self.follow(current)
-            if ns is None or not self.decls[ns].is_namespace:
-                return found
-            current = self.lookup_scoped(ns, seg)
-        return current if current is not None else found
-
-    def _in_method_body(self, doc: int, scope: int) -> bool:
-        defs = self.docs[doc].definitions
-        while scope >= 0:
-            if defs[scope].kind == DefinitionKind.METHOD:
-                return True
-            scope = defs[scope].parent
-        return False
-
-    def _assigned_after(self, decl_id: int, doc: int, offset: int) -> bool:
-        """Whether every definition of a constant is in ``doc``, past ``offset``."""
-        rec = self.decls[decl_id]
-        if not rec.definitions:
-            return False
-        for d_doc, index in rec.definitions:
-            if d_doc != doc or self.docs[doc].definitions[index].start <= offset:
-                return False
-        return True
+        if self.in_method_body(doc, ref.scope):
+            return self.lookup_path(ref.path, site)
+        return self.lookup_path_at(ref.path, site, doc, ref.path.start)
 
     def _constant_receiver(self, doc: int, mref: MethodRef) -> int | None:
         """Where ``Foo.bar`` (the singleton class) or ``Foo.new.bar`` (Foo) looks ``bar`` up."""
@@ -86,7 +56,10 @@ class References(Members):
         if rk != ReceiverKind.CONSTANT and rk != ReceiverKind.CONSTANT_INSTANCE:
             return None
         site = self.cref(doc, mref.scope)
-        ns = self.lookup_namespace(mref.receiver, site) if site is not None and mref.receiver else None
+        path = mref.receiver
+        if site is None or path is None:
+            return None
+        ns = self.lookup_namespace_at(path, site, doc, mref.scope)
         if ns is not None and rk == ReceiverKind.CONSTANT:
             ns = self.decls[ns].singleton  # None for a placeholder: nothing to look up there.
         return ns

@@ -60,15 +60,8 @@ class SkeletonEdits(Invalidation):
                 raise ReplayUnsafe(f"{rec.name} has other definitions")
             # A placeholder it caused (``< Missing``, ``include Missing``, ``class Missing::X``)
             # would go with it in a full resolve.
-            site = self.cref(index, d.parent)
-            paths = [(p, len(p.segments)) for p in (d.superclass,) if p is not None]
-            paths += [(m.target, len(m.target.segments)) for m in (*d.mixins, *d.deferred_mixins) if m.target is not None]
-            if d.path is not None and len(d.path.segments) > 1:
-                paths.append((d.path, len(d.path.segments) - 1))
-            for path, upto in paths:
-                target = self.lookup_namespace(path, site, upto) if site is not None else None
-                if target is None or self.decls[target].kind == "Todo":
-                    raise ReplayUnsafe(f"{rec.name} refers to a placeholder")
+            if self._refers_to_placeholder(index, o, d, decl_id):
+                raise ReplayUnsafe(f"{rec.name} refers to a placeholder")
             gone.append(decl_id)
         own_mentions = path_names(new, lambda i, d: d.kind not in MEMBER_DEF_KINDS)
         gone_set = set(gone)
@@ -104,6 +97,26 @@ class SkeletonEdits(Invalidation):
             if rec.singleton is not None and all(p in removed_pairs for p in rec.definitions):
                 raise ReplayUnsafe(f"{rec.name} loses its last body")
         return gone, kept_bodies
+
+    def _refers_to_placeholder(self, index: int, o: int, d: DefinitionRecord, decl_id: int) -> bool:
+        """Whether a lookup of definition ``o`` finds nothing or a placeholder, as phase 1 and
+        the chains look it up (superclasses and mixins as while the file loads)."""
+        site = self.cref(index, d.parent)
+        if site is None:
+            return True
+        mixin_site = self.cref(index, o) if d.lexical else site
+        found: list[int | None] = []
+        if d.superclass is not None:
+            found.append(self._superclass_target(decl_id, index, d.superclass, site))
+        for m in d.mixins:
+            if m.target is not None:
+                found.append(self.lookup_namespace_at(m.target, mixin_site, index, o if d.lexical else d.parent) if mixin_site is not None else None)
+        for m in d.deferred_mixins:
+            if m.target is not None:
+                found.append(self.lookup_namespace(m.target, mixin_site) if mixin_site is not None else None)
+        if d.path is not None and len(d.path.segments) > 1:
+            found.append(self.lookup_namespace(d.path, site, len(d.path.segments) - 1))
+        return any(target is None or self.decls[target].kind == "Todo" for target in found)
 
     def _holders(self, decl_id: int) -> list[int]:
         """A namespace, its singleton class and that one's singleton class (the ones that exist)."""
@@ -178,7 +191,11 @@ class SkeletonEdits(Invalidation):
         rechain = self._check_lookups(lookups_before, candidates)
         self._check_added_ancestry(index, new.definitions, added)
         self._complete_added(index, new.definitions, added, created, before)
-        return self._mentioning(names, index), rechain
+        # A reopening can make a constant visible to references of a document that defines it
+        # only further down (see ``lookup_path_at``): those naming it are resolved again too.
+        row = self.def_decl[index]
+        reopened = {self.decls[decl].unqualified for i in added if (decl := row[i]) is not None and decl not in created and self.decls[decl].kind in ("Class", "Module")}
+        return self._mentioning(names | reopened, index), rechain
 
     def _declare_one_added(
         self,
@@ -252,15 +269,21 @@ class SkeletonEdits(Invalidation):
         placeholders, whose shape depends on who made them first)."""
         for i in added:
             d = defs[i]
+            decl_id = self.def_decl[index][i]
             if d.superclass is not None and not d.superclass_self:
                 site = self.cref(index, d.parent)
-                target = self.lookup_namespace(d.superclass, site) if site is not None else None
+                target = self._superclass_target(decl_id, index, d.superclass, site) if site is not None and decl_id is not None else None
                 if target is None or self.decls[target].kind != "Class":
                     raise ReplayUnsafe("an added superclass does not resolve to a class")
-            for m in (*d.mixins, *d.deferred_mixins):
+            for n, m in enumerate((*d.mixins, *d.deferred_mixins)):
                 if m.target is not None:
                     site = self.cref(index, i) if d.lexical else self.cref(index, d.parent)
-                    target = self.lookup_namespace(m.target, site) if site is not None else None
+                    if site is None:
+                        target = None
+                    elif n < len(d.mixins):
+                        target = self.lookup_namespace_at(m.target, site, index, i if d.lexical else d.parent)
+                    else:
+                        target = self.lookup_namespace(m.target, site)
                     if target is None or self.decls[target].kind != "Module":
                         raise ReplayUnsafe("an added mixin does not resolve to a module")
 

@@ -24,6 +24,11 @@ class UpdateContext:
         self.index, self.old, self.new, self.diff = index, old, new, diff
         self.prev, self.state, self.gone = prev, state, gone
         self.refresh: dict[int, set[str] | None] = {}
+        # Names of namespaces that lose a reopening here, and what other documents' lookups
+        # of those names found before (a constant left defined only further down in the
+        # document that looks it up is no longer visible there while it loads).
+        self.reopened: set[str] = set()
+        self.lookups_before: dict[int, tuple] = {}
         self._records: set[int] = set()
         self._rows: set[int] = {index}
 
