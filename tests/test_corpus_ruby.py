@@ -166,6 +166,9 @@ def test_ancestors_match_ruby_on_the_corpus(ruby_and_rdx):
             unskipped += ours == theirs
             swapped += _as_loaded(ours) == theirs
     print(f"corpus without skips: {unskipped} of {len(rows)} modules match Ruby exactly ({swapped} with LOAD_ORDER_SWAPS)")
+    # Issue 14 asked for at least 97% without skipping anything; 3,590 of 3,632 (98.8%) matched
+    # when it closed. The Debian corpus is fixed, so a drop is a regression.
+    assert unskipped >= 0.985 * len(rows), (unskipped, len(rows))
 
 
 def test_key_framework_classes_match_exactly(ruby_and_rdx):
