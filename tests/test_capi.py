@@ -296,8 +296,9 @@ def test_status_codes_are_the_error_table() -> None:
     assert 1 not in {c.value for c in rdx.ErrorCode}
 
 
-def test_header_functions_are_exactly_what_the_library_exports(library: Path) -> None:
+def test_header_functions_are_exactly_what_the_library_exports(library: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     build = _load_build_script()
+    monkeypatch.syspath_prepend(str(BINDINGS / "python"))  # rdx_capi imports capi_core beside it, as librdx does
     api, native = build.header_sections(HEADER.read_text())
     python_names, native_names = build.function_names(api), build.function_names(native)
     spec = importlib.util.spec_from_file_location("rdx_capi_for_test", BINDINGS / "python" / "rdx_capi.py")
