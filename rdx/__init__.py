@@ -17,17 +17,16 @@ from rdx.errors import (
 from rdx.fulltext.grep import GrepHit, GrepPage
 from rdx.graph import Graph
 from rdx.query.documents import ConstantReference, Document, MethodReference
-from rdx.query.handles import (
-    Declaration,
+from rdx.query.handles import Declaration, Definition
+from rdx.query.navigation import Completion, Hover, Reference, Target
+from rdx.query.records import (
     DeclarationSummary,
-    Definition,
     DefinitionSummary,
     Diagnostic,
     Location,
     MemberSummary,
     Mixin,
 )
-from rdx.query.navigation import Completion, Hover, Reference, Target
 from rdx.query.repomap import RepoMap, count_tokens
 from rdx.textsearch import TextSearch
 from rdx.watching import follow_changes

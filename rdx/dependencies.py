@@ -25,7 +25,7 @@ from rdx.discovery.files import FileEntry, collect_files, is_ruby_file, path_to_
 from rdx.discovery.gems import LOCKFILE, InstalledGem, locate, read_lockfile
 from rdx.discovery.pool import discover_files
 from rdx.model.records import FileResult
-from rdx.query.handles import Diagnostic
+from rdx.query.records import Diagnostic
 
 __all__ = ["DependencyLoad", "load_dependencies"]
 

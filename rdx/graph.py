@@ -35,11 +35,8 @@ from rdx.navigating import Navigable
 from rdx.persisting import Persistent, check_jobs, documents_fingerprint, settle
 from rdx.query.documents import ConstantReference, Document, MethodReference, iter_constant_references, iter_method_references
 from rdx.query.foreign import ForeignDeclarationHandle
-from rdx.query.handles import (
-    Declaration,
-    Diagnostic,
-    View,
-)
+from rdx.query.handles import Declaration, View
+from rdx.query.records import Diagnostic
 from rdx.query.repomap import RepoMap
 from rdx.query.search import SearchIndex
 from rdx.railsschema import apply_schema

@@ -36,7 +36,8 @@ from rdx.fulltext.workspace import ProjectText, any_file
 from rdx.model.foreign import ForeignState
 from rdx.model.records import FileResult
 from rdx.model.store import CORE_URI, GraphStore, ResolvedState
-from rdx.query.handles import Diagnostic, View
+from rdx.query.handles import View
+from rdx.query.records import Diagnostic
 from rdx.railsschema import apply_schema
 from rdx.resolution.driver import Resolver
 

@@ -10,7 +10,8 @@ from rdx.errors import InvalidArgumentError
 from rdx.fulltext.workspace import ProjectText
 from rdx.model.records import FileResult
 from rdx.model.store import CORE_URI, ResolutionDiagnostic
-from rdx.query.handles import Diagnostic, View
+from rdx.query.handles import View
+from rdx.query.records import Diagnostic
 
 __all__ = ["Reporting"]
 
@@ -33,7 +34,7 @@ class Reporting:
         # A zero-width diagnostic (tree-sitter's MISSING node) has a place too: only 0-0 means
         # the whole file.
         if (d.end > d.start or d.start > 0) and result.line_starts:
-            from rdx.query.handles import Location
+            from rdx.query.records import Location
             from rdx.text import offset_to_position
 
             sl, sc = offset_to_position(result.line_starts, d.start)

@@ -18,7 +18,7 @@ from rdx.errors import InvalidArgumentError, IOFailureError
 from rdx.fulltext.grep import GrepPage
 from rdx.fulltext.index import SyncStats
 from rdx.fulltext.workspace import ProjectText, walk_every_file
-from rdx.query.handles import Diagnostic
+from rdx.query.records import Diagnostic
 
 __all__ = ["Greppable", "TextSearch"]
 

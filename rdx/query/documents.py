@@ -9,7 +9,13 @@ from collections.abc import Iterator
 from rdx.ids import name_id, reference_id, string_id, uri_id
 from rdx.model.kinds import ReceiverKind
 from rdx.model.records import FileResult
-from rdx.query.handles import Declaration, Definition, Indexed, Location, View
+from rdx.query.handles import (
+    Declaration,
+    Definition,
+    Indexed,
+    View,
+)
+from rdx.query.records import Location
 
 __all__ = ["ConstantReference", "Document", "MethodReference", "iter_constant_references", "iter_method_references"]
 

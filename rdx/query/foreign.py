@@ -16,7 +16,13 @@ from collections.abc import Iterator
 from rdx.model.foreign import ForeignDeclaration, ForeignState
 from rdx.model.records import FileResult
 from rdx.model.symbols import RefKind, Symbol
-from rdx.query.handles import Declaration, DeclarationSummary, Definition, DefinitionSummary, Location, MemberSummary, View
+from rdx.query.handles import Declaration, Definition, View
+from rdx.query.records import (
+    DeclarationSummary,
+    DefinitionSummary,
+    Location,
+    MemberSummary,
+)
 from rdx.text import offset_to_position
 
 __all__ = ["ForeignDeclarationHandle", "ForeignDefinition", "ForeignView", "foreign_location"]

@@ -15,7 +15,8 @@ import msgspec
 from rdx.model.kinds import ReceiverKind
 from rdx.model.records import FileResult
 from rdx.model.store import CORE_URI
-from rdx.query.handles import Declaration, Definition, Location, View
+from rdx.query.handles import Declaration, Definition, View
+from rdx.query.records import Location
 from rdx.text import position_to_offset
 
 __all__ = [
