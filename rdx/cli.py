@@ -13,22 +13,18 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
-from importlib import resources
 from typing import Any
 
 import msgspec
 
 import rdx
 from rdx.cli_base import EXIT_ERROR, EXIT_USAGE, Parser, Usage, cache_choice
+from rdx.cli_demo import add_demo_parser
 from rdx.cli_map import add_map_parser
 from rdx.cli_search import GREP_PARSER, add_grep_parser, add_serve_parser
 from rdx.errors import RdxError
 
 __all__ = ["main"]
-
-def _example_root() -> str:
-    return str(resources.files("rdx.data").joinpath("example"))
-
 
 def _index(project: str, jobs: int | None, quiet: bool, cache: str | None | bool = None) -> tuple[rdx.Graph, list[rdx.Diagnostic], float, float]:
     """Index ``project``: from its snapshot (``cache``: None for the default ``.rdx/``, a
@@ -352,66 +348,6 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
-def _other_languages(graph: rdx.Graph, root: str) -> dict[str, Any]:
-    """The demo's polyglot part: a Python package and a TypeScript module, each importing
-    between its own files, in the same graph as the Ruby code."""
-
-    def uses(name: str) -> list[str]:
-        return [f"{os.path.relpath(r.location.path, root)}:{r.location.start_line}" for r in graph.references_to(name)]
-
-    printer = graph["receipts.printer.Printer"]
-    badge = os.path.join(root, "web", "cart.ts")
-    target = graph.definition_at(badge, 10, 12)
-    return {
-        "Python: receipts.printer.Printer members": [m.unqualified_name for m in printer.members],
-        "Python: receipts.money.format_cents is called from": uses("receipts.money.format_cents"),
-        "TypeScript: formatMoney is called from": uses("formatMoney"),
-        "TypeScript: go to definition of formatMoney in web/cart.ts:10:12": str(target.locations[0]) if target else "(none)",
-        "Search 'format money' in TypeScript": [d.name for d in graph.search("format money", language="typescript", limit=2)],
-    }
-
-
-def cmd_demo(args: argparse.Namespace) -> int:
-    """Index the built-in example project and answer a few questions about it."""
-    root = _example_root()
-    graph, problems, t_disc, t_res = _index(root, 1, True, False)
-    stats, summary = _summary(graph, problems, t_disc, t_res)
-    product = graph["Shop::Models::Product"]
-    answers: dict[str, Any] = {
-        "Shop::Models::Product ancestors": [a.name for a in product.ancestors],
-        "Product#price_with_tax() comes from": product.find_member("price_with_tax()").owner.name,  # type: ignore[union-attr]
-        "Order#map() comes from": graph["Shop::Models::Order"].find_member("map()").owner.name,  # type: ignore[union-attr]
-        "OutOfStock inside Shop::Models::Order resolves to": graph.resolve_constant("OutOfStock", ["Shop", "Models", "Order"]).name,  # type: ignore[union-attr]
-        "Shop::Models::Item is an alias of": graph["Shop::Models::Item"].target.name,  # type: ignore[union-attr]
-        "Shop::Models::Line members": [m.unqualified_name for m in graph["Shop::Models::Line"].members],
-        "Shop::Pricing.format is": graph["Shop::Pricing::<Pricing>#format()"].visibility,
-        "Record.create defined at": str(graph["Shop::Models::Record::<Record>#create()"].location),
-        "Best match for 'money arithmetic' (ranked search)": graph.search("money arithmetic", limit=1)[0].name,
-        "Lines matching 'def total' (grep)": [f"{os.path.relpath(h.path, root)}:{h.line}" for h in graph.grep("def total")],
-    }
-    review = graph["Review"]
-    generated = [(m.unqualified_name.removesuffix("()"), m.definitions[0]) for m in review.members if any(d.signature == "(...)" for d in m.definitions)]
-    from_macros = [name for name, d in generated if not d.location.path.endswith("schema.rb")]
-    from_schema = [name for name, d in generated if d.location.path.endswith("schema.rb")]
-    answers["Review (a Rails model) gets from its macros"] = from_macros
-    columns = sorted({name for name in from_schema if f"{name}=" in from_schema and f"{name}?" in from_schema})
-    answers["Review's columns (db/schema.rb)"] = f"{', '.join(columns)}: {len(from_schema)} attribute methods (name, name=, name?, name_changed?, ...)"
-    answers["Review's class methods from scope and enum"] = [m.unqualified_name.removesuffix("()") for m in review.singleton_class.members]  # type: ignore[union-attr]
-    answers.update(_other_languages(graph, root))
-    if args.json:
-        _emit(args, {"project": root, "stats": stats, "answers": answers}, "")
-        return 0
-    lines = [f"rdx demo: the built-in example project at {root}", summary, ""]
-    for question, answer in answers.items():
-        if isinstance(answer, list):
-            answer = ", ".join(answer)
-        lines.append(f"{question}: {answer}")
-    lines.append("")
-    lines.append("Try: rdx show Shop::Models::Product --project " + root)
-    _emit(args, None, "\n".join(lines))
-    return 0
-
-
 def _build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="rdx", description="A semantic code graph for Ruby.")
     parser.add_argument("--version", action="version", version=f"rdx {rdx.__version__}")
@@ -497,9 +433,7 @@ def _build_parser() -> argparse.ArgumentParser:
     common(p, project=False)
     p.set_defaults(func=cmd_stats)
 
-    p = sub.add_parser("demo", help="index the built-in example project and answer a few questions")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_demo)
+    add_demo_parser(sub, _index, _summary, _emit)
     return parser
 
 

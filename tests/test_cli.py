@@ -170,9 +170,9 @@ def test_text_search_without_the_graph_shares_the_index_with_graph_open(project)
 
 
 def test_other_languages_on_the_command_line(capsys):
-    from rdx.cli import _example_root
+    from rdx.cli_demo import example_root
 
-    root = _example_root()
+    root = example_root()
     code, out, _ = run(capsys, "show", "receipts.printer.Printer", "-C", root, "--no-cache")
     assert code == 0 and out.startswith("receipts.printer.Printer (python class)")
     assert "line (method)" in out and "Prints one receipt line per order line." in out
