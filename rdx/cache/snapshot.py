@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 # Bump whenever FileResult, ResolvedImage or any record inside them changes shape.
-SCHEMA_VERSION = 17
+SCHEMA_VERSION = 18
 SNAPSHOT_NAME = "index.msgpack"
 IMAGE_NAME = "resolved.msgpack"
 FOREIGN_NAME = "foreign.msgpack"

@@ -276,10 +276,16 @@ def define_constants(w: Walker, node: Any, receiver: ConstPath | None, scope: Sc
             continue  # Ruby raises NameError: not a constant name.
         segments = (*receiver.segments, const) if receiver is not None else (const,)
         path = ConstPath(segments, receiver.absolute if receiver is not None else False, arg.start_byte, arg.end_byte)
+        made = len(w.definitions)
+        block = given.block if isinstance(given, NewModule) else None
         if isinstance(given, NewModule) and not _literal_factory(value):
             anonymous_namespace(w, path, arg, given.kind, given.superclass, node, scope)
         else:
             constant(w, path, arg, given.node if isinstance(given, Const) else value, node, scope)
+            block = value.child_by_field_name("block") if value.type == "call" else None
+        if block is not None and made < len(w.definitions) and w.definitions[made].kind in ("Class", "Module"):
+            # One body for the classes of every iteration (rdx.discovery.shared).
+            w.shared_bodies.setdefault((block.start_byte, block.end_byte), []).append(made)
 
 
 def _literal_factory(value: Any) -> bool:

@@ -30,6 +30,7 @@ from rdx.discovery.loops import Loop, expand_names, loop_at, register_loop
 from rdx.discovery.receivers import RECEIVER_DIRECTIVES
 from rdx.discovery.schema import rails_facts
 from rdx.discovery.scope import Scope
+from rdx.discovery.shared import share_bodies
 from rdx.discovery.syntax import BLOCK_TYPES, node_text, symbol_name
 from rdx.ids import definition_id
 from rdx.model.kinds import DefinitionKind, ReceiverKind
@@ -62,6 +63,8 @@ class RubyParser:
         tree = self._parser.parse(source)
         walker = Walker(uri, source)
         walker.walk(tree.root_node)
+        if walker.shared_bodies:
+            share_bodies(walker)
         for index, mixins in walker.mixins.items():
             walker.definitions[index].mixins = tuple(mixins)
         for index, mixins in walker.deferred_mixins.items():
@@ -128,6 +131,8 @@ class Walker:
         self.setter_calls: dict[tuple[int, int], int] = {}
         # ``LITERAL.each { |p| ... }`` blocks seen so far (rdx.discovery.loops).
         self.loops: list[Loop] = []
+        # Block range of ``Class.new(C) do ... end`` -> the classes a loop made from it (rdx.discovery.shared).
+        self.shared_bodies: dict[tuple[int, int], list[int]] = {}
         self.top_object: int = -1
         self.external_calls = 0
         self.top_locals: set[bytes] = set()

@@ -1,6 +1,7 @@
 """Directives called on a constant from outside its body: ``Foo.include M``,
 ``Foo.const_set :X, v``, ``Bar.alias_method :new, :old``, ``Foo.private_constant :X``,
-``Foo.private_class_method :m``, ``Foo.undef_method :m``, and the same through
+``Foo.private_class_method :m``, ``Foo.undef_method :m``, ``Foo.define_method(:m) { }``,
+``Foo.attr_accessor :a`` (and ``attr_reader``/``attr_writer``/``attr``), and the same through
 ``Foo.send(:verb, ...)`` (which also reaches the private ``private``/``public``/``protected``/
 ``module_function``). They act on Foo, not on the scope around the call.
 
@@ -8,7 +9,9 @@ Mixins become ``ExternalMixin`` records and ``const_set`` a constant named ``Foo
 (``rdx.discovery.directives``). The others are the usual ``MethodAlias``/``MethodVisibility``/
 ``ConstantVisibility`` records, placed in the scope around the call (where Foo is looked up)
 with ``receiver`` set to Foo; ``self_receiver`` marks the ``*_class_method`` forms, which act on
-Foo's singleton class. Only calls outside method bodies count (inside, they run only if the
+Foo's singleton class. ``define_method`` and ``attr_*`` give public ``Method`` and ``Attr*``
+records with ``receiver`` Foo: on a Method, ``instance_receiver`` tells an instance method of Foo
+from the singleton method ``def Foo.m``. Only calls outside method bodies count (inside, they run only if the
 method does). Handlers take the discovery walker (``rdx.discovery.parse``).
 """
 
@@ -37,6 +40,8 @@ _VISIBILITIES = {
     "undef_method": ("MethodVisibility", "undefined", False),
     "remove_method": ("MethodVisibility", "removed", False),
 }
+# Public in Module since Ruby 2.5: they define instance methods of the receiver.
+_DEFINERS = {"define_method": "Method", "attr_reader": "AttrReader", "attr_writer": "AttrWriter", "attr_accessor": "AttrAccessor", "attr": "AttrReader"}
 # Private in Module, so reachable on an explicit receiver through ``send`` only.
 _SEND_ONLY = {word: ("MethodVisibility", word, False) for word in ("private", "public", "protected", "module_function")}
 
@@ -60,12 +65,26 @@ def _act(w: Walker, node: Any, verb: str, args: list[Any], receiver: ConstPath, 
         for new, new_node, old in alias_pairs(w, args):
             w._add("MethodAlias", new, node, new_node, scope, old_name=old, receiver=receiver, comments=w._comments_above(node))
         return
+    if verb in _DEFINERS:
+        _define(w, node, verb, args, receiver, scope)
+        return
     action = _VISIBILITIES.get(verb) or (_SEND_ONLY.get(verb) if via_send else None)
     if action is None:
         return
     kind, visibility, singleton = action
     for name, arg in _names(w, args):
         w._add(kind, name, arg, arg, scope, visibility=visibility, receiver=receiver, self_receiver=singleton)
+
+
+def _define(w: Walker, node: Any, verb: str, args: list[Any], receiver: ConstPath, scope: Scope | None) -> None:
+    """``Foo.define_method(:m) { }`` and ``Foo.attr_accessor :a``: public instance methods of
+    Foo. A Method records it with ``instance_receiver`` (``receiver`` alone means ``def Foo.m``)."""
+    if verb == "define_method":
+        for name, arg in _names(w, args[:1]):
+            w._add("Method", name, node, arg, scope, visibility="public", params="(...)", receiver=receiver, instance_receiver=True, comments=w._comments_above(node))
+        return
+    for name, arg in _names(w, args):
+        w._add(_DEFINERS[verb], name, arg, arg, scope, visibility="public", receiver=receiver, comments=w._comments_above(node))
 
 
 def _direct(w: Walker, node: Any, name: str, receiver: ConstPath, scope: Scope | None) -> None:
@@ -93,6 +112,6 @@ def _const_set(w: Walker, node: Any, name: str, receiver: ConstPath, scope: Scop
 RECEIVER_DIRECTIVES: dict[str, Callable[[Walker, Any, str, ConstPath, Scope | None], None]] = {
     **dict.fromkeys(MIXIN_CALLS, external_mixin),
     **dict.fromkeys(SEND, _send),
-    **dict.fromkeys(("alias_method", *_VISIBILITIES), _direct),
+    **dict.fromkeys(("alias_method", *_VISIBILITIES, *_DEFINERS), _direct),
     "const_set": _const_set,
 }

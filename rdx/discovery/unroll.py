@@ -5,7 +5,7 @@ computes in each iteration over ``StatusMessage = { 100 => 'Continue', ... }``
 
 Values are a small closed set: strings and symbols (``Str``), integers, constants (``Const``,
 the node naming one) and ``Class.new(C)``/``Class.new(self)``/``Module.new`` (``NewModule``,
-with or without a body block). The evaluator knows
+with or without a body block, which it keeps). The evaluator knows
 literals, locals, interpolation of a local (or of a chain on one), ``gsub``/``sub`` with a
 literal string or a simple regex (literal characters, escaped punctuation and character
 classes: patterns whose meaning is the same in Ruby and in Python's ``re``) and a replacement
@@ -20,7 +20,7 @@ Pure functions of tree-sitter nodes; method chains are evaluated from a list, no
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rdx.discovery.syntax import node_text
@@ -43,6 +43,8 @@ class Const:
 class NewModule:
     kind: str  # "Class" or "Module"
     superclass: Any  # a constant node, ``self`` (the namespace around the loop) or None
+    # The ``do ... end``/``{ }`` block of ``Class.new(C) do ... end``: its body (rdx.discovery.shared).
+    block: Any = field(default=None, compare=False)
 
 
 Value = Str | int | Const | NewModule
@@ -175,21 +177,22 @@ def _new_module(node: Any, env: Env) -> Value | None:
     """``Class.new``, ``Class.new(C)`` (C a constant or a local holding one), ``Module.new``."""
     receiver, method = node.child_by_field_name("receiver"), node.child_by_field_name("method")
     if receiver is None or method is None or node_text(method) != "new":
-        return None  # A block (``Class.new(C) { def x; end }``) is the body: the class is the same.
+        return None
+    block = node.child_by_field_name("block")  # ``Class.new(C) { def x; end }``: the class's body.
     kind = node_text(receiver) if receiver.type == "constant" else ""
     args = node.child_by_field_name("arguments")
     given = args.named_children if args is not None else []
     if kind == "Module" and not given:
-        return NewModule("Module", None)
+        return NewModule("Module", None, block)
     if kind != "Class" or len(given) > 1:
         return None
     if not given:
-        return NewModule("Class", None)
+        return NewModule("Class", None, block)
     parent = given[0]
     if parent.type == "self":
-        return NewModule("Class", parent)  # The namespace around the loop.
+        return NewModule("Class", parent, block)  # The namespace around the loop.
     value = env.get(node_text(parent)) if parent.type == "identifier" else literal_value(parent)
-    return NewModule("Class", value.node) if isinstance(value, Const) else None
+    return NewModule("Class", value.node, block) if isinstance(value, Const) else None
 
 
 def _chain(node: Any, env: Env, strings: bool) -> Value | None:

@@ -215,6 +215,9 @@ class DefinitionRecord(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     # Defined by a macro (``has_many``, ``attr_accessor`` excepted) or a schema column, not
     # written as ``def``: never a dead-code candidate.
     generated: bool = False
+    # A ``Method`` whose ``receiver`` is the namespace it defines an instance method of
+    # (``Foo.define_method(:m) { }``), not the singleton method ``def Foo.m``.
+    instance_receiver: bool = False
 
 
 class FieldRole(StrEnum):
@@ -258,6 +261,7 @@ DEFINITION_FIELD_ROLES: dict[str, FieldRole] = {
     "old_name": FieldRole.IDENTITY,
     "lexical": FieldRole.IDENTITY,
     "generated": FieldRole.POSITION,
+    "instance_receiver": FieldRole.IDENTITY,
 }
 
 

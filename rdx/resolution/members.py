@@ -14,6 +14,12 @@ from rdx.resolution.vocabulary import (
 )
 
 
+def _written(d: DefinitionRecord) -> str:
+    """How a method with a receiver was written, for diagnostics."""
+    assert d.receiver is not None
+    return f"{d.receiver.text}.define_method(:{d.name})" if d.instance_receiver else f"def {d.receiver.text}.{d.name}"
+
+
 class Members(Ancestors):
     """The member phase; mixed into the Resolver."""
 
@@ -83,7 +89,9 @@ class Members(Ancestors):
             if d.receiver is not None:
                 site = self.cref(doc, d.parent)
                 target = self.lookup_namespace(d.receiver, site) if site is not None else None
-                return None if target is None else self._singleton_of(target, create)
+                if target is None or d.instance_receiver:  # ``Foo.define_method(:m)``: Foo itself.
+                    return target
+                return self._singleton_of(target, create)
             return self._singleton_of(owner, create) if d.self_receiver else owner
         if d.receiver is not None:
             # ``Bar.alias_method``, ``Foo.private_constant``, ``Foo.private_class_method``: the
@@ -120,7 +128,7 @@ class Members(Ancestors):
         if owner is None:
             if kind == "Method" and d.receiver is not None and self._namespace_owner(doc, d.parent) is not None:
                 self.state.diagnostics.append(
-                    ResolutionDiagnostic(doc, "unresolved-method-receiver", f"cannot resolve {d.receiver.text!r} in 'def {d.receiver.text}.{d.name}'", d.start, d.end, "warning")
+                    ResolutionDiagnostic(doc, "unresolved-method-receiver", f"cannot resolve {d.receiver.text!r} in '{_written(d)}'", d.start, d.end, "warning")
                 )
             return
         if kind == "Method":
