@@ -328,6 +328,8 @@ def _rename(server: RdxLanguageServer) -> None:
             raise JsonRpcRequestFailed("nothing to rename here: point at a constant or a method")
         if decl.kind not in ("Class", "Module", "Constant", "Method"):
             raise JsonRpcRequestFailed(f"rdx renames Ruby constants and methods, not a {decl.kind}")
+        if getattr(decl, "origin", "project") == "dependency":
+            raise JsonRpcRequestFailed(f"not renaming {decl.name}: it is defined by one of the project's gems")
         old = decl.unqualified_name.removesuffix("()")
         new = params.new_name
         pattern = _CONSTANT_NAME if decl.kind != "Method" else _METHOD_NAME

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 import rdx
@@ -75,3 +76,6 @@ async def test_definition_hover_and_completion_reach_the_gems(client: LanguageCl
     assert {"where", "find_by", "create"} <= labels, sorted(labels)[:20]
     symbols = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="find_by"))
     assert ("find_by", "ActiveRecord::Core::ClassMethods") in [(s.name, s.container_name) for s in symbols or []]
+    # A gem's declaration is not the project's to rename (its files would be edited).
+    with pytest.raises(JsonRpcException, match="one of the project's gems"):
+        await client.text_document_rename_async(lsp.RenameParams(lsp.TextDocumentIdentifier(record.as_uri()), at_base, "Base2"))

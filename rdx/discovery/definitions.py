@@ -21,7 +21,7 @@ from rdx.model.records import ConstPath
 if TYPE_CHECKING:
     from rdx.discovery.parse import Walker
 
-__all__ = ["anonymous_namespace", "constant", "on_assignment", "on_method", "on_namespace", "on_singleton_class", "recover_namespace"]
+__all__ = ["anonymous_namespace", "class_methods_block", "constant", "on_assignment", "on_method", "on_namespace", "on_singleton_class", "recover_namespace"]
 
 _WHITESPACE = re.compile(r"\s+")
 _MAX_PARAMS = 400
@@ -329,3 +329,20 @@ def recover_namespace(w: Walker, node: Any) -> None:
         w.definitions[index].start = child.start_byte
         w.scopes.append(Scope(node.end_byte, name_node.end_byte, index, False))
         return
+
+
+def class_methods_block(w: Walker, node: Any, name_node: Any, scope: Scope) -> None:
+    """ActiveSupport::Concern's ``class_methods do ... end`` in a module body: the block is
+    ``module_eval``'d in the concern's ``ClassMethods`` (created when absent), so it reads as
+    ``module ClassMethods`` reopened there. Its constants are looked up in the module around
+    (``lexical=False``), as ``module_eval`` with a block does; bare visibility words apply."""
+    block = node.child_by_field_name("block")
+    if block is None or scope.is_method or scope.deferred or w.definitions[scope.index].kind != "Module":
+        return
+    path = ConstPath(("ClassMethods",), False, name_node.start_byte, name_node.end_byte)
+    index = w._add("Module", "ClassMethods", node, name_node, scope, path=path, comments=w._comments_above(node), lexical=False)
+    new_scope = Scope(node.end_byte, block.start_byte, index, False)
+    for child in block.named_children:
+        if child.type in ("body_statement", "block_body"):
+            w._scan_marks(child, new_scope)
+    w.scopes.append(new_scope)

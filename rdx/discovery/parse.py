@@ -398,6 +398,8 @@ class Walker:
                 path = self._const_path(element)
                 if path is not None and not path.dynamic:
                     external_mixin(self, node, name, path, scope)
+        if receiver_kind == ReceiverKind.IMPLICIT_SELF and name == "class_methods" and scope is not None:
+            definitions.class_methods_block(self, node, meth, scope)  # ActiveSupport::Concern (rdx.discovery.definitions).
         if receiver_kind == ReceiverKind.IMPLICIT_SELF and name == "included" and scope is not None and not scope.is_method:
             block = node.child_by_field_name("block")
             if block is not None:

@@ -5,8 +5,10 @@ A concern's concern-includes become dependencies included first into the includi
 extend the includer with ``X``. ``included_extensions`` follows all of it recursively: the
 concerns a concern's ``included do`` block includes into the class (ActiveRecord's ``Scoping``
 includes ``Scoping::Named``, whose ``ClassMethods`` define ``all``) extend the class with their
-``ClassMethods`` too, as ActiveSupport::Concern's ``append_features`` does. ``class_methods do``
-blocks and ``prepended do`` are not followed."""
+``ClassMethods`` too, as ActiveSupport::Concern's ``append_features`` does. A ``class_methods do``
+block needs nothing here: discovery records it as the concern's ``ClassMethods`` reopened
+(rdx.discovery.definitions). ``prepend``-ing a concern (``prepend_features``, ``prepended do``)
+is not followed."""
 
 from __future__ import annotations
 
