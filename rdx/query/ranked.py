@@ -37,6 +37,7 @@ from rdx.model.declarations import DeclarationRecord
 from rdx.model.foreign import ForeignState
 from rdx.model.store import ResolvedState
 from rdx.query.ranked_query import STOP_WORDS, fts_word, parse_query, split_words
+from rdx.query.ranked_score import Rescoring, snake_join
 from rdx.query.synonyms import related_words
 
 __all__ = ["SYMBOLS_NAME", "SymbolIndex"]
@@ -59,15 +60,9 @@ _COMMON = 60
 _DOC_WORDS = 150  # Words of the doc comment beyond its summary that re-scoring reads.
 # BM25 column weights: words, namespace, summary, rest of the doc, path, kind.
 _WEIGHTS = (6.0, 1.0, 3.0, 1.0, 0.5, 0.5)
-# Where a query word was found, as a share of its IDF: name, summary, namespace, doc, path.
-_FIELD = (1.0, 0.75, 0.45, 0.4, 0.25)
 # Learned associations (``_learn``): seen together at least this often, with at least this
 # pointwise mutual information, in at least this share of the doc word's declarations.
 _LEARN_MIN, _LEARN_PMI, _LEARN_SHARE = 3, 2.5, 0.05
-# A related word ("folder" asked, "dir" found) counts for this share of the word itself.
-_RELATED_SHARE = 0.6
-# Per pair of adjacent asked words found side by side in a summary.
-_PHRASE = 0.3
 _LOW_VALUE_PATH = re.compile(r"/(test|tests|spec|specs|examples?|generated|vendor|templates?|benchmarks?)/|_(test|spec)\.rb$")
 _SCHEMA_SQL = """
 CREATE VIRTUAL TABLE sym USING fts5(words, namespace, summary, doc, path, kind, tokenize = 'porter unicode61');
@@ -116,13 +111,6 @@ def _prior(kind: str, path: str, private: bool, doc_words: int, dependency: bool
     return score
 
 
-def _snake_join(query: str) -> str | None:
-    """``"find by"`` -> ``"find_by"``: two to four plain words may name a snake_case method."""
-    words = query.strip().lower().split()
-    if 2 <= len(words) <= 4 and all(w.isidentifier() for w in words):
-        return "_".join(words)
-    return None
-
 
 def _rowid(did: int) -> int:
     return did - (1 << 64) if did >= 1 << 63 else did
@@ -146,7 +134,7 @@ class _Row:
         self.words = words.split()
 
 
-class SymbolIndex:
+class SymbolIndex(Rescoring):
     """The ranked-search index of one resolved state: built once (about two and a half
     seconds for ninety thousand declarations), saved beside the snapshot, and carried from
     revision to revision by ``advance``, which re-indexes only the declarations of changed
@@ -387,7 +375,7 @@ class SymbolIndex:
                 ids = self._candidates(expression, words if parsed.plain else [])
             if not parsed.excludes:
                 ids += self._named(query.strip().lower())
-                joined = _snake_join(query)
+                joined = snake_join(query)
                 if joined:
                     ids += self._named(joined)
             rows = [
@@ -464,94 +452,3 @@ class SymbolIndex:
                 return ids  # An expression FTS5 refuses (e.g. a lone NOT): nothing more to add.
             ids += [_declaration_id(r[0]) for r in rows]
         return ids
-
-    def _rescore(self, rows: list[_Row], query: str, words: list[str]) -> list[tuple[float, str, int]]:
-        wanted = sorted(self._stems(words))
-        idf = self._idf(wanted)
-        # Stand-ins for each asked word (its related words' stems), found at a lower weight.
-        alternatives: dict[str, set[str]] = {}
-        for w in words:
-            stem = self._stem_cache.get(w, w)
-            alternatives.setdefault(stem, set()).update(x for x in self._stems(list(self._related(w))) if x != stem)
-        probes = [
-            (f" {t} ", idf[t], re.compile(" (?:" + "|".join(map(re.escape, sorted(alternatives[t]))) + ") ").search if alternatives.get(t) else None)
-            for t in wanted
-        ]
-        total = sum(idf.values()) or 1.0
-        plain = [w for w in _TEXT_WORD.findall(query.lower())]
-        phrases = [f" {a} {b} " for a, b in zip(plain, plain[1:], strict=False) if a not in STOP_WORDS and b not in STOP_WORDS]
-        q = query.strip().lower()
-        # Declarations the query names exactly, or (one word of three letters or more) begins.
-        named = {r.id: 100.0 for r in rows if q in (r.unqualified.lower(), r.name.lower())}
-        if len(q) > 2 and " " not in q:
-            named.update({r.id: 20.0 for r in rows if r.id not in named and r.unqualified.lower().startswith(q)})
-        joined = _snake_join(query)
-        if joined:  # "find by" names find_by
-            named.update({r.id: 30.0 for r in rows if r.id not in named and r.unqualified.lower() == joined})
-        f_name, f_summary, f_namespace, f_doc, f_path = _FIELD
-        r_name, r_summary, r_namespace = (x * _RELATED_SHARE for x in _FIELD[:3])
-        scored = []
-        for rank, row in enumerate(rows):
-            name, summary, namespace, doc, rpath, said = self._fields[row.id]
-            covered = 0.0
-            asked = 0
-            for probe, weight, others in probes:
-                if probe in name:
-                    covered += f_name * weight
-                    asked += 1
-                elif probe in summary:
-                    covered += f_summary * weight
-                elif others is not None and others(name):
-                    covered += r_name * weight
-                elif others is not None and others(summary):
-                    covered += r_summary * weight
-                elif probe in namespace:
-                    covered += f_namespace * weight
-                elif probe in doc:
-                    covered += f_doc * weight
-                elif others is not None and others(namespace):
-                    covered += r_namespace * weight
-                elif probe in rpath:
-                    covered += f_path * weight
-            score = 10.0 * covered / total + row.prior - rank * 0.0005 + named.get(row.id, 0.0)
-            if phrases:
-                # Two asked words side by side in the summary ("foreign key", "snake case").
-                score += _PHRASE * sum(1 for p in phrases if p in said)
-            if asked and asked == len(set(row.words)):
-                score += 0.5  # Every word of the name was asked for.
-            scored.append((score, row.name, row.id))
-        return scored
-
-    def _stem_text(self, words: list[str]) -> str:
-        """Stems of ``words`` as ``" a b "``: membership is a substring test, in C."""
-        if not words:
-            return " "
-        self._stems(words)
-        cache = self._stem_cache
-        return " " + " ".join(dict.fromkeys(cache[w] for w in words)) + " "
-
-    def _shared_stem_text(self, text: str) -> str:
-        found = self._shared.get(text)
-        if found is None:
-            found = self._shared[text] = self._stem_text(text.split())
-        return found
-
-    def _idf(self, terms: list[str]) -> dict[str, float]:
-        n = self._count or 1
-        counts = dict(self._db.execute(f"SELECT term, doc FROM terms WHERE term IN ({','.join('?' * len(terms))})", terms).fetchall()) if terms else {}
-        return {t: math.log(1 + (n - counts.get(t, 0) + 0.5) / (counts.get(t, 0) + 0.5)) for t in terms}
-
-    def _stems(self, words: list[str]) -> set[str]:
-        """The Porter stems FTS5 indexes ``words`` under (new words asked of SQLite in one go)."""
-        cache = self._stem_cache
-        missing = [w for w in dict.fromkeys(words) if w not in cache]
-        if missing:
-            db = self._stemmer
-            db.execute("INSERT INTO t(rowid, x) VALUES(1, ?)", (" ".join(missing),))
-            for term, offset in db.execute("SELECT term, offset FROM v WHERE doc = 1"):
-                if offset < len(missing):
-                    cache[missing[offset]] = term
-            db.execute("DELETE FROM t")
-            for w in missing:
-                cache.setdefault(w, w)  # Words the tokenizer drops (punctuation) stem to themselves.
-        return {cache[w] for w in words}
