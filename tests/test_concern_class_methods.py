@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 from conftest import RUBY, build_graph
-from test_concerns import _dedent
+from test_concerns import _ask_ruby as ask_concern_oracle
+from test_concerns import _dedent, check_edit
 from test_differential_ruby import ruby_label
 
 ORACLE = """
@@ -109,12 +110,7 @@ CASES = {
 
 
 def _ask_ruby(source: str, expected: dict[str, list[str]], tmp_path: Path) -> dict:
-    assert RUBY is not None, "ruby is required (make test installs it and ruby-activesupport)"
-    probe = tmp_path / "probe.rb"
-    probe.write_text(ORACLE % (source, json.dumps(expected).replace(":", "=>")))
-    proc = subprocess.run([RUBY, str(probe)], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0, f"ruby failed:\n{proc.stderr}"
-    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    return ask_concern_oracle(source, expected, tmp_path, ORACLE)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -191,15 +187,4 @@ EDITS = [
 def test_edits_to_class_methods_blocks_match_a_fresh_graph(edit: int) -> None:
     """Editing a ``class_methods`` block (adding members, removing it, turning it into another
     block) updates the class's singleton members as resolving from scratch does."""
-    from test_incremental import dump, fresh
-
-    files = dict(SPLIT)
-    g = fresh(files, core=False)
-    single = g["Klass"].singleton_class
-    assert single is not None and single.find_member("find_special()") is not None
-    uri, old, new = EDITS[edit]
-    assert old in files[uri]
-    files[uri] = files[uri].replace(old, new)
-    g.index_source(uri, files[uri])
-    g.resolve()
-    assert dump(g) == dump(fresh(files, core=False))
+    check_edit(dict(SPLIT), EDITS[edit], lambda g: g["Klass"].singleton_class.find_member("find_special()") is not None)
