@@ -61,14 +61,6 @@ from capi_core import (
 
 import rdx
 
-# Set by install() (capi_core.bind sets the same in capi_core); the functions run only after it.
-ffi: Any = None
-lib: Any = None
-NULL: Any = None
-SIZE_MAX = 2**64 - 1
-_UINTPTR: Any = None
-_VOIDP: Any = None
-
 # -- the exported functions ----------------------------------------------------------------
 
 _EXPORTS: dict[str, Callable[..., int]] = {}
@@ -83,7 +75,7 @@ def export(function: Callable[..., int]) -> Callable[..., int]:
 def rdx_graph_new(out: Any) -> int:
     _need(out, "out")
     slot = GraphSlot(rdx.Graph())
-    out[0] = ffi.cast("rdx_graph_t *", TABLE.add(GRAPH, slot, slot))
+    out[0] = capi_core.ffi.cast("rdx_graph_t *", TABLE.add(GRAPH, slot, slot))
     return OK
 
 
@@ -91,14 +83,14 @@ def rdx_graph_new(out: Any) -> int:
 def rdx_graph_open(root: Any, root_length: int, cache_dir: Any, cache_dir_length: int, jobs: int, out: Any) -> int:
     _need(out, "out")
     root_path = _path(root, root_length, "root")
-    cache = None if cache_dir == NULL else _path(cache_dir, cache_dir_length, "cache_dir")
+    cache = None if cache_dir == capi_core.NULL else _path(cache_dir, cache_dir_length, "cache_dir")
     if jobs < 0:
         raise rdx.InvalidArgumentError(f"jobs is {jobs}; pass 0 (one worker per CPU) or a positive number of worker processes")
     if cache == "":
         # Python would take "" as the current directory; in C it is far more likely a mistake.
         raise rdx.InvalidArgumentError("cache_dir is empty; pass a directory, or NULL for .rdx/ in the root")
     slot = GraphSlot(rdx.Graph.open(root_path, cache_dir=cache, jobs=jobs or None), opened=True)
-    out[0] = ffi.cast("rdx_graph_t *", TABLE.add(GRAPH, slot, slot))
+    out[0] = capi_core.ffi.cast("rdx_graph_t *", TABLE.add(GRAPH, slot, slot))
     return OK
 
 
@@ -145,7 +137,7 @@ def rdx_graph_index_all(graph: Any, paths: Any, lengths: Any, count: int, jobs: 
     with slot.lock:
         _alive(slot, graph, "graph")
         problems = slot.graph.index_all(roots, jobs=jobs or None)
-    if out_problems != NULL:
+    if out_problems != capi_core.NULL:
         out_problems[0] = len(problems)
     return OK
 
@@ -162,7 +154,7 @@ def rdx_graph_index_source(graph: Any, uri: Any, uri_length: int, source: Any, s
     with slot.lock:
         _alive(slot, graph, "graph")
         problems = slot.graph.index_source(name, data)
-    if out_problems != NULL:
+    if out_problems != capi_core.NULL:
         out_problems[0] = len(problems)
     return OK
 
@@ -229,7 +221,7 @@ def rdx_graph_resolve_constant(
 def _search(graph: Any, query: Any, query_length: int, kind: Any, mode: int, limit: int) -> tuple[list[rdx.Declaration], GraphSlot]:
     slot = _graph(graph)
     text = _text(query, query_length, "query")
-    kind_text = None if kind == NULL else _text(kind, SIZE_MAX, "kind")
+    kind_text = None if kind == capi_core.NULL else _text(kind, capi_core.SIZE_MAX, "kind")
     if mode not in MATCH_MODES:
         raise rdx.InvalidArgumentError(f"match mode {mode} is not RDX_MATCH_FUZZY, RDX_MATCH_PREFIX or RDX_MATCH_EXACT")
     with slot.lock:
@@ -255,8 +247,8 @@ def rdx_graph_grep_json(graph: Any, pattern: Any, pattern_length: int, options_j
     slot = _graph(graph)
     text = _text(pattern, pattern_length, "pattern")
     options: Any = {}
-    if options_json != NULL:
-        raw = _bytes(options_json, SIZE_MAX, "options_json")
+    if options_json != capi_core.NULL:
+        raw = _bytes(options_json, capi_core.SIZE_MAX, "options_json")
         try:
             options = msgspec.json.decode(raw)
         except msgspec.DecodeError as exc:
@@ -469,14 +461,10 @@ def install(ffi_: Any, lib_: Any, externs: dict[str, str]) -> None:
     function behind its C wrapper (``rdx__py_graph_new``). A mismatch between the header and
     this module is an error here, at start-up, rather than a function that silently returns 0
     (RDX_OK) when first called."""
-    global ffi, lib, SIZE_MAX, _UINTPTR, _VOIDP, NULL
     missing = sorted(set(externs) - set(_EXPORTS))
     extra = sorted(set(_EXPORTS) - set(externs))
     if missing or extra:
         raise RuntimeError(f"rdx.h and rdx_capi.py disagree: not implemented {missing}, not declared {extra}")
     capi_core.bind(ffi_, lib_)
-    ffi, lib = ffi_, lib_
-    SIZE_MAX = capi_core.SIZE_MAX
-    _UINTPTR, _VOIDP, NULL = capi_core._UINTPTR, capi_core._VOIDP, capi_core.NULL
     for name, extern in externs.items():
-        ffi.def_extern(name=extern, error=int(rdx.ErrorCode.INTERNAL), onerror=_on_error(name))(_EXPORTS[name])
+        ffi_.def_extern(name=extern, error=int(rdx.ErrorCode.INTERNAL), onerror=_on_error(name))(_EXPORTS[name])
