@@ -1,0 +1,52 @@
+"""What the other languages' resolution shares (``rdx.polyglot.resolve`` and
+``rdx.polyglot.binding``): the unit that scopes a file's names, separators, and the limits of
+reference resolution."""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+
+from rdx.model.records import FileResult
+from rdx.model.symbols import SymbolKind
+from rdx.polyglot.registry import spec_for
+
+__all__ = ["member_separator", "separators", "unit_of"]
+
+_SELF = frozenset({"self", "this", "cls", "Self", "$this", "static", "@"})
+_TYPES = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM})
+# Languages whose unit is the file itself, the file's directory (a package), the crate.
+_FILE_UNITS = frozenset({"javascript", "typescript", "markdown"})
+_MAX_INCLUDES = 256
+_MAX_BASE_DEPTH = 8
+# Languages where a method's body sees its type's members without a qualifier (implicit this).
+_IMPLICIT_THIS = frozenset({"java", "csharp", "cpp", "c"})
+
+
+def unit_of(doc: FileResult) -> str:
+    """What scopes the names of ``doc`` (see ``ForeignDeclaration.unit``)."""
+    path = doc.path or doc.uri
+    language = doc.language
+    if language in _FILE_UNITS:
+        return path
+    if language == "go":
+        return os.path.dirname(path)
+    if language == "rust":
+        marker = path.rfind(f"{os.sep}src{os.sep}")
+        return path[:marker] if marker >= 0 else os.path.dirname(path)
+    if language == "python" and doc.module is not None and "." not in doc.module and not path.endswith("__init__.py"):
+        # A script or a single-module library: two ``setup.py`` files are not one module.
+        return os.path.dirname(path)
+    return ""
+
+
+@cache
+def separators(language: str) -> tuple[str, str]:
+    spec = spec_for("tsx" if language == "tsx" else language)
+    if spec is None:
+        return ".", "."
+    return spec.separator, spec.member_separator or spec.separator
+
+
+def member_separator(language: str) -> str:
+    return separators(language)[1]
