@@ -4,15 +4,30 @@ Workers each own one tree-sitter parser, read and parse a batch of files, and se
 batch's FileResults encoded as MessagePack bytes: plain data only, nothing tree-sitter crosses
 the process boundary. Batches are balanced by size (largest files first) so that one huge file
 does not leave the other workers idle at the end.
+
+Workers never outlive the process that started them: each asks the kernel for SIGKILL when its
+parent dies (``prctl(PR_SET_PDEATHSIG)`` on Linux) and also watches its parent's pid from a
+thread, for other systems and for the moment between the fork and that request. Each worker's
+address space is capped (``RDX_WORKER_MEMORY``, 4 GiB above what it inherits by default), so a
+file that would take all the machine's memory fails alone, as a ``MemoryError`` caught per
+file; a worker that dies anyway (killed, crashed) spoils only its own files: the batches left
+are run again file by file, and a file that kills a worker on its own becomes a
+``worker-died`` diagnostic.
 """
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import multiprocessing
 import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 
 import msgspec
@@ -30,6 +45,9 @@ _parser: RubyParser | None = None
 # Below this many bytes in total, process start-up costs more than it saves.
 _INLINE_BYTES = 256 * 1024
 _BATCH_BYTES = 512 * 1024
+# How much address space a worker may take beyond what it inherits from its parent at fork.
+DEFAULT_WORKER_MEMORY = 4 * 1024**3
+_PR_SET_PDEATHSIG = 1
 
 
 @contextmanager
@@ -86,6 +104,57 @@ def discover_file(entry: FileEntry, parser: RubyParser | None = None) -> FileRes
     if diagnostics:
         result.diagnostics = diagnostics + result.diagnostics
     return result
+
+
+def worker_memory_budget() -> int | None:
+    """Bytes of address space a worker may add to what it inherits (``RDX_WORKER_MEMORY``, in
+    bytes or with a K/M/G suffix; ``0`` or ``none`` for no cap)."""
+    text = os.environ.get("RDX_WORKER_MEMORY", "").strip().lower()
+    if not text:
+        return DEFAULT_WORKER_MEMORY
+    if text in {"0", "none", "off"}:
+        return None
+    scale = {"k": 1024, "m": 1024**2, "g": 1024**3}.get(text[-1], 1)
+    try:
+        return int(float(text[:-1] if scale > 1 else text) * scale)
+    except ValueError:
+        return DEFAULT_WORKER_MEMORY
+
+
+def _watch_parent(parent: int) -> None:
+    """End this worker when its parent is gone (re-parented to init or a subreaper)."""
+    while True:
+        if os.getppid() != parent:
+            os._exit(1)
+        time.sleep(0.5)
+
+
+def _init_worker(parent: int, budget: int | None) -> None:
+    """Runs first in every worker: tie its life to the parent's and cap its memory."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    # The parent may have died before the request above: that would never fire now.
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), name="rdx-parent-watch", daemon=True).start()
+    if budget is not None:
+        try:
+            import resource
+
+            with open("/proc/self/statm") as f:
+                inherited = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+            limit = inherited + budget
+            if hard != resource.RLIM_INFINITY:
+                limit = min(limit, hard)
+            if soft == resource.RLIM_INFINITY or soft > limit:
+                resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        except (OSError, ValueError, ImportError):
+            pass  # Not Linux, or no /proc: the worker runs uncapped.
 
 
 def _work(batch: list[tuple[str, str]]) -> bytes:
@@ -147,17 +216,53 @@ def discover_files(
     batches = _batches(entries, jobs)
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(_work, b): b for b in batches}
-        for future in as_completed(futures):
-            batch = futures[future]
+    initargs = (os.getpid(), worker_memory_budget())
+    # Each round runs what is left in a fresh pool. A worker that dies breaks its pool and
+    # every batch still in it; the second round runs those files one per task, and what is
+    # still left runs file by file, each alone in its pool, so only a file that kills a worker
+    # by itself is lost, as a diagnostic.
+    pending = batches
+    for per_file in (False, True):
+        if not pending:
+            return
+        if per_file:
+            pending = [[item] for batch in pending for item in batch]
+        done: set[int] = set()
+        try:
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=initargs) as pool:
+                futures = {pool.submit(_work, batch): i for i, batch in enumerate(pending)}
+                for future in as_completed(futures):
+                    i = futures[future]
+                    with paused_gc():
+                        decoded = _decoder.decode(future.result())
+                    done.add(i)
+                    yield from _with_paths(pending[i], decoded)
+                    if progress:
+                        progress(len(pending[i]))
+        except BrokenProcessPool:
+            pass
+        pending = [batch for i, batch in enumerate(pending) if i not in done]
+    for batch in pending:
+        try:
+            with ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_init_worker, initargs=initargs) as pool:
+                encoded = pool.submit(_work, batch).result()
             with paused_gc():
-                decoded = _decoder.decode(future.result())
-            for (path, _), result in zip(batch, decoded, strict=False):
-                result.path = path
-                yield result
-            if progress:
-                progress(len(batch))
+                yield from _with_paths(batch, _decoder.decode(encoded))
+        except BrokenProcessPool:
+            path, uri = batch[0]
+            yield FileResult(
+                uri=uri,
+                path=path,
+                diagnostics=[Diagnostic("worker-died", "the worker process parsing this file died (out of memory or killed); skipped")],
+            )
+        if progress:
+            progress(len(batch))
+
+
+def _with_paths(batch: list[tuple[str, str]], decoded: list[FileResult]) -> Iterator[FileResult]:
+    for (path, _), result in zip(batch, decoded, strict=False):
+        result.path = path
+        yield result
 
 
 def discover_source(uri: str, data: bytes, path: str | None) -> FileResult:
