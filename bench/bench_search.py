@@ -24,7 +24,9 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import rdx  # noqa: E402
-from rdx.query.ranked import SymbolIndex  # noqa: E402
+from rdx.persisting import documents_fingerprint  # noqa: E402
+from rdx.query.ranked import SYMBOLS_NAME, SymbolIndex  # noqa: E402
+from rdx.searching import symbol_index  # noqa: E402
 
 CORPUS = ["/usr/lib/ruby", "/usr/share/rubygems-integration"]
 JUDGMENTS = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "search_judgments.json")
@@ -63,9 +65,10 @@ def main() -> int:
     built = time.perf_counter() - t
     g.search("warm up")  # builds (or restores) and saves the graph's own index
     t = time.perf_counter()
-    restored = SymbolIndex.load(cache, rdx.graph._fingerprint(view.state.documents.values()), view.state)
+    view.symbol_index = None
+    restored = symbol_index(view, (cache, lambda: documents_fingerprint(view.state.documents.values()), lambda *_: None))
     loaded = time.perf_counter() - t
-    size = os.path.getsize(os.path.join(cache, "symbols.sqlite"))
+    size = os.path.getsize(os.path.join(cache, SYMBOLS_NAME))
     print(f"judged queries: {len(judged)} over {', '.join(CORPUS)}; declarations: {len(view.state.declarations)}")
     print(f"ranked index: built in {built:.2f} s, restored in {loaded * 1000:.0f} ms ({restored is not None}), {size / 1e6:.1f} MB on disk")
     evaluate(g, judged, "ranked")  # warm the per-row caches once, as a long-lived server would be

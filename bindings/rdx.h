@@ -41,7 +41,9 @@
  *   RDX_NTS as the length for a NUL-terminated string. Names and URIs must be valid UTF-8
  *   without NUL bytes (else RDX_ERR_ENCODING or RDX_ERR_INVALID_ARGUMENT); source text must be
  *   valid UTF-8 (RDX_ERR_ENCODING). File system paths are bytes as the OS takes them, without
- *   NUL bytes. Returned strings are UTF-8 and NUL-terminated.
+ *   NUL bytes. Returned strings are UTF-8 and NUL-terminated. A length above 1 GiB (other than
+ *   RDX_NTS) is RDX_ERR_INVALID_ARGUMENT, refused before any byte is read; error messages quote
+ *   at most 80 characters of a bad argument, followed by its size.
  *
  * Threads.  Every function may be called from any thread. Calls on one graph are serialized
  *   by a lock per graph, and the embedded interpreter runs one call at a time, so threads
@@ -220,12 +222,15 @@ rdx_status_t rdx_graph_search_names(rdx_graph_t *graph, const char *query, size_
                                     rdx_match_mode_t mode, size_t limit, char ***out_names, size_t *out_count);
 
 /* Lines of the project's text files (every language) matching pattern, as rdx.Graph.grep
- * finds them, in one JSON document: {"total", "files", "offset", "hits": [{"path", "line",
- * "column", "end_column", "text", "language", "before", "after"}]} (line 1-based, columns
- * 0-based bytes, hits sorted by path, line, column). options_json is NULL or a JSON object with
- * any of "regex" and "ignore_case" (booleans), "glob" (a string or a list), "language",
- * "path", "context", "limit", "offset"; an unknown key or a bad value (an invalid regex) is
- * RDX_ERR_INVALID_ARGUMENT. *out is released with rdx_string_free. */
+ * finds them, in one JSON document: {"total", "files", "offset", "complete", "hits": [{"path",
+ * "line", "column", "end_column", "text", "language", "before", "after"}]} (line 1-based,
+ * columns 0-based bytes, hits sorted by path, line, column). options_json is NULL or a JSON
+ * object with any of "regex" and "ignore_case" (booleans), "glob", "language" and "path" (a
+ * string or a list of strings), "context", "limit", "offset" (integers) and "timeout" (seconds,
+ * null for no limit; default 5); an unknown key, a value of the wrong type or a bad value (an
+ * invalid regex or glob, a pattern over 4 KiB) is RDX_ERR_INVALID_ARGUMENT. A search that runs
+ * out of time answers what it found with "complete": false; until then other calls on the same
+ * graph wait. *out is released with rdx_string_free. */
 rdx_status_t rdx_graph_grep_json(rdx_graph_t *graph, const char *pattern, size_t pattern_length, const char *options_json,
                                  char **out);
 

@@ -13,6 +13,7 @@ from rdx.errors import (
     NotFoundError,
     NotResolvedError,
     RdxError,
+    excerpt,
 )
 from rdx.fulltext.grep import GrepHit, GrepPage
 from rdx.graph import Graph
@@ -65,5 +66,6 @@ __all__ = [
     "TextSearch",
     "__version__",
     "count_tokens",
+    "excerpt",
     "follow_changes",
 ]

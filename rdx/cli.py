@@ -53,8 +53,28 @@ def _index(project: str, jobs: int | None, quiet: bool, cache: str | None | bool
     t1 = time.perf_counter()
     graph.resolve()  # Nothing to do when Graph.open restored the saved resolved graph.
     t2 = time.perf_counter()
-    problems = [d for d in graph.diagnostics if d.severity == "error"]
+    diagnostics = graph.diagnostics
+    _warn_about_cache(diagnostics)
+    problems = [d for d in diagnostics if d.severity == "error"]
     return graph, problems, t1 - t0, t2 - t1
+
+
+# Diagnostics about the cache itself: damage found and rebuilt, a cache that could not be written.
+_CACHE_CODES = ("snapshot-rebuilt", "snapshot-unwritable", "gem-cache-damaged", "gem-cache-unwritable")
+_warned: set[str] = set()
+
+
+def _warn_about_cache(diagnostics: Sequence[rdx.Diagnostic]) -> bool:
+    """One line on stderr per problem with the cache (the answers still come, from memory);
+    True when some part of the cache could not be written."""
+    unwritable = False
+    for d in diagnostics:
+        if d.code in _CACHE_CODES:
+            unwritable = unwritable or d.code.endswith("unwritable")
+            if d.message not in _warned:
+                _warned.add(d.message)
+                print(f"rdx: warning: {d.message}", file=sys.stderr)
+    return unwritable
 
 
 _NAMESPACES = ("Class", "Module", "SingletonClass", "Todo")
@@ -139,12 +159,54 @@ def _summary(graph: rdx.Graph, problems: list[rdx.Diagnostic], discovery: float,
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    """Exit status 0; 1 (after the summary) when the cache could not be written, as making it
+    is what ``rdx index`` is for (other commands warn and answer with their usual status)."""
     if args.dry_run:
         return _dry_run(args)
+    if args.verify:
+        return _verify(args)
     graph, problems, t_disc, t_res = _index(args.path, args.jobs, args.json, cache_choice(args))
     stats, text = _summary(graph, problems, t_disc, t_res)
     _emit(args, stats, text)
-    return 0
+    return EXIT_ERROR if _warn_about_cache(graph.diagnostics) else 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    """``rdx index --verify``: check every checksum of the cache (the envelope files, the text
+    index's integrity, row sums and stored texts, the gem cache entries the project uses),
+    remove what is damaged, rebuild it all by indexing, and check again. Exit 0 when all was
+    well or is repaired, 1 when something is still wrong (an unwritable cache)."""
+    from rdx.cache.snapshot import check_cache_files, default_cache_dir
+    from rdx.fulltext.index import INDEX_NAME, verify_text_index
+
+    cache = cache_choice(args)
+    if cache is False:
+        raise Usage("--verify checks the cache; it cannot be combined with --no-cache")
+    directory = cache if isinstance(cache, str) else default_cache_dir(os.path.abspath(args.path))
+
+    def check() -> list[str]:
+        found = check_cache_files(directory)
+        text = verify_text_index(os.path.join(directory, INDEX_NAME))
+        if text is not None:
+            found.append(f"{os.path.join(directory, INDEX_NAME)}: {text}; removed")
+        return found
+
+    found = check()
+    graph, _, _, _ = _index(args.path, args.jobs, True, cache)
+    # Opening verified the gem cache entries it read (damaged ones were removed and parsed
+    # again) and rebuilt what was removed; building the search index and the other
+    # languages' resolution writes those files too.
+    found += [d.message for d in graph.diagnostics if d.code in ("snapshot-rebuilt", "gem-cache-damaged")]
+    graph.prepare_queries()
+    graph.stats()
+    remaining = check() + [d.message for d in graph.diagnostics if d.code.endswith("unwritable")]
+    lines = [f"checked {directory}: " + ("everything is intact" if not found else f"{len(found)} problems found")]
+    lines += [f"  found: {f}" for f in found]
+    if found:
+        lines.append("repaired: the damaged parts were rebuilt" if not remaining else "not repaired:")
+    lines += [f"  {r}" for r in remaining]
+    _emit(args, {"cache": directory, "found": found, "remaining": remaining}, "\n".join(lines))
+    return EXIT_ERROR if remaining else 0
 
 
 def _dry_run(args: argparse.Namespace) -> int:
@@ -218,6 +280,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     found = graph.search(
         args.query, kind=args.kind, match_mode=args.mode, limit=args.limit, path=args.path, language=args.language, dependencies=not args.no_dependencies
     )
+    _warn_about_cache(graph.diagnostics)  # The search index restored or saved just now.
     _emit(
         args,
         [_decl_json(d) for d in found],
@@ -330,6 +393,10 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from rdx_mcp.__main__ import main as mcp_main
 
     argv = [args.path] + (["--http", args.http] if args.http else []) + (["--cache-dir", args.cache_dir] if args.cache_dir else [])
+    if args.session_idle_timeout is not None:
+        argv += ["--session-idle-timeout", str(args.session_idle_timeout)]
+    if args.max_sessions is not None:
+        argv += ["--max-sessions", str(args.max_sessions)]
     return mcp_main(argv)
 
 
@@ -364,6 +431,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("index", help="index a project and print a summary")
     p.add_argument("path", nargs="?", default=".", help="directory or file (default: current directory)")
     p.add_argument("--dry-run", action="store_true", help="list what would be indexed, per directory, and stop")
+    p.add_argument("--verify", action="store_true", help="check every checksum of the cache, repair what is damaged, say what was found")
     common(p, project=False)
     p.set_defaults(func=cmd_index)
 
@@ -424,6 +492,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", default=".")
     p.add_argument("--http", default=None, help="loopback HOST:PORT for streamable HTTP")
     p.add_argument("--cache-dir", default=None)
+    p.add_argument("--session-idle-timeout", type=float, default=None, metavar="SECONDS", help="--http: close idle sessions after this long (default 300)")
+    p.add_argument("--max-sessions", type=int, default=None, help="--http: sessions open at once (default 256)")
     p.set_defaults(func=cmd_mcp)
 
     add_serve_parser(sub)
@@ -438,6 +508,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    _warned.clear()  # Each command warns once per problem.
     parser = _build_parser()
     try:
         argv = list(sys.argv[1:] if argv is None else argv)

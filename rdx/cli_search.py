@@ -14,6 +14,7 @@ import msgspec
 
 import rdx
 from rdx.cli_base import EXIT_ERROR, Usage, cache_choice
+from rdx.fulltext.grep import GREP_TIMEOUT
 
 __all__ = ["GREP_PARSER", "add_grep_parser", "add_serve_parser", "cmd_grep", "cmd_serve"]
 
@@ -50,6 +51,8 @@ def cmd_grep(args: argparse.Namespace) -> int:
         raise Usage(f"-C must be at least 0, got {args.context}")
     if args.limit is not None and args.limit < 0:
         raise Usage(f"--limit must be at least 0, got {args.limit}")
+    if not 0 <= args.timeout < 1e9:
+        raise Usage(f"--timeout must be a number of seconds (0: no limit), got {args.timeout}")
     project = args.project or _project_of(args.path)
     cache = cache_choice(args)
     searcher: rdx.Graph | rdx.TextSearch
@@ -61,13 +64,19 @@ def cmd_grep(args: argparse.Namespace) -> int:
         searcher = rdx.TextSearch.open(project, cache_dir=cache if isinstance(cache, str) else None)
     page = searcher.grep(
         args.pattern, regex=args.regex, ignore_case=args.ignore_case, glob=args.glob or None, language=args.type or None,
-        path=args.path, context=args.context, limit=args.limit, offset=args.offset,
+        path=args.path, context=args.context, limit=args.limit, offset=args.offset, timeout=args.timeout or None,
     )
+    if not page.complete:
+        # Always said, even with -q: the output lacks lines and a script must be able to tell.
+        print(f"rdx: the search stopped after its {args.timeout:g} s budget; later files were not searched (--timeout, 0: no limit)", file=sys.stderr)
     if args.json:
-        data = {"total": page.total, "files": page.files, "offset": page.offset, "hits": [msgspec.to_builtins(h) for h in page]}
+        data = {"total": page.total, "files": page.files, "offset": page.offset, "complete": page.complete, "hits": [msgspec.to_builtins(h) for h in page]}
         sys.stdout.write(msgspec.json.encode(data).decode() + "\n")
         return 0 if page.total else EXIT_ERROR
     out = sys.stdout
+    # With --null the path ends with NUL instead of ':' or '-' (as ripgrep's --null), so a
+    # path holding ':' or a line break still parses.
+    match_sep, context_sep = ("\0", "\0") if args.null else (":", "-")
     previous: tuple[str, int] | None = None
     for hit in page:
         shown = _shown(hit.path, project)
@@ -77,10 +86,10 @@ def cmd_grep(args: argparse.Namespace) -> int:
                 out.write("--\n")
             skip = max(0, previous[1] - first + 1) if previous is not None and previous[0] == hit.path else 0
             for k, text in enumerate(hit.before[skip:], first + skip):
-                out.write(f"{shown}-{k}-{text}\n")
-        out.write(f"{shown}:{hit.line}:{hit.column + 1}:{hit.text}\n")
+                out.write(f"{shown}{context_sep}{k}-{text}\n")
+        out.write(f"{shown}{match_sep}{hit.line}:{hit.column + 1}:{hit.text}\n")
         for k, text in enumerate(hit.after, hit.line + 1):
-            out.write(f"{shown}-{k}-{text}\n")
+            out.write(f"{shown}{context_sep}{k}-{text}\n")
         previous = (hit.path, hit.line + len(hit.after))
     if page.total > len(page.hits) and not args.quiet:
         print(f"rdx: {len(page.hits)} of {page.total} matching lines shown (--limit/--offset)", file=sys.stderr)
@@ -100,6 +109,11 @@ def add_grep_parser(sub: Any, common: Callable[..., None]) -> None:
     p.add_argument("--limit", type=int, default=None, help="at most this many matching lines")
     p.add_argument("--offset", type=int, default=0, help="skip this many matching lines first")
     p.add_argument("-q", "--quiet", action="store_true", help="no note on stderr when --limit cut the output")
+    p.add_argument("-0", "--null", action="store_true", help="end each path with a NUL byte instead of ':' (paths with ':' or newlines)")
+    p.add_argument(
+        "--timeout", type=float, default=GREP_TIMEOUT, metavar="SECONDS",
+        help=f"stop after this long and print what was found, with a note on stderr (default {GREP_TIMEOUT:g}; 0: no limit)",
+    )
     p.add_argument("--project", default=None, help="project root (default: the nearest directory with .rdx/ or .git above PATH)")
     common(p, project=False)
     p.set_defaults(func=cmd_grep)
@@ -112,12 +126,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise Usage(f"{args.path!r} is not a directory")
     if not 0 <= args.port <= 65535:
         raise Usage(f"--port must be between 0 and 65535, got {args.port}")
-    from rdx_mcp.web import serve
+    from rdx_mcp.web import TOKEN_ENV, is_loopback, serve
 
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"rdx: warning: serving on {args.host}, not loopback: anyone who can reach it can read the project", file=sys.stderr)
+    token = args.token or os.environ.get(TOKEN_ENV) or None
+    if not is_loopback(args.host):
+        if not token:
+            raise Usage(f"serving on {args.host} (not loopback) needs a token: set {TOKEN_ENV} (or pass --token); clients send Authorization: Bearer <token>")
+        print(f"rdx: warning: serving on {args.host}, not loopback: anyone who can reach it and holds the token can read the project", file=sys.stderr)
     print(f"rdx: serving {os.path.abspath(args.path)} on http://{args.host}:{args.port} (GET /grep, /search, /declarations/NAME, /stats)", file=sys.stderr)
-    serve(args.path, host=args.host, port=args.port, cache_dir=args.cache_dir)
+    serve(args.path, host=args.host, port=args.port, cache_dir=args.cache_dir, token=token, allowed_hosts=tuple(args.allow_host))
     return 0
 
 
@@ -126,6 +143,14 @@ def add_serve_parser(sub: Any) -> None:
     p = sub.add_parser("serve", help="serve a JSON API over HTTP: /grep, /search, /declarations/NAME, /stats")
     p.add_argument("path", nargs="?", default=".")
     p.add_argument("--port", type=int, default=8765)
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only; any other needs a token)")
+    p.add_argument(
+        "--token", default=None,
+        help="require Authorization: Bearer TOKEN on every request (default: $RDX_TOKEN; prefer it, as others can read a command line)",
+    )
+    p.add_argument(
+        "--allow-host", action="append", default=[], metavar="NAME[:PORT]",
+        help="also answer requests addressed to this host name (repeatable); others get 421",
+    )
     p.add_argument("--cache-dir", default=None)
     p.set_defaults(func=cmd_serve)

@@ -9,7 +9,7 @@ project's snapshot (the gem cache holds them) and are not part of the project's 
 or dead-code candidates; search and the MCP tools can filter them out.
 
 Problems (a missing gem, a version other than the locked one, an unreadable lockfile, an
-unwritable cache) are warnings on ``Gemfile.lock``; they never stop the project from opening.
+unwritable cache, a damaged cache entry, removed and parsed again) are warnings on ``Gemfile.lock``; they never stop the project from opening.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import msgspec
 
 from rdx.cache.gems import gem_cache_dir, load_gem, save_gem
 from rdx.discovery.config import WorkspaceConfig
-from rdx.discovery.files import FileEntry, collect_files, is_ruby_file, path_to_uri
+from rdx.discovery.files import FileEntry, collect_files, is_ruby_file, path_to_uri, read_regular
 from rdx.discovery.gems import LOCKFILE, InstalledGem, locate, read_lockfile
 from rdx.discovery.pool import discover_files
 from rdx.model.records import FileResult
@@ -66,10 +66,9 @@ def load_dependencies(
     if not config.gems or not os.path.isfile(lockfile):
         return out
     try:
-        with open(lockfile, encoding="utf-8", errors="replace") as f:
-            locked = read_lockfile(f.read())
+        locked = read_lockfile(read_regular(lockfile).decode("utf-8", "replace"))
     except OSError as exc:
-        out.problems.append(Diagnostic("lockfile-unreadable", f"cannot read {lockfile}: {exc.strerror}", "warning", lockfile))
+        out.problems.append(Diagnostic("lockfile-unreadable", f"cannot read {lockfile}: {exc.strerror or exc}", "warning", lockfile))
         return out
     installed, problems = locate(root, locked, use_ruby=use_ruby)
     out.problems += [Diagnostic(p.code, p.message, p.severity, lockfile) for p in problems]
@@ -78,7 +77,9 @@ def load_dependencies(
     claimed: set[str] = set()
     for gem in installed:
         locations = gem.dirs + gem.files
-        documents = load_gem(cache, gem.key, locations)
+        documents, damaged = load_gem(cache, gem.key, locations)
+        if damaged is not None:
+            out.problems.append(Diagnostic("gem-cache-damaged", damaged, "warning", cache))
         if documents is not None:
             out.cached += 1
             fresh = [d for d in documents if d.uri not in claimed]

@@ -21,7 +21,12 @@ __all__ = [
     "NotResolvedError",
     "RdxError",
     "error_for_code",
+    "excerpt",
 ]
+
+# How much of a value an error message quotes: enough to recognize it, never the whole of a
+# megabyte-long argument (a reply or a log line must not grow with the bad input).
+EXCERPT_CHARS = 80
 
 
 class ErrorCode(IntEnum):
@@ -105,3 +110,14 @@ _BY_CODE: dict[ErrorCode, type[RdxError]] = {
 def error_for_code(code: ErrorCode) -> type[RdxError]:
     """The exception class that carries ``code``."""
     return _BY_CODE[code]
+
+
+def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
+    """``value`` quoted for an error message: its ``repr`` when short, else the repr of its
+    first ``limit`` characters followed by ``… (N bytes)`` (N counts UTF-8 bytes of a string,
+    the length of anything else), so a message stays short whatever it quotes."""
+    if isinstance(value, (str, bytes)) and len(value) > limit:
+        size = len(value.encode("utf-8", "surrogateescape")) if isinstance(value, str) else len(value)
+        return f"{value[:limit]!r}… ({size} bytes)"
+    text = repr(value)
+    return text if len(text) <= limit + 2 else f"{text[:limit]}… ({len(text)} chars)"

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 
 import msgspec
 
-from rdx.cache.snapshot import load_foreign, save_foreign, writer_lock
+from rdx.cache.snapshot import load_foreign, save_foreign, unwritable, writer_lock
 from rdx.model.foreign import ForeignImage, ForeignState
 from rdx.model.records import FileResult
 from rdx.polyglot.layout import Layout, read_layout
@@ -38,6 +38,8 @@ class ForeignSide:
         # documents: a full build is saved there and restored while nothing changed.
         self.cache_dir: str | None = None
         self.fingerprint: Callable[[Iterable[FileResult]], str] | None = None
+        # Where problems with that cache go (code, message): the graph's diagnostics.
+        self.report: Callable[[str, str], None] | None = None
 
     def add_roots(self, roots: Iterable[str]) -> None:
         for root in roots:
@@ -102,13 +104,17 @@ class ForeignSide:
             return build(docs, layout)
         key = self.fingerprint(docs) + ":" + hashlib.blake2b(msgspec.msgpack.encode(layout), digest_size=8).hexdigest()
         files = {d.uri: d for d in docs if d.language != "ruby"}
-        image = load_foreign(self.cache_dir, key)
+        image, problem = load_foreign(self.cache_dir, key)
+        if problem is not None and self.report is not None:
+            self.report("snapshot-rebuilt", problem)
         if image is not None and set(image.symbol_declarations) == set(files):
             return image.state(files)
         state = build(docs, layout)
         try:
             with writer_lock(self.cache_dir):
                 save_foreign(self.cache_dir, ForeignImage.of(state, key))
-        except OSError:
-            pass  # An unwritable cache: the next process builds again.
+        except OSError as exc:
+            # An unwritable cache: answers come from memory, the next process builds again.
+            if self.report is not None:
+                self.report("snapshot-unwritable", unwritable(self.cache_dir, exc))
         return state

@@ -16,10 +16,12 @@ from importlib import resources
 from rdx.discovery.config import WorkspaceConfig
 from rdx.discovery.files import (
     FileEntry,
+    ProjectRoots,
     collect_files,
     content_hash,
     is_source_file,
     path_to_uri,
+    read_regular,
     uri_to_path,
 )
 from rdx.discovery.parse import RubyParser
@@ -164,8 +166,12 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         entries: list[FileEntry] = []
         problems: list[Diagnostic] = []
         seen: set[str] = set()
-        for root in self._roots(paths):
-            walk = collect_files(root, config, config_root, select)
+        roots = self._roots(paths)
+        # Every root walked here is one of the project's: a link from one into another is left
+        # to the other's walk rather than reported as leading out of the project.
+        project = ProjectRoots.of(roots + ([config_root] if config_root else []), config)
+        for root in roots:
+            walk = collect_files(root, config, config_root, select, project)
             for path, diag in walk.problems:
                 problems.append(Diagnostic(diag.code, diag.message, diag.severity, path))
             for entry in walk.files:
@@ -413,7 +419,7 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         if view.search_index is None:
             view.search_index = SearchIndex(view.state.declarations.values())
         view.search_index.prepare()
-        symbol_index(view, (self._workspace[1], lambda: documents_fingerprint(view.state.documents.values())) if self._workspace else None)
+        symbol_index(view, (self._workspace[1], lambda: documents_fingerprint(view.state.documents.values()), self._report_cache_problem) if self._workspace else None)
         view.descendants()
         view.call_sites("")
 
@@ -444,7 +450,7 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         saved = None
         if self._workspace is not None:
             cache = self._workspace[1]
-            saved = (cache, lambda: documents_fingerprint(view.state.documents.values()))
+            saved = (cache, lambda: documents_fingerprint(view.state.documents.values()), self._report_cache_problem)
         found = find_declarations(
             view, query, kind=kind, match_mode=match_mode, limit=limit, path=path, saved=saved, language=language, dependencies=dependencies
         )
@@ -459,6 +465,41 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
 
     def _grep_root(self) -> str | None:
         return self._workspace[0][0] if self._workspace is not None else None
+
+    def _project_roots(self) -> ProjectRoots | None:
+        """The roots whose files are the project's (see ``ProjectRoots``): those ``Graph.open``
+        was given and the configuration's load paths, else those ``index_all`` indexed; None
+        for a graph of buffers only, which has no files of its own to protect."""
+        if self._workspace is not None:
+            return ProjectRoots.of(self._workspace[0], self.config)
+        roots = self._foreign.roots
+        return ProjectRoots.of(roots) if roots else None
+
+    def read_project_file(self, path: str | os.PathLike[str]) -> bytes | None:
+        """The bytes of a file rdx may read for its callers (an editor asking about a document
+        it has not opened): a buffer given to ``index_source``, else a regular file whose real
+        path is inside the project's roots, or a gem's document the graph indexed; read without
+        ever blocking and within the size limit. None for anything else (``/dev/zero``, a FIFO,
+        a file outside the project), which is never opened."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise InvalidArgumentError(f"read_project_file expects a path, got {path!r}")
+        path = os.path.abspath(os.fspath(path))
+        uri = path_to_uri(path)
+        buffered = self._sources.get(uri)
+        if buffered is not None:
+            return buffered
+        document = self._store.documents.get(uri)
+        roots = self._project_roots()
+        if document is not None and document.library is not None:
+            allowed: tuple[str, ...] = ()  # A gem's directory is a root of its own, read-only.
+        elif roots is not None and roots.holds(path):
+            allowed = roots.real
+        else:
+            return None
+        try:
+            return read_regular(path, allowed)
+        except OSError:
+            return None
 
     @property
     def declarations(self) -> list[Declaration]:

@@ -26,6 +26,9 @@ class Navigable:
     def _ready(self) -> View:
         raise NotImplementedError
 
+    def read_project_file(self, path: str | os.PathLike[str]) -> bytes | None:
+        raise NotImplementedError
+
     def __getitem__(self, name: str) -> Declaration:
         raise NotImplementedError
 
@@ -85,12 +88,9 @@ class Navigable:
         uri = self._position(path, line, column)
         source = self._sources.get(uri)
         if source is None:
+            # Only a file of the project, and never a FIFO or a device (see Graph.read_project_file).
             file_path = uri_to_path(uri)
-            try:
-                with open(file_path or "", "rb") as f:
-                    source = f.read()
-            except OSError:
-                source = None
+            source = self.read_project_file(file_path) if file_path is not None else None
         return navigation.completions_at(self._ready(), uri, line, column, source)
 
     def dead_code_candidates(self) -> list[Declaration]:

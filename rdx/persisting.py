@@ -23,11 +23,21 @@ from rdx.cache.snapshot import (
     load_snapshot,
     save_image,
     save_snapshot,
+    unwritable,
     writer_lock,
 )
 from rdx.dependencies import load_dependencies
 from rdx.discovery.config import WorkspaceConfig, load_config
-from rdx.discovery.files import FileEntry, changed_files, content_hash, is_source_file, path_to_uri, still_wanted
+from rdx.discovery.files import (
+    FileEntry,
+    ProjectRoots,
+    changed_files,
+    content_hash,
+    is_source_file,
+    path_to_uri,
+    read_regular,
+    still_wanted,
+)
 from rdx.discovery.gems import LOCKFILE
 from rdx.discovery.pool import discover_files, paused_gc
 from rdx.errors import InvalidArgumentError
@@ -103,6 +113,8 @@ class Persistent:
             select: Callable[[str], bool] = is_source_file,
         ) -> tuple[list[FileEntry], list[Diagnostic]]: ...
 
+        def _project_roots(self) -> ProjectRoots | None: ...
+
         def _publish(self, state: ResolvedState, foreign: ForeignState | None, changed: set[str] | None) -> View: ...
 
     @classmethod
@@ -177,8 +189,7 @@ class Persistent:
                 continue
             # Touched but maybe not changed: compare the content hash before parsing again.
             try:
-                with open(entry.path, "rb") as f:
-                    same = prev.content_hash != 0 and content_hash(f.read()) == prev.content_hash
+                same = prev.content_hash != 0 and content_hash(read_regular(entry.path, entry.roots)) == prev.content_hash
             except OSError:
                 same = False
             if same:
@@ -200,6 +211,7 @@ class Persistent:
         graph._workspace = (root_list, cache)
         graph._foreign.add_roots(root_list)
         graph._foreign.cache_dir, graph._foreign.fingerprint = cache, documents_fingerprint
+        graph._foreign.report = graph._report_cache_problem
         changed = bool(fresh or deleted or snapshot is None or len(reused) != len(snapshot.documents))
         if changed:
             graph.save()
@@ -246,11 +258,16 @@ class Persistent:
             with writer_lock(self._workspace[1]):
                 save_image(self._workspace[1], resolver.export(fingerprint))
         except OSError as exc:
-            self._walk_problems.append(
-                Diagnostic("snapshot-unwritable", f"cannot write the resolved graph in {self._workspace[1]}: {exc.strerror}", "warning", self._workspace[1])
-            )
+            self._report_cache_problem("snapshot-unwritable", unwritable(self._workspace[1], exc))
             return
         self._saved_fingerprint = fingerprint
+
+    def _report_cache_problem(self, code: str, message: str) -> None:
+        """A cache file that was damaged (``snapshot-rebuilt``) or could not be written
+        (``snapshot-unwritable``): one warning per message, on the cache directory."""
+        assert self._workspace is not None
+        if not any(p.code == code and p.message == message for p in self._walk_problems):
+            self._walk_problems.append(Diagnostic(code, message, "warning", self._workspace[1]))
 
     def save(self) -> None:
         """Write the snapshot of a graph made by ``Graph.open`` (atomically, under the lock)."""
@@ -263,9 +280,7 @@ class Persistent:
             with writer_lock(cache):
                 save_snapshot(cache, Snapshot(schema=SCHEMA_VERSION, roots=roots, documents=documents, discovery=discovery_fingerprint()))
         except OSError as exc:
-            self._walk_problems.append(
-                Diagnostic("snapshot-unwritable", f"cannot write the index snapshot in {cache}: {exc.strerror}", "warning", cache)
-            )
+            self._report_cache_problem("snapshot-unwritable", unwritable(cache, exc))
             return
         if self._view is not None and self._resolver is not None and not self._store.is_stale:
             self._save_resolved(self._resolver)  # Resolved and current: the next open starts resolved.
@@ -276,19 +291,22 @@ class Persistent:
         date for every file. Returns (updated, removed) Ruby documents."""
         updated = removed = 0
         fresh: list[FileEntry] = []
-        paths = self._expand(paths)
+        # One rule for what is in the project (``ProjectRoots``): a path whose real path is
+        # outside it is neither walked nor read, and is forgotten if it was indexed.
+        roots = self._project_roots()
+        paths = self._expand(paths, roots)
         self._foreign.note_paths(paths)
         root = self._workspace[0][0] if self._workspace is not None else None
         if root is None:
-            self._text.refresh(paths)
+            self._text.refresh(paths, keeps=roots.holds if roots is not None else None)
         else:
-            self._text.refresh(paths, self.config.max_file_size, lambda p: self.config.keeps(p, root))
+            self._text.refresh(paths, self.config.max_file_size, lambda p: (roots is None or roots.holds(p)) and self.config.keeps(p, root))
         for path in paths:
             if not is_source_file(os.path.basename(path)):
                 continue
             uri = path_to_uri(path)
-            if self._wanted(path):
-                fresh.append(FileEntry(path, uri))
+            if self._wanted(path, roots):
+                fresh.append(FileEntry(path, uri, roots=roots.real if roots is not None else ()))
             elif self._store.remove_document(uri):
                 self._sources.pop(uri, None)
                 removed += 1
@@ -316,14 +334,14 @@ class Persistent:
             self._store.put_document(result)
         return len(added), len(gone)
 
-    def _expand(self, paths: Iterable[str]) -> list[str]:
+    def _expand(self, paths: Iterable[str], roots: ProjectRoots | None) -> list[str]:
         root = self._workspace[0][0] if self._workspace is not None else None
         indexed = self._text.paths() + [d.path for d in self._store.documents.values() if d.path]
-        return changed_files(paths, self.config, root, indexed)
+        return changed_files(paths, self.config, root, indexed, roots)
 
-    def _wanted(self, path: str) -> bool:
+    def _wanted(self, path: str, roots: ProjectRoots | None) -> bool:
         # ``index_all`` applies no configuration: neither do its updates.
-        return still_wanted(path, self.config if self._workspace is not None else None, self._workspace[0][0] if self._workspace else None)
+        return still_wanted(path, self.config if self._workspace is not None else None, self._workspace[0][0] if self._workspace else None, roots)
 
     @classmethod
     def plan(cls, root: str | os.PathLike[str]) -> tuple[list[str], list[Diagnostic], WorkspaceConfig]:

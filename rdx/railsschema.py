@@ -48,15 +48,51 @@ _APPLICATION = ("ApplicationRecord",)
 Name = tuple[str, ...]
 
 
+class _Names:
+    """Qualified names as ids in a trie: one id per (enclosing id, segment), 0 for the top
+    level. A name is never copied into a tuple of its segments while the rules run, so a
+    d-deep nesting costs O(d), not the O(d^2) of its names' characters (and the lookups of a
+    superclass through the nesting around it O(d), not O(d^2))."""
+
+    __slots__ = ("ids", "parent", "segment")
+
+    def __init__(self) -> None:
+        self.ids: dict[tuple[int, str], int] = {}
+        self.parent: list[int] = [-1]
+        self.segment: list[str] = [""]
+
+    def find(self, base: int, segment: str) -> int | None:
+        return self.ids.get((base, segment))
+
+    def intern(self, base: int, segments: Name) -> int:
+        for segment in segments:
+            key = (base, segment)
+            found = self.ids.get(key)
+            if found is None:
+                found = self.ids[key] = len(self.parent)
+                self.parent.append(base)
+                self.segment.append(segment)
+            base = found
+        return base
+
+    def text(self, name: int) -> str:
+        segments: list[str] = []
+        while name > 0:
+            segments.append(self.segment[name])
+            name = self.parent[name]
+        return "::".join(reversed(segments))
+
+
 class _Namespace:
-    """A class or module as the model rules see it: its superclass and literal settings."""
+    """A class or module as the model rules see it: its superclass, the name of the namespace
+    around it (where the superclass is looked up) and its literal settings."""
 
     __slots__ = ("is_class", "nesting", "settings", "superclass")
 
     def __init__(self) -> None:
         self.is_class = False
         self.superclass: ConstPath | None = None
-        self.nesting: list[Name] = []
+        self.nesting = 0
         self.settings: dict[SettingKind, str] = {}
 
 
@@ -67,112 +103,178 @@ def _own(doc: FileResult) -> list[DefinitionRecord]:
 
 
 class _Fragment(NamedTuple):
-    """One document's contribution: its classes and modules (full names by lexical nesting,
-    with the superclass as written and the nesting it is looked up in) and its settings."""
+    """One document's contribution: its classes and modules in document order, each as (the
+    entry of the namespace around it or -1, its segments as written, whether they are absolute,
+    whether it is a class, its superclass as written), and its settings as (entry, kind, value).
+    Names stay relative to the entry around them, so a fragment is linear in the document."""
 
-    spaces: list[tuple[Name, bool, ConstPath | None, list[Name]]]
-    settings: list[tuple[Name, SettingKind, str]]
+    spaces: list[tuple[int, Name, bool, bool, ConstPath | None]]
+    settings: list[tuple[int, SettingKind, str]]
 
 
 def _fragment(doc: FileResult) -> _Fragment:
-    names: dict[int, Name] = {}
-    spans: list[tuple[int, int, Name]] = []
+    entries: dict[int, int] = {}
+    spans: list[tuple[int, int, int]] = []
     out = _Fragment([], [])
     for index, d in enumerate(_own(doc)):
         if d.kind not in ("Class", "Module") or (d.path is not None and d.path.dynamic):
             continue
         parent = d.parent
-        while parent >= 0 and parent not in names:
+        # Definitions between two namespaces (methods, singleton classes) are at most the
+        # discovery nesting limit deep, so this walk is bounded.
+        while parent >= 0 and parent not in entries:
             parent = doc.definitions[parent].parent
-        outer = names.get(parent, ())
         segments = d.path.segments if d.path is not None else (d.name,)
-        name = segments if d.path is not None and d.path.absolute else outer + segments
-        names[index] = name
-        spans.append((d.start, d.end, name))
-        out.spaces.append((name, d.kind == "Class", d.superclass, [outer[:i] for i in range(len(outer), 0, -1)]))
-    for setting in doc.rails.settings if doc.rails is not None else ():
-        around = [(start, name) for start, end, name in spans if start <= setting.offset < end]
-        if around:
-            out.settings.append((max(around)[1], setting.kind, setting.value))
+        entries[index] = len(out.spaces)
+        spans.append((d.start, len(out.spaces), d.end))
+        out.spaces.append((entries.get(parent, -1), segments, d.path is not None and d.path.absolute, d.kind == "Class", d.superclass))
+    # Each setting belongs to the innermost namespace around it: one sweep in offset order
+    # with a stack of the spans entered so far (the latest start on top).
+    spans.sort()
+    stack: list[tuple[int, int, int]] = []
+    i = 0
+    for setting in sorted(doc.rails.settings, key=lambda s: s.offset) if doc.rails is not None else ():
+        while i < len(spans) and spans[i][0] <= setting.offset:
+            stack.append(spans[i])
+            i += 1
+        while stack and stack[-1][2] <= setting.offset:
+            stack.pop()
+        if stack:
+            out.settings.append((stack[-1][1], setting.kind, setting.value))
     return out
 
 
-def _collect(documents: Mapping[str, FileResult], memo: dict[str, tuple[FileResult, _Fragment]]) -> dict[Name, _Namespace]:
+def _collect(documents: Mapping[str, FileResult], memo: dict[str, tuple[FileResult, _Fragment]]) -> tuple[_Names, dict[int, _Namespace]]:
     """Every document's fragment merged, in URI order (the first superclass written wins).
     ``memo`` keeps each document's fragment while the document object stays the same."""
-    spaces: dict[Name, _Namespace] = {}
+    names = _Names()
+    spaces: dict[int, _Namespace] = {}
     for uri in sorted(documents):
         doc = documents[uri]
         cached = memo.get(uri)
         if cached is None or cached[0] is not doc:
             cached = memo[uri] = (doc, _fragment(doc))
-        for name, is_class, superclass, nesting in cached[1].spaces:
+        ids: list[int] = []
+        for outer, segments, absolute, is_class, superclass in cached[1].spaces:
+            around = ids[outer] if outer >= 0 else 0
+            name = names.intern(0 if absolute else around, segments)
+            ids.append(name)
             space = spaces.setdefault(name, _Namespace())
             space.is_class = space.is_class or is_class
             if superclass is not None and space.superclass is None:
-                space.superclass, space.nesting = superclass, nesting
-        for name, kind, value in cached[1].settings:
-            spaces[name].settings[kind] = value
+                space.superclass, space.nesting = superclass, around
+        for entry, kind, value in cached[1].settings:
+            spaces[ids[entry]].settings[kind] = value
     for uri in [uri for uri in memo if uri not in documents]:
         del memo[uri]
-    return spaces
+    return names, spaces
 
 
 class _Models:
-    """Rails' naming rules over the collected namespaces (memoized, pure)."""
+    """Rails' naming rules over the collected namespaces (memoized, pure). Every rule follows
+    chains (superclasses, enclosing namespaces, a table's dependencies) with loops, never
+    recursion, and remembers its answers, so long chains cost linear time."""
 
-    def __init__(self, spaces: dict[Name, _Namespace]) -> None:
+    def __init__(self, names: _Names, spaces: dict[int, _Namespace]) -> None:
+        self.names = names
         self.spaces = spaces
-        self._tables: dict[Name, str] = {}
+        self.base = names.intern(0, _BASE)
+        self.application = names.intern(0, _APPLICATION)
+        self._tables: dict[int, str] = {}
+        self._superclasses: dict[int, int | None] = {}
+        self._models: dict[int, bool] = {}
+        self._bases: dict[int, int] = {}
 
-    def superclass(self, name: Name) -> Name | None:
+    def superclass(self, name: int) -> int | None:
+        if name in self._superclasses:
+            return self._superclasses[name]
         space = self.spaces.get(name)
-        if space is None or space.superclass is None:
-            return None
-        path = space.superclass.segments
-        if not space.superclass.absolute:
-            for outer in space.nesting:
-                if outer + path[:1] in self.spaces:
-                    return outer + path
-        return path
+        found = None
+        if space is not None and space.superclass is not None and space.superclass.segments:
+            path = space.superclass.segments
+            base = 0
+            if not space.superclass.absolute:
+                outer = space.nesting
+                while outer > 0:
+                    first = self.names.find(outer, path[0])
+                    if first is not None and first in self.spaces:
+                        base = outer
+                        break
+                    outer = self.names.parent[outer]
+            found = self.names.intern(base, path)
+        self._superclasses[name] = found
+        return found
 
-    def abstract(self, name: Name) -> bool:
-        if name == _BASE or (name == _APPLICATION and name not in self.spaces):
+    def _is_root(self, name: int) -> bool:
+        return name == self.base or (name == self.application and name not in self.spaces)
+
+    def abstract(self, name: int) -> bool:
+        if self._is_root(name):
             return True
         space = self.spaces.get(name)
         return space is not None and space.settings.get(SettingKind.ABSTRACT_CLASS) == "true"
 
-    def is_model(self, name: Name) -> bool:
-        """A class that inherits (transitively) from ActiveRecord::Base or ApplicationRecord."""
-        seen: set[Name] = set()
-        current: Name | None = self.superclass(name)
+    def is_model(self, name: int) -> bool:
+        """A class that inherits (transitively) from ActiveRecord::Base or ApplicationRecord.
+        Every class on the way gets the same answer, so each chain is followed once."""
+        if name in self._models:
+            return self._models[name]
+        walked = [name]
+        seen: set[int] = set()
+        found = False
+        current = self.superclass(name)
         while current is not None and current not in seen:
-            if current == _BASE or (current == _APPLICATION and current not in self.spaces):
-                return True
+            if self._is_root(current):
+                found = True
+                break
+            if current in self._models:
+                found = self._models[current]
+                break
             seen.add(current)
+            walked.append(current)
             current = self.superclass(current)
-        return False
+        for n in walked:
+            self._models[n] = found
+        return found
 
-    def base_class(self, name: Name) -> Name:
+    def base_class(self, name: int) -> int:
         """The class whose table an STI subclass shares: the topmost non-abstract model."""
+        if name in self._bases:
+            return self._bases[name]
+        walked = [name]
         seen = {name}
-        while (parent := self.superclass(name)) is not None and parent not in seen and not self.abstract(parent) and self.is_model(parent):
+        current = name
+        cycle = False
+        while (parent := self.superclass(current)) is not None and not self.abstract(parent) and self.is_model(parent):
+            if parent in seen:
+                cycle = True
+                break
+            if parent in self._bases:
+                current = self._bases[parent]
+                break
             seen.add(parent)
-            name = parent
-        return name
+            walked.append(parent)
+            current = parent
+        if not cycle:
+            # Every class on a walk that ended without meeting itself again ends where it did.
+            for n in walked:
+                self._bases[n] = current
+        return current
 
-    def _prefix(self, name: Name) -> str:
+    def _prefix(self, name: int) -> str:
         """``full_table_name_prefix``: the first enclosing module that answers
         ``table_name_prefix``, else the class's own (inherited) ``table_name_prefix``."""
-        for i in range(len(name) - 1, 0, -1):
-            outer = self.spaces.get(name[:i])
-            if outer is not None and (SettingKind.TABLE_NAME_PREFIX in outer.settings or self.is_model(name[:i])):
-                return self._own_prefix(name[:i])
+        outer = self.names.parent[name]
+        while outer > 0:
+            space = self.spaces.get(outer)
+            if space is not None and (SettingKind.TABLE_NAME_PREFIX in space.settings or self.is_model(outer)):
+                return self._own_prefix(outer)
+            outer = self.names.parent[outer]
         return self._own_prefix(name)
 
-    def _own_prefix(self, name: Name) -> str:
-        seen: set[Name] = set()
-        current: Name | None = name
+    def _own_prefix(self, name: int) -> str:
+        seen: set[int] = set()
+        current: int | None = name
         while current is not None and current not in seen and (space := self.spaces.get(current)) is not None:
             if SettingKind.TABLE_NAME_PREFIX in space.settings:
                 return space.settings[SettingKind.TABLE_NAME_PREFIX]
@@ -180,25 +282,47 @@ class _Models:
             current = self.superclass(current)
         return ""
 
-    def table(self, name: Name) -> str:
-        """ActiveRecord's ``compute_table_name`` (or the literal ``self.table_name``)."""
+    def _depends_on(self, name: int) -> int | None:
+        """The class whose table ``name``'s table is made from, if any: its STI base class, or
+        the model class it is nested in (``contained``)."""
+        space = self.spaces[name]
+        if SettingKind.TABLE_NAME in space.settings:
+            return None
+        base = self.base_class(name)
+        if base != name:
+            return base
+        parent = self.names.parent[name]
+        if parent > 0 and parent in self.spaces and self.spaces[parent].is_class and self.is_model(parent) and not self.abstract(parent):
+            return parent
+        return None
+
+    def table(self, name: int) -> str:
+        """ActiveRecord's ``compute_table_name`` (or the literal ``self.table_name``). The
+        tables a table depends on are computed first, with an explicit stack; a table still
+        being computed reads as "" (a class nested in its own subclass names no table)."""
         if name in self._tables:
             return self._tables[name]
-        self._tables[name] = ""  # A cycle (a class nested in its own subclass) names no table.
+        self._tables[name] = ""
+        pending = [name]
+        while pending:
+            current = pending[-1]
+            dependency = self._depends_on(current)
+            if dependency is not None and dependency not in self._tables:
+                self._tables[dependency] = ""
+                pending.append(dependency)
+                continue
+            pending.pop()
+            self._tables[current] = self._table_from(current, dependency)
+        return self._tables[name]
+
+    def _table_from(self, name: int, dependency: int | None) -> str:
         space = self.spaces[name]
-        base = self.base_class(name)
         if SettingKind.TABLE_NAME in space.settings:
-            table = space.settings[SettingKind.TABLE_NAME]
-        elif base != name:
-            table = self.table(base)
-        else:
-            parent = name[:-1]
-            contained = ""
-            if parent in self.spaces and self.spaces[parent].is_class and self.is_model(parent) and not self.abstract(parent):
-                contained = singularize(self.table(parent)) + "_"
-            table = self._prefix(name) + contained + pluralize(_underscore(name[-1]))
-        self._tables[name] = table
-        return table
+            return space.settings[SettingKind.TABLE_NAME]
+        if dependency is not None and dependency == self.base_class(name) and dependency != name:
+            return self._tables[dependency]
+        contained = singularize(self._tables[dependency]) + "_" if dependency is not None else ""
+        return self._prefix(name) + contained + pluralize(_underscore(self.names.segment[name]))
 
 
 def _underscore(word: str) -> str:
@@ -209,14 +333,15 @@ def _underscore(word: str) -> str:
 def table_names(documents: Mapping[str, FileResult], memo: dict[str, tuple[FileResult, _Fragment]] | None = None) -> dict[str, list[str]]:
     """Table name -> the models (``A::B``) that own it, sorted: STI subclasses are left out
     (they inherit their base class's methods), and so are abstract classes."""
-    spaces = _collect(documents, {} if memo is None else memo)
-    models = _Models(spaces)
+    names, spaces = _collect(documents, {} if memo is None else memo)
+    models = _Models(names, spaces)
+    owners = [(names.text(name), name) for name, space in spaces.items()
+              if space.is_class and not models.abstract(name) and models.is_model(name) and models.base_class(name) == name]
     out: dict[str, list[str]] = {}
-    for name in sorted(spaces):
-        space = spaces[name]
-        if space.is_class and not models.abstract(name) and models.is_model(name) and models.base_class(name) == name:
-            if table := models.table(name):
-                out.setdefault(table, []).append("::".join(name))
+    # Tables are computed in the order of the models' names, as they always were.
+    for text, name in sorted(owners, key=lambda owner: owner[0].split("::")):
+        if table := models.table(name):
+            out.setdefault(table, []).append(text)
     return out
 
 

@@ -25,6 +25,10 @@ class Reporting:
     def _ready(self) -> View:
         raise NotImplementedError
 
+    def _cache_dir(self) -> str | None:
+        workspace: tuple[list[str], str] | None = getattr(self, "_workspace", None)
+        return workspace[1] if workspace is not None else None
+
     @property
     def revision(self) -> int:
         raise NotImplementedError
@@ -49,6 +53,9 @@ class Reporting:
         project's: ``diagnostics_of`` a dependency's file lists them."""
         view = self._ready()
         out = list(self._walk_problems)
+        # The text index repairs itself while answering (a damaged body read again, a full
+        # disk): those reports are the cache directory's.
+        out += [Diagnostic(code, message, "warning", self._cache_dir() or "") for code, message in self._text.repairs()]
         documents = view.state.documents
         for result in documents.values():
             if result.library is None:

@@ -4,16 +4,17 @@ saved). Name matching lives in ``rdx.query.search``, ranking in ``rdx.query.rank
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable
 
-from rdx.cache.snapshot import writer_lock
+from rdx.cache.snapshot import discard, load_blob, save_blob, unwritable, writer_lock
 from rdx.errors import InvalidArgumentError
 from rdx.model.declarations import DECLARATION_KINDS, DeclarationRecord
 from rdx.model.languages import FOREIGN_LANGUAGES
 from rdx.model.symbols import SymbolKind
 from rdx.query.handles import View
-from rdx.query.ranked import SymbolIndex
+from rdx.query.ranked import SYMBOLS_NAME, SymbolIndex
 from rdx.query.search import MATCH_MODES, SearchIndex, search_declarations
 
 __all__ = ["SEARCH_MODES", "find_declarations", "symbol_index"]
@@ -22,26 +23,49 @@ SEARCH_MODES = ("ranked", *MATCH_MODES)
 RANKED_LIMIT = 100
 SYMBOL_KINDS = tuple(k.value for k in SymbolKind)
 SEARCHABLE_LANGUAGES = FOREIGN_LANGUAGES | {"ruby"}
-# Where a graph saves its ranked index: (cache directory, fingerprint of its documents).
-Saved = tuple[str, Callable[[], str]] | None
+Report = Callable[[str, str], None]
+# Where a graph saves its ranked index: (cache directory, fingerprint of its documents, where
+# problems with the cache go as (code, message)).
+Saved = tuple[str, Callable[[], str], Report] | None
 
 
-def symbol_index(view: View, saved: Saved) -> SymbolIndex:
+def symbol_index(view: View, saved: Saved, restore: bool = True) -> SymbolIndex:
     """The view's ranked-search index: restored from the cache directory when it was saved for
-    exactly these documents, else built (and saved for the next process)."""
+    exactly these documents (and passes its checksum), else built (and saved for the next
+    process). Damaged or unwritable cache files are reported through ``saved``'s callback."""
     if view.symbol_index is None:
-        fingerprint = saved[1]() if saved is not None else None
-        if saved is not None and fingerprint is not None:
-            view.symbol_index = SymbolIndex.load(saved[0], fingerprint, view.state, view.foreign.state)
+        fingerprint = saved[1]() if saved is not None else ""
+        if saved is not None and restore:
+            view.symbol_index = _restore(view, saved[0], fingerprint, saved[2])
         if view.symbol_index is None:
             view.symbol_index = SymbolIndex.build(view.state, view.foreign.state)
-            if saved is not None and fingerprint is not None:
-                try:
-                    with writer_lock(saved[0]):
-                        view.symbol_index.save(saved[0], fingerprint)
-                except (OSError, sqlite3.Error):
-                    pass  # An unwritable cache: the next process builds it again.
+            if saved is not None:
+                _save(view.symbol_index, saved[0], fingerprint, saved[2])
     return view.symbol_index
+
+
+def _restore(view: View, cache_dir: str, fingerprint: str, report: Report) -> SymbolIndex | None:
+    image, problem = load_blob(cache_dir, SYMBOLS_NAME, "symbols", "the ranked-search index")
+    if image is not None:
+        try:
+            return SymbolIndex.from_image(image, fingerprint, view.state, view.foreign.state)
+        except sqlite3.DatabaseError as exc:
+            # Checked bytes SQLite still refuses (written by a broken rdx): rebuilt all the same.
+            discard(os.path.join(cache_dir, SYMBOLS_NAME))
+            problem = f"the ranked-search index {os.path.join(cache_dir, SYMBOLS_NAME)} is corrupted ({exc}); rebuilding it"
+    if problem is not None:
+        report("snapshot-rebuilt", problem)
+    return None
+
+
+def _save(index: SymbolIndex, cache_dir: str, fingerprint: str, report: Report) -> None:
+    try:
+        with writer_lock(cache_dir):
+            save_blob(cache_dir, SYMBOLS_NAME, "symbols", index.image(fingerprint))
+            # The database file of earlier rdx versions is read no more.
+            discard(os.path.join(cache_dir, "symbols.sqlite"))
+    except OSError as exc:
+        report("snapshot-unwritable", unwritable(cache_dir, exc))  # The next process builds it again.
 
 
 def find_declarations(
@@ -108,7 +132,15 @@ def _defined_in(view: View, rec: DeclarationRecord, path: str) -> bool:
 
 
 def _ranked(view: View, query: str, kind: str | None, path: str | None, limit: int, saved: Saved, language: str | None) -> list[int]:
-    ranked = symbol_index(view, saved).search(query, kind=kind, path=path, limit=limit, language=language)
+    try:
+        ranked = symbol_index(view, saved).search(query, kind=kind, path=path, limit=limit, language=language)
+    except sqlite3.DatabaseError as exc:
+        # The index failed under the query (SQLite found it malformed): build it again from the
+        # graph, never from the cache, and answer from the new one.
+        view.symbol_index = None
+        if saved is not None:
+            saved[2]("snapshot-rebuilt", f"the ranked-search index failed ({exc}); rebuilt from the graph")
+        ranked = symbol_index(view, saved, restore=False).search(query, kind=kind, path=path, limit=limit, language=language)
     if " " in query.strip() or any(ch in query for ch in '*"-') or language not in (None, "ruby"):
         return ranked
     # One name-like word ("find_by", "ActRec"): names matching it (exactly, by prefix, by

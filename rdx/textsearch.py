@@ -12,10 +12,10 @@ import os
 import sqlite3
 from collections.abc import Sequence
 
-from rdx.cache.snapshot import default_cache_dir, prepare_cache_dir
+from rdx.cache.snapshot import default_cache_dir, prepare_cache_dir, unwritable
 from rdx.discovery.config import load_config
 from rdx.errors import InvalidArgumentError, IOFailureError
-from rdx.fulltext.grep import GrepPage
+from rdx.fulltext.grep import GREP_TIMEOUT, GrepPage
 from rdx.fulltext.index import SyncStats
 from rdx.fulltext.workspace import ProjectText, walk_every_file
 from rdx.query.records import Diagnostic
@@ -44,16 +44,21 @@ class Greppable:
         context: int = 0,
         limit: int | None = None,
         offset: int = 0,
+        timeout: float | None = GREP_TIMEOUT,
     ) -> GrepPage:
         """Lines of the project's text files (every language) matching ``pattern``: a literal,
         or an RE2 regex with ``regex=True`` (linear time; ripgrep's syntax and line rules).
         Sorted by path, line and column; a page of ``limit`` hits from ``offset`` whose
         ``total`` counts all. ``glob`` (gitignore-style, ``!`` excludes) matches paths relative
         to the project root, ``path`` keeps files under the given paths, ``language`` filters by
-        language (``"ruby"``, ``"markdown"``...), ``context`` adds lines around each hit."""
+        language (``"ruby"``, ``"markdown"``...), ``context`` adds lines around each hit.
+        A search stops after ``timeout`` seconds (default 5; None: no limit) and returns the
+        lines found so far with ``complete=False``; a pattern longer than 4 KiB is an
+        InvalidArgumentError."""
         try:
             return self._text.grep(
-                pattern, self._grep_root(), regex=regex, ignore_case=ignore_case, glob=glob, language=language, path=path, context=context, limit=limit, offset=offset
+                pattern, self._grep_root(), regex=regex, ignore_case=ignore_case, glob=glob, language=language, path=path, context=context,
+                limit=limit, offset=offset, timeout=timeout,
             )
         except sqlite3.Error as exc:
             raise IOFailureError(f"the text index failed: {exc}") from None
@@ -83,11 +88,13 @@ class TextSearch(Greppable):
         try:
             prepare_cache_dir(cache)
         except OSError as exc:
-            diagnostics.append(Diagnostic("snapshot-unwritable", f"cannot create {cache}: {exc.strerror}; the text index is kept in memory", "warning", cache))
+            diagnostics.append(Diagnostic("snapshot-unwritable", unwritable(cache, exc), "warning", cache))
             cache = ""
         entries = walk_every_file([path], config)
         if cache:
             diagnostics += [Diagnostic(*p) for p in text.attach(cache, entries, config)]
+            # A full disk while syncing: the index answers from memory and says so.
+            diagnostics += [Diagnostic(code, message, "warning", cache) for code, message in text.repairs()]
         else:
             text.add_roots([path], config, path)
         return cls(path if os.path.isdir(path) else os.path.dirname(path), text, diagnostics)

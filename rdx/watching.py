@@ -3,7 +3,9 @@
 ``rdx watch`` and the MCP server both run ``follow_changes``; they differ only in what they do
 after an update (print it, or nothing) and when files go quiet (save the snapshot, build the
 query indexes). Which files count is ``is_indexed_path``, the same rule as the walk's (every
-file, for the text index; ``Graph.refresh_paths`` re-parses the Ruby ones).
+file, for the text index; ``Graph.refresh_paths`` re-parses the Ruby ones). What is read is
+decided there, by the project's roots (``ProjectRoots``): an event whose real path is outside
+them reads nothing and drops the file if it was indexed.
 """
 
 from __future__ import annotations

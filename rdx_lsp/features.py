@@ -33,6 +33,10 @@ _COMPLETION_KINDS = {
 _NAMESPACES = frozenset({"Class", "Module", "class", "struct", "interface", "trait", "enum"})
 _SKIPPED_SYMBOLS = frozenset({"InstanceVariable", "ClassVariable", "GlobalVariable", "SingletonClass"})
 _CONSTANT_NAME = re.compile(r"[A-Z][A-Za-z0-9_]*\Z")
+# documentSymbol nests symbols at most this deep; deeper ones are listed flat under the symbol
+# at this depth. pygls encodes results with cattrs, which recurses about five frames per level
+# (RecursionError near 190 levels), and real Ruby nests about 10 deep (docs/architecture.md).
+MAX_SYMBOL_DEPTH = 64
 _METHOD_NAME = re.compile(r"[a-z_][A-Za-z0-9_]*[?!=]?\Z")
 
 
@@ -126,6 +130,7 @@ def register(server: RdxLanguageServer) -> None:  # noqa: C901 - one registratio
     async def did_close(ls: RdxLanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         ls.open_documents.discard(uri)
+        ls.oversized.pop(uri, None)
         if ls.graph is not None and (path := uri_path(uri)) is not None:
             ls.graph.refresh_paths([path])  # The file on disk again (or gone).
 
@@ -266,7 +271,9 @@ def register(server: RdxLanguageServer) -> None:  # noqa: C901 - one registratio
 
 
 def _nest(lines: Lines, definitions: list[rdx.Definition]) -> list[lsp.DocumentSymbol]:
-    """Definitions as a tree by range containment (outermost first, in source order)."""
+    """Definitions as a tree by range containment (outermost first, in source order), at most
+    MAX_SYMBOL_DEPTH deep: a deeper symbol is listed beside the deepest ones, as a child of the
+    symbol one level up."""
     items = sorted(definitions, key=lambda d: ((loc := d.location).start_line, loc.start_column, -loc.end_line, -loc.end_column))
     roots: list[lsp.DocumentSymbol] = []
     stack: list[tuple[rdx.Location, lsp.DocumentSymbol]] = []
@@ -278,7 +285,8 @@ def _nest(lines: Lines, definitions: list[rdx.Definition]) -> list[lsp.DocumentS
         while stack and (stack[-1][0].end_line, stack[-1][0].end_column) < (loc.end_line, loc.end_column):
             stack.pop()
         (stack[-1][1].children if stack else roots).append(symbol)  # type: ignore[union-attr]
-        stack.append((loc, symbol))
+        if len(stack) + 1 < MAX_SYMBOL_DEPTH:  # Its children would still be within the limit.
+            stack.append((loc, symbol))
     return roots
 
 

@@ -1,13 +1,18 @@
 """Positions between LSP and rdx: LSP counts columns in the negotiated encoding's code units
 (UTF-16 unless the client offers UTF-8 or UTF-32), rdx in UTF-8 bytes; both count lines from 0
 and 1 respectively. Line texts come from the editor's buffer when the document is open, else
-from the file on disk (read once per request)."""
+from the file on disk (read once per request). A negative line or character is the client's
+mistake: InvalidParams, never silence (lsprotocol already refuses one in a request it decodes,
+and ``RdxProtocol`` answers those). A position past the end of the document names nothing (the
+text may have changed since the client computed it) and a character past the end of its line
+means the end of the line, as the protocol says."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInvalidParams
 
 import rdx
 
@@ -33,7 +38,7 @@ def client_column(line: bytes, column: int, units: Callable[[str], int]) -> int:
 class Lines:
     """Line texts per document URI for one request: open buffers first, then the disk."""
 
-    def __init__(self, buffers: Callable[[str], str | None], units: Callable[[str], int]) -> None:
+    def __init__(self, buffers: Callable[[str], str | bytes | None], units: Callable[[str], int]) -> None:
         self._buffers = buffers
         self._units = units
         self._cache: dict[str, list[bytes]] = {}
@@ -42,7 +47,9 @@ class Lines:
         found = self._cache.get(uri)
         if found is None:
             text = self._buffers(uri)
-            if text is not None:
+            if isinstance(text, bytes):
+                data = text  # The file's bytes, read by the caller under rdx's rules.
+            elif text is not None:
                 data = text.encode("utf-8", "surrogatepass")
             else:
                 try:
@@ -56,6 +63,8 @@ class Lines:
     def to_rdx(self, uri: str, path: str, position: lsp.Position) -> tuple[int, int]:
         """(1-based line, byte column) for an LSP position in a document."""
         lines = self._lines(uri, path)
+        if position.line < 0 or position.character < 0:
+            raise JsonRpcInvalidParams(f"position {position.line}:{position.character} in {uri} is negative; send 0-based positions")
         line = lines[position.line].decode("utf-8", "replace") if position.line < len(lines) else ""
         return position.line + 1, byte_column(line, position.character, self._units)
 

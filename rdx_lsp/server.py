@@ -7,6 +7,18 @@ open documents are indexed from their buffers (which win over the disk until clo
 changed outside the editor are read again (``workspace/didChangeWatchedFiles``), and each query
 resolves what changed first. Diagnostics are published for open documents after each change.
 
+A document the client has not opened is read from the disk only through
+``Graph.read_project_file``: a regular file inside the project's roots (or a gem's indexed
+file), opened without blocking. Anything else (``file:///dev/zero``, a FIFO, a file outside the
+project) reads as empty and is never opened; file events outside the roots change nothing
+(``Graph.refresh_paths`` applies the same rule as the walk).
+
+Limits: a buffer larger than the graph's ``max_file_size`` (2 MB by default, the size limit of
+files on disk) is not indexed; its document is indexed empty and carries a "buffer-too-large"
+diagnostic until it shrinks or closes. Every request gets an answer: one whose parameters do not
+fit the protocol's types (a negative position, say) is answered InvalidParams (pygls would only
+log it), and one whose result cannot be encoded is answered InternalError (``RdxProtocol``).
+
 Only names exported by ``rdx`` are used; the features are in ``features.py``.
 """
 
@@ -14,6 +26,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import inspect
+import json
 import logging
 import os
 import sys
@@ -21,13 +35,16 @@ import threading
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+import cattrs
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 import rdx
 from rdx_lsp.positions import Lines
 
-__all__ = ["RdxLanguageServer", "build_server", "main"]
+__all__ = ["RdxLanguageServer", "RdxProtocol", "build_server", "main"]
 
 log = logging.getLogger("rdx.lsp")
 
@@ -38,9 +55,48 @@ def uri_path(uri: str) -> str | None:
     return unquote(urlparse(uri).path) if uri.startswith("file://") else None
 
 
+class RdxProtocol(LanguageServerProtocol):
+    """pygls's protocol, except that no request goes unanswered: pygls logs a request it cannot
+    decode, or a result it cannot encode, and the client waits forever."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                cause = exc.__cause__
+                details = "; ".join(cattrs.transform_error(cause)) if isinstance(cause, cattrs.BaseValidationError) else str(cause or exc)
+                error = JsonRpcInvalidParams(f"invalid parameters for {data['method']}: {details}")
+                self._send_response(data["id"], error=error.to_response_error())
+            raise
+
+    def _send_data(self, data: Any) -> None:
+        """pygls's ``_send_data``, except that a response that cannot be encoded (a result too
+        deep for the converter's recursion, say) is answered with an InternalError."""
+        if not data:
+            return
+        try:
+            body = json.dumps(data, default=self._serialize_message)
+        except Exception as exc:
+            log.exception("cannot encode a message")
+            msg_id = getattr(data, "id", None)
+            if msg_id is not None and getattr(data, "error", None) is None:
+                error = JsonRpcInternalError(f"rdx could not encode its answer: {type(exc).__name__}: {exc}")
+                self._send_response(msg_id, error=error.to_response_error())
+            return
+        if self.writer is None:
+            log.error("no transport to send a message on")
+            return
+        if self._include_headers:
+            body = f"Content-Length: {len(body)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n{body}"
+        written = self.writer.write(body.encode(self.CHARSET))
+        if inspect.isawaitable(written):
+            asyncio.ensure_future(written)
+
+
 class RdxLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("rdx", rdx.__version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        super().__init__("rdx", rdx.__version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental, protocol_cls=RdxProtocol)
         self.graph: rdx.Graph | None = None
         self.root: str | None = None
         self.failure: str | None = None
@@ -49,6 +105,8 @@ class RdxLanguageServer(LanguageServer):
         self.open_documents: set[str] = set()
         # Edits received per document, so a request can tell its text changed while it waited.
         self.versions: dict[str, int] = {}
+        # Open documents whose buffer is over the size limit, with their size in bytes.
+        self.oversized: dict[str, int] = {}
 
     # -- the graph ---------------------------------------------------------------------------
 
@@ -110,15 +168,36 @@ class RdxLanguageServer(LanguageServer):
             return None
         return self.workspace.get_text_document(uri).source
 
-    def lines(self) -> Lines:
-        codec = self.workspace.position_codec
-        return Lines(self.buffer, codec.client_num_units)
-
-    def _index_buffer(self, uri: str) -> None:
-        assert self.graph is not None
+    def text(self, uri: str) -> str | bytes:
+        """A document's text for positions: the open buffer, else the file on disk when the
+        graph may read it (see the module docstring), else nothing."""
         text = self.buffer(uri)
         if text is not None:
-            self.graph.index_source(uri, text)
+            return text
+        path = uri_path(uri)
+        data = self.graph.read_project_file(path) if path is not None and self.graph is not None else None
+        return data if data is not None else b""
+
+    def lines(self) -> Lines:
+        codec = self.workspace.position_codec
+        return Lines(self.text, codec.client_num_units)
+
+    def _index_buffer(self, uri: str) -> None:
+        """Index an open buffer, or, over the size limit, an empty document in its place (no
+        stale answers about text that changed; the limit keeps a 50 MB paste from stalling
+        the server as it would stall ``rdx index``)."""
+        assert self.graph is not None
+        text = self.buffer(uri)
+        if text is None:
+            return
+        data = text.encode("utf-8", "surrogatepass")
+        limit = self.graph.config.max_file_size
+        if len(data) > limit:
+            self.oversized[uri] = len(data)
+            self.graph.index_source(uri, b"")
+            return
+        self.oversized.pop(uri, None)
+        self.graph.index_source(uri, text)
 
     # -- documents ---------------------------------------------------------------------------
 
@@ -133,6 +212,11 @@ class RdxLanguageServer(LanguageServer):
             return
         lines = self.lines()
         out = []
+        if (size := self.oversized.get(uri)) is not None:
+            limit = self.graph.config.max_file_size
+            message = f"the buffer is {size} bytes, over the {limit}-byte limit (max_file_size), so rdx does not index it: raise max_file_size in rdx.toml to index it"
+            start = lsp.Position(0, 0)
+            out.append(lsp.Diagnostic(range=lsp.Range(start, start), message=message, severity=lsp.DiagnosticSeverity.Warning, code="buffer-too-large", source="rdx"))
         for d in self.graph.diagnostics_of(uri):
             where = lines.range(d.location) if d.location is not None else lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0))
             out.append(lsp.Diagnostic(range=where, message=d.message, severity=_SEVERITY.get(d.severity, lsp.DiagnosticSeverity.Information), code=d.code, source="rdx"))

@@ -1,4 +1,9 @@
-"""The error every rdx MCP tool raises: a tool error whose text is ``{type, message, suggestion}``."""
+"""The error every rdx MCP tool raises: a tool error whose text is ``{type, message, suggestion}``.
+
+Messages quote bad input through ``rdx.excerpt``; as a last guard, a message or suggestion
+longer than ``MAX_MESSAGE_CHARS`` is cut here, so no error reply (or the SDK's log line of it)
+grows with the size of what a client sent.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,16 @@ import json
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-__all__ = ["tool_error"]
+__all__ = ["MAX_MESSAGE_CHARS", "tool_error"]
+
+MAX_MESSAGE_CHARS = 1000
+
+
+def _bounded(text: str) -> str:
+    if len(text) <= MAX_MESSAGE_CHARS:
+        return text
+    return f"{text[:MAX_MESSAGE_CHARS]}… ({len(text)} chars)"
 
 
 def tool_error(kind: str, message: str, suggestion: str) -> ToolError:
-    return ToolError(json.dumps({"type": kind, "message": message, "suggestion": suggestion}))
+    return ToolError(json.dumps({"type": kind, "message": _bounded(message), "suggestion": _bounded(suggestion)}))

@@ -14,11 +14,17 @@ import rdx
 def compact_schema(schema: dict[str, Any], output: bool = True) -> None:
     """Shrink generated schemas, which every client reads into a model's context: drop
     pydantic's titles (they repeat the property names), write ``X | None`` as a type list, drop
-    null defaults, and in output schemas every default (outputs always carry their values)."""
+    null defaults, and in output schemas every default (outputs always carry their values).
+    Length limits of strings and lists are checked but not listed: they are far above any
+    real argument, and a rejected call's error names the limit."""
     stack = [schema]
     while stack:
         node = stack.pop()
         node.pop("title", None)
+        if not output:
+            for part in [node, *node.get("anyOf", ())]:
+                part.pop("maxLength", None)
+                part.pop("maxItems", None)
         if output or ("default" in node and node["default"] is None):
             # A null default says nothing that leaving the parameter out of ``required`` does not.
             node.pop("default", None)
@@ -145,6 +151,8 @@ class CodePage(_PageMeta):
     # Matching lines grouped by file, in path order; ``total`` and ``next_offset`` count lines.
     matched_files: int
     files: list[CodeFile]
+    # False when the search ran out of time: the counts then cover only the files searched.
+    complete: bool = True
 
 
 class Stats(_Out):
@@ -175,6 +183,16 @@ class Status(_Out):
 # Parameter types shared by the tools (module level: the SDK evaluates annotations by name).
 Offset = Annotated[int, Field(ge=0, description="index of the first item")]
 MaxTokens = Annotated[int | None, Field(ge=1, description="cut the answer to about this many tokens")]
+
+# Sizes of string arguments. Validation rejects a longer one before a tool runs, so a huge
+# argument costs no work and is never quoted back (pydantic's message names only the limit).
+MAX_NAME_CHARS = 1024  # A declaration or constant name, a search query, a filter.
+MAX_PATH_CHARS = 4096  # A file path (PATH_MAX on Linux).
+MAX_PATTERN_CHARS = 4096  # A grep pattern; rdx also caps it at 4096 UTF-8 bytes.
+MAX_LIST_ITEMS = 64  # Globs, nesting, focus entries.
+Name = Annotated[str, Field(max_length=MAX_NAME_CHARS)]
+Filter = Annotated[str, Field(max_length=MAX_NAME_CHARS)]
+FilePath = Annotated[str, Field(max_length=MAX_PATH_CHARS)]
 
 
 def envelope_tokens(total: int, offset: int, limit: int) -> int:

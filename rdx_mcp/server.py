@@ -5,6 +5,13 @@ in ``models.py``. Every list tool takes ``max_tokens`` (the list is cut to about
 ``truncated``); long lists page with ``limit``/``offset`` and say ``total``/``next_offset``; lists are in a
 documented, deterministic order. Errors the model can act on are tool errors whose text is a JSON
 object ``{type, message, suggestion}``.
+
+Bounds: string arguments have maximum lengths (``models.py``), checked before a tool runs, and
+errors quote at most an excerpt of what they were given. The SDK runs these synchronous tools in
+worker threads; graph tools take the workspace's lock (the watcher thread updates the graph under
+it), but ``index_status`` and ``search_code`` do not: the first reads a few fields, the second
+only the text index, which is thread-safe. So a search, which stops at its time budget
+(``timeout``, 5 s by default, at most ``MAX_TIMEOUT``), never delays a status request.
 """
 
 from __future__ import annotations
@@ -21,15 +28,21 @@ from pydantic import Field, ValidationError
 import rdx
 from rdx_mcp.errors import tool_error as _error
 from rdx_mcp.models import (
+    MAX_LIST_ITEMS,
+    MAX_NAME_CHARS,
+    MAX_PATTERN_CHARS,
     CodeFile,
     CodeLine,
     CodePage,
     DeclarationOut,
     DefinitionOut,
+    FilePath,
+    Filter,
     FlatRef,
     Item,
     MapOut,
     MaxTokens,
+    Name,
     Offset,
     Page,
     RefFile,
@@ -51,6 +64,10 @@ MAX_DESCENDANTS = 500
 MAX_REFERENCES = 200
 MAX_CODE_LINES = 500
 MAX_LINE_CHARS = 300  # Longer lines (minified code, data) are cut, with a marker.
+GREP_TIMEOUT = 5.0  # Seconds a search_code call may take unless it asks otherwise.
+MAX_TIMEOUT = 60.0  # The most a call may ask for: a server answers many clients.
+# Tools that run without the workspace lock (see the module docstring).
+_UNLOCKED = frozenset({"index_status", "search_code"})
 
 
 class _RdxServer(MCPServer):
@@ -71,7 +88,7 @@ class _RdxServer(MCPServer):
                 # Our own error object, without the SDK's "Error executing tool ..." prefix.
                 raise ToolError(text[text.index('{"type"') :]) from None
             if type(exc).__name__ == "UnexpectedToolError":
-                raise _error("internal", f"{name} failed: {cause!r}", "this is a bug in rdx; other tools still work") from None
+                raise _error("internal", f"{rdx.excerpt(name)} failed: {rdx.excerpt(repr(cause), 300)}", "this is a bug in rdx; other tools still work") from None
             raise _error("invalid_argument", str(exc), "check the tool name and arguments") from None
         if isinstance(result, CallToolResult) and isinstance(result.structured_content, dict) and len(result.content) == 1:
             block = result.content[0]
@@ -115,7 +132,7 @@ def build_server(workspace: Workspace) -> MCPServer:
 
     def tool(self: MCPServer, *a: Any, **kw: Any) -> Any:
         register = real_tool(self, *a, **kw)
-        return lambda fn: register(locked(fn))
+        return lambda fn: register(fn if fn.__name__ in _UNLOCKED else locked(fn))
 
     server: MCPServer = _RdxServer(
         "rdx",
@@ -130,7 +147,7 @@ def build_server(workspace: Workspace) -> MCPServer:
             wanted = name.split("#")[-1].split("::")[-1] or name
             method = "#" in name
             near = [d.name for d in g.search(wanted, limit=50) if (d.kind == "Method") == method][:5] if wanted.strip() else []
-            raise _error("not_found", f"no declaration named {name!r}", f"did you mean: {', '.join(near)}" if near else "use search_declarations")
+            raise _error("not_found", f"no declaration named {rdx.excerpt(name)}", f"did you mean: {', '.join(near)}" if near else "use search_declarations")
         return decl
 
     def language_of(d: rdx.Declaration) -> str | None:
@@ -145,11 +162,11 @@ def build_server(workspace: Workspace) -> MCPServer:
         "AND/OR/-word, prefix*); exact/prefix/fuzzy match Ruby names."
     )
     def search_declarations(
-        query: Annotated[str, Field(min_length=1)],
-        kind: Annotated[str | None, Field(description="Class, Method, ... (Ruby); class, function, ... (others)")] = None,
+        query: Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS)],
+        kind: Annotated[str | None, Field(max_length=MAX_NAME_CHARS, description="Class, Method, ... (Ruby); class, function, ... (others)")] = None,
         match_mode: Annotated[str, Field(pattern="^(ranked|fuzzy|exact|prefix)$")] = "ranked",
-        path: Annotated[str | None, Field(description="part of the defining file's path")] = None,
-        language: Annotated[str | None, Field(description="ruby, python, typescript, go, rust, ...")] = None,
+        path: Annotated[str | None, Field(max_length=MAX_NAME_CHARS, description="part of the defining file's path")] = None,
+        language: Annotated[str | None, Field(max_length=MAX_NAME_CHARS, description="ruby, python, typescript, go, rust, ...")] = None,
         dependencies: Annotated[bool, Field(description="include the gems' declarations")] = True,
         limit: Annotated[int, Field(ge=1)] = 20,
         offset: Offset = 0,
@@ -172,7 +189,7 @@ def build_server(workspace: Workspace) -> MCPServer:
         return Page(items=chunk, revision=g.revision, **meta)
 
     @server.tool(description="A declaration: kind, definitions with locations and comments, ancestors, members.")
-    def get_declaration(name: str, max_tokens: MaxTokens = None) -> DeclarationOut:
+    def get_declaration(name: Name, max_tokens: MaxTokens = None) -> DeclarationOut:
         g = workspace.graph()
         s = declaration(g, name).summary()
         out = DeclarationOut(
@@ -194,13 +211,13 @@ def build_server(workspace: Workspace) -> MCPServer:
         return out
 
     @server.tool(description="Classes and modules that have this one among their ancestors, by name.")
-    def get_descendants(name: str, limit: Annotated[int, Field(ge=1)] = 100, offset: Offset = 0, max_tokens: MaxTokens = None) -> Page:
+    def get_descendants(name: Name, limit: Annotated[int, Field(ge=1)] = 100, offset: Offset = 0, max_tokens: MaxTokens = None) -> Page:
         g = workspace.graph()
         chunk, meta = page_of(declaration(g, name).descendants, offset, limit, MAX_DESCENDANTS, max_tokens, item)
         return Page(items=chunk, revision=g.revision, **meta)
 
     @server.tool(description="Ancestors of a class or module, in Ruby's lookup order.")
-    def get_ancestors(name: str, max_tokens: MaxTokens = None) -> Page:
+    def get_ancestors(name: Name, max_tokens: MaxTokens = None) -> Page:
         g = workspace.graph()
         items = [item(a) for a in declaration(g, name).ancestors]
         return whole(items, g.revision, max_tokens)
@@ -231,21 +248,21 @@ def build_server(workspace: Workspace) -> MCPServer:
 
     @server.tool(description="Where a constant (class, module, constant) is referenced, through aliases; by location. "
                  "Other languages: any declaration's uses.")
-    def find_constant_references(name: str, limit: Annotated[int, Field(ge=1)] = 50, offset: Offset = 0, max_tokens: MaxTokens = None) -> RefPage:
+    def find_constant_references(name: Name, limit: Annotated[int, Field(ge=1)] = 50, offset: Offset = 0, max_tokens: MaxTokens = None) -> RefPage:
         return references(name, "constant", offset, limit, max_tokens)
 
     @server.tool(description="Call sites of a method like Foo#bar(); certain=false when the receiver is unknown. "
                  "Other languages: any declaration's uses.")
-    def find_method_references(name: str, limit: Annotated[int, Field(ge=1)] = 50, offset: Offset = 0, max_tokens: MaxTokens = None) -> RefPage:
+    def find_method_references(name: Name, limit: Annotated[int, Field(ge=1)] = 50, offset: Offset = 0, max_tokens: MaxTokens = None) -> RefPage:
         return references(name, "method", offset, limit, max_tokens)
 
     @server.tool(description="Declarations defined in one file, in file order.")
-    def get_file_declarations(file_path: str, max_tokens: MaxTokens = None) -> Page:
+    def get_file_declarations(file_path: FilePath, max_tokens: MaxTokens = None) -> Page:
         g = workspace.graph()
         path = file_path if os.path.isabs(file_path) else os.path.join(workspace.root, file_path)
         doc = g.document(path)
         if doc is None:
-            raise _error("not_found", f"{file_path!r} is not indexed", "pass a path relative to the project root")
+            raise _error("not_found", f"{rdx.excerpt(file_path)} is not indexed", "pass a path relative to the project root")
         items = []
         for defn in doc.definitions:
             decl = defn.declaration
@@ -254,14 +271,15 @@ def build_server(workspace: Workspace) -> MCPServer:
         return whole(items, g.revision, max_tokens)
 
     @server.tool(description="What a constant written inside a nesting (outermost first, as written) refers to.")
-    def resolve_constant(name: str, nesting: list[str] | None = None) -> Item:
+    def resolve_constant(name: Name, nesting: Annotated[list[Name] | None, Field(max_length=MAX_LIST_ITEMS)] = None) -> Item:
         g = workspace.graph()
         try:
             d = g.resolve_constant(name, nesting or [])
         except rdx.InvalidArgumentError as exc:
             raise _error("invalid_argument", str(exc), "pass a constant path such as Foo::Bar") from None
         if d is None:
-            raise _error("not_found", f"{name} does not resolve inside {' > '.join(nesting or []) or 'the top level'}", "check the nesting")
+            inside = rdx.excerpt(" > ".join(nesting)) if nesting else "the top level"
+            raise _error("not_found", f"{rdx.excerpt(name)} does not resolve inside {inside}", "check the nesting")
         return item(d)
 
     def position(file_path: str) -> str:
@@ -269,21 +287,21 @@ def build_server(workspace: Workspace) -> MCPServer:
 
     @server.tool(description="Go to definition from a position (line 1-based, column 0-based).")
     def definition_at(
-        file_path: str, line: Annotated[int, Field(ge=1)], column: Annotated[int, Field(ge=0)], max_tokens: MaxTokens = None
+        file_path: FilePath, line: Annotated[int, Field(ge=1)], column: Annotated[int, Field(ge=0)], max_tokens: MaxTokens = None
     ) -> Page:
         g = workspace.graph()
         target = g.definition_at(position(file_path), line, column)
         if target is None:
-            raise _error("not_found", f"nothing to go to at {file_path}:{line}:{column}", "point at a constant, a method call or a require")
+            raise _error("not_found", f"nothing to go to at {rdx.excerpt(file_path)}:{line}:{column}", "point at a constant, a method call or a require")
         items = [Item(name=target.name, kind=target.kind, location=workspace.loc(loc)) for loc in target.locations]
         return whole(items, g.revision, max_tokens)
 
     @server.tool(description="Name, kind, signature, owner, ancestors and comments at a position.")
-    def hover_at(file_path: str, line: Annotated[int, Field(ge=1)], column: Annotated[int, Field(ge=0)]) -> DeclarationOut:
+    def hover_at(file_path: FilePath, line: Annotated[int, Field(ge=1)], column: Annotated[int, Field(ge=0)]) -> DeclarationOut:
         g = workspace.graph()
         hover = g.hover_at(position(file_path), line, column)
         if hover is None:
-            raise _error("not_found", f"nothing known at {file_path}:{line}:{column}", "point at a name")
+            raise _error("not_found", f"nothing known at {rdx.excerpt(file_path)}:{line}:{column}", "point at a name")
         return DeclarationOut(
             name=hover.name,
             kind=hover.kind,
@@ -298,21 +316,25 @@ def build_server(workspace: Workspace) -> MCPServer:
         description="Grep every file (any language): a literal, or an RE2 regex with regex=true. Lines grouped by file, in path order."
     )
     def search_code(
-        pattern: Annotated[str, Field(min_length=1)],
+        pattern: Annotated[str, Field(min_length=1, max_length=MAX_PATTERN_CHARS)],
         regex: bool = False,
         ignore_case: bool = False,
-        glob: Annotated[list[str] | None, Field(description="e.g. ['*.rb', '!test/**']")] = None,
-        language: Annotated[str | None, Field(description="ruby, markdown, yaml, ...")] = None,
+        glob: Annotated[list[Name] | None, Field(max_length=MAX_LIST_ITEMS, description="e.g. ['*.rb', '!test/**']")] = None,
+        language: Annotated[Filter | None, Field(description="ruby, markdown, yaml, ...")] = None,
         context: Annotated[int, Field(ge=0, le=10)] = 0,
         limit: Annotated[int, Field(ge=1)] = 50,
         offset: Offset = 0,
         max_tokens: MaxTokens = None,
+        timeout: Annotated[float, Field(gt=0, le=MAX_TIMEOUT)] = GREP_TIMEOUT,  # Seconds; then complete=false.
     ) -> CodePage:
         g = workspace.graph()
         clamped = limit > MAX_CODE_LINES
         limit = min(limit, MAX_CODE_LINES)
         try:
-            page = g.grep(pattern, regex=regex, ignore_case=ignore_case, glob=glob, language=language, context=context, limit=limit, offset=offset)
+            page = g.grep(
+                pattern, regex=regex, ignore_case=ignore_case, glob=glob, language=language, context=context, limit=limit, offset=offset,
+                timeout=timeout,
+            )
         except rdx.InvalidArgumentError as exc:
             raise _error("invalid_argument", str(exc), "fix the pattern or filter named in the message") from None
         hits = list(page)
@@ -340,7 +362,7 @@ def build_server(workspace: Workspace) -> MCPServer:
         end = offset + len(hits)
         return CodePage(
             total=page.total, offset=offset, limit=limit, next_offset=end if end < page.total else None, limit_clamped=clamped,
-            truncated=truncated, revision=g.revision, matched_files=page.files, files=files,
+            truncated=truncated, revision=g.revision, matched_files=page.files, files=files, complete=page.complete,
         )
 
     @server.tool(
@@ -349,7 +371,10 @@ def build_server(workspace: Workspace) -> MCPServer:
     )
     def repo_map(
         max_tokens: Annotated[int, Field(ge=64, le=65536)] = 2048,
-        focus: Annotated[list[str] | None, Field(description="file paths (relative to the project) or declaration names")] = None,
+        focus: Annotated[
+            list[Annotated[str, Field(max_length=MAX_NAME_CHARS * 4)]] | None,
+            Field(max_length=MAX_LIST_ITEMS * 4, description="file paths (relative to the project) or declaration names"),
+        ] = None,
         detail: Annotated[str, Field(pattern="^(auto|symbols|files)$")] = "auto",
     ) -> MapOut:
         g = workspace.graph()

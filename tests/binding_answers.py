@@ -50,7 +50,7 @@ GREPS = [("def ", {}), ("price|label", {"regex": True, "glob": "*.rb", "context"
 
 def _grep(graph: rdx.Graph, pattern: str, options: dict[str, object]) -> dict[str, object]:
     page = graph.grep(pattern, **options)  # type: ignore[arg-type]
-    return json.loads(msgspec.json.encode({"total": page.total, "files": page.files, "offset": page.offset, "hits": list(page)}))
+    return json.loads(msgspec.json.encode({"total": page.total, "files": page.files, "offset": page.offset, "complete": page.complete, "hits": list(page)}))
 
 
 MEMBER_LOOKUPS = [("Shop::Models::Product", "id()"), ("Shop::Models::Product", "label()"), ("Shop::Models::Order", "nothing()")]

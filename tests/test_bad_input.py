@@ -25,10 +25,11 @@ import rdx.graph
 from rdx.discovery import files as files_mod
 from rdx.discovery import pool as pool_mod
 from rdx.discovery.files import FileEntry, path_to_uri
+from rdx.discovery.parse import MAX_NESTING
 from rdx.discovery.pool import discover_file
 
 DEPTH = 10_000
-MODULE_DEPTH = 3_000  # each level lengthens every inner name, so resolution is quadratic in depth
+MODULE_DEPTH = 3_000  # over rdx.discovery.parse.MAX_NESTING: cut at the limit (tests/test_hostile_depth.py)
 BIG_TARGET = 5 * 1024 * 1024
 
 
@@ -143,6 +144,9 @@ def tree(tmp_path_factory):
         (str(root / "dangling.rb"), "unreadable-file"),
         (str(root / "syntax.rb"), "syntax-error"),
         (str(root / "huge.rb"), "file-too-large"),
+        # Every deep file nests past a discovery limit (MAX_SYNTAX_DEPTH or MAX_NESTING): what
+        # lies deeper is left out with one diagnostic per file.
+        *((str(root / "deep" / name), "too-deep") for name in deep_sources()),
     }
     # Ruby reads a program up to its first NUL: x.rb is an empty program, not a binary file.
     warnings = {(str(root / "bad_utf8.rb"), "invalid-utf8"), (str(root / "x.rb"), "end-of-program")}
@@ -218,12 +222,14 @@ def test_deep_nesting_is_indexed_without_recursion_error(indexed):
     g, returned, root, facts = indexed
     for name, (_, after) in deep_sources().items():
         assert after in g, f"{name}: {after} missing"
-    deepest = "::".join(f"D{i}" for i in range(MODULE_DEPTH)) + "#deepest()"
-    assert g[deepest].kind == "Method"
-    assert len(g[deepest].definitions[0].lexical_nesting) == MODULE_DEPTH
-    # 10,000 chained calls are 10,000 method references (``x`` is a bare identifier).
+    # Modules are kept up to the nesting limit; what is nested deeper is left out.
+    kept = "::".join(f"D{i}" for i in range(MAX_NESTING))
+    assert g[kept].kind == "Module"
+    assert len(g[kept].definitions[0].lexical_nesting) == MAX_NESTING - 1  # the modules around it
+    assert kept + "::D" + str(MAX_NESTING) not in g
+    # Chained calls are method references down to the syntax depth limit.
     chain = [r for r in g.method_references if r.location.path.endswith("deep_chain.rb")]
-    assert len(chain) == DEPTH + 1  # plus the bare ``x``, a call of an undefined method
+    assert 0 < len(chain) <= DEPTH
 
 
 def test_skipped_and_ignored_files_are_absent(indexed):
@@ -289,14 +295,14 @@ def test_permission_denied_is_reported(tmp_path, monkeypatch, jobs):
     write(tmp_path / "good.rb", "class Good; end\n")
     write(tmp_path / "padding.rb", "# " + "p" * 300_000 + "\nclass Padding; end\n")  # forces the pool
     locked = write(tmp_path / "locked.rb", "class Locked; end\n")
-    real_open = open
+    real_open = files_mod.open_regular
 
     def fake_open(path, *args, **kwargs):
         if os.fspath(path) == str(locked):
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(files_mod, "open", fake_open, raising=False)
+    monkeypatch.setattr(files_mod, "open_regular", fake_open)
     g = rdx.Graph()
     problems = g.index_all([tmp_path], jobs=jobs)
     assert [(d.path, d.code) for d in problems] == [(str(locked), "unreadable-file")]

@@ -159,7 +159,7 @@ def test_grep_matches_python(c_answers: dict[str, Any]) -> None:
     assert len(c_answers["grep"]) == 2
     for pattern, options, got in c_answers["grep"]:
         page = g.grep(pattern, **options)
-        expected = {"total": page.total, "files": page.files, "offset": page.offset, "hits": list(page)}
+        expected = {"total": page.total, "files": page.files, "offset": page.offset, "complete": page.complete, "hits": list(page)}
         assert got == json.loads(msgspec.json.encode(expected))
         assert got["total"] > 0
     assert len(c_answers["grep"][1][2]["hits"]) == 3 and c_answers["grep"][1][2]["hits"][0]["before"]

@@ -134,7 +134,7 @@ def test_the_index_is_saved_and_restored_for_the_same_documents(tmp_path: Path) 
     write(tmp_path / "lib/a.rb", "module A\n  # Converts a title into a slug for URLs.\n  def self.slugify(s); end\nend\n")
     first = rdx.Graph.open([tmp_path])
     expected = names(first.search("url slug from a title"))
-    saved = tmp_path / ".rdx" / "symbols.sqlite"
+    saved = tmp_path / ".rdx" / "symbols.msgpack"
     assert saved.exists() and expected[0] == "A::<A>#slugify()"
     mtime = saved.stat().st_mtime_ns
     second = rdx.Graph.open([tmp_path])

@@ -32,7 +32,7 @@ def client(tmp_path: Path):
         write(tmp_path / name, text)
     workspace = Workspace(str(tmp_path), watch=False).start()
     assert workspace.wait_ready()
-    with TestClient(build_app(workspace)) as c:
+    with TestClient(build_app(workspace), base_url="http://127.0.0.1") as c:
         yield c
     workspace.stop()
 

@@ -52,6 +52,9 @@ ffi: Any = None
 lib: Any = None
 NULL: Any = None
 SIZE_MAX = 2**64 - 1
+# The longest string argument taken (rdx.h says so): a larger length is a caller's mistake
+# (a negative number cast to size_t, a wrong variable), refused before any byte is read.
+MAX_LENGTH = 1 << 30
 _UINTPTR: Any = None
 _VOIDP: Any = None
 
@@ -150,12 +153,14 @@ def _bytes(pointer: Any, length: int, what: str) -> bytes:
         raise rdx.InvalidArgumentError(f"{what} is NULL; pass a string (and its length, or RDX_NTS)")
     if length == SIZE_MAX:
         return ffi.string(pointer)  # type: ignore[no-any-return]
+    if length > MAX_LENGTH:
+        raise rdx.InvalidArgumentError(f"{what}_length is {length}, more than the {MAX_LENGTH} bytes rdx takes; pass the string's length, or RDX_NTS")
     return ffi.unpack(pointer, length)  # type: ignore[no-any-return]
 
 
 def _quote(data: bytes) -> str:
     """Bytes from C quoted for a message: as text, undecodable bytes as escapes, cut short."""
-    return repr(data[:80].decode("utf-8", "backslashreplace"))
+    return rdx.excerpt(data.decode("utf-8", "backslashreplace"))
 
 
 def _no_nul(data: bytes, what: str) -> None:

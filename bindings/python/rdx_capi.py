@@ -150,7 +150,7 @@ def rdx_graph_index_source(graph: Any, uri: Any, uri_length: int, source: Any, s
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise rdx.EncodingFailureError(f"source of {name!r} is not valid UTF-8 (at byte {exc.start}); pass UTF-8 text") from None
+        raise rdx.EncodingFailureError(f"source of {rdx.excerpt(name)} is not valid UTF-8 (at byte {exc.start}); pass UTF-8 text") from None
     with slot.lock:
         _alive(slot, graph, "graph")
         problems = slot.graph.index_source(name, data)
@@ -166,7 +166,7 @@ def rdx_graph_delete_document(graph: Any, uri: Any, uri_length: int) -> int:
     with slot.lock:
         _alive(slot, graph, "graph")
         if not slot.graph.delete_document(name):
-            raise rdx.NotFoundError(f"no document {name!r} is indexed; nothing to delete")
+            raise rdx.NotFoundError(f"no document {rdx.excerpt(name)} is indexed; nothing to delete")
     return OK
 
 
@@ -198,7 +198,7 @@ def rdx_graph_get_declaration(graph: Any, name: Any, name_length: int, out: Any)
         _alive(slot, graph, "graph")
         found = slot.graph.get(text)
         if found is None:
-            raise rdx.NotFoundError(f"no declaration named {text!r}; try rdx_graph_search for similar names")
+            raise rdx.NotFoundError(f"no declaration named {rdx.excerpt(text)}; try rdx_graph_search for similar names")
         return _give(out, DECLARATION, found, slot)
 
 
@@ -214,7 +214,7 @@ def rdx_graph_resolve_constant(
         _alive(slot, graph, "graph")
         found = slot.graph.resolve_constant(text, scopes)
         if found is None:
-            raise rdx.NotFoundError(f"constant {text!r} written inside {scopes!r} does not resolve to a declaration")
+            raise rdx.NotFoundError(f"constant {rdx.excerpt(text)} written inside {rdx.excerpt(scopes)} does not resolve to a declaration")
         return _give(out, DECLARATION, found, slot)
 
 
@@ -238,7 +238,22 @@ def rdx_graph_search(graph: Any, query: Any, query_length: int, kind: Any, mode:
         return _give(out, DECLARATION_ITER, Iter(found, DECLARATION), slot)
 
 
-_GREP_OPTIONS = frozenset({"regex", "ignore_case", "glob", "language", "path", "context", "limit", "offset"})
+class _GrepOptions(msgspec.Struct, forbid_unknown_fields=True):
+    """The keys options_json may hold, typed: msgspec rejects a wrong type or an unknown key
+    (then RDX_ERR_INVALID_ARGUMENT) before the search runs. Keys left out keep grep's defaults."""
+
+    regex: bool | msgspec.UnsetType = msgspec.UNSET
+    ignore_case: bool | msgspec.UnsetType = msgspec.UNSET
+    glob: str | list[str] | msgspec.UnsetType = msgspec.UNSET
+    language: str | list[str] | msgspec.UnsetType = msgspec.UNSET
+    path: str | list[str] | msgspec.UnsetType = msgspec.UNSET
+    context: int | msgspec.UnsetType = msgspec.UNSET
+    limit: int | None | msgspec.UnsetType = msgspec.UNSET
+    offset: int | msgspec.UnsetType = msgspec.UNSET
+    timeout: float | None | msgspec.UnsetType = msgspec.UNSET
+
+
+_GREP_OPTIONS = _GrepOptions.__struct_fields__
 
 
 @export
@@ -246,22 +261,24 @@ def rdx_graph_grep_json(graph: Any, pattern: Any, pattern_length: int, options_j
     _need(out, "out")
     slot = _graph(graph)
     text = _text(pattern, pattern_length, "pattern")
-    options: Any = {}
+    options: dict[str, Any] = {}
     if options_json != capi_core.NULL:
         raw = _bytes(options_json, capi_core.SIZE_MAX, "options_json")
         try:
-            options = msgspec.json.decode(raw)
+            decoded = msgspec.json.decode(raw, type=_GrepOptions)
+        except msgspec.ValidationError as exc:
+            raise rdx.InvalidArgumentError(
+                f"options_json: {rdx.excerpt(str(exc), 200)}; known keys: {', '.join(sorted(_GREP_OPTIONS))}"
+            ) from None
         except msgspec.DecodeError as exc:
             raise rdx.InvalidArgumentError(f"options_json is not JSON ({exc}); pass an object such as {{\"regex\": true}}") from None
-        if not isinstance(options, dict):
-            raise rdx.InvalidArgumentError("options_json must be a JSON object such as {\"regex\": true}")
-        unknown = sorted(set(options) - _GREP_OPTIONS)
-        if unknown:
-            raise rdx.InvalidArgumentError(f"options_json has an unknown key {unknown[0]!r}; known: {', '.join(sorted(_GREP_OPTIONS))}")
+        options = {key: getattr(decoded, key) for key in _GREP_OPTIONS if getattr(decoded, key) is not msgspec.UNSET}
+    # Under the graph's lock, so another thread's call on the same graph waits for this one;
+    # the search's time budget (options' "timeout", 5 s by default) bounds that wait.
     with slot.lock:
         _alive(slot, graph, "graph")
         page = slot.graph.grep(text, **options)
-    body = {"total": page.total, "files": page.files, "offset": page.offset, "hits": [msgspec.to_builtins(h) for h in page]}
+    body = {"total": page.total, "files": page.files, "offset": page.offset, "complete": page.complete, "hits": [msgspec.to_builtins(h) for h in page]}
     out[0] = _cstr(msgspec.json.encode(body).decode())
     return OK
 
@@ -355,7 +372,7 @@ def rdx_declaration_find_member(declaration: Any, name: Any, name_length: int, o
         _alive(slot, declaration, "declaration")
         found = value.find_member(text)
         if found is None:
-            raise rdx.NotFoundError(f"{value.name!r} has no member {text!r} through its ancestors")
+            raise rdx.NotFoundError(f"{value.name!r} has no member {rdx.excerpt(text)} through its ancestors")
         return _give(out, DECLARATION, found, slot)
 
 

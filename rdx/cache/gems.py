@@ -4,7 +4,9 @@ One file per installed gem version (``<name>-<version>-<key>.msgpack``), shared 
 on the machine: a gem is parsed once per version and location, then decoded. The key names the
 gem's locations and the discovery code that produced the results (``discovery_fingerprint``),
 so a newer rdx or a gem installed elsewhere never reads stale results. A missing, corrupt or
-unwritable cache only costs a parse.
+unwritable cache only costs a parse. Each file is a checksummed envelope (``rdx.cache.envelope``):
+as the cache is shared, a damaged file would otherwise break every project using that gem, so
+it is removed when read and the gem is parsed again.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import os
 
 import msgspec
 
-from rdx.cache.snapshot import discovery_fingerprint, write_atomically
+from rdx.cache.envelope import Damaged, open_envelope, seal
+from rdx.cache.snapshot import discovery_fingerprint, unwritable, write_atomically
 from rdx.model.records import FileResult
 
-__all__ = ["gem_cache_dir", "discovery_fingerprint", "load_gem", "save_gem"]
+__all__ = ["gem_cache_dir", "discovery_fingerprint", "gem_file", "load_gem", "save_gem"]
 
 
 class _GemImage(msgspec.Struct, kw_only=True, gc=False):
@@ -45,14 +48,42 @@ def _file_name(gem_key: str, locations: tuple[str, ...]) -> tuple[str, str]:
     return f"{gem_key}-{key}.msgpack", key
 
 
-def load_gem(cache_dir: str, gem_key: str, locations: tuple[str, ...]) -> list[FileResult] | None:
-    name, key = _file_name(gem_key, locations)
+def gem_file(cache_dir: str, gem_key: str, locations: tuple[str, ...]) -> str:
+    """Where the results of this gem version at these locations are cached."""
+    return os.path.join(cache_dir, _file_name(gem_key, locations)[0])
+
+
+def _decode(data: bytes) -> _GemImage:
+    """The gem image in a cache file's bytes; raises ``Damaged`` (checksum, shape)."""
+    opened = open_envelope(data, "gem")
     try:
-        with open(os.path.join(cache_dir, name), "rb") as f:
-            image = _decoder.decode(f.read())
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    return image.documents if image.key == key else None
+        return _decoder.decode(opened.head)
+    except Exception as exc:
+        raise Damaged(f"its payload does not decode ({exc})") from None
+
+
+def load_gem(cache_dir: str, gem_key: str, locations: tuple[str, ...]) -> tuple[list[FileResult] | None, str | None]:
+    """(documents, None) from the cache; (None, None) when not cached; (None, reason) when the
+    file was damaged: it is then removed (the caller parses the gem and writes it again)."""
+    name, key = _file_name(gem_key, locations)
+    path = os.path.join(cache_dir, name)
+    try:
+        with open(path, "rb") as f:
+            identity = os.fstat(f.fileno()).st_ino
+            data = f.read()
+    except OSError:
+        return None, None
+    try:
+        image = _decode(data)
+    except Damaged as exc:
+        try:
+            # Only the file read: another process may have just replaced it with a good one.
+            if os.stat(path).st_ino == identity:
+                os.unlink(path)
+        except OSError:
+            pass
+        return None, f"the gem cache entry {path} is corrupted: {exc}; {gem_key} is parsed again"
+    return (image.documents, None) if image.key == key else (None, None)
 
 
 def _drop_stale(cache_dir: str, gem_key: str, locations: tuple[str, ...], kept: str) -> None:
@@ -64,8 +95,8 @@ def _drop_stale(cache_dir: str, gem_key: str, locations: tuple[str, ...], kept: 
         path = os.path.join(cache_dir, entry)
         try:
             with open(path, "rb") as f:
-                image = _decoder.decode(f.read())
-        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+                image = _decode(f.read())
+        except (OSError, Damaged):
             continue  # not ours to judge (or unreadable): leave it
         if image.gem == gem_key and tuple(image.locations) == locations:
             try:
@@ -78,8 +109,9 @@ def save_gem(cache_dir: str, gem_key: str, locations: tuple[str, ...], documents
     """Write one gem's results atomically; returns why it could not (None when written)."""
     name, key = _file_name(gem_key, locations)
     try:
-        write_atomically(cache_dir, name, _encoder.encode(_GemImage(key=key, gem=gem_key, locations=list(locations), documents=documents)))
+        image = _GemImage(key=key, gem=gem_key, locations=list(locations), documents=documents)
+        write_atomically(cache_dir, name, seal("gem", _encoder.encode(image)))
         _drop_stale(cache_dir, gem_key, locations, name)
     except OSError as exc:
-        return f"cannot write the gem cache in {cache_dir}: {exc.strerror}"
+        return unwritable(cache_dir, exc)
     return None

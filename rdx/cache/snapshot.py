@@ -4,12 +4,19 @@ A snapshot is one MessagePack file (``index.msgpack`` in the cache directory, ``
 project by default) holding a schema version, the roots it describes and every document's
 FileResult, which already carries the file's size, mtime and content hash. It is written to a
 temporary file and renamed into place, so a reader sees the old or the new snapshot, never half
-of one; writers also serialize on a lock file so two indexers do not race. Anything unreadable
-(truncated, corrupted, another schema) is reported in one line and ignored: the caller rebuilds.
+of one; writers also serialize on a lock file so two indexers do not race.
+
+Every file is a checksummed envelope (``rdx.cache.envelope``): the snapshot's header is checked
+as a whole and each document on its own, so a damaged document is parsed again and the others
+are still used. Anything unusable (truncated, corrupted, another schema or format) is reported
+in one line, removed, and rebuilt by the caller; nothing that fails its checksum is decoded.
 
 The resolved graph (``resolved.msgpack``, a ResolvedImage) is written the same way after a full
 resolve. It names the documents it was resolved from by a fingerprint, and the caller restores
 it only onto exactly those documents; any other image is ignored.
+
+A write that fails (a full disk, a read-only or missing directory) raises OSError after its
+temporary file is removed; callers report ``unwritable`` and keep answering from memory.
 """
 
 from __future__ import annotations
@@ -21,35 +28,43 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
+from typing import TypeVar
 
 import msgspec
 
+from rdx.cache.envelope import Damaged, Opened, open_envelope, seal
 from rdx.model.foreign import ForeignImage
 from rdx.model.records import FileResult
 from rdx.model.store import ResolvedImage
 
 __all__ = [
     "SCHEMA_VERSION",
+    "check_cache_files",
     "code_fingerprint",
     "discovery_fingerprint",
     "Snapshot",
     "default_cache_dir",
+    "discard",
+    "load_blob",
     "load_foreign",
     "load_image",
     "load_snapshot",
     "prepare_cache_dir",
+    "save_blob",
     "save_foreign",
     "save_image",
     "save_snapshot",
+    "unwritable",
     "write_atomically",
     "writer_lock",
 ]
 
 # Bump whenever FileResult, ResolvedImage or any record inside them changes shape.
-SCHEMA_VERSION = 18
+SCHEMA_VERSION = 19
 SNAPSHOT_NAME = "index.msgpack"
 IMAGE_NAME = "resolved.msgpack"
 FOREIGN_NAME = "foreign.msgpack"
+T = TypeVar("T")
 
 
 class Snapshot(msgspec.Struct, kw_only=True, gc=False):
@@ -89,10 +104,18 @@ def code_fingerprint() -> str:
     )
 
 
-_decoder = msgspec.msgpack.Decoder(Snapshot)
+class _SnapshotHead(msgspec.Struct, kw_only=True, gc=False):
+    schema: int
+    roots: list[str]
+    discovery: str = ""
+
+
+_head_decoder = msgspec.msgpack.Decoder(_SnapshotHead)
+_document_decoder = msgspec.msgpack.Decoder(FileResult)
 _header_decoder = msgspec.msgpack.Decoder(dict)
 _image_decoder = msgspec.msgpack.Decoder(ResolvedImage)
 _foreign_decoder = msgspec.msgpack.Decoder(ForeignImage)
+_encoder = msgspec.msgpack.Encoder()
 
 
 def default_cache_dir(root: str) -> str:
@@ -104,35 +127,85 @@ def _read(path: str, what: str, then: str) -> tuple[bytes | None, str | None]:
     try:
         with open(path, "rb") as f:
             return f.read(), None
-    except FileNotFoundError:
-        return None, None
+    except (FileNotFoundError, NotADirectoryError):
+        return None, None  # No file there (the directory may not even be one: writes say so).
     except OSError as exc:
         return None, f"cannot read {what} {path}: {exc.strerror}; {then}"
 
 
-def load_snapshot(cache_dir: str, roots: list[str]) -> tuple[Snapshot | None, str | None]:
-    """(snapshot, None), or (None, reason) when there is none or it cannot be used."""
-    path = os.path.join(cache_dir, SNAPSHOT_NAME)
-    data, problem = _read(path, "the index snapshot", "rebuilding")
+def _opened(path: str, kind: str, what: str, then: str) -> tuple[Opened | None, str | None]:
+    """The verified envelope of the cache file at ``path``: (opened, None); (None, None) when
+    there is no file; (None, reason) when it cannot be used, the file then being removed so
+    that nothing reads it again before it is rebuilt."""
+    data, problem = _read(path, what, then)
     if data is None:
         return None, problem
     try:
-        snapshot = _decoder.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        # An older schema may not even decode as a Snapshot; say which when we can tell.
-        try:
-            schema = _header_decoder.decode(data).get("schema")
-        except Exception:
-            schema = None
-        if schema is not None and schema != SCHEMA_VERSION:
-            return None, f"the index snapshot {path} has schema {schema}, this rdx uses {SCHEMA_VERSION}; rebuilding"
-        return None, f"the index snapshot {path} is corrupted ({exc}); rebuilding"
-    if snapshot.schema != SCHEMA_VERSION:
-        return None, f"the index snapshot {path} has schema {snapshot.schema}, this rdx uses {SCHEMA_VERSION}; rebuilding"
-    if sorted(snapshot.roots) != sorted(roots):
+        return open_envelope(data, kind), None
+    except Damaged as exc:
+        reason = str(exc)
+    # A file of the previous, envelope-less format names its schema at the top level.
+    try:
+        schema = _header_decoder.decode(data).get("schema")
+    except Exception:
+        schema = None
+    discard(path)
+    if schema is not None and schema != SCHEMA_VERSION:
+        return None, f"{what} {path} has schema {schema}, this rdx uses {SCHEMA_VERSION}; {then}"
+    return None, f"{what} {path} is corrupted: {reason}; {then}"
+
+
+def discard(path: str) -> None:
+    """Remove a damaged cache file (it is rebuilt; a missing one is fine)."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _decoded(decoder: msgspec.msgpack.Decoder[T], raw: msgspec.Raw) -> T:
+    """Decode a verified payload; raises ``Damaged`` when it still does not decode (a payload
+    of another shape under the same format)."""
+    try:
+        return decoder.decode(raw)
+    except Exception as exc:
+        raise Damaged(f"its payload does not decode ({exc})") from None
+
+
+def load_snapshot(cache_dir: str, roots: list[str]) -> tuple[Snapshot | None, str | None]:
+    """(snapshot, None), or (None, reason) when there is none or it cannot be used. Documents
+    are checked one by one: damaged ones are left out of the snapshot (and so parsed again),
+    and the reason says how many; (snapshot, reason) then."""
+    path = os.path.join(cache_dir, SNAPSHOT_NAME)
+    opened, problem = _opened(path, "snapshot", "the index snapshot", "rebuilding")
+    if opened is None:
+        return None, problem
+    try:
+        head = _decoded(_head_decoder, opened.head)
+    except Damaged as exc:
+        discard(path)
+        return None, f"the index snapshot {path} is corrupted: {exc}; rebuilding"
+    if head.schema != SCHEMA_VERSION:
+        return None, f"the index snapshot {path} has schema {head.schema}, this rdx uses {SCHEMA_VERSION}; rebuilding"
+    if sorted(head.roots) != sorted(roots):
         return None, f"the index snapshot {path} describes other roots; rebuilding"
-    if snapshot.discovery != discovery_fingerprint():
+    if head.discovery != discovery_fingerprint():
         return None, f"the index snapshot {path} was made by another version of rdx; rebuilding"
+    documents: list[FileResult] = []
+    damaged = 0
+    for part in opened.parts:
+        try:
+            if part is None:
+                raise Damaged("checksum mismatch")
+            documents.append(_decoded(_document_decoder, part))
+        except Damaged:
+            damaged += 1
+    snapshot = Snapshot(schema=head.schema, roots=head.roots, documents=documents, discovery=head.discovery)
+    if damaged:
+        return snapshot, (
+            f"the index snapshot {path} is corrupted: {damaged} of {len(opened.parts)} documents fail their checksum; "
+            "those files are parsed again"
+        )
     return snapshot, None
 
 
@@ -149,8 +222,10 @@ def writer_lock(cache_dir: str) -> Iterator[None]:
 
 
 def save_snapshot(cache_dir: str, snapshot: Snapshot) -> None:
-    """Write atomically: a temporary file in the same directory, fsynced, then renamed."""
-    write_atomically(cache_dir, SNAPSHOT_NAME, msgspec.msgpack.encode(snapshot))
+    """Write atomically: a temporary file in the same directory, fsynced, then renamed. Each
+    document is a part of its own, checked on its own when read."""
+    head = _encoder.encode(_SnapshotHead(schema=snapshot.schema, roots=snapshot.roots, discovery=snapshot.discovery))
+    write_atomically(cache_dir, SNAPSHOT_NAME, seal("snapshot", head, [_encoder.encode(d) for d in snapshot.documents]))
 
 
 def load_image(cache_dir: str, fingerprint: str) -> tuple[ResolvedImage | None, str | None]:
@@ -158,35 +233,65 @@ def load_image(cache_dir: str, fingerprint: str) -> tuple[ResolvedImage | None, 
     names; (None, None) when there is none for them; (None, reason) when the file cannot be
     used. The caller then resolves, which is always correct, only slower."""
     path = os.path.join(cache_dir, IMAGE_NAME)
-    data, problem = _read(path, "the resolved graph", "resolving again")
-    if data is None:
+    opened, problem = _opened(path, "resolved", "the resolved graph", "resolving again")
+    if opened is None:
         return None, problem
     try:
-        image = _image_decoder.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        return None, f"the resolved graph {path} is corrupted or from another rdx ({exc}); resolving again"
+        image = _decoded(_image_decoder, opened.head)
+    except Damaged as exc:
+        discard(path)
+        return None, f"the resolved graph {path} is corrupted: {exc}; resolving again"
     return (image, None) if image.fingerprint == fingerprint else (None, None)
 
 
 def save_image(cache_dir: str, image: ResolvedImage) -> None:
-    write_atomically(cache_dir, IMAGE_NAME, msgspec.msgpack.encode(image))
+    write_atomically(cache_dir, IMAGE_NAME, seal("resolved", _encoder.encode(image)))
 
 
-def load_foreign(cache_dir: str, fingerprint: str) -> ForeignImage | None:
-    """The saved resolution of the other languages for exactly ``fingerprint``, else None (an
-    unreadable file is rebuilt by the caller: it only costs time)."""
-    data, _ = _read(os.path.join(cache_dir, FOREIGN_NAME), "the other languages' resolution", "resolving again")
-    if data is None:
-        return None
+def load_foreign(cache_dir: str, fingerprint: str) -> tuple[ForeignImage | None, str | None]:
+    """The saved resolution of the other languages for exactly ``fingerprint`` (else None), and
+    why the file could not be used, if it could not (the caller rebuilds: it only costs time)."""
+    path = os.path.join(cache_dir, FOREIGN_NAME)
+    opened, problem = _opened(path, "foreign", "the other languages' resolution", "resolving again")
+    if opened is None:
+        return None, problem
     try:
-        image = _foreign_decoder.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    return image if image.fingerprint == fingerprint else None
+        image = _decoded(_foreign_decoder, opened.head)
+    except Damaged as exc:
+        discard(path)
+        return None, f"the other languages' resolution {path} is corrupted: {exc}; resolving again"
+    return (image, None) if image.fingerprint == fingerprint else (None, None)
 
 
 def save_foreign(cache_dir: str, image: ForeignImage) -> None:
-    write_atomically(cache_dir, FOREIGN_NAME, msgspec.msgpack.encode(image))
+    write_atomically(cache_dir, FOREIGN_NAME, seal("foreign", _encoder.encode(image)))
+
+
+def load_blob(cache_dir: str, name: str, kind: str, what: str) -> tuple[memoryview | None, str | None]:
+    """The verified payload of a cache file holding opaque bytes (the ranked-search database's
+    image): (bytes, None), (None, None) when absent, (None, reason) when damaged (removed)."""
+    opened, problem = _opened(os.path.join(cache_dir, name), kind, what, "rebuilding it")
+    if opened is None:
+        return None, problem
+    try:
+        return _decoded(_bytes_decoder, opened.head), None
+    except Damaged as exc:
+        discard(os.path.join(cache_dir, name))
+        return None, f"{what} {os.path.join(cache_dir, name)} is corrupted: {exc}; rebuilding it"
+
+
+def save_blob(cache_dir: str, name: str, kind: str, data: bytes) -> None:
+    write_atomically(cache_dir, name, seal(kind, _encoder.encode(data)))
+
+
+# A view into the file's bytes: the image is handed on without another copy.
+_bytes_decoder = msgspec.msgpack.Decoder(memoryview)
+
+
+def unwritable(cache_dir: str, exc: OSError) -> str:
+    """The one-line report of a cache that cannot be written, naming the directory."""
+    reason = exc.strerror or str(exc)
+    return f"cannot write the cache at {cache_dir}: {reason[:1].lower() + reason[1:]}; answers come from memory"
 
 
 def prepare_cache_dir(cache_dir: str) -> None:
@@ -194,8 +299,12 @@ def prepare_cache_dir(cache_dir: str) -> None:
     os.makedirs(cache_dir, exist_ok=True)
     ignore = os.path.join(cache_dir, ".gitignore")
     if not os.path.exists(ignore):
-        with open(ignore, "w") as f:
-            f.write("# rdx's index cache; safe to delete.\n*\n")
+        try:
+            with open(ignore, "w") as f:
+                f.write("# rdx's index cache; safe to delete.\n*\n")
+        except OSError:
+            discard(ignore)  # A half-written file (a full disk) would never be completed.
+            raise
 
 
 def write_atomically(cache_dir: str, name: str, data: bytes) -> None:
@@ -214,3 +323,28 @@ def write_atomically(cache_dir: str, name: str, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def check_cache_files(cache_dir: str) -> list[str]:
+    """Check every checksum of the envelope files in ``cache_dir`` (``rdx index --verify``):
+    one line per damaged file or document found. A file damaged as a whole is removed (the
+    next open rebuilds it); a snapshot with damaged documents is left for the open, which
+    parses those documents again and rewrites it."""
+    found: list[str] = []
+    for name, kind in ((SNAPSHOT_NAME, "snapshot"), (IMAGE_NAME, "resolved"), (FOREIGN_NAME, "foreign"), ("symbols.msgpack", "symbols")):
+        path = os.path.join(cache_dir, name)
+        data, problem = _read(path, name, "rebuilding")
+        if data is None:
+            if problem is not None:
+                found.append(problem)
+            continue
+        try:
+            opened = open_envelope(data, kind)
+        except Damaged as exc:
+            discard(path)
+            found.append(f"{path}: {exc}; removed")
+            continue
+        damaged = sum(1 for part in opened.parts if part is None)
+        if damaged:
+            found.append(f"{path}: {damaged} of {len(opened.parts)} documents fail their checksum")
+    return found

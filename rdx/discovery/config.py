@@ -4,8 +4,9 @@ Read from ``rdx.toml`` at the project root, or else the ``[tool.rdx]`` table of
 ``pyproject.toml`` (both decoded with msgspec). Keys: ``include`` and ``exclude`` (gitignore-style
 globs relative to the root; with ``include`` set only matching files are indexed),
 ``max_file_size`` (bytes, or a string such as ``"2MB"``; default 2 MB; larger files are
-reported and skipped), ``load_paths`` (extra directories, relative to the root, indexed too)
-and ``gems`` (default true: index the gems ``Gemfile.lock`` locks, see ``rdx.dependencies``).
+reported and skipped), ``load_paths`` (extra directories, relative to the root, indexed too;
+each is a root of the project, so a symlink into one is not ``outside-project``, see
+``rdx.discovery.files.ProjectRoots``) and ``gems`` (default true: index the gems ``Gemfile.lock`` locks, see ``rdx.dependencies``).
 A malformed file is a one-line error naming the file and the key.
 """
 
@@ -79,14 +80,16 @@ def load_config(root: str) -> WorkspaceConfig:
     pyproject = os.path.join(root_dir, "pyproject.toml")
     raw: _Raw | None = None
     source = None
+    # Imported here: ``files`` applies this module's configuration, and reads every file rdx
+    # reads (regular files only, never blocking: a FIFO named rdx.toml must not hang rdx).
+    from rdx.discovery.files import read_regular
+
     try:
         if os.path.exists(rdx_toml):
             source = rdx_toml
-            with open(rdx_toml, "rb") as f:
-                raw = msgspec.toml.decode(f.read(), type=_Raw)
+            raw = msgspec.toml.decode(read_regular(rdx_toml), type=_Raw)
         elif os.path.exists(pyproject):
-            with open(pyproject, "rb") as f:
-                data = msgspec.toml.decode(f.read())
+            data = msgspec.toml.decode(read_regular(pyproject))
             table = data.get("tool", {}).get("rdx") if isinstance(data, dict) else None
             if table is not None:
                 source = pyproject + " [tool.rdx]"
@@ -94,7 +97,7 @@ def load_config(root: str) -> WorkspaceConfig:
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise InvalidArgumentError(f"{source or pyproject}: {exc}") from None
     except OSError as exc:
-        raise InvalidArgumentError(f"cannot read {source or pyproject}: {exc.strerror}") from None
+        raise InvalidArgumentError(f"cannot read {source or pyproject}: {exc.strerror or exc}") from None
     if raw is None:
         return WorkspaceConfig()
     assert source is not None

@@ -48,6 +48,8 @@ def on_namespace(w: Walker, node: Any) -> None:
     if path is None or path.dynamic:
         w._diag("dynamic-namespace", f"cannot resolve the name {node_text(name_node)!r} statically", name_node, "warning")
         return
+    if w.too_deep(node, len(path.segments)):
+        return
     w.skip_const_until = name_node.end_byte
     w._prefix_ref(path, scope)
     superclass = None
@@ -86,9 +88,9 @@ def on_namespace(w: Walker, node: Any) -> None:
     )
     new_scope = Scope(node.end_byte, body_start, index, False)
     w._scan_marks(node.child_by_field_name("body"), new_scope)
-    w.scopes.append(new_scope)
+    w.push_scope(new_scope, len(path.segments))
     if struct_kind:
-        _members(w, struct_kind, struct_members, w.scopes[-1])
+        _members(w, struct_kind, struct_members, new_scope)
 
 
 def _factory(w: Walker, call: Any) -> tuple[ConstPath | None, str | None, list[tuple[str, Any]]]:
@@ -122,6 +124,8 @@ def on_singleton_class(w: Walker, node: Any) -> None:
         if target is None or target.dynamic:
             w._diag("dynamic-singleton-class", f"cannot resolve 'class << {node_text(value)}' statically", value, "warning")
             return
+    if w.too_deep(node):
+        return
     index = w._add(
         "SingletonClass",
         target.text if target else "self",
@@ -134,7 +138,7 @@ def on_singleton_class(w: Walker, node: Any) -> None:
     )
     new_scope = Scope(node.end_byte, value.end_byte, index, False)
     w._scan_marks(node.child_by_field_name("body"), new_scope)
-    w.scopes.append(new_scope)
+    w.push_scope(new_scope)
 
 
 def _params(w: Walker, node: Any) -> str:
@@ -154,6 +158,8 @@ def on_method(w: Walker, node: Any) -> None:
     if name_node is None:
         return
     scope = w._scope(node.start_byte)
+    if w.too_deep(node):
+        return
     ns = w._namespace_scope(scope)
     fields: dict[str, Any] = {}
     if node.type == "singleton_method":
@@ -166,7 +172,7 @@ def on_method(w: Walker, node: Any) -> None:
             recv = w._const_path(obj)
             if recv is None or recv.dynamic:
                 w._diag("dynamic-method-receiver", f"cannot resolve the receiver of 'def {node_text(obj)}.{node_text(name_node)}'", obj, "warning")
-                w.scopes.append(Scope(node.end_byte, name_node.end_byte, scope.index if scope else -1, True))
+                w.push_scope(Scope(node.end_byte, name_node.end_byte, scope.index if scope else -1, True))
                 return
             fields["receiver"] = recv
     visibility = w.pending_visibility.pop(node.start_byte, None)
@@ -200,7 +206,7 @@ def on_method(w: Walker, node: Any) -> None:
         params = node.child_by_field_name("parameters")
         if params is not None and params.named_child_count and params.named_children[0].type == "identifier":
             method_scope.hook_param = params.named_children[0].text
-    w.scopes.append(method_scope)
+    w.push_scope(method_scope)
 
 
 def on_assignment(w: Walker, node: Any) -> None:
@@ -286,6 +292,8 @@ def _namespace_factory(
     w: Walker, factory: tuple[str, str | None], path: ConstPath, left: Any, call: Any, node: Any, scope: Scope | None, comments: tuple[str, ...]
 ) -> None:
     kind, member_kind = factory
+    if w.too_deep(node, len(path.segments)):
+        return
     recv = call.child_by_field_name("receiver")
     superclass = None
     members: list[tuple[str, Any]] = []
@@ -305,7 +313,7 @@ def _namespace_factory(
         for child in block.named_children:
             if child.type in ("body_statement", "block_body"):
                 w._scan_marks(child, new_scope)
-    w.scopes.append(new_scope)
+    w.push_scope(new_scope, len(path.segments))
     _members(w, member_kind, members, new_scope)
 
 
@@ -322,12 +330,14 @@ def recover_namespace(w: Walker, node: Any) -> None:
         if path is None or path.dynamic:
             return
         scope = w._scope(child.start_byte)
+        if w.too_deep(node, len(path.segments)):
+            return
         w.skip_const_until = name_node.end_byte
         w._prefix_ref(path, scope)
         kind = "Class" if child.type == "class" else "Module"
         index = w._add(kind, path.text, node, name_node, scope, path=path, comments=w._comments_above(child))
         w.definitions[index].start = child.start_byte
-        w.scopes.append(Scope(node.end_byte, name_node.end_byte, index, False))
+        w.push_scope(Scope(node.end_byte, name_node.end_byte, index, False), len(path.segments))
         return
 
 
@@ -337,7 +347,7 @@ def class_methods_block(w: Walker, node: Any, name_node: Any, scope: Scope) -> N
     ``module ClassMethods`` reopened there. Its constants are looked up in the module around
     (``lexical=False``), as ``module_eval`` with a block does; bare visibility words apply."""
     block = node.child_by_field_name("block")
-    if block is None or scope.is_method or scope.deferred or w.definitions[scope.index].kind != "Module":
+    if block is None or scope.is_method or scope.deferred or w.definitions[scope.index].kind != "Module" or w.too_deep(node):
         return
     path = ConstPath(("ClassMethods",), False, name_node.start_byte, name_node.end_byte)
     index = w._add("Module", "ClassMethods", node, name_node, scope, path=path, comments=w._comments_above(node), lexical=False)
@@ -345,4 +355,4 @@ def class_methods_block(w: Walker, node: Any, name_node: Any, scope: Scope) -> N
     for child in block.named_children:
         if child.type in ("body_statement", "block_body"):
             w._scan_marks(child, new_scope)
-    w.scopes.append(new_scope)
+    w.push_scope(new_scope)

@@ -179,7 +179,7 @@ def _string_args(w: Walker, node: Any) -> list[tuple[str, Any]]:
         name = symbol_name(arg)
         if name is not None:
             out.append((name, arg))
-        elif (unrolled := expand_names(w.loops, arg)) is not None:
+        elif (unrolled := expand_names(w.loops, arg, w.root)) is not None:
             out.extend(unrolled)
     return out
 
@@ -201,7 +201,7 @@ def alias_pairs(w: Walker, args: list[Any]) -> list[tuple[str, Any, str]]:
     sides = []
     for arg in args:
         literal = symbol_name(arg)
-        sides.append([(literal, arg)] if literal is not None else (expand_names(w.loops, arg) or []))
+        sides.append([(literal, arg)] if literal is not None else (expand_names(w.loops, arg, w.root) or []))
     news, olds = sides
     if len(olds) == 1:
         olds = olds * len(news)
@@ -242,7 +242,7 @@ def _define_method(w: Walker, node: Any, name: str, scope: Scope | None) -> None
         return
     # One method, or one per element when the name comes from a loop over a literal list.
     literal = symbol_name(first)
-    names = [(literal, first)] if literal is not None else (expand_names(w.loops, first) or [])
+    names = [(literal, first)] if literal is not None else (expand_names(w.loops, first, w.root) or [])
     for method, arg in names:
         w._add("Method", method, node, arg, ns, visibility=ns.visibility_at(node.start_byte), params="(...)", comments=w._comments_above(node))
 
@@ -270,7 +270,7 @@ def define_constants(w: Walker, node: Any, receiver: ConstPath | None, scope: Sc
         last = {v.text: given for v, given in computed if isinstance(v, Str)}
         names = [(const, first, given) for const, given in last.items()]
     else:
-        names = [(literal, first, None)] if literal is not None else [(n, a, None) for n, a in expand_names(w.loops, first) or []]
+        names = [(literal, first, None)] if literal is not None else [(n, a, None) for n, a in expand_names(w.loops, first, w.root) or []]
     for const, arg, given in names:
         if not const[:1].isupper() or not const.isidentifier():
             continue  # Ruby raises NameError: not a constant name.
@@ -320,7 +320,7 @@ def _visibility(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
                 sym = symbol_name(item)
                 if sym is not None:
                     w._add("MethodVisibility", sym, item, item, ns, visibility=name)
-        elif (unrolled := expand_names(w.loops, arg)) is not None:
+        elif (unrolled := expand_names(w.loops, arg, w.root)) is not None:
             # ``private(*NAMES)`` with a literal list constant, ``%i[a b].each { |m| private m }``.
             for sym, at in unrolled:
                 w._add("MethodVisibility", sym, at, at, ns, visibility=name)

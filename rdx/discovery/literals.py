@@ -10,8 +10,9 @@ values and other constants of the same kind. A value the file may change in betw
 (``NAMES << :x``, ``NAMES.concat(...)``) counts as nothing.
 
 Pure functions of tree-sitter nodes: no walk state, no records, nothing imported from the
-walker. Everything is found from the call node by going up its parents (the walker exposes
-nothing else), so discovery needs no extra pass. What is deliberately absent: constants of
+walker. Everything is found from the call node and the file's root: the nodes around a use are
+found by going down from the root (``_around``), since tree-sitter's ``parent`` costs O(depth)
+and a walk up the parents would cost O(depth^2) per use; discovery needs no extra pass. What is deliberately absent: constants of
 other files (a namespace reopened elsewhere, an ancestor's constant), constants a namespace
 reopened earlier in this file holds, and assignments inside blocks and method bodies.
 """
@@ -65,34 +66,41 @@ def _assignment_before(body: Any, name: str, before: int) -> Any | None:
     return found
 
 
-def _assignment(ref: Any) -> Any | None:
+def _around(node: Any, root: Any) -> list[Any]:
+    """The nodes around ``node``, outermost (``root``) first, found going down from the root."""
+    chain: list[Any] = []
+    current = root
+    while current is not None and current != node:
+        chain.append(current)
+        current = current.child_with_descendant(node)
+    return chain
+
+
+def _assignment(ref: Any, root: Any) -> Any | None:
     """The assignment a bare constant ``ref`` reads, found in the namespace bodies around it
     (innermost first, then the file's top level); None inside a method body."""
     name = node_text(ref)
-    parent = ref.parent
-    while parent is not None:
+    chain = _around(ref, root)
+    for i in range(len(chain) - 1, -1, -1):
+        parent = chain[i]
         t = parent.type
         if t in ("method", "singleton_method"):
             return None
-        if t == "program" or (t == "body_statement" and parent.parent is not None and parent.parent.type in _NAMESPACE_TYPES):
+        if t == "program" or (t == "body_statement" and i > 0 and chain[i - 1].type in _NAMESPACE_TYPES):
             found = _assignment_before(parent, name, ref.start_byte)
             if found is not None:
                 return found
-        parent = parent.parent
     return None
 
 
-def _changed_between(assignment: Any, use: Any) -> bool:
+def _changed_between(assignment: Any, use: Any, root: Any) -> bool:
     """Whether the text between an assignment and a use may change the constant in place."""
-    root = assignment
-    while root.parent is not None:
-        root = root.parent
     name = re.escape(node_text(assignment.child_by_field_name("left")))
     pattern = re.compile(rf"(?<![\w:]){name}\s*(?:<<|\[[^\]\n]*\]\s*(?:[-+*/|&]|\|\||&&)?=(?!=)|\.\s*(?:{_MUTATORS})(?![\w?!]))".encode())
     return pattern.search(root.text, assignment.end_byte, use.start_byte) is not None
 
 
-def constant_names(ref: Any) -> list[tuple[str, Any]] | None:
+def constant_names(ref: Any, root: Any) -> list[tuple[str, Any]] | None:
     """The names the bare constant ``ref`` (a ``constant`` node) holds where it is read, each
     with the literal element that writes it; None when its value is not such a literal list.
 
@@ -129,8 +137,8 @@ def constant_names(ref: Any) -> list[tuple[str, Any]] | None:
             results.append(names)
         elif t == "constant":
             constants += 1
-            found = _assignment(node) if constants <= _MAX_CONSTANTS else None
-            if found is None or _changed_between(found, node):
+            found = _assignment(node, root) if constants <= _MAX_CONSTANTS else None
+            if found is None or _changed_between(found, node, root):
                 return None
             tasks.append((found.child_by_field_name("right"), False))
         else:
@@ -138,13 +146,13 @@ def constant_names(ref: Any) -> list[tuple[str, Any]] | None:
     return results[0] if len(results) == 1 else None
 
 
-def literal_collection(ref: Any) -> Any | None:
+def literal_collection(ref: Any, root: Any) -> Any | None:
     """The literal array, ``%w``/``%i`` list or hash (its node) that the bare constant ``ref``
     holds where it is read, found like ``constant_names`` finds lists (``.freeze`` skipped); None
     when the file may change it in between (``<<``, ``H[k] = v``, ``merge!``...) or it is
     anything else."""
-    found = _assignment(ref)
-    if found is None or _changed_between(found, ref):
+    found = _assignment(ref, root)
+    if found is None or _changed_between(found, ref, root):
         return None
     value = found.child_by_field_name("right")
     while value is not None and value.type == "call" and value.child_by_field_name("arguments") is None and value.child_by_field_name("block") is None:
@@ -155,15 +163,15 @@ def literal_collection(ref: Any) -> Any | None:
     return value if value is not None and (value.type in _LIST_TYPES or value.type == "hash") else None
 
 
-def splatted_names(arg: Any) -> list[tuple[str, Any]] | None:
+def splatted_names(arg: Any, root: Any) -> list[tuple[str, Any]] | None:
     """For an argument ``*NAME`` where ``NAME`` holds a literal list (``constant_names``): its
     names; None for any other argument."""
     if arg.type != "splat_argument" or arg.named_child_count != 1 or arg.named_children[0].type != "constant":
         return None
-    return constant_names(arg.named_children[0])
+    return constant_names(arg.named_children[0], root)
 
 
-def merge_splatted(call: Any, names: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+def merge_splatted(call: Any, names: list[tuple[str, Any]], root: Any) -> list[tuple[str, Any]]:
     """``names`` (a call's literal name arguments, in order, as ``Walker._symbol_args`` gives
     them) with the names of its splatted constants inserted where the splats are written.
 
@@ -179,7 +187,7 @@ def merge_splatted(call: Any, names: list[tuple[str, Any]]) -> list[tuple[str, A
     for arg in args.named_children:
         # A splat the walker expanded already (its names are located at the splat itself).
         covered = any(arg.start_byte <= node.start_byte < arg.end_byte for _, node in names)
-        listed = splatted_names(arg) if not covered else None
+        listed = splatted_names(arg, root) if not covered else None
         elements = {e.start_byte for _, e in listed} if listed is not None else set()
         if listed is not None:
             out += [(n, e) for n, e in listed if e.start_byte not in known]

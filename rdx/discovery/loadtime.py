@@ -343,22 +343,23 @@ def _events(body: Any, index: _FileIndex) -> list[tuple[Any, bool]]:
     in a block (where ``self`` may be anything)."""
     names = {name for _, name in index.methods} | _MIXIN_CALLS | _SEND
     out: list[tuple[Any, bool]] = []
-    stack = [(body, False)]
+    # Each entry carries its parent's type: ``node.parent`` costs O(depth) in tree-sitter. The
+    # body's own parent is the method, which is no statement parent.
+    stack = [(body, False, "")]
     while stack:
-        node, in_block = stack.pop()
+        node, in_block, parent_type = stack.pop()
         t = node.type
         if t == "call":
             meth = node.child_by_field_name("method")
             if meth is not None and meth.text.decode("utf-8", "replace") in names:
                 out.append((node, in_block))
         elif t == "identifier":
-            parent = node.parent
-            if parent is not None and parent.type in _STATEMENT_PARENTS and node.text.decode("utf-8", "replace") in names:
+            if parent_type in _STATEMENT_PARENTS and node.text.decode("utf-8", "replace") in names:
                 out.append((node, in_block))
             continue
         for child in reversed(node.named_children):
             if child.type not in _NOT_RUN:
-                stack.append((child, in_block or child.type in BLOCK_TYPES))
+                stack.append((child, in_block or child.type in BLOCK_TYPES, t))
     return out
 
 
@@ -366,14 +367,7 @@ def note_call(w: Walker, node: Any, scope: Scope | None) -> None:
     """Called by the walker for a call outside method bodies named like a method defined
     earlier in the file (or a ``send``): kept for ``inline_load_time_calls``, with whether
     ``self`` there is the namespace around (not in a block, nor in ``included do``)."""
-    self_known = scope is not None and not scope.deferred and not _in_block(node)
+    # A block between the call and the namespace around it leaves ``self`` unknown; the walker
+    # knows its open blocks, so no walk up the parents is needed.
+    self_known = scope is not None and not scope.deferred and not w.in_block(node.start_byte, w.definitions[scope.index].start)
     w.load_calls.append((node, scope.index if scope is not None else -1, self_known))
-
-
-def _in_block(node: Any) -> bool:
-    parent = node.parent
-    while parent is not None and parent.type not in ("class", "module", "singleton_class", "program"):
-        if parent.type in BLOCK_TYPES:
-            return True
-        parent = parent.parent
-    return False

@@ -85,7 +85,7 @@ def _element_name(node: Any) -> str | None:
     return None
 
 
-def _elements(receiver: Any, name: str) -> tuple[list[Any], int] | None:
+def _elements(receiver: Any, name: str, root: Any) -> tuple[list[Any], int] | None:
     """The elements a literal receiver yields to ``name`` (a hash's keys) and how many block
     parameters the block may take for the first one to be the element; None otherwise."""
     if receiver is None:
@@ -95,9 +95,9 @@ def _elements(receiver: Any, name: str) -> tuple[list[Any], int] | None:
     if receiver.type == "constant" and name in _ITERATORS:
         # ``NAMES.each`` over ``NAMES = %i[a b]`` (or ``A + B`` of such lists), ``MODULES.each``
         # over ``MODULES = [Foo, Bar]``.
-        if (listed := constant_names(receiver)) is not None:
+        if (listed := constant_names(receiver, root)) is not None:
             return [element for _, element in listed], _ITERATORS[name]
-        collection = literal_collection(receiver)
+        collection = literal_collection(receiver, root)
         if collection is not None and collection.type in _LIST_TYPES:
             return [e for e in collection.named_children if e.type != "comment"], _ITERATORS[name]
     if receiver.type == "hash" and name in _HASH_ITERATORS:
@@ -109,16 +109,16 @@ def _elements(receiver: Any, name: str) -> tuple[list[Any], int] | None:
     return None
 
 
-def register_loop(loops: list[Loop], node: Any, receiver: Any, name: str) -> None:
+def register_loop(loops: list[Loop], node: Any, receiver: Any, name: str, root: Any) -> None:
     """Remember ``LITERAL.each { |p| ... }`` (every element a constant or a literal name), and
     the block-local values of each iteration over a literal list or hash (``frames``)."""
     block = node.child_by_field_name("block")
     params = block.child_by_field_name("parameters") if block is not None else None
     if block is None or params is None or any(p.type != "identifier" for p in params.named_children):
         return
-    bindings = _bindings(receiver, name, [node_text(p) for p in params.named_children])
+    bindings = _bindings(receiver, name, [node_text(p) for p in params.named_children], root)
     frames = LazyFrames(block.child_by_field_name("body"), bindings) if bindings and len(bindings) <= _MAX_ITERATIONS else None
-    found = _elements(receiver, name)
+    found = _elements(receiver, name, root)
     parameter = node_text(params.named_children[0])
     if found is not None:
         elements, arity = found
@@ -136,12 +136,12 @@ def register_loop(loops: list[Loop], node: Any, receiver: Any, name: str) -> Non
         loops.append(Loop(block.start_byte, block.end_byte, parameter, (), (), False, frames))
 
 
-def _bindings(receiver: Any, name: str, params: list[str]) -> list[Env] | None:
+def _bindings(receiver: Any, name: str, params: list[str], root: Any) -> list[Env] | None:
     """Each iteration's block parameters bound to the element's literal values (an element
     that is no literal leaves its parameter unknown); None when the receiver is not a literal
     list or hash (or a constant holding one) or the parameters do not take its elements."""
     if receiver is not None and receiver.type == "constant":
-        receiver = literal_collection(receiver)
+        receiver = literal_collection(receiver, root)
     if receiver is None or not params:
         return None
     rows: list[list[Value | None]]
@@ -191,7 +191,7 @@ def loop_at(loops: list[Loop], node: Any, parameter: str) -> Loop | None:
     return found
 
 
-def expand_names(loops: list[Loop], arg: Any) -> list[tuple[str, Any]] | None:
+def expand_names(loops: list[Loop], arg: Any, root: Any) -> list[tuple[str, Any]] | None:
     """The names an argument stands for inside loops (None: not a loop-dependent argument):
     the loop parameter itself, a string interpolating only it, a name computed from it
     (``computed_names``), or a splatted literal list or constant holding one."""
@@ -203,7 +203,7 @@ def expand_names(loops: list[Loop], arg: Any) -> list[tuple[str, Any]] | None:
     if t == "splat_argument":
         # ``attr_reader(*FLAGS)`` after ``FLAGS = %i[a b]``: located at the splat, so that two
         # calls splatting one constant define distinct records.
-        spread = splatted_names(arg)
+        spread = splatted_names(arg, root)
         return [(n, arg) for n, _ in spread] if spread is not None else None
     if not loops:
         return None

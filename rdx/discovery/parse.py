@@ -47,11 +47,28 @@ from rdx.model.records import (
 )
 from rdx.text import line_starts
 
-__all__ = ["RubyParser", "Walker", "discover_source"]
+__all__ = ["MAX_NESTING", "MAX_SYNTAX_DEPTH", "RubyParser", "Walker", "discover_source"]
 
 _LANGUAGE = tree_sitter.Language(tree_sitter_ruby.language())
 
 _VISIBILITY_WORDS = {b"private", b"public", b"protected", b"module_function"}
+
+# The deepest lexical nesting a file may have: namespace bodies, method bodies, ``class <<``
+# bodies and the blocks that act as one (``Class.new do``, ``included do``), each segment of a
+# compact name (``module A::B``) counting as one level. Fully qualified names of a d-deep
+# nesting hold O(d^2) characters in total, so without a bound a 1 MB file of nested modules
+# costs gigabytes; the deepest nesting in the Debian Ruby corpus (/usr/lib/ruby and
+# /usr/share/rubygems-integration, 4,865 files) is 10, so 256 is far above real code. A
+# construct that would open a deeper scope is left out with everything inside it, and the file
+# gets one "too-deep" diagnostic.
+MAX_NESTING = 256
+
+# The deepest syntax-tree node the walk visits (the deepest in the Debian corpus is 43). Deeper
+# expressions (``[[[...]]]``, ``a + a + ... + a``, blocks in blocks) are left out with the same
+# diagnostic. It bounds what any handler pays for a node: tree-sitter's ``parent`` costs
+# O(depth), so without a bound one ``parent`` per node is quadratic in the nesting. It is well
+# above what MAX_NESTING scopes take (two to four syntax levels each).
+MAX_SYNTAX_DEPTH = 2_000
 
 class RubyParser:
     """A reusable tree-sitter parser for Ruby; one per worker process."""
@@ -142,29 +159,51 @@ class Walker:
         self.load_calls: list[tuple[Any, int, bool]] = []
         self._error_until = -1
         self._cursor: Any = None
+        # The tree's root (``program``), from which literal lookups go down (rdx.discovery.literals).
+        self.root: Any = None
         self.check_missing = False
+        # Set by ``too_deep`` when a handler refused to open a scope: the walk then skips the
+        # node's subtree, so what is nested too deep costs nothing more than the parse.
+        self.cut = False
+        self._too_deep_reported = False
+        # The blocks (``{ }``, ``do ... end``, lambdas) around the node being visited, as
+        # (start, end), closed lazily like ``scopes``: asking whether a node sits in a block
+        # costs O(1) instead of a walk up its parents (each ``parent`` is O(depth) in
+        # tree-sitter, so such walks are quadratic in the nesting).
+        self._blocks: list[tuple[int, int]] = []
 
     # -- walking -------------------------------------------------------------------------
 
     def walk(self, root: Any) -> None:
+        self.root = root
         self.check_missing = root.has_error
         handlers = _HANDLERS_BY_ID
         cursor = root.walk()
         self._cursor = cursor
         check_missing = self.check_missing
+        depth = 0
         while True:
             node = cursor.node
             handler = handlers.get(node.kind_id)
             descend = True
             if handler is not None:
                 descend = handler(self, node) is not False
+                if self.cut:
+                    self.cut = False
+                    descend = False
             elif check_missing and node.is_missing:
                 self._diag("syntax-error", f"missing {node.type}", node)
-            if descend and cursor.goto_first_child():
-                continue
+            if descend:
+                if depth >= MAX_SYNTAX_DEPTH:
+                    if node.child_count:
+                        self._too_deep_syntax(node)
+                elif cursor.goto_first_child():
+                    depth += 1
+                    continue
             while not cursor.goto_next_sibling():
                 if not cursor.goto_parent():
                     return
+                depth -= 1
 
     def _scope(self, start: int) -> Scope | None:
         """The innermost scope containing byte ``start`` (closing scopes that ended)."""
@@ -178,6 +217,45 @@ class Walker:
             # Name and superclass of a class are evaluated in the enclosing scope.
             return scopes[-2] if len(scopes) > 1 else None
         return top
+
+    def too_deep(self, node: Any, weight: int = 1) -> bool:
+        """Whether a scope opened at ``node`` (``weight`` levels: the segments of its name)
+        would nest deeper than ``MAX_NESTING``. If so the file's first such construct gets the
+        "too-deep" diagnostic and the walk skips ``node``'s subtree; the handler must then
+        record nothing for it. Call after ``_scope`` has closed the scopes that ended."""
+        depth = (self.scopes[-1].depth if self.scopes else 0) + weight
+        if depth <= MAX_NESTING:
+            return False
+        self.cut = True
+        if not self._too_deep_reported:
+            self._too_deep_reported = True
+            start = node.start_byte
+            line_end = self.source.find(b"\n", start, node.end_byte)
+            self.diagnostics.append(Diagnostic(
+                "too-deep",
+                f"this definition is nested {depth} scopes deep, over the limit of {MAX_NESTING} (each segment of a name such as"
+                " A::B counts), so it and everything inside it are left out of the index: flatten the nesting",
+                start,
+                node.end_byte if line_end < 0 else line_end,
+                "error",
+            ))
+        return True
+
+    def _too_deep_syntax(self, node: Any) -> None:
+        """The first node of the file whose children lie deeper than MAX_SYNTAX_DEPTH."""
+        if not self._too_deep_reported:
+            self._too_deep_reported = True
+            self._diag(
+                "too-deep",
+                f"this expression nests deeper than the limit of {MAX_SYNTAX_DEPTH} syntax levels, so what it contains is left out"
+                " of the index: split it into smaller expressions",
+                node,
+            )
+
+    def push_scope(self, scope: Scope, weight: int = 1) -> None:
+        """Open ``scope`` inside the innermost open one (see ``too_deep``, asked first)."""
+        scope.depth = (self.scopes[-1].depth if self.scopes else 0) + weight
+        self.scopes.append(scope)
 
     def _namespace_scope(self, scope: Scope | None) -> Scope | None:
         """The innermost namespace scope at or outside ``scope`` (methods skipped)."""
@@ -307,7 +385,7 @@ class Walker:
             name = symbol_name(arg)
             if name is not None and arg.type != "string":
                 out.append((name, arg))
-            elif (unrolled := expand_names(self.loops, arg)) is not None:
+            elif (unrolled := expand_names(self.loops, arg, self.root)) is not None:
                 out.extend(unrolled)
         return out
 
@@ -377,7 +455,7 @@ class Walker:
         start = node.start_byte
         scope = self._scope(start)
         recv = node.child_by_field_name("receiver")
-        register_loop(self.loops, node, recv, name)
+        register_loop(self.loops, node, recv, name, self.root)
         receiver_kind, receiver, receiver_text = receiver_of(self, recv)
         role = self.setter_calls.get((start, node.end_byte))
         if role == READ_AND_WRITE:  # ``x.y += 1`` reads ``y`` first.
@@ -403,9 +481,11 @@ class Walker:
         if receiver_kind == ReceiverKind.IMPLICIT_SELF and name == "included" and scope is not None and not scope.is_method:
             block = node.child_by_field_name("block")
             if block is not None:
+                if self.too_deep(node):
+                    return
                 deferred = Scope(node.end_byte, block.start_byte, scope.index, False)
                 deferred.deferred = True
-                self.scopes.append(deferred)
+                self.push_scope(deferred)
         if receiver_kind <= ReceiverKind.SELF:
             handler = DIRECTIVES.get(name)
             if handler is not None:
@@ -420,18 +500,26 @@ class Walker:
 
     # -- directives: calls on self with a meaning for the graph (rdx.discovery.directives) --
 
+    def on_block(self, node: Any) -> None:
+        self.in_block(node.start_byte)
+        self._blocks.append((node.start_byte, node.end_byte))
+
+    def in_block(self, start: int, since: int = -1) -> bool:
+        """Whether the node being visited, at byte ``start``, sits in a block that starts
+        after byte ``since`` (the start of the namespace around it, say). Only for the node the
+        walk is at: blocks it has left behind are forgotten."""
+        blocks = self._blocks
+        while blocks and blocks[-1][1] <= start:
+            blocks.pop()
+        return bool(blocks) and blocks[-1][0] > since
+
     def _directive_scope(self, node: Any, scope: Scope | None) -> Scope | None:
         """The namespace body a directive applies to, or None inside a method body.
 
         At top level, directives apply to Object unless they sit in a block, whose ``self`` is
         unknown statically (``ActiveSupport.on_load(:x) { include M }``)."""
         if scope is None:
-            parent = node.parent
-            while parent is not None and parent.type != "program":
-                if parent.type in BLOCK_TYPES:
-                    return None
-                parent = parent.parent
-            return self._top_object(node)
+            return None if self.in_block(node.start_byte) else self._top_object(node)
         if scope.is_method:
             return None
         return scope
@@ -463,6 +551,9 @@ _HANDLERS: dict[str, Callable[[Walker, Any], Any]] = {
     "pair": calls.on_pair,
     "ERROR": Walker.on_error,
 }
+
+for _name in BLOCK_TYPES:
+    _HANDLERS[_name] = Walker.on_block
 
 # Dispatch on numeric kind ids of named nodes: cheaper than type strings, and keywords such
 # as the ``class`` token (an anonymous node with the same type string) never match.

@@ -81,7 +81,7 @@ def _get_parser() -> RubyParser:
 
 def discover_file(entry: FileEntry, parser: RubyParser | None = None) -> FileResult:
     """Read and parse one file; problems become diagnostics on the result."""
-    data, size, mtime_ns, diagnostics = read_source(entry.path, ruby=is_ruby_file(os.path.basename(entry.path)))
+    data, size, mtime_ns, diagnostics = read_source(entry.path, ruby=is_ruby_file(os.path.basename(entry.path)), roots=entry.roots)
     if data is None:
         return FileResult(uri=entry.uri, path=entry.path, size=size, mtime_ns=mtime_ns, diagnostics=diagnostics)
     try:
@@ -157,10 +157,14 @@ def _init_worker(parent: int, budget: int | None) -> None:
             pass  # Not Linux, or no /proc: the worker runs uncapped.
 
 
-def _work(batch: list[tuple[str, str]]) -> bytes:
+# One file of a batch: path, URI and the roots its real path must be inside (``FileEntry``).
+_Item = tuple[str, str, tuple[str, ...]]
+
+
+def _work(batch: list[_Item]) -> bytes:
     parser = _get_parser()
     with paused_gc():
-        results = [discover_file(FileEntry(path, uri), parser) for path, uri in batch]
+        results = [discover_file(FileEntry(path, uri, roots=roots), parser) for path, uri, roots in batch]
     for r in results:
         # The parent knows each file's path and URI; paths may not be valid UTF-8, which
         # MessagePack cannot carry, so they stay behind and are put back in the parent.
@@ -168,7 +172,7 @@ def _work(batch: list[tuple[str, str]]) -> bytes:
     return _encoder.encode(results)
 
 
-def _batches(entries: list[FileEntry], jobs: int) -> list[list[tuple[str, str]]]:
+def _batches(entries: list[FileEntry], jobs: int) -> list[list[_Item]]:
     sized = []
     for e in entries:
         try:
@@ -179,11 +183,11 @@ def _batches(entries: list[FileEntry], jobs: int) -> list[list[tuple[str, str]]]
     sized.sort(key=lambda x: -x[0])
     total = sum(s for s, _ in sized)
     target = max(min(_BATCH_BYTES, total // (jobs * 8) + 1), 16 * 1024)
-    batches: list[list[tuple[str, str]]] = []
-    current: list[tuple[str, str]] = []
+    batches: list[list[_Item]] = []
+    current: list[_Item] = []
     current_bytes = 0
     for size, e in sized:
-        current.append((e.path, e.uri))
+        current.append((e.path, e.uri, e.roots))
         current_bytes += size
         if current_bytes >= target:
             batches.append(current)
@@ -249,7 +253,7 @@ def discover_files(
             with paused_gc():
                 yield from _with_paths(batch, _decoder.decode(encoded))
         except BrokenProcessPool:
-            path, uri = batch[0]
+            path, uri, _ = batch[0]
             yield FileResult(
                 uri=uri,
                 path=path,
@@ -259,8 +263,8 @@ def discover_files(
             progress(len(batch))
 
 
-def _with_paths(batch: list[tuple[str, str]], decoded: list[FileResult]) -> Iterator[FileResult]:
-    for (path, _), result in zip(batch, decoded, strict=False):
+def _with_paths(batch: list[_Item], decoded: list[FileResult]) -> Iterator[FileResult]:
+    for (path, _, _), result in zip(batch, decoded, strict=False):
         result.path = path
         yield result
 

@@ -60,8 +60,9 @@ def pluralize(word: str) -> str:
     return word + "s"
 
 
-def _pairs(node: Any) -> dict[str, Any]:
-    """Keyword arguments written literally (``to: :author``): key -> value node."""
+def _pairs(node: Any, keys: dict[int, Any] | None = None) -> dict[str, Any]:
+    """Keyword arguments written literally (``to: :author``): key -> value node; ``keys``, when
+    given, receives each value's key node by the value's start (``parent`` costs O(depth))."""
     out: dict[str, Any] = {}
     args = node.child_by_field_name("arguments")
     for arg in args.named_children if args is not None else ():
@@ -74,6 +75,8 @@ def _pairs(node: Any) -> dict[str, Any]:
             if key is not None and value is not None:
                 text = key.text.decode("utf-8", "replace")
                 out[text.rstrip(":").lstrip(":").strip("\"'")] = value
+                if keys is not None:
+                    keys[value.start_byte] = key
     return out
 
 
@@ -97,7 +100,7 @@ def _names(walker: Any, node: Any, *, strings: bool = False) -> list[tuple[str, 
     if strings and args is not None:
         names += [(name, arg) for arg in args.named_children if arg.type == "string" and (name := symbol_name(arg)) is not None]
         names.sort(key=lambda entry: entry[1].start_byte)
-    return merge_splatted(node, names)
+    return merge_splatted(node, names, walker.root)
 
 
 def _define(walker: Any, node: Any, name_node: Any, names: list[str], scope: Any, *, singleton: bool = False) -> None:
@@ -143,9 +146,9 @@ def _scope(walker: Any, node: Any, macro: str, scope: Any) -> None:
         _define(walker, node, arg, [name], ns, singleton=True)
 
 
-def _enum_values(value: Any) -> list[str]:
+def _enum_values(value: Any, root: Any) -> list[str]:
     if value.type == "constant":  # ``enum status: STATUSES`` with ``STATUSES = %i[...]`` in this file.
-        return [name for name, _ in constant_names(value) or ()]
+        return [name for name, _ in constant_names(value, root) or ()]
     if value.type in ("array", "symbol_array", "string_array"):
         return [v for item in value.named_children if isinstance(v := _literal(item), str)]
     if value.type == "hash":
@@ -165,18 +168,19 @@ def _enum(walker: Any, node: Any, macro: str, scope: Any) -> None:
     ns = walker._directive_scope(node, scope)
     if ns is None:
         return
-    options = _pairs(node)
+    keys: dict[int, Any] = {}
+    options = _pairs(node, keys)
     prefix_option = _literal(options["_prefix"]) if "_prefix" in options else None
     suffix_option = _literal(options["_suffix"]) if "_suffix" in options else None
     for attribute, value in options.items():
         if attribute.startswith("_"):
             continue
-        values = _enum_values(value)
+        values = _enum_values(value, walker.root)
         if not values:
             continue
         prefix = f"{attribute}_" if prefix_option is True else (f"{prefix_option}_" if isinstance(prefix_option, str) else "")
         suffix = f"_{attribute}" if suffix_option is True else (f"_{suffix_option}" if isinstance(suffix_option, str) else "")
-        key = value.parent.child_by_field_name("key") or value
+        key = keys.get(value.start_byte, value)
         for item in values:
             method = f"{prefix}{item}{suffix}"
             _define(walker, node, key, [f"{method}?", f"{method}!"], ns)
@@ -284,7 +288,7 @@ def _store_accessor(walker: Any, node: Any, macro: str, scope: Any) -> None:
     if macro == "store" and "accessors" in options and options["accessors"].type in ("array", "symbol_array", "string_array"):
         keys = [(v, item) for item in options["accessors"].named_children if isinstance(v := _literal(item), str)]
     elif macro == "store" and "accessors" in options and options["accessors"].type == "constant":
-        keys = constant_names(options["accessors"]) or []
+        keys = constant_names(options["accessors"], walker.root) or []
     prefix = _affix(_literal(options["prefix"]) if "prefix" in options else None, store)
     suffix = _affix(_literal(options["suffix"]) if "suffix" in options else None, store)
     for key, arg in keys:

@@ -54,7 +54,7 @@ def _names(w: Walker, args: list[Any]) -> list[tuple[str, Any]]:
             out += [(n, item) for item in arg.named_children if (n := symbol_name(item)) is not None]
         elif (name := symbol_name(arg)) is not None:
             out.append((name, arg))
-        elif (unrolled := expand_names(w.loops, arg)) is not None:
+        elif (unrolled := expand_names(w.loops, arg, w.root)) is not None:
             out.extend(unrolled)
     return out
 

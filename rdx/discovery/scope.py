@@ -12,7 +12,9 @@ __all__ = ["Scope"]
 class Scope:
     """An open scope during the walk: a namespace body or a method body."""
 
-    __slots__ = ("_module_function", "_visibility", "body_start", "calls", "deferred", "end", "hook_param", "index", "is_method", "locals", "marks")
+    __slots__ = (
+        "_module_function", "_visibility", "body_start", "calls", "deferred", "depth", "end", "hook_param", "index", "is_method", "locals", "marks",
+    )
 
     def __init__(self, end: int, body_start: int, index: int, is_method: bool) -> None:
         self.end = end
@@ -34,6 +36,9 @@ class Scope:
         # In ``def self.included(base)`` (and ``extended``/``prepended``/``append_features``):
         # the parameter naming the including class, whose mixins apply like the module's own.
         self.hook_param: bytes | None = None
+        # How deep this scope sits, counted as the walker's nesting limit counts it
+        # (``Walker.push_scope``): set when the scope is pushed.
+        self.depth = 0
 
     def advance(self, offset: int) -> None:
         marks = self.marks

@@ -10,6 +10,14 @@ construction, simplified): literal runs give their trigrams, alternations an OR,
 unbounded (``.*``, classes, optional parts) no requirement. It must never require a trigram a
 match can lack, so when in doubt a part requires nothing; a pattern that requires nothing at all
 is answered by scanning every file, still correctly.
+
+Bounds, so that one request cannot hold a server: a pattern is at most ``MAX_PATTERN_BYTES``
+(4 KiB) of UTF-8, rejected before any work; RE2 gets ``RE2_MAX_MEM`` (8 MiB, RE2's own default)
+for its compiled program and DFA cache, and a pattern whose program does not fit is rejected;
+capture groups are never recorded (only a match's bounds are used, and recording them sends RE2
+to its slow NFA on every matching line); planning the trigram requirement is linear in the
+pattern's size (exact strings are cut at ``_MAX_RUN`` characters). The time a search may take
+is bounded in ``grep.py``.
 """
 
 from __future__ import annotations
@@ -22,15 +30,21 @@ from typing import Any, cast
 
 import re2  # type: ignore[import-untyped]
 
-from rdx.errors import InvalidArgumentError
+from rdx.errors import InvalidArgumentError, excerpt
 
-__all__ = ["Requirement", "SearchPattern", "compile_pattern"]
+__all__ = ["MAX_PATTERN_BYTES", "RE2_MAX_MEM", "Requirement", "SearchPattern", "compile_pattern"]
+
+MAX_PATTERN_BYTES = 4096  # Longer patterns are rejected at once (UTF-8 bytes).
+RE2_MAX_MEM = 8 << 20  # RE2's budget for the compiled program and its DFA cache.
 
 # A requirement: None (nothing required), a trigram (str of 3 chars), or ("and"|"or", children).
 Requirement = str | tuple[str, tuple["Requirement", ...]] | None
 
 _MAX_EXACT = 64  # Past this many alternatives a literal set becomes a requirement.
 _MAX_GRAMS = 24  # Trigrams used per literal run (evenly spread): enough to be selective.
+# Exact strings longer than this become a requirement: extending them one character at a time
+# would copy them again for every character, quadratic in the pattern's length.
+_MAX_RUN = 64
 
 # Ripgrep's Unicode classes, in RE2 syntax (inside a bracket expression).
 _WORD = r"\p{L}\p{M}\p{Nd}\p{Nl}\p{Pc}"
@@ -103,7 +117,10 @@ def _options() -> re2.Options:
     options = re2.Options()
     options.never_nl = True  # As ripgrep: a match never includes a line break.
     options.log_errors = False
-    options.max_mem = 64 << 20
+    options.max_mem = RE2_MAX_MEM
+    # Only a match's bounds are used. With groups recorded, RE2 runs its NFA over every match
+    # to place them, about 100 times slower on a pattern such as ``(.*){1000}``.
+    options.never_capture = True
     return options
 
 
@@ -111,7 +128,12 @@ def compile_pattern(text: str, *, regex: bool, ignore_case: bool) -> SearchPatte
     """Compile ``text`` (a literal, or an RE2 regex when ``regex``); raises
     InvalidArgumentError for an empty or invalid pattern."""
     if not isinstance(text, str):
-        raise InvalidArgumentError(f"pattern must be a string, got {text!r}")
+        raise InvalidArgumentError(f"pattern must be a string, got {excerpt(text)}")
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_PATTERN_BYTES:
+        raise InvalidArgumentError(
+            f"pattern {excerpt(text)} is longer than the {MAX_PATTERN_BYTES} bytes allowed; search for a shorter, distinctive part of it"
+        )
     if text == "":
         raise InvalidArgumentError("pattern is empty; give the text or regex to find")
     if "\n" in text or "\r" in text:
@@ -123,7 +145,12 @@ def compile_pattern(text: str, *, regex: bool, ignore_case: bool) -> SearchPatte
     except re2.error as exc:
         message = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
         # RE2 names the error, then quotes the offending part of the (prefixed) pattern.
-        raise InvalidArgumentError(f"invalid regex {text!r}: {message.split(':')[0]}; the syntax is RE2's (as ripgrep's)") from None
+        reason = message.split(":")[0]
+        if "too large" in reason:
+            raise InvalidArgumentError(
+                f"regex {excerpt(text)} compiles to a program larger than RE2's {RE2_MAX_MEM >> 20} MiB budget; use fewer or smaller repetitions"
+            ) from None
+        raise InvalidArgumentError(f"invalid regex {excerpt(text)}: {reason}; the syntax is RE2's (as ripgrep's)") from None
     literal = text.encode("utf-8") if not regex and not ignore_case else None
     if regex:
         requirement, must, folded = _regex_plan(text, ignore_case)
@@ -142,19 +169,21 @@ def _combine(op: str, items: list[Requirement]) -> Requirement:
     """``op`` ("and"/"or") of ``items``, flattened and deduplicated. None (nothing required)
     drops out of an AND and absorbs an OR: one alternative requiring nothing makes the whole
     require nothing."""
-    kept: list[Requirement] = []
+    # A dict keeps the first-seen order and finds duplicates in constant time.
+    kept: dict[Requirement, None] = {}
     for item in items:
         if item is None:
             if op == "or":
                 return None
             continue
         if isinstance(item, tuple) and item[0] == op:
-            kept.extend(item[1])
-        elif item not in kept:
-            kept.append(item)
+            kept.update(dict.fromkeys(item[1]))
+        else:
+            kept[item] = None
     if not kept:
         return None
-    return kept[0] if len(kept) == 1 else (op, tuple(kept))
+    first = next(iter(kept))
+    return first if len(kept) == 1 else (op, tuple(kept))
 
 
 def _and(items: list[Requirement]) -> Requirement:
@@ -211,11 +240,11 @@ def _regex_plan(text: str, ignore_case: bool) -> tuple[Requirement, str | None, 
         return None, None, False
     try:
         parsed = sre_parse.parse(text, re.IGNORECASE if ignore_case else 0)
-    except Exception:  # Python's parser rejects some RE2 syntax: plan nothing, scan.
+        case_insensitive = ignore_case or bool(parsed.state.flags & re.IGNORECASE)
+        items = list(parsed)
+        return _sequence(items, case_insensitive).requirement(case_insensitive), _longest_run(items), case_insensitive
+    except Exception:  # Python's parser rejects some RE2 syntax, or nesting too deep: plan nothing, scan.
         return None, None, False
-    case_insensitive = ignore_case or bool(parsed.state.flags & re.IGNORECASE)
-    items = list(parsed)
-    return _sequence(items, case_insensitive).requirement(case_insensitive), _longest_run(items), case_insensitive
 
 
 def _longest_run(items: list[tuple[object, object]]) -> str | None:
@@ -248,6 +277,11 @@ def _sequence(items: list[tuple[object, object]], ic: bool) -> _Info:
         if info.exact is not None:
             if len(current) * len(info.exact) <= _MAX_EXACT:
                 current = {a + b for a in current for b in info.exact}
+                if max(map(len, current)) > _MAX_RUN:
+                    # Keep the trigrams so far; the last two characters still start the next
+                    # ones, as a match holds them right before what follows.
+                    reqs.append(_exact_requirement(current, ic))
+                    current, exact = {x[-2:] for x in current}, False
             else:
                 reqs.append(_exact_requirement(current, ic))
                 current, exact = set(info.exact), False

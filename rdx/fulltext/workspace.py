@@ -3,7 +3,9 @@
 A graph made by ``Graph.open`` keeps its index in the cache directory, synced on every open
 from the same walk as the Ruby files (every file the walk selects, not only Ruby). A graph
 filled by ``index_all``/``index_source`` builds an in-memory index on its first search, from
-the roots it indexed and the buffers it was given. Editor buffers win over the disk.
+the roots it indexed and the buffers it was given. Editor buffers win over the disk. Files are
+the project's by ``ProjectRoots`` (rdx.discovery.files), checked by the walk and again when the
+index reads them, so no link leads grep out of the project.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 import msgspec
 
 from rdx.discovery.config import WorkspaceConfig
-from rdx.discovery.files import FileEntry, collect_files
+from rdx.discovery.files import FileEntry, ProjectRoots, collect_files
 from rdx.errors import InvalidArgumentError
 from rdx.fulltext.grep import GrepPage, grep
 from rdx.fulltext.index import INDEX_NAME, SyncStats, TextIndex
@@ -31,15 +33,21 @@ def walk_every_file(roots: list[str], config: WorkspaceConfig) -> list[FileEntry
     """Every file ``Graph.open`` would walk under ``roots`` and the config's load paths (which
     are walked whole), deduplicated; the Ruby ones among them are what it parses."""
     entries: dict[str, FileEntry] = {}
+    project = ProjectRoots.of(roots, config)
     for root in roots:
-        for e in collect_files(root, config, roots[0], select=any_file).files:
+        for e in collect_files(root, config, roots[0], any_file, project).files:
             entries.setdefault(e.path, e)
     whole = msgspec.structs.replace(config, include=())  # Load paths are walked whole.
     for extra in config.load_paths:
         if extra not in roots and os.path.exists(extra):
-            for e in collect_files(extra, whole, roots[0], select=any_file).files:
+            for e in collect_files(extra, whole, roots[0], any_file, project).files:
                 entries.setdefault(e.path, e)
     return list(entries.values())
+
+
+def _roots_of(entries: Iterable[FileEntry]) -> tuple[str, ...]:
+    """Every root the walks that found ``entries`` allowed (``FileEntry.roots``)."""
+    return tuple(dict.fromkeys(r for roots in {e.roots for e in entries} for r in roots))
 
 
 class ProjectText:
@@ -62,6 +70,8 @@ class ProjectText:
             index = TextIndex(None)
         if index.problem is not None:
             problems.append(("snapshot-rebuilt", index.problem, "warning", cache_dir))
+        entries = list(entries)
+        index.roots = _roots_of(entries)
         self.last_sync = index.sync(((e.path, e.size, e.mtime_ns) for e in entries), config.max_file_size)
         self._index = index
         return problems
@@ -70,6 +80,8 @@ class ProjectText:
         self._roots += [(r, config, config_root) for r in roots]
         if self._index is not None and roots:
             entries = [e for root in roots for e in collect_files(root, config, config_root, select=any_file).files]
+            if self._index.roots:  # Empty: nothing walked yet, so nothing to check against.
+                self._index.roots = tuple(dict.fromkeys(self._index.roots + _roots_of(entries)))
             self._index.update(e.path for e in entries)
 
     def buffer(self, path: str | None, data: bytes) -> None:
@@ -103,6 +115,11 @@ class ProjectText:
             return None
         return len(self._index.files), self._index.text_bytes()
 
+    def repairs(self) -> list[tuple[str, str]]:
+        """(code, message) of what the text index repaired, or could not write, since it was
+        opened (``TextIndex.repairs``): damage found and rebuilt, a full disk."""
+        return list(self._index.repairs) if self._index is not None else []
+
     def paths(self) -> list[str]:
         return list(self._index.files) if self._index is not None else []
 
@@ -110,9 +127,12 @@ class ProjectText:
         if self._index is None:
             index = TextIndex(None)
             rows: dict[str, tuple[str, int, int]] = {}
+            found: list[FileEntry] = []
             for root, config, config_root in self._roots:
-                for e in collect_files(root, config, config_root, select=any_file).files:
-                    rows[e.path] = (e.path, e.size, e.mtime_ns)
+                found += collect_files(root, config, config_root, select=any_file).files
+            index.roots = _roots_of(found)
+            for e in found:
+                rows[e.path] = (e.path, e.size, e.mtime_ns)
             self.last_sync = index.sync(sorted(rows.values()))
             for path, data in self._buffers.items():
                 if data is None:

@@ -19,14 +19,14 @@ then re-scored:
 - ties broken by name, so the order is deterministic.
 
 The index lives in an in-memory SQLite database: everything about a declaration is in its
-rows (nothing per declaration in Python), so it is saved and restored whole with SQLite's
-backup API, keyed by the fingerprint of the documents it describes.
+rows (nothing per declaration in Python), so it is saved and restored whole as the bytes of
+the database (``image``/``from_image``, SQLite's serialize API), keyed by the fingerprint of the
+documents it describes; the caller stores those bytes in a checksummed cache file.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import re
 import sqlite3
 import threading
@@ -42,7 +42,8 @@ from rdx.query.synonyms import related_words
 
 __all__ = ["SYMBOLS_NAME", "SymbolIndex"]
 
-SYMBOLS_NAME = "symbols.sqlite"
+# A checksummed envelope holding the database's bytes (``rdx.cache.envelope``), not a database.
+SYMBOLS_NAME = "symbols.msgpack"
 _SCHEMA = 4
 _TEXT_WORD = re.compile(r"[A-Za-z]+|\d+")
 # Parameter names in a signature ("(number, options = {})" -> number, options).
@@ -174,39 +175,31 @@ class SymbolIndex(Rescoring):
         return index
 
     @classmethod
-    def load(cls, cache_dir: str, fingerprint: str, state: ResolvedState, foreign: ForeignState | None = None) -> SymbolIndex | None:
-        """The index saved in ``cache_dir`` for exactly these documents, else None."""
-        path = os.path.join(cache_dir, SYMBOLS_NAME)
-        if not os.path.exists(path):
-            return None
+    def from_image(cls, image: bytes | memoryview, fingerprint: str, state: ResolvedState, foreign: ForeignState | None = None) -> SymbolIndex | None:
+        """The index whose database ``image`` holds (the bytes of ``image()``, which the caller
+        stored and checked against its checksum), when it was made for exactly the documents
+        ``fingerprint`` names and by this schema; else None. A database SQLite refuses raises
+        ``sqlite3.DatabaseError``."""
+        db = sqlite3.connect(":memory:", check_same_thread=False)
         try:
-            disk = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-            try:
-                row = disk.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
-                schema = disk.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-                if row is None or row[0] != fingerprint or schema is None or schema[0] != _SCHEMA:
-                    return None
-                db = sqlite3.connect(":memory:", check_same_thread=False)
-                disk.backup(db)
-            finally:
-                disk.close()
+            db.deserialize(image)
+            row = db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+            schema = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         except sqlite3.Error:
-            return None  # Unreadable: the caller builds a new one.
+            db.close()
+            raise
+        if row is None or row[0] != fingerprint or schema is None or schema[0] != _SCHEMA:
+            db.close()
+            return None
         return cls(db, state, foreign)
 
-    def save(self, cache_dir: str, fingerprint: str) -> None:
-        """Write the index for the documents named by ``fingerprint`` (atomically)."""
-        path = os.path.join(cache_dir, SYMBOLS_NAME)
-        partial = path + f".{os.getpid()}.tmp"
+    def image(self, fingerprint: str) -> bytes:
+        """The whole database as bytes, marked as made for the documents ``fingerprint`` names
+        (the caller writes it; queries do no file I/O)."""
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO meta VALUES('fingerprint', ?), ('schema', ?)", (fingerprint, _SCHEMA))
             self._db.commit()
-            disk = sqlite3.connect(partial)
-            try:
-                self._db.backup(disk)
-            finally:
-                disk.close()
-        os.replace(partial, path)
+            return self._db.serialize()
 
     # -- building --------------------------------------------------------------------------
 

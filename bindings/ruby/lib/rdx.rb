@@ -663,7 +663,7 @@ module Rdx
     end
 
     # Lines of the project's text files matching `pattern` (a literal, or an RE2 regex with
-    # regex: true), as rdx.Graph.grep: a Hash with "total", "files", "offset" and "hits".
+    # regex: true), as rdx.Graph.grep: a Hash with "total", "files", "offset", "complete" and "hits".
     def grep(pattern, **options)
       pattern = String(pattern)
       json = options.empty? ? nil : JSON.generate(options.transform_keys(&:to_s))

@@ -1,0 +1,103 @@
+"""The checksummed envelope every MessagePack cache file of rdx is written in.
+
+A cache file is one MessagePack array (decoded by msgspec, never parsed by hand):
+
+    ["rdx-cache", FORMAT, kind, writer, checksum, head, sums, parts]
+
+``kind`` names what the file holds (``"snapshot"``, ``"resolved"``, ``"foreign"``, ``"gem"``,
+``"symbols"``), ``writer`` the rdx that wrote it. ``head`` is the encoded payload, or its
+header when the payload is split into ``parts``; ``checksum`` is the BLAKE2b-128 digest of
+``head``. ``parts`` are encoded items checked one by one: ``sums`` holds one 16-byte digest
+per part, so a damaged part (one document of the snapshot) is discarded alone while the others
+are used. Nothing here knows what the payloads mean; callers decode them with their own types.
+
+A file that is not such an envelope, is of another kind or format, or whose head does not match
+its checksum raises ``Damaged`` with a reason; damaged parts come back as None. Readers catch
+``Damaged`` and rebuild. Nothing damaged is ever handed to a decoder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from functools import lru_cache
+
+import msgspec
+
+__all__ = ["FORMAT", "Damaged", "Opened", "checksum", "open_envelope", "seal", "writer"]
+
+MAGIC = "rdx-cache"
+# Bump when the envelope itself changes shape (payload shapes have their own versions).
+FORMAT = 1
+_DIGEST = 16
+
+
+class _Envelope(msgspec.Struct, array_like=True, gc=False):
+    magic: str
+    format: int
+    kind: str
+    writer: str
+    checksum: bytes
+    head: msgspec.Raw
+    sums: bytes = b""
+    parts: list[msgspec.Raw] = []
+
+
+class Damaged(Exception):
+    """A cache file that cannot be used: damaged, truncated, or not written by this format."""
+
+
+class Opened(msgspec.Struct, gc=False):
+    """A verified envelope: its writer, the head's bytes and each part's (None: damaged)."""
+
+    writer: str
+    head: msgspec.Raw
+    parts: list[msgspec.Raw | None]
+
+
+_decoder = msgspec.msgpack.Decoder(_Envelope)
+_encoder = msgspec.msgpack.Encoder()
+
+
+def checksum(data: bytes | memoryview | msgspec.Raw) -> bytes:
+    return hashlib.blake2b(data, digest_size=_DIGEST).digest()
+
+
+@lru_cache(maxsize=1)
+def writer() -> str:
+    """``rdx <version>``: who wrote a file, for the reports of ``rdx index --verify``."""
+    try:
+        from importlib.metadata import version
+
+        return f"rdx {version('rdx')}"
+    except Exception:
+        return "rdx (unknown version)"
+
+
+def seal(kind: str, head: bytes, parts: Sequence[bytes] = ()) -> bytes:
+    """The bytes of a cache file holding ``head`` and ``parts`` (each already encoded)."""
+    envelope = _Envelope(
+        MAGIC, FORMAT, kind, writer(), checksum(head), msgspec.Raw(head),
+        b"".join(checksum(p) for p in parts), [msgspec.Raw(p) for p in parts],
+    )
+    return _encoder.encode(envelope)
+
+
+def open_envelope(data: bytes, kind: str) -> Opened:
+    """Verify a cache file's envelope and head; raises ``Damaged`` saying why it cannot be used.
+    A part whose digest does not match comes back as None."""
+    try:
+        envelope = _decoder.decode(data)
+    except Exception as exc:  # msgspec's DecodeError, ValidationError, or anything a damaged byte provokes
+        raise Damaged(f"not a readable rdx cache file ({exc})") from None
+    if envelope.magic != MAGIC or envelope.format != FORMAT:
+        raise Damaged(f"written in another cache format ({envelope.magic} {envelope.format}, this rdx reads {MAGIC} {FORMAT})")
+    if envelope.kind != kind:
+        raise Damaged(f"holds {envelope.kind!r}, not {kind!r}")
+    if checksum(envelope.head) != envelope.checksum:
+        raise Damaged("its header fails its checksum")
+    sums = envelope.sums
+    parts: list[msgspec.Raw | None] = []
+    for i, part in enumerate(envelope.parts):
+        parts.append(part if checksum(part) == sums[i * _DIGEST : (i + 1) * _DIGEST] else None)
+    return Opened(envelope.writer, envelope.head, parts)
