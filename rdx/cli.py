@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 import rdx
-from rdx.cli_base import EXIT_ERROR, EXIT_USAGE, Parser, Usage, cache_choice
+from rdx.cli_base import EXIT_ERROR, EXIT_USAGE, Parser, Usage, cache_choice, forget_warnings, warn_about_cache
 from rdx.cli_demo import add_demo_parser
 from rdx.cli_map import add_map_parser
 from rdx.cli_search import GREP_PARSER, add_grep_parser, add_serve_parser
@@ -54,27 +54,9 @@ def _index(project: str, jobs: int | None, quiet: bool, cache: str | None | bool
     graph.resolve()  # Nothing to do when Graph.open restored the saved resolved graph.
     t2 = time.perf_counter()
     diagnostics = graph.diagnostics
-    _warn_about_cache(diagnostics)
+    warn_about_cache(diagnostics)
     problems = [d for d in diagnostics if d.severity == "error"]
     return graph, problems, t1 - t0, t2 - t1
-
-
-# Diagnostics about the cache itself: damage found and rebuilt, a cache that could not be written.
-_CACHE_CODES = ("snapshot-rebuilt", "snapshot-unwritable", "gem-cache-damaged", "gem-cache-unwritable")
-_warned: set[str] = set()
-
-
-def _warn_about_cache(diagnostics: Sequence[rdx.Diagnostic]) -> bool:
-    """One line on stderr per problem with the cache (the answers still come, from memory);
-    True when some part of the cache could not be written."""
-    unwritable = False
-    for d in diagnostics:
-        if d.code in _CACHE_CODES:
-            unwritable = unwritable or d.code.endswith("unwritable")
-            if d.message not in _warned:
-                _warned.add(d.message)
-                print(f"rdx: warning: {d.message}", file=sys.stderr)
-    return unwritable
 
 
 _NAMESPACES = ("Class", "Module", "SingletonClass", "Todo")
@@ -168,7 +150,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     graph, problems, t_disc, t_res = _index(args.path, args.jobs, args.json, cache_choice(args))
     stats, text = _summary(graph, problems, t_disc, t_res)
     _emit(args, stats, text)
-    return EXIT_ERROR if _warn_about_cache(graph.diagnostics) else 0
+    return EXIT_ERROR if warn_about_cache(graph.diagnostics) else 0
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -280,7 +262,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     found = graph.search(
         args.query, kind=args.kind, match_mode=args.mode, limit=args.limit, path=args.path, language=args.language, dependencies=not args.no_dependencies
     )
-    _warn_about_cache(graph.diagnostics)  # The search index restored or saved just now.
+    warn_about_cache(graph.diagnostics)  # The search index restored or saved just now.
     _emit(
         args,
         [_decl_json(d) for d in found],
@@ -508,7 +490,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    _warned.clear()  # Each command warns once per problem.
+    forget_warnings()
     parser = _build_parser()
     try:
         argv = list(sys.argv[1:] if argv is None else argv)

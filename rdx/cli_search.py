@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 import rdx
-from rdx.cli_base import EXIT_ERROR, Usage, cache_choice
+from rdx.cli_base import EXIT_ERROR, Usage, cache_choice, warn_about_cache
 from rdx.fulltext.grep import GREP_TIMEOUT
 
 __all__ = ["GREP_PARSER", "add_grep_parser", "add_serve_parser", "cmd_grep", "cmd_serve"]
@@ -66,6 +66,8 @@ def cmd_grep(args: argparse.Namespace) -> int:
         args.pattern, regex=args.regex, ignore_case=args.ignore_case, glob=args.glob or None, language=args.type or None,
         path=args.path, context=args.context, limit=args.limit, offset=args.offset, timeout=args.timeout or None,
     )
+    if isinstance(searcher, rdx.TextSearch):
+        warn_about_cache(searcher.diagnostics)
     if not page.complete:
         # Always said, even with -q: the output lacks lines and a script must be able to tell.
         print(f"rdx: the search stopped after its {args.timeout:g} s budget; later files were not searched (--timeout, 0: no limit)", file=sys.stderr)

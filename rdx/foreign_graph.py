@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 import msgspec
 
 from rdx.cache.snapshot import load_foreign, save_foreign, unwritable, writer_lock
+from rdx.discovery.files import ProjectRoots, read_regular
 from rdx.model.foreign import ForeignImage, ForeignState
 from rdx.model.records import FileResult
 from rdx.polyglot.layout import Layout, read_layout
@@ -54,6 +55,19 @@ class ForeignSide:
             self._layout = None
             self.layout_changed = True
 
+    def _reader(self) -> Callable[[str], bytes | None]:
+        """Reads a layout file under the project's rules: a tsconfig's ``extends`` or a
+        symlinked go.mod never brings in a file outside the roots, nor a FIFO or device."""
+        real = ProjectRoots.of(self.roots).real
+
+        def read(path: str) -> bytes | None:
+            try:
+                return read_regular(path, real)
+            except OSError:
+                return None
+
+        return read
+
     def layout(self, documents: Iterable[FileResult]) -> Layout:
         paths = sorted(d.path for d in documents if d.path and d.language != "ruby")
         key = frozenset(os.path.dirname(p) for p in paths)
@@ -74,7 +88,7 @@ class ForeignSide:
                     candidate = os.path.join(directory, name)
                     if os.path.isfile(candidate):
                         files.append(candidate)
-            self._layout = read_layout(list(self.roots), sorted(set(files)))
+            self._layout = read_layout(list(self.roots), sorted(set(files)), self._reader())
             self._layout_key = key
         return self._layout
 

@@ -52,11 +52,9 @@ class Lines:
             elif text is not None:
                 data = text.encode("utf-8", "surrogatepass")
             else:
-                try:
-                    with open(path or "", "rb") as f:
-                        data = f.read()
-                except OSError:
-                    data = b""
+                # Not a buffer and not a file rdx may read (outside the roots, not regular):
+                # positions are taken as they come, and nothing is read from the disk here.
+                data = b""
             found = self._cache[uri] = data.split(b"\n")
         return found
 

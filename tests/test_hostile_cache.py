@@ -291,3 +291,13 @@ def test_trigram_sums_settle_after_writes_and_are_checked(tmp_path: Path) -> Non
     index.close()
     again = text_index.TextIndex(path)
     assert again.problem is not None and "checksum" in again.problem
+
+
+def test_rdx_grep_says_it_rebuilt_a_damaged_text_index(project, capsys):
+    assert rdx.cli.main(["index", str(project)]) == 0
+    capsys.readouterr()
+    (project / ".rdx" / "text.sqlite").write_bytes(b"not a database" * 300)
+    assert rdx.cli.main(["grep", "def publish!", str(project)]) == 0
+    captured = capsys.readouterr()
+    assert "review.rb:10:3:  def publish!" in captured.out
+    assert [line for line in captured.err.splitlines() if line.startswith("rdx: warning: text index")], captured.err

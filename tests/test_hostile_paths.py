@@ -340,3 +340,42 @@ def test_gitignore_and_config_that_are_fifos_do_not_block(tmp_path: Path) -> Non
     shutil.rmtree(root / ".rdx", ignore_errors=True)
     with pytest.raises(rdx.InvalidArgumentError, match="rdx.toml"):
         finishes(lambda: rdx.Graph.open(root))
+
+
+def test_layout_files_never_bring_in_files_outside_the_project(tmp_path: Path) -> None:
+    """A tsconfig's ``extends`` that climbs out of the project, and a go.mod that is a link to a
+    file outside it, are not read: the layout holds nothing of theirs."""
+    from rdx.foreign_graph import ForeignSide
+    from rdx.model.records import FileResult
+    from rdx.polyglot.layout import read_layout
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "base.json").write_text('{"compilerOptions": {"baseUrl": ".", "paths": {"@secret/*": ["s/*"]}}}')
+    (outside / "go.mod").write_text("module example.com/secret\n")
+    project = tmp_path / "project"
+    (project / "web").mkdir(parents=True)
+    (project / "web" / "tsconfig.json").write_text('{"extends": "../../outside/base.json"}')
+    (project / "web" / "app.ts").write_text("export const x = 1;\n")
+    (project / "svc").mkdir()
+    os.symlink(outside / "go.mod", project / "svc" / "go.mod")
+    (project / "svc" / "main.go").write_text("package main\n")
+    files = [str(project / "web" / "tsconfig.json"), str(project / "svc" / "go.mod")]
+
+    for layout in (
+        read_layout([str(project)], files),
+        _foreign_layout(ForeignSide(), FileResult, project, ["web/app.ts", "svc/main.go"]),
+    ):
+        assert all(not config.paths for config in layout.js_configs.values()), layout.js_configs
+        assert "example.com/secret" not in layout.go_modules.values(), layout.go_modules
+    # The same files inside the project are read (the rule, not a blanket refusal).
+    shutil.copy(outside / "base.json", project / "base.json")
+    (project / "web" / "tsconfig.json").write_text('{"extends": "../base.json"}')
+    inside = _foreign_layout(ForeignSide(), FileResult, project, ["web/app.ts"])
+    assert any(config.paths for config in inside.js_configs.values())
+
+
+def _foreign_layout(graph, file_result, project: Path, relative: list[str]):
+    graph.add_roots([str(project)])
+    documents = [file_result(uri="file://" + str(project / r), path=str(project / r), language="typescript" if r.endswith(".ts") else "go") for r in relative]
+    return graph.layout(documents)

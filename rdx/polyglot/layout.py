@@ -21,6 +21,7 @@ import json
 import os
 import re
 import tomllib
+from collections.abc import Callable
 
 import msgspec
 
@@ -64,10 +65,14 @@ class Layout(msgspec.Struct, frozen=True):
     include_dirs: list[str] = []
 
 
-def read_layout(roots: list[str], files: list[str]) -> Layout:
+def read_layout(roots: list[str], files: list[str], read: Callable[[str], bytes | None] | None = None) -> Layout:
     """The layout of a project from its roots and its files (absolute paths, configuration
-    files among them). Unreadable or invalid configuration files are skipped."""
+    files among them). Unreadable or invalid configuration files are skipped. ``read`` gives a
+    file's bytes or None; the caller passes one that applies the project's rules (real paths
+    inside the roots, regular files only), since an ``extends`` may name any path. Without
+    it, only regular files whose real path is inside ``roots`` are read."""
     roots = [os.path.normpath(os.path.abspath(r)) for r in roots]
+    reader = read or _confined_reader(roots)
     paths = sorted({os.path.normpath(f) for f in files})
     go_modules: dict[str, str] = {}
     js_configs: dict[str, JsConfig] = {}
@@ -80,7 +85,7 @@ def read_layout(roots: list[str], files: list[str]) -> Layout:
         directory, name = os.path.split(path)
         directories.add(directory)
         if name == "go.mod":
-            module = _go_module(path)
+            module = _go_module(path, reader)
             if module is not None:
                 go_modules[directory] = module
         elif name in _JS_CONFIGS:
@@ -88,14 +93,14 @@ def read_layout(roots: list[str], files: list[str]) -> Layout:
             if name == _JS_CONFIGS[0] or directory not in js_files:
                 js_files[directory] = path
         elif name == "package.json":
-            package = _load_jsonc(path, parsed)
+            package = _load_jsonc(path, parsed, reader)
             main = package.get("main") if package is not None else None
             if isinstance(main, str) and main.strip():
                 js_packages[directory] = os.path.normpath(os.path.join(directory, main))
         elif name == "Cargo.toml":
-            crates[directory] = _crate_name(path)
+            crates[directory] = _crate_name(path, reader)
     for directory, path in js_files.items():
-        config = _js_config(path, parsed)
+        config = _js_config(path, parsed, reader)
         if config is not None:
             js_configs[directory] = config
     return Layout(
@@ -108,11 +113,33 @@ def read_layout(roots: list[str], files: list[str]) -> Layout:
     )
 
 
-def _read(path: str) -> str | None:
+Reader = Callable[[str], bytes | None]
+
+
+def _confined_reader(roots: list[str]) -> Reader:
+    """Reads a regular file whose real path is inside one of ``roots`` (real paths too)."""
+    real_roots = [os.path.realpath(r) for r in roots]
+
+    def read(path: str) -> bytes | None:
+        real = os.path.realpath(path)
+        if not any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in real_roots) or not os.path.isfile(real):
+            return None
+        try:
+            with open(real, "rb") as handle:
+                return handle.read()
+        except OSError:
+            return None
+
+    return read
+
+
+def _read(path: str, read: Reader) -> str | None:
+    data = read(path)
+    if data is None:
+        return None
     try:
-        with open(path, encoding="utf-8-sig") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError, ValueError):
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
         return None
 
 
@@ -121,9 +148,9 @@ def _read(path: str) -> str | None:
 _MODULE_LINE = re.compile(r"^\s*module\s+(\"[^\"]*\"|`[^`]*`|\S+)", re.MULTILINE)
 
 
-def _go_module(path: str) -> str | None:
+def _go_module(path: str, read: Reader) -> str | None:
     """The ``module`` directive's path (quoted or not; comments after it ignored)."""
-    text = _read(path)
+    text = _read(path, read)
     if text is None:
         return None
     match = _MODULE_LINE.search(text)
@@ -136,8 +163,8 @@ def _go_module(path: str) -> str | None:
 # -- Cargo.toml ------------------------------------------------------------------------------
 
 
-def _crate_name(path: str) -> str:
-    text = _read(path)
+def _crate_name(path: str, read: Reader) -> str:
+    text = _read(path, read)
     if text is None:
         return ""
     try:
@@ -184,9 +211,9 @@ def _strip_jsonc(text: str) -> str:
     return "".join(out)
 
 
-def _load_jsonc(path: str, parsed: dict[str, dict[str, object] | None]) -> dict[str, object] | None:
+def _load_jsonc(path: str, parsed: dict[str, dict[str, object] | None], read: Reader) -> dict[str, object] | None:
     if path not in parsed:
-        text = _read(path)
+        text = _read(path, read)
         value: object = None
         if text is not None:
             try:
@@ -213,12 +240,12 @@ def _extends(config: dict[str, object], directory: str) -> list[str]:
     return found
 
 
-def _js_config(path: str, parsed: dict[str, dict[str, object] | None]) -> JsConfig | None:
+def _js_config(path: str, parsed: dict[str, dict[str, object] | None], read: Reader) -> JsConfig | None:
     """The settings of one config with its ``extends`` chain merged: a config overrides what
     it extends, and of several it extends, a later one overrides an earlier one. So the
     configs are visited nearest first (an explicit stack, depth first, the last of a list of
     bases first) and the first to set ``baseUrl`` or ``paths`` gives it."""
-    if _load_jsonc(path, parsed) is None:
+    if _load_jsonc(path, parsed, read) is None:
         return None
     base_url: str | None = None
     paths: dict[str, list[str]] | None = None
@@ -230,7 +257,7 @@ def _js_config(path: str, parsed: dict[str, dict[str, object] | None]) -> JsConf
         if current in seen:
             continue
         seen.add(current)
-        config = _load_jsonc(current, parsed)
+        config = _load_jsonc(current, parsed, read)
         if config is None:
             continue
         directory = os.path.dirname(current)
