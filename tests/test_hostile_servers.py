@@ -508,3 +508,17 @@ def check_grep_null(tmp_path: Path, name: str, argv: list[str], expected: bytes)
 @pytest.mark.parametrize(("name", "argv", "expected"), NULL_OUTPUT)
 def test_grep_null_ends_paths_with_nul(tmp_path: Path, name: str, argv: list[str], expected: bytes) -> None:
     check_grep_null(tmp_path, name, argv, expected)
+
+
+def test_the_budget_covers_the_trigram_lookup(tmp_path):
+    """The index lookup runs under the search's budget too: a deadline already past stops it
+    (SQLite's progress handler), and the page says it is incomplete instead of failing."""
+    from rdx.fulltext.index import TextIndex
+    from rdx.fulltext.pattern import compile_pattern
+
+    index = TextIndex(None)
+    for i in range(3000):
+        index.put(str(tmp_path / f"f{i}.rb"), f"def method_{i}; puts 'hello world {i}'; end\n".encode())
+    requirement = compile_pattern("hello world", regex=False, ignore_case=False).requirement
+    assert index.candidates(requirement, deadline=0.0) is None
+    assert len(index.candidates(requirement) or []) == 3000

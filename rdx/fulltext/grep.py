@@ -206,7 +206,10 @@ def grep(
     deadline = time.monotonic() + timeout if timeout is not None else float("inf")
     compiled = compile_pattern(pattern, regex=regex, ignore_case=ignore_case)
     include, exclude, languages = _filters(glob, language)
-    files = [f for f in index.candidates(compiled.requirement) if _selected(f, include, exclude, languages, under, relative_to)]
+    candidates = index.candidates(compiled.requirement, deadline)
+    if candidates is None:  # The trigram query itself ran out of time.
+        return GrepPage(offset=offset, complete=False)
+    files = [f for f in candidates if _selected(f, include, exclude, languages, under, relative_to)]
     page = GrepPage(offset=offset, scanned=len(files))
     stop = None if limit is None else offset + limit
     for f, body in index.bodies(files):

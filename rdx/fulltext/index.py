@@ -42,6 +42,7 @@ import hashlib
 import os
 import sqlite3
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -587,17 +588,29 @@ class TextIndex:
 
     # -- reads -----------------------------------------------------------------------------
 
-    def candidates(self, requirement: Requirement) -> list[TextFile]:
-        """Files that may match (every file when nothing is required), sorted by path."""
-        return self._guarded(lambda: self._candidates(requirement))
+    def candidates(self, requirement: Requirement, deadline: float = float("inf")) -> list[TextFile] | None:
+        """Files that may match (every file when nothing is required), sorted by path; None
+        when the trigram query was still running at ``deadline`` (``time.monotonic()``)."""
+        return self._guarded(lambda: self._candidates(requirement, deadline))
 
-    def _candidates(self, requirement: Requirement) -> list[TextFile]:
+    def _candidates(self, requirement: Requirement, deadline: float) -> list[TextFile] | None:
         with self._lock:
             self._refresh()
             if requirement is None:
                 found = list(self.files.values())
             else:
-                rows = self._db.execute("SELECT rowid FROM grams WHERE grams MATCH ?", (_expression(requirement),))
+                # SQLite calls the handler every thousand steps; a true answer interrupts
+                # the query, so a search's budget covers its index lookup too.
+                if deadline != float("inf"):
+                    self._db.set_progress_handler(lambda: time.monotonic() > deadline, 1_000)
+                try:
+                    rows = self._db.execute("SELECT rowid FROM grams WHERE grams MATCH ?", (_expression(requirement),)).fetchall()
+                except sqlite3.OperationalError as exc:
+                    if time.monotonic() > deadline and "interrupt" in str(exc):
+                        return None
+                    raise
+                finally:
+                    self._db.set_progress_handler(None, 0)
                 by_id = self.by_id
                 found = [by_id[r[0]] for r in rows if r[0] in by_id]
         found.sort(key=lambda f: f.path)
