@@ -42,7 +42,7 @@ def gem_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def project(tmp_path: Path, gem_cache: Path) -> Path:
     """The built-in example (Ruby, a Rails model, Python, TypeScript) with one bundled gem."""
     root = tmp_path / "shop"
-    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".rdx"))  # A cache `rdx demo` left there.
     (root / "Gemfile.lock").write_text(LOCK)
     lib = root / "vendor" / "bundle" / "ruby" / "3.1.0" / "gems" / "widget-1.2.0" / "lib"
     lib.mkdir(parents=True)
@@ -173,13 +173,13 @@ def test_a_text_index_failing_at_query_time_is_rebuilt_and_answers(project, tmp_
     real = text_index.TextIndex._candidates
     calls = {"n": 0}
 
-    def failing_once(self, requirement):  # type: ignore[no-untyped-def]
+    def failing_once(self, requirement, deadline):  # type: ignore[no-untyped-def]
         calls["n"] += 1
         if calls["n"] == 1:
             error = sqlite3.DatabaseError("database disk image is malformed")
             error.sqlite_errorcode = 11  # type: ignore[attr-defined]
             raise error
-        return real(self, requirement)
+        return real(self, requirement, deadline)
 
     monkeypatch.setattr(text_index.TextIndex, "_candidates", failing_once)
     assert [(h.path, h.line) for h in g.grep("Review")] == [(h.path, h.line) for h in rdx.Graph.open(project, cache_dir=tmp_path / "f").grep("Review")]
