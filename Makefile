@@ -37,6 +37,7 @@ bench: $(STAMP) system-deps
 	$(BIN)/python bench/bench_repomap.py
 	$(BIN)/python bench/bench_mcp_tokens.py
 	$(BIN)/python bench/bench_polyglot.py
+	$(BIN)/python bench/bench_hostile.py
 	$(BIN)/python bench/bench_capi.py /usr/share/rubygems-integration ActiveRecord::Base --iterations 2000
 
 lint: $(STAMP)
