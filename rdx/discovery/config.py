@@ -18,6 +18,7 @@ import re
 import msgspec
 import pathspec
 
+from rdx.discovery.opening import read_regular
 from rdx.errors import InvalidArgumentError
 
 __all__ = ["WorkspaceConfig", "load_config", "DEFAULT_MAX_FILE_SIZE"]
@@ -80,9 +81,6 @@ def load_config(root: str) -> WorkspaceConfig:
     pyproject = os.path.join(root_dir, "pyproject.toml")
     raw: _Raw | None = None
     source = None
-    # Imported here: ``files`` applies this module's configuration, and reads every file rdx
-    # reads (regular files only, never blocking: a FIFO named rdx.toml must not hang rdx).
-    from rdx.discovery.files import read_regular
 
     try:
         if os.path.exists(rdx_toml):

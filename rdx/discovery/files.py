@@ -27,11 +27,12 @@ from hashlib import blake2b
 import pathspec
 
 from rdx.discovery.config import WorkspaceConfig
+from rdx.discovery.opening import MAX_FILE_BYTES, NotRegularFileError, OutsideProjectError, inside, open_regular, read_regular
 from rdx.model.languages import FOREIGN_LANGUAGES, language_of
 from rdx.model.records import Diagnostic
 
 __all__ = [
-    "RUBY_EXTENSIONS", "RUBY_FILENAMES", "SKIPPED_DIRS", "FileEntry", "NotRegularFileError", "OutsideProjectError", "ProjectRoots",
+    "MAX_FILE_BYTES", "RUBY_EXTENSIONS", "RUBY_FILENAMES", "SKIPPED_DIRS", "FileEntry", "NotRegularFileError", "OutsideProjectError", "ProjectRoots",
     "changed_files", "collect_files", "is_indexed_path", "open_regular", "path_to_uri", "read_regular", "read_source", "still_wanted",
     "uri_to_path",
 ]
@@ -41,9 +42,6 @@ RUBY_FILENAMES = frozenset({"Gemfile", "Rakefile", "Guardfile", "Capfile", "Thor
 # Directory names never walked into (``vendor/bundle`` is matched as a relative path).
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "tmp", ".rdx", ".bundle"})
 SKIPPED_RELATIVE = ("vendor/bundle",)
-# Files larger than this are reported and skipped: nothing useful is that big, and a parse of
-# a multi-hundred-megabyte file would stall a worker.
-MAX_FILE_BYTES = 64 * 1024 * 1024
 _BINARY_SNIFF = 8192
 
 
@@ -57,22 +55,6 @@ class FileEntry:
     size: int = 0
     mtime_ns: int = 0
     roots: tuple[str, ...] = ()
-
-
-class NotRegularFileError(OSError):
-    """A path that is not a regular file (a FIFO, a device, a socket, a directory)."""
-
-
-class OutsideProjectError(OSError):
-    """A path whose real path is outside the project's roots."""
-
-
-def _inside(real: str, roots: Iterable[str]) -> bool:
-    """Whether the real path ``real`` is one of ``roots`` (real paths) or below one."""
-    for root in roots:
-        if real == root or real.startswith(root if root.endswith(os.sep) else root + os.sep):
-            return True
-    return False
 
 
 @dataclass(frozen=True)
@@ -89,12 +71,12 @@ class ProjectRoots:
         return cls(tuple(dict.fromkeys(os.path.realpath(p) for p in named)))
 
     def holds_real(self, real: str) -> bool:
-        return _inside(real, self.real)
+        return inside(real, self.real)
 
     def holds(self, path: str) -> bool:
         """THE rule: the file (or directory) at ``path`` is in the project when its real path
         is inside one of the roots; a symlink leading out of them is not."""
-        return _inside(os.path.realpath(path), self.real)
+        return inside(os.path.realpath(path), self.real)
 
 
 @dataclass
@@ -334,7 +316,7 @@ def _follows(link: str, walked: tuple[str, ...], roots: ProjectRoots, result: Wa
     it. A target inside another root is that root's walk's to index; a target outside every
     root is reported and never read."""
     target = os.path.realpath(link)
-    if _inside(target, walked):
+    if inside(target, walked):
         return True
     if not roots.holds_real(target):
         message = f"symbolic link {link} points to {target}, outside the project's roots; skipped (add it to load_paths in rdx.toml to index it)"
@@ -412,62 +394,6 @@ def ruby_program(data: bytes) -> tuple[bytes, Diagnostic | None]:
     at = found.start()
     what = _STOP_NAMES[data[at]]
     return data[:at], Diagnostic("end-of-program", f"Ruby stops reading at the {what} byte at offset {at}; the rest is not indexed", at, at, "warning")
-
-
-def open_regular(path: str, roots: Iterable[str] = ()) -> tuple[int, os.stat_result]:
-    """A read-only descriptor of the regular file at ``path`` and its status; raises OSError
-    (``NotRegularFileError``, ``OutsideProjectError`` among them) otherwise.
-
-    Nothing here can block: the path is checked before opening (opening some devices has
-    effects), opened with ``O_NONBLOCK`` (a FIFO swapped in meanwhile opens at once) and
-    checked again on the descriptor. With ``roots`` (real paths), the real path of what was
-    opened must be inside one of them: a file replaced by a symlink out of the project after
-    the walk is refused."""
-    if not stat.S_ISREG(os.stat(path).st_mode):
-        raise NotRegularFileError(f"{path} is not a regular file")
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise NotRegularFileError(f"{path} is not a regular file")
-        if roots:
-            real = _opened_path(fd, path, st)
-            if not _inside(real, roots):
-                raise OutsideProjectError(f"{path} resolves to {real}, outside the project's roots")
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd, st
-
-
-def _opened_path(fd: int, path: str, st: os.stat_result) -> str:
-    """The real path of the file open at ``fd``: the kernel's answer where there is one,
-    else ``path`` resolved and checked to be the same file."""
-    try:
-        opened = os.readlink(f"/proc/self/fd/{fd}")
-        if opened.startswith(os.sep) and not opened.endswith(" (deleted)"):
-            return opened
-    except OSError:
-        pass
-    real = os.path.realpath(path)
-    again = os.stat(real)
-    if (again.st_dev, again.st_ino) != (st.st_dev, st.st_ino):
-        raise OutsideProjectError(f"{path} changed while it was opened")
-    return real
-
-
-def read_regular(path: str, roots: Iterable[str] = (), limit: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of the regular file at ``path`` (see ``open_regular``), at most ``limit``;
-    raises OSError otherwise, or when the file is larger."""
-    fd, st = open_regular(path, roots)
-    with os.fdopen(fd, "rb") as f:
-        if st.st_size > limit:
-            raise OSError(f"{path} is {st.st_size} bytes, over the {limit}-byte limit")
-        data = f.read(limit + 1)
-    if len(data) > limit:
-        raise OSError(f"{path} grew over the {limit}-byte limit while it was read")
-    return data
 
 
 def read_source(path: str, ruby: bool = False, roots: Iterable[str] = ()) -> tuple[bytes | None, int, int, list[Diagnostic]]:
