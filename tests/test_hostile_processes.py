@@ -84,7 +84,7 @@ COMMANDS = {
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["kill", "term"])
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_no_worker_outlives_the_command(tmp_path, command, sig):
-    _project(tmp_path / "p")
+    _project(tmp_path / "p", files=1000)  # Long enough to be seen on a fast machine.
     env = dict(os.environ, PYTHONPATH=os.getcwd())
     proc = subprocess.Popen([*RDX, *COMMANDS[command](str(tmp_path / "p"))], env=env, stdin=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
