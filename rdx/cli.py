@@ -385,7 +385,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 def cmd_lsp(args: argparse.Namespace) -> int:
     """Serve the Language Server Protocol over stdio; the server is the separate ``rdx_lsp``
     package (the workspace root comes from the client's ``initialize``)."""
-    from rdx_lsp.server import main as lsp_main
+    from rdx_lsp.app import main as lsp_main
 
     return lsp_main([])
 

@@ -36,7 +36,7 @@ from rdx.model.store import CORE_URI, GraphStore, ResolvedState
 from rdx.navigating import Navigable
 from rdx.persisting import Persistent, check_jobs, documents_fingerprint, settle
 from rdx.query.documents import ConstantReference, Document, MethodReference, iter_constant_references, iter_method_references
-from rdx.query.foreign import ForeignDeclarationHandle
+from rdx.query.foreign import ForeignDeclarationHandle, ForeignView
 from rdx.query.handles import Declaration, View
 from rdx.query.records import Diagnostic
 from rdx.query.repomap import RepoMap
@@ -289,6 +289,7 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         from ``foreign`` (the previous revision's, if computed) and the ``changed`` URIs."""
         view = View(state, self._store.revision)
         view.foreign_source = self._foreign.source(state.documents, foreign, changed)
+        view.foreign_view = ForeignView
         return view
 
     def _update(self, resolver: Resolver) -> ResolvedState | None:

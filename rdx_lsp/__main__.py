@@ -2,6 +2,6 @@
 
 import sys
 
-from rdx_lsp.server import main
+from rdx_lsp.app import main
 
 sys.exit(main(sys.argv[1:]))

@@ -29,8 +29,6 @@ import concurrent.futures
 import inspect
 import json
 import logging
-import os
-import sys
 import threading
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -44,7 +42,7 @@ from pygls.protocol import LanguageServerProtocol
 import rdx
 from rdx_lsp.positions import Lines
 
-__all__ = ["RdxLanguageServer", "RdxProtocol", "build_server", "main"]
+__all__ = ["RdxLanguageServer", "RdxProtocol"]
 
 log = logging.getLogger("rdx.lsp")
 
@@ -229,26 +227,3 @@ class RdxLanguageServer(LanguageServer):
         paths = [p for uri in uris if uri not in self.open_documents and (p := uri_path(uri)) is not None]
         if paths:
             self.graph.refresh_paths(paths)
-
-
-def build_server() -> RdxLanguageServer:
-    from rdx_lsp.features import register
-
-    server = RdxLanguageServer()
-    register(server)
-    return server
-
-
-def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=os.environ.get("RDX_LSP_LOG", "WARNING"), format="rdx lsp: %(message)s")
-    # The protocol gets file objects of its own on duplicates of fds 0 and 1, and ``sys.stdin``
-    # and ``sys.stdout`` point elsewhere. Discovery forks worker processes while pygls's reader
-    # thread waits in ``readline()`` holding its file's lock; a forked worker closes
-    # ``sys.stdin`` on start (multiprocessing does) and would wait for that lock forever. And
-    # nothing printed by accident can corrupt the protocol stream.
-    stdin = os.fdopen(os.dup(0), "rb")
-    stdout = os.fdopen(os.dup(1), "wb")
-    sys.stdin = open(os.devnull)  # noqa: SIM115 - replaces the process's stdin for good
-    sys.stdout = sys.stderr
-    build_server().start_io(stdin, stdout)
-    return 0

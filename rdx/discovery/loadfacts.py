@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rdx.discovery.loadtime import _MIXIN_CALLS, _NOT_RUN, _SEPARATE_ARGS, Bound, _call_parts, _Callee, _events, _FileIndex, _guarded
+from rdx.discovery.loadtime import MIXING_CALLS, NOT_RUN, SEPARATE_ARGS, Bound, Callee, FileIndex, call_parts, guarded_mixin, load_events
 from rdx.model.kinds import MixinKind
 from rdx.model.records import LoadCall, LoadEffect, MethodEffects, Operand, OperandKind
 
@@ -34,7 +34,7 @@ _STATEMENT_CONTAINERS = frozenset({
     "program", "body_statement", "then", "if", "unless", "if_modifier", "unless_modifier", "begin",
     "parenthesized_statements", "rescue_modifier", "binary", "ensure",
 })
-_SKIPPED = _NOT_RUN - _NAMESPACE_NODES
+_SKIPPED = NOT_RUN - _NAMESPACE_NODES
 
 
 def cross_file_facts(w: Walker, root: Any) -> tuple[list[LoadCall], list[MethodEffects]]:
@@ -42,11 +42,11 @@ def cross_file_facts(w: Walker, root: Any) -> tuple[list[LoadCall], list[MethodE
     outside method bodies whose method the file does not define before them (with at least one
     argument that is a constant or ``self``), and the mixin effects of the methods the file
     makes callable on its namespaces (``MethodEffects``, templates over the parameters)."""
-    index = _FileIndex(w.definitions)
+    index = FileIndex(w.definitions)
     return _foreign_calls(w, index, root), _templates(w, index, root)
 
 
-def _foreign_calls(w: Walker, index: _FileIndex, root: Any) -> list[LoadCall]:
+def _foreign_calls(w: Walker, index: FileIndex, root: Any) -> list[LoadCall]:
     """The load-time calls of other files' methods, in source order: statements of class and
     module bodies and of the top level are read; method bodies, blocks, expressions and
     branches not known taken are not."""
@@ -69,14 +69,14 @@ def _foreign_calls(w: Walker, index: _FileIndex, root: Any) -> list[LoadCall]:
     return out
 
 
-def _foreign_call(w: Walker, index: _FileIndex, node: Any, scope: int) -> LoadCall | None:
-    name, recv, args = _call_parts(node)
-    if name is None or name in _MIXIN_CALLS or name == "new" or recv is None or recv.type not in ("constant", "scope_resolution"):
+def _foreign_call(w: Walker, index: FileIndex, node: Any, scope: int) -> LoadCall | None:
+    name, recv, args = call_parts(node)
+    if name is None or name in MIXING_CALLS or name == "new" or recv is None or recv.type not in ("constant", "scope_resolution"):
         return None
     path = w._const_path(recv)
     if path is None or path.dynamic or index.callee(Bound(path, scope), name, node.start_byte) is not None:
         return None  # Not a constant, or a method of this file (inlined by discovery already).
-    given = [a for a in args if a.type not in _SEPARATE_ARGS]
+    given = [a for a in args if a.type not in SEPARATE_ARGS]
     if any(a.type in ("splat_argument", "hash_splat_argument") for a in given):
         return None
     operands = tuple(_operand(w, a, {}, scope >= 0) for a in given)
@@ -100,7 +100,7 @@ def _operand(w: Walker, node: Any, params: dict[bytes, int], self_known: bool) -
     return Operand(OperandKind.UNKNOWN)
 
 
-def _templates(w: Walker, index: _FileIndex, root: Any) -> list[MethodEffects]:
+def _templates(w: Walker, index: FileIndex, root: Any) -> list[MethodEffects]:
     """``MethodEffects`` of every method callable on a namespace of the file that mixes in
     (or calls such a method of the file, to a fixed point), in definition order."""
     raw: dict[int, MethodEffects] = {}
@@ -132,7 +132,7 @@ def _templates(w: Walker, index: _FileIndex, root: Any) -> list[MethodEffects]:
     return out
 
 
-def _template(w: Walker, index: _FileIndex, node: Any, callee: _Callee) -> MethodEffects | None:
+def _template(w: Walker, index: FileIndex, node: Any, callee: Callee) -> MethodEffects | None:
     """The effects of one method body over its parameters (see ``_enter`` for what is read)."""
     body = node.child_by_field_name("body")
     if body is None:
@@ -153,7 +153,7 @@ def _template(w: Walker, index: _FileIndex, node: Any, callee: _Callee) -> Metho
         elif p.type not in ("keyword_parameter", "block_parameter", "hash_splat_parameter"):
             return None
     effects = []
-    for event, in_block in _events(body, index):
+    for event, in_block in load_events(body, index):
         effect = _effect(w, event, in_block, names)
         if effect is not None:
             effects.append(effect)
@@ -165,19 +165,19 @@ def _template(w: Walker, index: _FileIndex, node: Any, callee: _Callee) -> Metho
 
 
 def _effect(w: Walker, node: Any, in_block: bool, params: dict[bytes, int]) -> LoadEffect | None:
-    name, recv, args = _call_parts(node)
+    name, recv, args = call_parts(node)
     if name is None:
         return None
-    given = [a for a in args if a.type not in _SEPARATE_ARGS]
+    given = [a for a in args if a.type not in SEPARATE_ARGS]
     if any(a.type in ("splat_argument", "hash_splat_argument") for a in given):
         return None
     receiver = Operand(OperandKind.SELF) if recv is None and not in_block else _operand(w, recv, params, not in_block) if recv is not None else None
     if receiver is None or receiver.kind == OperandKind.UNKNOWN:
         return None
     operands = tuple(_operand(w, a, params, not in_block) for a in given)
-    if name not in _MIXIN_CALLS:
+    if name not in MIXING_CALLS:
         return LoadEffect(name, receiver, operands)
     if not operands or any(o.kind == OperandKind.UNKNOWN for o in operands):
         return None  # Ruby would include something rdx cannot name.
-    guarded = name != MixinKind.EXTEND and recv is not None and len(given) == 1 and _guarded(node, recv.text, given[0].text)
+    guarded = name != MixinKind.EXTEND and recv is not None and len(given) == 1 and guarded_mixin(node, recv.text, given[0].text)
     return LoadEffect(name, receiver, operands, True, guarded)

@@ -43,16 +43,16 @@ from rdx.model.records import (
 if TYPE_CHECKING:
     from rdx.discovery.parse import Walker
 
-__all__ = ["inline_load_time_calls", "note_call"]
+__all__ = ["call_parts", "Callee", "FileIndex", "guarded_mixin", "inline_load_time_calls", "load_events", "MIXING_CALLS", "NOT_RUN", "note_call", "SEPARATE_ARGS"]
 
 MAX_DEPTH = 4
-_MIXIN_CALLS = frozenset({"include", "prepend", "extend"})
+MIXING_CALLS = frozenset({"include", "prepend", "extend"})
 _SEND = frozenset({"send", "__send__", "public_send"})
 # Code that does not run when the method body does, or runs only in a branch not known taken.
-_NOT_RUN = frozenset({"method", "singleton_method", "class", "module", "singleton_class", "lambda", "else", "elsif", "when", "in_clause", "rescue"})
+NOT_RUN = frozenset({"method", "singleton_method", "class", "module", "singleton_class", "lambda", "else", "elsif", "when", "in_clause", "rescue"})
 # Parents under which a bare identifier is a statement (a call of a method without arguments).
 _STATEMENT_PARENTS = frozenset({"body_statement", "then", "begin", "block_body"})
-_SEPARATE_ARGS = frozenset({"pair", "block_argument"})
+SEPARATE_ARGS = frozenset({"pair", "block_argument"})
 
 
 class Bound(NamedTuple):
@@ -76,20 +76,20 @@ class _Frame(NamedTuple):
     chain: frozenset[int]
 
 
-class _Callee(NamedTuple):
+class Callee(NamedTuple):
     method: int
     namespace: int  # The definition index of the namespace ``self`` is in its body.
     needs_extend_self: bool
 
 
-class _FileIndex:
+class FileIndex:
     """The file's namespaces by file-local qualified name and the methods callable on them."""
 
     def __init__(self, defs: list[DefinitionRecord]) -> None:
         self.defs = defs
         self.qual: dict[int, tuple[str, ...]] = {}
         self.known: set[tuple[str, ...]] = set()
-        self.methods: dict[tuple[tuple[str, ...], str], list[_Callee]] = {}
+        self.methods: dict[tuple[tuple[str, ...], str], list[Callee]] = {}
         self.extend_self: dict[tuple[str, ...], list[int]] = {}
         for i, d in enumerate(defs):
             if d.kind in ("Class", "Module"):
@@ -116,13 +116,13 @@ class _FileIndex:
     def _method(self, i: int, d: DefinitionRecord) -> None:
         parent = self.defs[d.parent]
         if d.self_receiver and d.parent in self.qual:
-            callee = _Callee(i, d.parent, False)
+            callee = Callee(i, d.parent, False)
         elif d.self_receiver:
             return
         elif parent.kind == "SingletonClass" and parent.target is None and parent.parent in self.qual:
-            callee = _Callee(i, parent.parent, False)
+            callee = Callee(i, parent.parent, False)
         elif parent.kind == "Module" and d.parent in self.qual:
-            callee = _Callee(i, d.parent, not d.module_function)
+            callee = Callee(i, d.parent, not d.module_function)
         else:
             return
         self.methods.setdefault((self.qual[callee.namespace], d.name), []).append(callee)
@@ -143,7 +143,7 @@ class _FileIndex:
                 i = d.parent
         return segments if segments in self.known else None
 
-    def callee(self, receiver: Bound, name: str, before: int) -> _Callee | None:
+    def callee(self, receiver: Bound, name: str, before: int) -> Callee | None:
         """The method ``name`` called on ``receiver`` at offset ``before``: the last definition
         that precedes the call (Ruby raises NoMethodError on one defined later)."""
         qual = self.namespace_of(receiver)
@@ -172,7 +172,7 @@ class _FileIndex:
 
 def inline_load_time_calls(w: Walker, root: Any) -> None:
     """Turn the mixins of the load-time calls the walker noted into ``ExternalMixin`` records."""
-    index = _FileIndex(w.definitions)
+    index = FileIndex(w.definitions)
     if not index.methods:
         return
     for node, scope, self_known in w.load_calls:
@@ -182,7 +182,7 @@ def inline_load_time_calls(w: Walker, root: Any) -> None:
         _run(w, index, root, top, node.start_byte)
 
 
-def _run(w: Walker, index: _FileIndex, root: Any, top: _Frame, start: int) -> None:
+def _run(w: Walker, index: FileIndex, root: Any, top: _Frame, start: int) -> None:
     """Read the frames depth first with an explicit stack, so that mixins come out in the
     order Ruby would apply them."""
     stack = [top]
@@ -192,10 +192,10 @@ def _run(w: Walker, index: _FileIndex, root: Any, top: _Frame, start: int) -> No
             stack.pop()
             continue
         node, in_block = frame.events.pop()
-        name, recv, args = _call_parts(node)
+        name, recv, args = call_parts(node)
         if name is None:
             continue
-        if name in _MIXIN_CALLS:
+        if name in MIXING_CALLS:
             if len(stack) > 1:  # Top-level mixin calls are the walker's.
                 _mixins(w, index, frame, node, cast(MixinKind, name), (recv, args), in_block, start)
             continue
@@ -210,7 +210,7 @@ def _run(w: Walker, index: _FileIndex, root: Any, top: _Frame, start: int) -> No
             stack.append(pushed)
 
 
-def _call_parts(node: Any) -> tuple[str | None, Any, list[Any]]:
+def call_parts(node: Any) -> tuple[str | None, Any, list[Any]]:
     """(method name, receiver node, argument nodes) of a call, ``send(:name, ...)`` unwrapped."""
     if node.type == "identifier":
         return node.text.decode("utf-8", "replace"), None, []
@@ -245,7 +245,7 @@ def _value(w: Walker, frame: _Frame, node: Any, in_block: bool) -> Bound | None:
     return None
 
 
-def _mixins(w: Walker, index: _FileIndex, frame: _Frame, node: Any, kind: MixinKind, call: tuple[Any, list[Any]], in_block: bool, start: int) -> None:
+def _mixins(w: Walker, index: FileIndex, frame: _Frame, node: Any, kind: MixinKind, call: tuple[Any, list[Any]], in_block: bool, start: int) -> None:
     """``X.include(Y, Z)`` in a callee's body: one record per module, at the load-time call."""
     recv, args = call
     target = _self(frame, in_block) if recv is None or recv.type == "self" else _value(w, frame, recv, in_block)
@@ -257,14 +257,14 @@ def _mixins(w: Walker, index: _FileIndex, frame: _Frame, node: Any, kind: MixinK
     if not modules or any(m is None or (m.path is None and m.scope not in index.qual) for m in modules):
         return  # Ruby would include something rdx cannot name: leave the whole call out.
     w.external_calls += 1
-    guarded = kind != MixinKind.EXTEND and recv is not None and len(args) == 1 and _guarded(node, recv.text, args[0].text)
+    guarded = kind != MixinKind.EXTEND and recv is not None and len(args) == 1 and guarded_mixin(node, recv.text, args[0].text)
     for m in modules:
         assert m is not None
         mixin = Mixin(kind, m.path, w.external_calls, start)
         w.external_mixins.append(ExternalMixin(path, scope, mixin, m.scope if m.scope != scope else -2, guarded))
 
 
-def _guarded(node: Any, recv: bytes, module: bytes) -> bool:
+def guarded_mixin(node: Any, recv: bytes, module: bytes) -> bool:
     """Whether the call runs only while ``recv < module`` is false: ``X.prepend(M) if !(X < M)``
     (also as one operand of ``&&``), ``unless X < M`` (or of ``||``), ``X.include?(M)`` and
     ``X.ancestors.include?(M)`` alike. Ruby evaluates it; resolution decides it the same way."""
@@ -305,7 +305,7 @@ def _includes(call: Any, recv: bytes, module: bytes) -> bool:
     return given.named_children[0].text == module and on.text in (recv, recv + b".ancestors")
 
 
-def _enter(w: Walker, index: _FileIndex, root: Any, caller: _Frame, callee: _Callee, args: list[Any], in_block: bool) -> _Frame | None:
+def _enter(w: Walker, index: FileIndex, root: Any, caller: _Frame, callee: Callee, args: list[Any], in_block: bool) -> _Frame | None:
     """The frame of a call of ``callee``: its parameters bound to the caller's arguments."""
     d = index.defs[callee.method]
     node = root.descendant_for_byte_range(d.start, d.end)
@@ -313,7 +313,7 @@ def _enter(w: Walker, index: _FileIndex, root: Any, caller: _Frame, callee: _Cal
         return None
     lexical = d.parent
     frame = _Frame([], {}, callee.namespace, lexical, caller.chain | {callee.method})
-    given = [a for a in args if a.type not in _SEPARATE_ARGS]
+    given = [a for a in args if a.type not in SEPARATE_ARGS]
     if any(a.type in ("splat_argument", "hash_splat_argument") for a in given):
         return None  # Which argument goes where is not known.
     params = node.child_by_field_name("parameters")
@@ -334,14 +334,14 @@ def _enter(w: Walker, index: _FileIndex, root: Any, caller: _Frame, callee: _Cal
         frame.params[pname] = _value(w, frame, default, False) if default is not None else None
     body = node.child_by_field_name("body")
     if body is not None:
-        frame.events.extend(reversed(_events(body, index)))
+        frame.events.extend(reversed(load_events(body, index)))
     return frame
 
 
-def _events(body: Any, index: _FileIndex) -> list[tuple[Any, bool]]:
+def load_events(body: Any, index: FileIndex) -> list[tuple[Any, bool]]:
     """The calls in a method body that may matter, in source order, each with whether it sits
     in a block (where ``self`` may be anything)."""
-    names = {name for _, name in index.methods} | _MIXIN_CALLS | _SEND
+    names = {name for _, name in index.methods} | MIXING_CALLS | _SEND
     out: list[tuple[Any, bool]] = []
     # Each entry carries its parent's type: ``node.parent`` costs O(depth) in tree-sitter. The
     # body's own parent is the method, which is no statement parent.
@@ -358,7 +358,7 @@ def _events(body: Any, index: _FileIndex) -> list[tuple[Any, bool]]:
                 out.append((node, in_block))
             continue
         for child in reversed(node.named_children):
-            if child.type not in _NOT_RUN:
+            if child.type not in NOT_RUN:
                 stack.append((child, in_block or child.type in BLOCK_TYPES, t))
     return out
 

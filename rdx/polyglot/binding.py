@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 from rdx.model.foreign import family_of
 from rdx.model.symbols import Reference, RefKind, SymbolKind
 from rdx.polyglot.units import (
-    _IMPLICIT_THIS,
-    _MAX_BASE_DEPTH,
-    _MAX_INCLUDES,
-    _SELF,
-    _TYPES,
+    IMPLICIT_THIS,
+    MAX_BASE_DEPTH,
+    MAX_INCLUDES,
+    SELF_NAMES,
+    TYPE_KINDS,
     separators,
     unit_of,
 )
@@ -94,7 +94,7 @@ class _FileResolution:
         """C and C++: what a file includes, and what those include, in breadth-first order."""
         seen = dict.fromkeys(start)
         queue = list(start)
-        while queue and len(seen) < _MAX_INCLUDES:
+        while queue and len(seen) < MAX_INCLUDES:
             for target in self.draft.import_targets.get(queue.pop(0), ()):
                 for uri in target:
                     if uri not in seen and uri != self.uri:
@@ -142,7 +142,7 @@ class _FileResolution:
             self.deps.update(uri for uri, _ in self.draft.declarations[i].definitions)
         if len(found) == 1:
             return found[0]
-        if found or depth >= _MAX_BASE_DEPTH:
+        if found or depth >= MAX_BASE_DEPTH:
             return None
         # Inherited: the first base (in the order written) that has it.
         for base in self.bases(decl_id):
@@ -161,7 +161,7 @@ class _FileResolution:
         found: list[int] = []
         self._bases[decl_id] = found  # A cycle of bases (broken code) ends here.
         decl = self.draft.declarations.get(decl_id)
-        if decl is None or decl.kind not in _TYPES:
+        if decl is None or decl.kind not in TYPE_KINDS:
             return found
         for uri, index in decl.definitions:
             self.deps.add(uri)
@@ -215,9 +215,9 @@ class _FileResolution:
     def name(self, name: str, scope: int) -> int | None:
         ids = self.draft.symbol_declarations[self.uri]
         symbols = self.doc.symbols
-        implicit_this = self.doc.language in _IMPLICIT_THIS
+        implicit_this = self.doc.language in IMPLICIT_THIS
         while scope >= 0:
-            here = self.children(scope).get(name) if implicit_this or symbols[scope].kind not in _TYPES else None
+            here = self.children(scope).get(name) if implicit_this or symbols[scope].kind not in TYPE_KINDS else None
             if here:
                 return ids[here[0]]
             scope = symbols[scope].parent
@@ -245,7 +245,7 @@ class _FileResolution:
         symbols = self.doc.symbols
         while scope >= 0:
             symbol = symbols[scope]
-            if symbol.kind in _TYPES:
+            if symbol.kind in TYPE_KINDS:
                 return self.draft.symbol_declarations[self.uri][scope]
             if symbol.kind == SymbolKind.METHOD and symbol.parent < 0:
                 # A method defined outside its type (Go receivers, C++ ``T::m``): its owner by name.
@@ -257,7 +257,7 @@ class _FileResolution:
         return None
 
     def qualified(self, qualifier: str, name: str, scope: int) -> int | None:
-        if qualifier in _SELF:
+        if qualifier in SELF_NAMES:
             owner = self.enclosing_type(scope)
             return self.member(owner, name) if owner is not None else None
         files = self.modules.get(qualifier)
@@ -271,7 +271,7 @@ class _FileResolution:
         if target is None:
             return None
         decl = self.draft.declarations[target]
-        if decl.kind not in _TYPES and decl.kind not in (SymbolKind.MODULE, SymbolKind.NAMESPACE):
+        if decl.kind not in TYPE_KINDS and decl.kind not in (SymbolKind.MODULE, SymbolKind.NAMESPACE):
             return None
         return self.member(target, name)
 

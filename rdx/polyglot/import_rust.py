@@ -11,7 +11,7 @@ import msgspec
 
 from rdx.polyglot.symbols import Import
 
-__all__ = ["ResolvedImport", "RustImports"]
+__all__ = ["NO_IMPORT", "ResolvedImport", "RustImports"]
 
 
 class ResolvedImport(msgspec.Struct, frozen=True):
@@ -22,7 +22,7 @@ class ResolvedImport(msgspec.Struct, frozen=True):
     names: dict[str, str] = {}
 
 
-_NOTHING = ResolvedImport()
+NO_IMPORT = ResolvedImport()
 
 _CRATE_TARGET_DIRS = ("tests", "benches", "examples")
 
@@ -38,7 +38,7 @@ class RustImports:
 
     @staticmethod
     def _files_of(path: str | None) -> ResolvedImport:
-        return ResolvedImport([path]) if path is not None else _NOTHING
+        return ResolvedImport([path]) if path is not None else NO_IMPORT
 
     def _first(self, candidates: Iterable[str]) -> str | None:
         for candidate in candidates:
@@ -128,11 +128,11 @@ class RustImports:
         else:
             current, rest = self._rust_library(importer, first.removeprefix("::")), parts[1:]
             if current is None:
-                return _NOTHING  # A crate outside the project.
+                return NO_IMPORT  # A crate outside the project.
         complete = True
         for part in rest:
             if current is None:
-                return _NOTHING
+                return NO_IMPORT
             if part == "super":
                 current = self._rust_parent(current)
             elif part != "self":
@@ -142,7 +142,7 @@ class RustImports:
                     break
                 current = child
         if current is None:
-            return _NOTHING
+            return NO_IMPORT
         names: dict[str, str] = {}
         if complete:
             directory = self._rust_dir(current)

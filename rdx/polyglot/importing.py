@@ -57,7 +57,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from rdx.polyglot.import_rust import _NOTHING, ResolvedImport, RustImports
+from rdx.polyglot.import_rust import NO_IMPORT, ResolvedImport, RustImports
 from rdx.polyglot.layout import JsConfig, Layout
 from rdx.polyglot.symbols import Import
 
@@ -134,7 +134,7 @@ class ImportResolver(RustImports):
             return self._java(imp)
         if language == "php":
             return self._php(importer, imp)
-        return _NOTHING
+        return NO_IMPORT
 
     # -- Python --------------------------------------------------------------------------
 
@@ -189,11 +189,11 @@ class ImportResolver(RustImports):
             for _ in range(level - 1):
                 parent = os.path.dirname(base)
                 if parent == base:
-                    return _NOTHING
+                    return NO_IMPORT
                 base = parent
             root = self._py_root(directory)
             if root != directory and not base.startswith(root + os.sep):
-                return _NOTHING  # Beyond the top-level package: an error in Python.
+                return NO_IMPORT  # Beyond the top-level package: an error in Python.
             rest = module[level:]
             target = os.path.join(base, *rest.split(".")) if rest else base
             found = (
@@ -212,7 +212,7 @@ class ImportResolver(RustImports):
                     if submodule is not None:
                         names[imported] = submodule
         if found is None and not names:
-            return _NOTHING
+            return NO_IMPORT
         return ResolvedImport([found] if found is not None else [], names)
 
     def _py_absolute(self, directory: str, module: str) -> tuple[str | None, str | None]:
@@ -248,7 +248,7 @@ class ImportResolver(RustImports):
 
     def _go(self, importer: str, path: str) -> ResolvedImport:
         if not path or path.startswith((".", "/")):
-            return _NOTHING
+            return NO_IMPORT
         modules = self._layout.go_modules
         own = self._enclosing(os.path.dirname(importer), modules)
         # The longest module path that prefixes the import path; the importer's own module
@@ -264,14 +264,14 @@ class ImportResolver(RustImports):
             if len(top) == 1 or top[0][1]:
                 package = os.path.join(top[0][2], path[length + 1 :]) if len(path) > length else top[0][2]
                 return ResolvedImport(self._go_package(package))
-            return _NOTHING
+            return NO_IMPORT
         if own is not None:
             vendored = self._go_package(os.path.join(own, "vendor", path))
             if vendored:
                 return ResolvedImport(vendored)
         if "." not in path.split("/", 1)[0] and len(self._go_std) == 1:
             return ResolvedImport(self._go_package(os.path.join(self._go_std[0], path)))
-        return _NOTHING
+        return NO_IMPORT
 
     # -- JavaScript and TypeScript ---------------------------------------------------------
 
@@ -396,7 +396,7 @@ class ImportResolver(RustImports):
             found = self._by_suffix(parts[:length], ".java")
             if found:
                 return ResolvedImport(found)
-        return _NOTHING
+        return NO_IMPORT
 
     # -- PHP -----------------------------------------------------------------------------
 
@@ -415,5 +415,5 @@ class ImportResolver(RustImports):
             if len(found) == 1:
                 return ResolvedImport(found)
             if found:
-                return _NOTHING  # Several files could be meant.
-        return _NOTHING
+                return NO_IMPORT  # Several files could be meant.
+        return NO_IMPORT

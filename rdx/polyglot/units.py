@@ -11,16 +11,16 @@ from rdx.model.records import FileResult
 from rdx.model.symbols import SymbolKind
 from rdx.polyglot.registry import spec_for
 
-__all__ = ["member_separator", "separators", "unit_of"]
+__all__ = ["IMPLICIT_THIS", "MAX_BASE_DEPTH", "MAX_INCLUDES", "member_separator", "SELF_NAMES", "separators", "TYPE_KINDS", "unit_of"]
 
-_SELF = frozenset({"self", "this", "cls", "Self", "$this", "static", "@"})
-_TYPES = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM})
+SELF_NAMES = frozenset({"self", "this", "cls", "Self", "$this", "static", "@"})
+TYPE_KINDS = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM})
 # Languages whose unit is the file itself, the file's directory (a package), the crate.
 _FILE_UNITS = frozenset({"javascript", "typescript", "markdown"})
-_MAX_INCLUDES = 256
-_MAX_BASE_DEPTH = 8
+MAX_INCLUDES = 256
+MAX_BASE_DEPTH = 8
 # Languages where a method's body sees its type's members without a qualifier (implicit this).
-_IMPLICIT_THIS = frozenset({"java", "csharp", "cpp", "c"})
+IMPLICIT_THIS = frozenset({"java", "csharp", "cpp", "c"})
 
 
 def unit_of(doc: FileResult) -> str:

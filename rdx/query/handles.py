@@ -45,7 +45,7 @@ class View:
     singleton classes that no code opens) is its own and never written into the state."""
 
     __slots__ = (
-        "_aliases", "_call_sites", "_descendants", "_foreign", "_lookup", "_site_names", "_virtual", "_virtual_of", "foreign_source", "map_graph", "prefix_refs", "revision",
+        "_aliases", "_call_sites", "_descendants", "_foreign", "_lookup", "_site_names", "_virtual", "_virtual_of", "foreign_source", "foreign_view", "map_graph", "prefix_refs", "revision",
         "search_index", "state", "symbol_index",
     )
 
@@ -67,6 +67,9 @@ class View:
         # The other languages' resolved side (``rdx.polyglot.resolve``), computed on the first
         # question about them by ``foreign_source`` (set by the graph that publishes the view).
         self.foreign_source: Callable[[], ForeignState] | None = None
+        # What wraps that state for questions (``rdx.query.foreign.ForeignView``, set by the
+        # same graph: that module builds on this one, so this one does not import it).
+        self.foreign_view: Callable[[ForeignState, View], ForeignView] | None = None
         self._foreign: Any = None
         # Built by the first repository map of this state (see rdx.query.mapgraph.MapGraph).
         self.map_graph: Any = None
@@ -77,10 +80,10 @@ class View:
     def foreign(self) -> ForeignView:
         """The declarations of languages other than Ruby in this revision (see ``rdx.query.foreign``)."""
         if self._foreign is None:
-            from rdx.query.foreign import ForeignView
-
+            if self.foreign_view is None:
+                raise RuntimeError("a View's foreign_view is set by the graph that publishes it")
             state = self.foreign_source() if self.foreign_source is not None else ForeignState()
-            self._foreign = ForeignView(state, self)
+            self._foreign = self.foreign_view(state, self)
         return self._foreign  # type: ignore[no-any-return]
 
     @property
