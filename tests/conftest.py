@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -55,3 +57,18 @@ def debian_graph(tmp_path_factory: pytest.TempPathFactory) -> rdx.Graph:
 
     assert all(os.path.isdir(r) for r in DEBIAN_CORPUS), "the Debian Ruby corpus is missing (make test installs it)"
     return rdx.Graph.open(list(DEBIAN_CORPUS), cache_dir=str(tmp_path_factory.mktemp("debian")))
+
+
+@contextmanager
+def ready_workspace(root: Path, files: dict[str, str]) -> Iterator[object]:
+    """An MCP/HTTP ``Workspace`` over ``files`` written under ``root``, indexed and ready."""
+    from rdx_mcp import Workspace
+
+    for name, text in files.items():
+        write(root / name, text)
+    workspace = Workspace(str(root), watch=False).start()
+    assert workspace.wait_ready()
+    try:
+        yield workspace
+    finally:
+        workspace.stop()

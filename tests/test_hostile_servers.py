@@ -24,7 +24,7 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import write
+from conftest import ready_workspace, write
 from librdx import BINDINGS, build_library, compile_c, run_clean
 from mcp import Client
 from starlette.testclient import TestClient
@@ -73,12 +73,8 @@ def get(url: str, headers: dict[str, str] | None = None, timeout: float = 60) ->
 
 @pytest.fixture
 def workspace(tmp_path: Path):
-    for name, text in FILES.items():
-        write(tmp_path / name, text)
-    ws = Workspace(str(tmp_path), watch=False).start()
-    assert ws.wait_ready()
-    yield ws
-    ws.stop()
+    with ready_workspace(tmp_path, FILES) as ws:
+        yield ws
 
 
 # -- Host, Origin, token --------------------------------------------------------------------------

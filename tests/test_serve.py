@@ -14,10 +14,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import write
+from conftest import ready_workspace, write
 from starlette.testclient import TestClient
 
-from rdx_mcp import Workspace
 from rdx_mcp.web import build_app
 
 FILES = {
@@ -28,11 +27,7 @@ FILES = {
 
 @pytest.fixture
 def client(tmp_path: Path):
-    for name, text in FILES.items():
-        write(tmp_path / name, text)
-    workspace = Workspace(str(tmp_path), watch=False).start()
-    assert workspace.wait_ready()
-    with TestClient(build_app(workspace), base_url="http://127.0.0.1") as c:
+    with ready_workspace(tmp_path, FILES) as workspace, TestClient(build_app(workspace), base_url="http://127.0.0.1") as c:
         yield c
     workspace.stop()
 
