@@ -35,7 +35,7 @@ def build_copies(roots: list[str], copies: int, work: str) -> str:
     stamp = os.path.join(out, ".complete")
     if os.path.exists(stamp):
         return out
-    from rdx.discovery.files import collect_files
+    from rdx.workspace.files import collect_files
 
     files = [e.path for r in roots for e in collect_files(r).files]
     for n in range(copies):

@@ -28,11 +28,11 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from rdx.discovery.config import DEFAULT_MAX_FILE_SIZE  # noqa: E402
-from rdx.discovery.files import collect_files  # noqa: E402
-from rdx.fulltext.grep import grep  # noqa: E402
-from rdx.fulltext.index import TextIndex  # noqa: E402
-from rdx.fulltext.workspace import any_file  # noqa: E402
+from rdx.search.grep import grep  # noqa: E402
+from rdx.search.text_index import TextIndex  # noqa: E402
+from rdx.search.text_workspace import any_file  # noqa: E402
+from rdx.workspace.config import DEFAULT_MAX_FILE_SIZE  # noqa: E402
+from rdx.workspace.files import collect_files  # noqa: E402
 
 DEFAULT_CORPUS = ["/usr/lib/ruby", "/usr/share/rubygems-integration"]
 # (pattern, regex, ignore_case): literals and regexes an agent or a person would search for.

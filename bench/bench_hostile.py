@@ -55,7 +55,7 @@ def index_cost(files: dict[str, str], limit_bytes: int) -> tuple[float, float, s
 
         start = time.perf_counter()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "rdx.cli", "index", "--no-cache", "--jobs", "1", project],
+            [sys.executable, "-m", "rdx.cli.main", "index", "--no-cache", "--jobs", "1", project],
             preexec_fn=cap, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=dict(os.environ, PYTHONPATH=ROOT),
         )
         assert proc.stdout is not None

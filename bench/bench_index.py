@@ -52,7 +52,7 @@ def phase_baseline(roots: list[str], jobs: int) -> dict:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from rdx.discovery.files import collect_files
+    from rdx.workspace.files import collect_files
 
     t0 = time.perf_counter()
     files = [e.path for r in roots for e in collect_files(r).files]

@@ -7,7 +7,7 @@ RuboCop and their dependencies; ``make system-deps`` installs them), one ``Works
 ``bench_mcp.py`` uses, indexed into a temporary snapshot unless ``--cache-dir`` is given.
 
 Each call goes through the SDK's in-process client. Printed per call: the tokens of the text the
-server sends (cl100k_base, ``rdx.query.repomap.count_tokens``), the tokens of the same structured
+server sends (cl100k_base, ``rdx.map.repomap.count_tokens``), the tokens of the same structured
 answer as ``json.dumps(indent=2)`` with null fields kept (the baseline; it is also what the SDK
 puts in the text copy by default), and their ratio; then the same for ``tools/list`` (every
 tool's name, description and schemas), which a client reads into the context once per session.
@@ -33,7 +33,7 @@ from mcp.types import CallToolResult, TextContent
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from rdx.query.repomap import count_tokens  # noqa: E402
+from rdx.map.repomap import count_tokens  # noqa: E402
 from rdx_mcp import Workspace, build_server  # noqa: E402
 
 ROOT = "/usr/share/rubygems-integration/all/gems"

@@ -1,4 +1,4 @@
-"""Benchmark: discovery of other languages (rdx.polyglot in the graph's worker processes)
+"""Benchmark: discovery of other languages (rdx.languages in the graph's worker processes)
 against a bare tree-sitter parse of the same files in the same number of workers, and against
 Universal Ctags, in the same run, per language.
 
@@ -27,10 +27,10 @@ from concurrent.futures import ProcessPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from rdx.discovery.files import FileEntry, path_to_uri  # noqa: E402
-from rdx.discovery.pool import _batches, default_jobs, discover_files  # noqa: E402
-from rdx.polyglot.engine import _parser  # noqa: E402
-from rdx.polyglot.registry import spec_for  # noqa: E402
+from rdx.languages.engine import _parser  # noqa: E402
+from rdx.languages.registry import spec_for  # noqa: E402
+from rdx.workspace.files import FileEntry, path_to_uri  # noqa: E402
+from rdx.workspace.pool import _batches, default_jobs, discover_files  # noqa: E402
 
 # Go's standard library as Debian's golang-src installs it (the newest when several are).
 _GO_SRC = (sorted(glob.glob("/usr/share/go-*/src")) or ["/usr/share/go/src"])[-1]

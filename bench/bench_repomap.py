@@ -39,7 +39,7 @@ from typing import TypeVar
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import rdx  # noqa: E402
-from rdx.query.repomap import count_tokens  # noqa: E402
+from rdx.map.repomap import count_tokens  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEBIAN = ["/usr/lib/ruby", "/usr/share/rubygems-integration"]

@@ -24,9 +24,9 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import rdx  # noqa: E402
-from rdx.persisting import documents_fingerprint  # noqa: E402
-from rdx.query.ranked import SYMBOLS_NAME, SymbolIndex  # noqa: E402
-from rdx.searching import symbol_index  # noqa: E402
+from rdx.api.persisting import documents_fingerprint  # noqa: E402
+from rdx.api.searching import symbol_index  # noqa: E402
+from rdx.search.ranked import SYMBOLS_NAME, SymbolIndex  # noqa: E402
 
 CORPUS = ["/usr/lib/ruby", "/usr/share/rubygems-integration"]
 JUDGMENTS = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "search_judgments.json")

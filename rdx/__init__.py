@@ -3,7 +3,10 @@
 The public API lives here; everything else is private to the package. See README.md.
 """
 
-from rdx.errors import (
+from rdx.api.graph import Graph
+from rdx.api.watching import follow_changes
+from rdx.map.repomap import RepoMap, count_tokens
+from rdx.model.errors import (
     EncodingFailureError,
     ErrorCode,
     InternalError,
@@ -15,12 +18,7 @@ from rdx.errors import (
     RdxError,
     excerpt,
 )
-from rdx.fulltext.grep import GrepHit, GrepPage
-from rdx.graph import Graph
-from rdx.query.documents import ConstantReference, Document, MethodReference
-from rdx.query.handles import Declaration, Definition
-from rdx.query.navigation import Completion, Hover, Reference, Target
-from rdx.query.records import (
+from rdx.model.public import (
     DeclarationSummary,
     DefinitionSummary,
     Diagnostic,
@@ -28,9 +26,11 @@ from rdx.query.records import (
     MemberSummary,
     Mixin,
 )
-from rdx.query.repomap import RepoMap, count_tokens
-from rdx.textsearch import TextSearch
-from rdx.watching import follow_changes
+from rdx.ruby.query.documents import ConstantReference, Document, MethodReference
+from rdx.ruby.query.handles import Declaration, Definition
+from rdx.ruby.query.navigation import Completion, Hover, Reference, Target
+from rdx.search.grep import GrepHit, GrepPage
+from rdx.search.textsearch import TextSearch
 
 __version__ = "0.1.0"
 

@@ -414,7 +414,7 @@ module RdxGenCore
       '',
       "# Ruby 3.1's gem_prelude.rb requires these before the program runs (``ruby -e 'puts",
       "# $LOADED_FEATURES'`` lists error_highlight.rb, then did_you_mean.rb): when they are indexed,",
-      "# rdx's load order (rdx.resolution.order, core first, requires before requirers) does the same.",
+      "# rdx's load order (rdx.ruby.resolve.order, core first, requires before requirers) does the same.",
       'require "error_highlight"',
       'require "did_you_mean"',
       ''

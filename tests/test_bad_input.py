@@ -21,15 +21,15 @@ import pytest
 from conftest import run_ruby
 
 import rdx
-import rdx.graph
-from rdx.discovery import files as files_mod
-from rdx.discovery import pool as pool_mod
-from rdx.discovery.files import FileEntry, path_to_uri
-from rdx.discovery.parse import MAX_NESTING
-from rdx.discovery.pool import discover_file
+import rdx.api.graph
+from rdx.ruby.discover.parse import MAX_NESTING
+from rdx.workspace import files as files_mod
+from rdx.workspace import pool as pool_mod
+from rdx.workspace.files import FileEntry, path_to_uri
+from rdx.workspace.pool import discover_file
 
 DEPTH = 10_000
-MODULE_DEPTH = 3_000  # over rdx.discovery.parse.MAX_NESTING: cut at the limit (tests/test_hostile_depth.py)
+MODULE_DEPTH = 3_000  # over rdx.ruby.discover.parse.MAX_NESTING: cut at the limit (tests/test_hostile_depth.py)
 BIG_TARGET = 5 * 1024 * 1024
 
 
@@ -325,7 +325,7 @@ def test_file_vanishing_between_walk_and_read(tmp_path, monkeypatch, jobs):
     write(tmp_path / "good.rb", "class Good; end\n")
     write(tmp_path / "padding.rb", "# " + "p" * 300_000 + "\nclass Padding; end\n")
     doomed = write(tmp_path / "doomed.rb", "class Doomed; end\n")
-    real_collect = rdx.graph.collect_files
+    real_collect = rdx.api.graph.collect_files
 
     def collect_then_delete(root, *config):
         walk = real_collect(root, *config)
@@ -333,7 +333,7 @@ def test_file_vanishing_between_walk_and_read(tmp_path, monkeypatch, jobs):
         doomed.unlink()
         return walk
 
-    monkeypatch.setattr(rdx.graph, "collect_files", collect_then_delete)
+    monkeypatch.setattr(rdx.api.graph, "collect_files", collect_then_delete)
     g = rdx.Graph()
     problems = g.index_all([tmp_path], jobs=jobs)
     assert [(d.path, d.code) for d in problems] == [(str(doomed), "file-vanished")]

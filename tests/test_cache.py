@@ -101,8 +101,8 @@ def test_other_roots_do_not_share_a_snapshot(project, tmp_path_factory):
 def test_a_snapshot_made_by_another_rdx_is_parsed_again(project, monkeypatch):
     """Another version of rdx's discovery may record other things from the same files (and a
     resolved image keyed by their content would then be paired with the wrong records)."""
+    import rdx.api.persisting as persisting_module
     import rdx.cache.snapshot as snapshot_module
-    import rdx.persisting as persisting_module
 
     rdx.Graph.open(project).resolve()
     monkeypatch.setattr(snapshot_module, "discovery_fingerprint", lambda: "another-rdx")

@@ -251,6 +251,7 @@ def test_four_threads_query_one_graph(test_program: Path) -> None:
     assert "THREADS\tdone" in run_section(test_program, "threads")
 
 
+@pytest.mark.corpus  # a 10,000-cycle soak
 def test_memory_stays_flat_over_ten_thousand_cycles(test_program: Path) -> None:
     output = run_section(test_program, "memory")
     before, after, growth = (int(x) for x in re.search(r"^MEMORY\t(\d+)\t(\d+)\t(-?\d+)$", output, re.M).groups())  # type: ignore[union-attr]

@@ -1,4 +1,4 @@
-"""The command line, run in-process through ``rdx.cli.main`` and once as a real subprocess."""
+"""The command line, run in-process through ``rdx.cli.main.main`` and once as a real subprocess."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import write
 
-from rdx.cli import main
+from rdx.cli.main import main
 
 PROJECT = {
     "lib/a.rb": "module App\n  # The base model.\n  class Model\n    def save(validate: true); end\n  end\nend\n",
@@ -114,7 +114,7 @@ def test_demo_answers_questions(capsys):
 
 
 def test_console_script_runs_as_a_subprocess(project):
-    proc = subprocess.run([sys.executable, "-m", "rdx.cli", "show", "App::User", "-C", str(project)], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "rdx.cli.main", "show", "App::User", "-C", str(project)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "App::User (Class)" in proc.stdout
 
@@ -170,7 +170,7 @@ def test_text_search_without_the_graph_shares_the_index_with_graph_open(project)
 
 
 def test_other_languages_on_the_command_line(capsys):
-    from rdx.cli_demo import example_root
+    from rdx.cli.demo import example_root
 
     root = example_root()
     code, out, _ = run(capsys, "show", "receipts.printer.Printer", "-C", root, "--no-cache")

@@ -1,5 +1,5 @@
 """Names computed from block-local values in loops over literal lists and hashes
-(rdx.discovery.unroll): ``StatusMessage.each { |code, message| const_set(message.gsub(/ /, ''),
+(rdx.ruby.evaluate.unroll): ``StatusMessage.each { |code, message| const_set(message.gsub(/ /, ''),
 Class.new(parent)) }`` defines one class per entry, with the parent a ``case code`` picks.
 Ruby is the oracle; an iteration whose name rdx cannot compute defines nothing."""
 

@@ -9,7 +9,7 @@ import pytest
 from conftest import write
 
 import rdx
-from rdx.cli import main
+from rdx.cli.main import main
 
 
 @pytest.fixture

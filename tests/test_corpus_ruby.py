@@ -20,11 +20,14 @@ import rdx
 PROBE = Path(__file__).parent / "data" / "corpus_probe.rb"
 CORPUS_ROOTS = ("/usr/lib/ruby", "/usr/share/rubygems-integration")
 
+# Loads the whole Debian Ruby corpus in Ruby and rdx: the full tier only (make test).
+pytestmark = pytest.mark.corpus
+
 # Modules that the corpus mixes in with code rdx does not evaluate.
 # None left: ``[Object, Array, ...].reverse_each { |klass| klass.prepend(ToJsonWithActiveSupportEncoder) }``
-# is unrolled (rdx.discovery.loops), and the load-time calls ``ActiveSupport::Dependencies.hook!``
+# is unrolled (rdx.ruby.evaluate.loops), and the load-time calls ``ActiveSupport::Dependencies.hook!``
 # (Loadable, Blamable, ModuleConstMissing) and did_you_mean's ``correct_error NameError, ...``
-# (Correctable) are inlined (rdx.discovery.loadtime): those modules are compared like any other.
+# (Correctable) are inlined (rdx.ruby.evaluate.loadtime): those modules are compared like any other.
 DYNAMIC_MIXINS: set[str] = set()
 # Namespaces whose classes get their superclass from a constant chosen at load time
 # (``FooImplementation = case ... end; class Foo < FooImplementation``) or from const_set.

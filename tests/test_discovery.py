@@ -17,7 +17,7 @@ import textwrap
 import pytest
 
 import rdx
-from rdx.discovery.parse import discover_source
+from rdx.ruby.discover.parse import discover_source
 
 FIXTURE = "file:///fixture/"
 
@@ -1319,7 +1319,7 @@ def test_doc_comments_leave_out_magic_comments_and_tool_directives() -> None:
         b"# frozen_string_literal: true\n# The thing.\n# rubocop:disable Metrics/AbcSize\nclass A\n"
         b"  # typed: strict\n  # -*- coding: utf-8 -*-\n  # Does it.\n  # rubocop:todo Style/Foo\n  def x; end\nend\n"
     )
-    from rdx.discovery.parse import RubyParser
+    from rdx.ruby.discover.parse import RubyParser
 
     found = {d.name: d.comments for d in RubyParser().discover("file:///doc.rb", source).definitions}
     assert found == {"A": ("# The thing.",), "x": ("# Does it.",)}

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import rdx
-from rdx.discovery.gems import LockedGem, locate, read_lockfile
+from rdx.workspace.gems import LockedGem, locate, read_lockfile
 
 LOCK = """\
 PATH
@@ -235,6 +235,7 @@ def _locked_versions() -> dict[str, str]:
     return dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
 
 
+@pytest.mark.corpus
 @pytest.mark.skipif(RUBY is None, reason="needs ruby")
 def test_activerecord_from_gemfile_lock_agrees_with_ruby(tmp_path, gem_cache):
     installed = _locked_versions()

@@ -15,14 +15,17 @@ import subprocess
 
 import pytest
 
-from rdx.discovery.config import DEFAULT_MAX_FILE_SIZE
-from rdx.discovery.files import collect_files
-from rdx.fulltext.grep import grep
-from rdx.fulltext.index import TextIndex
-from rdx.fulltext.workspace import any_file
+from rdx.search.grep import grep
+from rdx.search.text_index import TextIndex
+from rdx.search.text_workspace import any_file
+from rdx.workspace.config import DEFAULT_MAX_FILE_SIZE
+from rdx.workspace.files import collect_files
 
 RG = shutil.which("rg")
 ROOTS = ("/usr/lib/ruby", "/usr/share/rubygems-integration")
+
+# Indexes the whole Debian Ruby corpus: the full tier only (make test), not make check.
+pytestmark = pytest.mark.corpus
 
 
 

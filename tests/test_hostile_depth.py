@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from test_incremental import dump, fresh
 
-from rdx.discovery.parse import MAX_NESTING, MAX_SYNTAX_DEPTH
+from rdx.ruby.discover.parse import MAX_NESTING, MAX_SYNTAX_DEPTH
 
 MEMORY_LIMIT = 2 * 1024**3
 LIVENESS = 60  # seconds; far above what the cases take, only so a regression fails instead of hanging

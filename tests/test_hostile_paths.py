@@ -1,4 +1,4 @@
-"""What is in the project: one rule (``ProjectRoots``, rdx.discovery.files) for every reader.
+"""What is in the project: one rule (``ProjectRoots``, rdx.workspace.files) for every reader.
 
 A file is the project's when its real path is inside a root (the project, ``load_paths``). The
 fixture plants the reported attacks: a link to ``/etc``, ``/etc/passwd`` named ``lib/passwd.rb``,
@@ -26,10 +26,10 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from starlette.testclient import TestClient
 
 import rdx
-import rdx.graph
-import rdx.textsearch
-from rdx.cli import main
-from rdx.discovery import files as files_mod
+import rdx.api.graph
+import rdx.search.textsearch
+from rdx.cli.main import main
+from rdx.workspace import files as files_mod
 from rdx_mcp import Workspace, build_server
 from rdx_mcp.web import build_app
 
@@ -207,7 +207,7 @@ def test_a_file_swapped_for_a_link_after_the_walk_is_not_read(tmp_path: Path, mo
     root = hostile(tmp_path)
     write(root / "lib/padding.rb", "# " + "p" * 300_000 + "\nclass Padding; end\n")  # forces the pool
     victim = write(root / "lib/victim.rb", "class Victim; end\n")
-    real_collect = rdx.graph.collect_files
+    real_collect = rdx.api.graph.collect_files
 
     def collect_then_swap(*args: object) -> files_mod.WalkResult:
         walk = real_collect(*args)  # type: ignore[arg-type]
@@ -215,7 +215,7 @@ def test_a_file_swapped_for_a_link_after_the_walk_is_not_read(tmp_path: Path, mo
             swap_for_link(victim, tmp_path / "secret/secret.rb")
         return walk
 
-    monkeypatch.setattr(rdx.graph, "collect_files", collect_then_swap)
+    monkeypatch.setattr(rdx.api.graph, "collect_files", collect_then_swap)
     g = rdx.Graph()
     problems = g.index_all([root], jobs=jobs)
     assert [(d.path, d.code) for d in problems if d.path == str(victim)] == [(str(victim), "outside-project")]
@@ -225,14 +225,14 @@ def test_a_file_swapped_for_a_link_after_the_walk_is_not_read(tmp_path: Path, mo
 def test_the_text_index_does_not_read_a_file_swapped_after_the_walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = hostile(tmp_path)
     victim = write(root / "victim.txt", "harmless\n")
-    real_walk = rdx.textsearch.walk_every_file
+    real_walk = rdx.search.textsearch.walk_every_file
 
     def walk_then_swap(*args: object) -> list[files_mod.FileEntry]:
         entries = real_walk(*args)  # type: ignore[arg-type]
         swap_for_link(victim, tmp_path / "secret/notes.txt")
         return entries
 
-    monkeypatch.setattr(rdx.textsearch, "walk_every_file", walk_then_swap)
+    monkeypatch.setattr(rdx.search.textsearch, "walk_every_file", walk_then_swap)
     assert list(rdx.TextSearch.open(root).grep(MARKER)) == []
 
 
@@ -343,9 +343,9 @@ def test_gitignore_and_config_that_are_fifos_do_not_block(tmp_path: Path) -> Non
 def test_layout_files_never_bring_in_files_outside_the_project(tmp_path: Path) -> None:
     """A tsconfig's ``extends`` that climbs out of the project, and a go.mod that is a link to a
     file outside it, are not read: the layout holds nothing of theirs."""
-    from rdx.foreign_graph import ForeignSide
+    from rdx.api.other_languages import ForeignSide
+    from rdx.languages.layout import read_layout
     from rdx.model.records import FileResult
-    from rdx.polyglot.layout import read_layout
 
     outside = tmp_path / "outside"
     outside.mkdir()

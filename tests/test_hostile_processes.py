@@ -15,11 +15,11 @@ import time
 
 import pytest
 
-from rdx.discovery import pool
-from rdx.discovery.files import collect_files
 from rdx.model.records import Diagnostic, FileResult
+from rdx.workspace import pool
+from rdx.workspace.files import collect_files
 
-RDX = [sys.executable, "-m", "rdx.cli"]
+RDX = [sys.executable, "-m", "rdx.cli.main"]
 
 
 def _project(root, files: int = 400) -> None:

@@ -140,7 +140,7 @@ def check_refuses_to_serve(root: Path, host: str) -> None:
     """``rdx serve --host HOST`` without a token exits at once with a usage error, and so does
     ``serve()``; either would otherwise serve forever, hence the bounded waits."""
     env = {k: v for k, v in os.environ.items() if k != "RDX_TOKEN"}
-    command = [sys.executable, "-m", "rdx.cli", "serve", str(root), "--host", host, "--port", str(free_port())]
+    command = [sys.executable, "-m", "rdx.cli.main", "serve", str(root), "--host", host, "--port", str(free_port())]
     proc = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode == 2 and "needs a token" in proc.stderr, proc.stderr
     raised: list[BaseException] = []
@@ -170,7 +170,7 @@ def served(tmp_path_factory: pytest.TempPathFactory):
     """``rdx serve`` as a real process (uvicorn) on a free loopback port, over about 1 MB."""
     root = big_project(tmp_path_factory.mktemp("served"))
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "rdx.cli", "serve", str(root), "--port", str(port)], stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([sys.executable, "-m", "rdx.cli.main", "serve", str(root), "--port", str(port)], stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(1200):
@@ -498,7 +498,7 @@ NULL_OUTPUT = [
 def check_grep_null(tmp_path: Path, name: str, argv: list[str], expected: bytes) -> None:
     (tmp_path / name).write_text("x\na needle\n")
     (tmp_path / ".git").mkdir()
-    proc = subprocess.run([sys.executable, "-m", "rdx.cli", "grep", *argv], cwd=tmp_path, capture_output=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "rdx.cli.main", "grep", *argv], cwd=tmp_path, capture_output=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == expected
 
@@ -511,8 +511,8 @@ def test_grep_null_ends_paths_with_nul(tmp_path: Path, name: str, argv: list[str
 def test_the_budget_covers_the_trigram_lookup(tmp_path):
     """The index lookup runs under the search's budget too: a deadline already past stops it
     (SQLite's progress handler), and the page says it is incomplete instead of failing."""
-    from rdx.fulltext.index import TextIndex
-    from rdx.fulltext.pattern import compile_pattern
+    from rdx.search.pattern import compile_pattern
+    from rdx.search.text_index import TextIndex
 
     index = TextIndex(None)
     for i in range(3000):

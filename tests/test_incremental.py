@@ -183,7 +183,7 @@ def test_random_edit_sequences_match_a_fresh_graph(seed):
 def test_an_incremental_update_that_fails_resolves_from_scratch_and_says_so(monkeypatch):
     files = dict(BASE)
     g = fresh(files)
-    from rdx.resolution.driver import Resolver
+    from rdx.ruby.resolve.driver import Resolver
 
     def broken(self, new):  # type: ignore[no-untyped-def]
         raise RuntimeError("simulated bug")

@@ -19,7 +19,7 @@ from tests.test_incremental import dump
 GEMS = Path("/usr/share/rubygems-integration/all/gems")
 ROOTS = sorted(glob.glob(str(GEMS / "activemodel-*" / "lib"))) + sorted(glob.glob(str(GEMS / "activesupport-*" / "lib" / "active_support" / "core_ext")))
 
-pytestmark = pytest.mark.skipif(not ROOTS, reason="Debian's ruby-rails gems are not installed")
+pytestmark = [pytest.mark.corpus, pytest.mark.skipif(not ROOTS, reason="Debian's ruby-rails gems are not installed")]
 
 DEF_LINE = re.compile(r"^( +)def (?:self\.)?([a-z_][a-z0-9_]*[?!]?)", re.M)
 

@@ -11,8 +11,10 @@ define), and every edit kind of ``bench/bench_edits.py`` applied to real RuboCop
 
 from __future__ import annotations
 
+import collections
 import glob
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -76,7 +78,34 @@ def skeleton_edit(project, files: dict[str, str], rng: random.Random) -> list[st
     return [uri]
 
 
-def run_skeleton_sequence(seed: int) -> tuple[int, int]:
+_STEP = re.compile(r"^(replace|remove|add) .*?: ")
+_URI = re.compile(r"\b[a-z][a-z0-9+.-]*://\S*|(?<![\w/])/\S+\.rb\b")
+_MEMBER = re.compile(r"\bhad \S+ removed\b")
+# Constant paths in reasons (``Shop::Item has descendants``), but not the words that are part of
+# the reason itself: definition kinds (``removing a Class``) and ``Object``.
+_NAME = re.compile(r"(?<![\w:])(?:::)?[A-Z][A-Za-z0-9_]*(?:::[A-Z][A-Za-z0-9_]*)*(?:#\S+|\.\S+)?(?![\w:])")
+_KEPT = {"Object", "Object's", "Class", "Module", "SingletonClass", "Method", "Constant", "ConstantAlias"}
+
+
+def fallback_reason(text: str | None) -> str:
+    """``Graph.last_fallback`` without the file and declaration names it carries (``replace
+    file:///m/a.rb: B has descendants`` → ``replace: <name> has descendants``), so that the same
+    reason from different files and names counts as one."""
+    if not text:
+        return "(no reason given)"
+    text = _STEP.sub(r"\1: ", text)
+    text = _URI.sub("<file>", text)
+    text = _MEMBER.sub("had <member> removed", text)
+    return _NAME.sub(lambda m: m.group(0) if m.group(0) in _KEPT else "<name>", text)
+
+
+def run_skeleton_sequence(
+    seed: int, reasons: collections.Counter[str] | None = None, outcomes: collections.Counter[str] | None = None
+) -> tuple[int, int]:
+    """Eight resolves of random skeleton edits from ``seed``, each compared with a fresh graph;
+    returns (incremental, total), counts in ``reasons`` why the others fell back and in
+    ``outcomes`` each resolve's ``last_resolve`` (both before the comparison, so that they
+    are complete up to a resolve that differs)."""
     rng = random.Random(seed)
     project = copy_project()
     files = render(project)
@@ -90,25 +119,41 @@ def run_skeleton_sequence(seed: int) -> tuple[int, int]:
                 g.delete_document(uri)
         g.resolve()
         total += 1
-        incremental += g.last_resolve == "incremental"
+        if outcomes is not None:
+            outcomes[g.last_resolve] += 1
+        if g.last_resolve == "incremental":
+            incremental += 1
+        elif reasons is not None and g.last_resolve == "full":
+            reasons[fallback_reason(g.last_fallback)] += 1
         assert dump(g) == dump(fresh(files, core=False)), f"seed {seed}\n" + "\n".join(f"# {u}\n{t}" for u, t in sorted(files.items()))
     return incremental, total
 
 
-@pytest.mark.parametrize("chunk", range(4))
+def format_reasons(reasons: collections.Counter[str]) -> str:
+    return "\n".join(f"{n:5d}  {reason}" for reason, n in reasons.most_common())
+
+
+# make check runs chunk 0; the other chunks are marked corpus (make test runs all four).
+@pytest.mark.parametrize("chunk", [c if c == 0 else pytest.param(c, marks=pytest.mark.corpus) for c in range(4)])
 def test_random_skeleton_edits_match_a_fresh_graph(chunk):
     incremental = total = 0
+    reasons: collections.Counter[str] = collections.Counter()
     for seed in range(chunk * 20, chunk * 20 + 20):
-        i, t = run_skeleton_sequence(seed)
+        i, t = run_skeleton_sequence(seed, reasons)
         incremental += i
         total += t
-    # Cycles, placeholders and renamed superclasses fall back; most edits must not.
-    assert incremental * 2 >= total, f"only {incremental} of {total} resolves stayed incremental"
+    # Placeholders are incremental (issue 21); what still falls back is named, and rare: 12 of
+    # the 640 resolves of all four chunks when this was written (bench/bench_fallbacks.py
+    # counts them over every seed, by reason).
+    fell_back = sum(reasons.values())
+    assert fell_back <= 8, f"{fell_back} of {total} resolves fell back:\n{format_reasons(reasons)}"
+    assert "not incremental" not in " ".join(reasons), "a fallback without a reason"
 
 
 RUBOCOP = sorted(glob.glob("/usr/share/rubygems-integration/all/gems/rubocop-1.*/lib"))
 
 
+@pytest.mark.corpus
 @pytest.mark.skipif(not RUBOCOP, reason="Debian's rubocop is not installed")
 def test_every_bench_edit_kind_on_real_cop_files_matches_a_fresh_graph():
     g = rdx.Graph()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import RUBY, run_ruby
 
 import rdx
@@ -47,7 +48,7 @@ def test_placing_added_and_removed_files_keeps_the_load_order_of_a_fresh_walk():
     import random
 
     from rdx.model.records import FileResult, Require
-    from rdx.resolution.order import LoadOrder, keyed, load_order
+    from rdx.ruby.resolve.order import LoadOrder, keyed, load_order
 
     names = [f"lib/{d}/{f}.rb" for d in ("a", "b") for f in ("x", "y", "z", "w")]
 
@@ -90,12 +91,13 @@ def test_placing_added_and_removed_files_keeps_the_load_order_of_a_fresh_walk():
     assert accepted > 200
 
 
+@pytest.mark.corpus  # 6000 documents and 300,000 keys
 def test_document_keys_keep_chain_times_within_the_snapshot_integers():
     """Chain times are ``key << 32 | offset``; with many documents the keys must still let the
     resolved image be written (64-bit integers), and a full resolve exports without error."""
     from rdx.model.records import FileResult
-    from rdx.resolution.driver import Resolver
-    from rdx.resolution.order import MAX_KEY, keyed
+    from rdx.ruby.resolve.driver import Resolver
+    from rdx.ruby.resolve.order import MAX_KEY, keyed
 
     for count in (10, 6000, 300_000):
         keys = list(keyed(FileResult(uri=f"file:///k/{i}.rb", path=None) for i in range(count)))
@@ -138,7 +140,7 @@ def test_the_core_stub_stays_first_when_its_prelude_files_are_indexed(tmp_path):
     """The core stub requires gem_prelude's libraries; they load right after it, not before it
     (Ruby's core exists first), so the core keeps the first document key."""
     from rdx.model.store import CORE_URI
-    from rdx.resolution.order import load_order
+    from rdx.ruby.resolve.order import load_order
 
     for name in ("error_highlight.rb", "did_you_mean.rb", "app.rb"):
         (tmp_path / name).write_text(f"module M{len(name)}; end\n")

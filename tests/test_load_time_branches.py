@@ -1,5 +1,5 @@
 """Constants assigned from a load-time conditional (``XImpl = case when on_cruby? then A else B
-end; class X < XImpl``) alias the branch CRuby takes (rdx.discovery.branches). Ruby is the
+end; class X < XImpl``) alias the branch CRuby takes (rdx.ruby.evaluate.branches). Ruby is the
 oracle: this machine's Ruby is CRuby without the probed optional features, which is the model."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Load-time calls of methods defined in the same file apply the mixins of their bodies
-(rdx.discovery.loadtime): Ruby runs the fixtures and says what the ancestors are."""
+(rdx.ruby.evaluate.loadtime): Ruby runs the fixtures and says what the ancestors are."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import build_graph, run_ruby
 
-from rdx.discovery.parse import discover_source
+from rdx.ruby.discover.parse import discover_source
 
 ASK = """
 %s
@@ -181,7 +181,7 @@ def test_recursion_guard_and_the_definition_in_force(tmp_path: Path) -> None:
 
 def test_callee_in_another_file_is_bound_by_resolution(tmp_path: Path) -> None:
     """A load-time call of a method another file defines: discovery records the call and the
-    method's effects, resolution binds them (rdx.resolution.loadcalls; more cases in
+    method's effects, resolution binds them (rdx.ruby.resolve.loadcalls; more cases in
     tests/test_loadtime_cross_file.py)."""
     files = {
         "a.rb": "module Installer\n  module Mark; end\n  def self.install(base) = base.include(Mark)\nend\n",

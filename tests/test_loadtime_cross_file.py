@@ -1,8 +1,8 @@
-"""Load-time calls of methods another file defines (``rdx.resolution.loadcalls``): Ruby runs
+"""Load-time calls of methods another file defines (``rdx.ruby.resolve.loadcalls``): Ruby runs
 the files in name order (rdx's load order for files without requires) and says what the
 ancestors are; edits of the caller's or the callee's file give the graph a fresh resolve gives.
 
-Until ``rdx.discovery.parse`` calls ``rdx.discovery.loadtime.cross_file_facts`` itself and
+Until ``rdx.ruby.discover.parse`` calls ``rdx.ruby.evaluate.loadtime.cross_file_facts`` itself and
 passes its two lists to ``FileResult`` (``load_calls``, ``method_effects``), the ``wired``
 fixture does it around ``RubyParser.discover``; it steps aside once the walker does.
 """

@@ -1,5 +1,5 @@
 """``Class.new(Base) { def m; end }`` inside a loop over a literal list: every class the loop
-defines gets the block's methods, as in Ruby (rdx.discovery.shared). Ruby is the oracle."""
+defines gets the block's methods, as in Ruby (rdx.ruby.evaluate.shared). Ruby is the oracle."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import build_graph, run_ruby
 
-from rdx.discovery.parse import discover_source
+from rdx.ruby.discover.parse import discover_source
 
 SOURCE = """
 module Kinds

@@ -52,6 +52,7 @@ async def client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
     await lsp_client.shutdown_session()
 
 
+@pytest.mark.corpus  # indexes Debian's ActiveRecord and its dependencies
 @pytest.mark.asyncio
 async def test_definition_hover_and_completion_reach_the_gems(client: LanguageClient, tmp_path: Path) -> None:
     root = project_of(tmp_path)

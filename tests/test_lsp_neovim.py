@@ -22,6 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import rdx_lsp
 
 NVIM = shutil.which("nvim")
@@ -148,6 +150,7 @@ def symbol_paths(symbols: list[dict[str, Any]], prefix: str = "") -> list[str]:
     return out
 
 
+@pytest.mark.corpus
 def test_neovim_session_on_rubocop(tmp_path: Path) -> None:
     root = rubocop_lib(tmp_path)
     path = root / COP

@@ -22,7 +22,7 @@ from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 # One event loop for the module: the server fixture and the tests share it.
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.corpus]  # RuboCop: the full tier only
 
 GEMS = "/usr/share/rubygems-integration/all/gems"
 # Asked of Ruby with the copy first on the load path: AndOr's ancestors up to its superclass, and

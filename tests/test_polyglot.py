@@ -1,4 +1,4 @@
-"""Structural symbols of other languages (rdx.polyglot): per-language fixtures, and recall
+"""Structural symbols of other languages (rdx.languages): per-language fixtures, and recall
 against Universal Ctags on real code (the Python standard library, Go's standard library,
 CPython's C headers)."""
 
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from rdx.polyglot.engine import extract
-from rdx.polyglot.registry import SPECS, spec_for
+from rdx.languages.engine import extract
+from rdx.languages.registry import SPECS, spec_for
 
 CTAGS = shutil.which("ctags")
 
@@ -90,7 +90,7 @@ def test_rust_java_cpp_php_csharp_markdown() -> None:
 
 
 def test_python_module_names_follow_packages(tmp_path: Path) -> None:
-    from rdx.polyglot import module_name
+    from rdx.languages import module_name
 
     (tmp_path / "top" / "pkg").mkdir(parents=True)
     for init in (tmp_path / "top" / "__init__.py", tmp_path / "top" / "pkg" / "__init__.py"):
@@ -170,6 +170,7 @@ def _files(root: str, pattern: str) -> list[str]:
     return sorted({p for pat in patterns for p in glob.glob(os.path.join(root, pat), recursive=True) if os.path.isfile(p)})
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize(("language", "ctags_language", "kinds", "root", "pattern"), CORPORA, ids=[c[0] for c in CORPORA])
 def test_recall_against_ctags(language: str, ctags_language: str, kinds: str, root: str, pattern: str) -> None:
     # make test installs every reference and corpus: a missing one is a broken setup, not a skip.

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import rdx
-from rdx.polyglot.resolve import build
+from rdx.languages.resolve import build
 
 PROJECT = {
     "pkg/__init__.py": "",

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from rdx.polyglot.engine import extract_all
-from rdx.polyglot.importing import ImportResolver, ResolvedImport
-from rdx.polyglot.layout import JsConfig, Layout, read_layout
-from rdx.polyglot.registry import spec_for
-from rdx.polyglot.symbols import Import
+from rdx.languages.engine import extract_all
+from rdx.languages.importing import ImportResolver, ResolvedImport
+from rdx.languages.layout import JsConfig, Layout, read_layout
+from rdx.languages.registry import spec_for
+from rdx.languages.symbols import Import
 from tests.test_polyglot import _GO_SRC, NPM_CORPUS, _npm_corpus
 
 # -- extraction ------------------------------------------------------------------------------
@@ -563,6 +563,7 @@ def resolve_all(language: str, root: str, files: list[str], importers: list[str]
     ]
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize(("package", "relative", "absolute"), [("email", 0, 50), ("asyncio", 100, 0)])
 def test_python_stdlib_packages_resolve_their_own_imports(package: str, relative: int, absolute: int) -> None:
     """Python 3.11's email imports itself absolutely (``from email import utils``) and asyncio
@@ -581,6 +582,7 @@ def test_python_stdlib_packages_resolve_their_own_imports(package: str, relative
     assert all(not r.files for p, i, r in results if (p, i, r) not in own)
 
 
+@pytest.mark.corpus
 def test_go_net_http_imports_resolve_to_their_packages() -> None:
     assert os.path.isfile(os.path.join(_GO_SRC, "go.mod")), f"{_GO_SRC} is missing (make test installs golang-src)"
     files = sorted(glob.glob(os.path.join(_GO_SRC, "**", "*.go"), recursive=True)) + [os.path.join(_GO_SRC, "go.mod")]
@@ -601,6 +603,7 @@ def _newest(pattern: str) -> str:
     return found[-1]
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("crate", ["regex-[0-9]*", "syn-[0-9]*"])
 def test_rust_crates_mod_declarations_and_crate_paths_resolve(crate: str) -> None:
     """Every ``mod x;`` (regex: 143, syn: 84 of them, syn's ``#[path]`` ones included) finds
@@ -616,6 +619,7 @@ def test_rust_crates_mod_declarations_and_crate_paths_resolve(crate: str) -> Non
     assert [(p, i.module) for p, i, r in local if not r.files] == []
 
 
+@pytest.mark.corpus
 def test_npm_relative_requires_resolve() -> None:
     assert _npm_corpus(), "the JavaScript corpus comes from the npm registry through npm (make test installs npm)"
     modules = NPM_CORPUS / "node_modules"

@@ -1,4 +1,4 @@
-"""References of other languages (``rdx.polyglot.extract_all``): one fixture per language
+"""References of other languages (``rdx.languages.extract_all``): one fixture per language
 listing every call, qualified call, type and base it names, with the enclosing symbol of
 some; every reference query compiled and run on broken input; and, on a slice of real code
 per language (the corpora of ``tests/test_polyglot.py``), references found in most files,
@@ -13,8 +13,8 @@ from textwrap import dedent
 import pytest
 from test_polyglot import CORPORA, NPM_CORPUS, _files, _npm_corpus
 
-from rdx.polyglot import Extraction, Symbol, extract_all
-from rdx.polyglot.registry import SPECS, spec_for
+from rdx.languages import Extraction, Symbol, extract_all
+from rdx.languages.registry import SPECS, spec_for
 
 
 def check_refs(language: str, source: str, expected: str, scopes: dict[str, str] | None = None) -> Extraction:
@@ -434,6 +434,7 @@ REAL = [(c[0], c[3], c[4]) for c in CORPORA] + [("java", str(_JAVA[-1] if _JAVA 
 _SLICE = 120  # Files per language: enough to meet most constructs, quick enough to run always.
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize(("language", "root", "pattern"), REAL, ids=[r[0] for r in REAL])
 def test_references_of_real_code(language: str, root: str, pattern: str) -> None:
     if root.startswith(str(NPM_CORPUS)):

@@ -225,7 +225,7 @@ def test_generated_methods_are_not_dead_code():
     assert "Post#comment_ids=()" in g and not any(name.startswith(("Post#comment", "Post::<Post>#recent")) for name in dead)
 
 
-# -- splatted constants holding literal lists (rdx.discovery.literals) ---------------------------
+# -- splatted constants holding literal lists (rdx.ruby.evaluate.literals) ---------------------------
 
 # Each case: the source (its own names) and the namespaces whose methods are compared with Ruby,
 # ``Name`` for instance methods, ``Name.singleton`` for the singleton class's.

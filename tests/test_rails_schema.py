@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import rdx
-from rdx.discovery.pool import discover_source
 from rdx.model.records import FileResult
-from rdx.railsschema import COLUMN_FORMS, table_names
+from rdx.rails.schema import COLUMN_FORMS, table_names
+from rdx.workspace.pool import discover_source
 from tests.test_incremental import dump
 
 SCHEMA = """\

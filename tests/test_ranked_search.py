@@ -150,6 +150,7 @@ def test_the_index_is_saved_and_restored_for_the_same_documents(tmp_path: Path) 
 JUDGMENTS = Path(__file__).parent / "data" / "search_judgments.json"
 
 
+@pytest.mark.corpus
 def test_judged_queries_over_rails_rubocop_and_the_standard_library(debian_graph: rdx.Graph) -> None:
     judged = json.loads(JUDGMENTS.read_text())
     assert len(judged) >= 60

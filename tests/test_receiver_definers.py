@@ -1,6 +1,6 @@
 """``Foo.define_method(:m) { }``, ``Foo.attr_accessor :a`` (and ``attr_reader``/``attr_writer``/
 ``attr``) and the same through ``Foo.send``, called outside Foo's body at load time: public
-instance methods of Foo (rdx.discovery.receivers). Ruby is the oracle."""
+instance methods of Foo (rdx.ruby.discover.receivers). Ruby is the oracle."""
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import rdx
-from rdx.query.mapgraph import MapGraph
-from rdx.query.repomap import count_tokens, map_graph
+from rdx.map.mapgraph import MapGraph
+from rdx.map.repomap import count_tokens, map_graph
 
 EXAMPLE = Path(rdx.__file__).parent / "data" / "example"
 
@@ -118,6 +118,7 @@ def test_maps_are_deterministic(example: rdx.Graph, tmp_path: Path) -> None:
 # -- the Debian corpus ----------------------------------------------------------------------------
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("budget", [256, 512, 1024, 2048, 4096, 8192, 16384])
 def test_budgets_are_ceilings_and_well_used(debian_graph: rdx.Graph, budget: int) -> None:
     result = debian_graph.repo_map(budget)
@@ -137,6 +138,7 @@ def _top_referenced(graph: MapGraph, uri: str, n: int) -> list[str]:
     return [name for _, name in sorted(weights)[:n]]
 
 
+@pytest.mark.corpus
 def test_focus_brings_in_what_the_file_uses(debian_graph: rdx.Graph) -> None:
     graph = map_graph(debian_graph._ready())
     files = [
@@ -153,6 +155,7 @@ def test_focus_brings_in_what_the_file_uses(debian_graph: rdx.Graph) -> None:
         assert len(shown) >= 0.7 * len(wanted), (path, wanted, shown)
 
 
+@pytest.mark.corpus
 def test_the_corpus_map_is_deterministic(debian_graph: rdx.Graph) -> None:
     path = "/usr/lib/ruby/3.1.0/net/http.rb"
     assert os.path.exists(path)

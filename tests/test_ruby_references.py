@@ -1,5 +1,5 @@
 """References that Ruby makes without writing a call: operators, element access,
-op-assignments, attribute-assignment chains, ``&:sym`` and ``m(k:)`` (rdx.discovery.calls).
+op-assignments, attribute-assignment chains, ``&:sym`` and ``m(k:)`` (rdx.ruby.discover.calls).
 
 Ruby is the oracle: every method of ``Probe`` logs the line it was called from, and the sites
 below run once. For each line of ``sites.rb``, the methods rdx reports as called there (among
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from conftest import build_graph, run_ruby
 
-from rdx.discovery.parse import discover_source
+from rdx.ruby.discover.parse import discover_source
 
 # Every method a site may call; each logs [line, name] and returns what the sites need.
 PROBE = """\
@@ -193,7 +193,7 @@ def test_op_assignment_of_a_constant_reads_it(tmp_path: Path) -> None:
     assert read_at("M::W") == ["W"]
 
 
-# -- directives on an explicit constant receiver (rdx.discovery.receivers) -----------------------
+# -- directives on an explicit constant receiver (rdx.ruby.discover.receivers) -----------------------
 
 RECEIVERS = """\
 class Bar

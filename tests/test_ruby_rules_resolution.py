@@ -185,7 +185,7 @@ def test_dead_code_candidates_are_never_core_or_dependency_declarations(tmp_path
     knows none of them, so no core class, module or method is listed, even when the project
     reopens or redefines it; declarations from a dependency's files are not listed either."""
     g = build_graph(DEAD_CODE_FILES)
-    view_docs = g._store.documents  # noqa: SLF001 - marking a document as a gem's, as rdx.dependencies does
+    view_docs = g._store.documents  # noqa: SLF001 - marking a document as a gem's, as rdx.workspace.dependencies does
     for result in view_docs.values():
         if result.uri.endswith("/gem.rb"):
             result.library = "fake-gem-1.0"

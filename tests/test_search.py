@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rdx.query.search import SearchIndex, search_declarations
+from rdx.search.names import SearchIndex, search_declarations
 from tests.conftest import build_graph
 
 FIXTURE = {

@@ -70,7 +70,7 @@ def test_a_real_server_process_on_loopback(tmp_path: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "rdx.cli", "serve", str(tmp_path), "--port", str(port)], stderr=subprocess.PIPE)
+    proc = subprocess.Popen([sys.executable, "-m", "rdx.cli.main", "serve", str(tmp_path), "--port", str(port)], stderr=subprocess.PIPE)
     try:
         body = None
         for _ in range(200):

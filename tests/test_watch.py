@@ -31,7 +31,7 @@ def _until(proc: subprocess.Popen, text: str) -> str:
 def test_watch_reports_each_update(tmp_path: Path):
     (tmp_path / "a.rb").write_text("class A; end\n")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rdx.cli", "watch", str(tmp_path), "--debounce", "50"],
+        [sys.executable, "-m", "rdx.cli.main", "watch", str(tmp_path), "--debounce", "50"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
     )
     try:

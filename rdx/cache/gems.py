@@ -1,4 +1,4 @@
-"""The user-level cache of dependencies' discovery results (see ``rdx.dependencies``).
+"""The user-level cache of dependencies' discovery results (see ``rdx.workspace.dependencies``).
 
 One file per installed gem version (``<name>-<version>-<key>.msgpack``), shared by every project
 on the machine: a gem is parsed once per version and location, then decoded. The key names the

@@ -88,20 +88,29 @@ def _source_fingerprint(subpackages: tuple[str, ...]) -> str:
     return digest.hexdigest()
 
 
+# The packages (directories under rdx/) whose code turns files into records: the Ruby walker
+# and evaluator, Rails' facts, the other languages, the walk and worker pool, the model.
+DISCOVERY_CODE = (
+    "ruby", os.path.join("ruby", "discover"), os.path.join("ruby", "evaluate"), "rails",
+    "languages", os.path.join("languages", "specs"), "workspace", "model",
+)
+# Everything else that turns them into a resolved graph and its indexes (resolution, queries,
+# search, the map, the façade, the core stub).
+RESOLUTION_CODE = ("", os.path.join("ruby", "resolve"), os.path.join("ruby", "query"), "search", "map", "api", "data")
+
+
 @lru_cache(maxsize=1)
 def discovery_fingerprint() -> str:
     """Names the code that turns files into records: the schema version and the bytes of rdx's
-    discovery, polyglot and model modules (any change there may change the results)."""
-    return _source_fingerprint(("discovery", "polyglot", os.path.join("polyglot", "languages"), "model"))
+    ``DISCOVERY_CODE`` modules (any change there may change the results)."""
+    return _source_fingerprint(DISCOVERY_CODE)
 
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """Names all the code that turns files into a resolved graph and its indexes (discovery,
     resolution, queries, the core stub), for what is saved keyed by the documents."""
-    return _source_fingerprint(
-        ("", "discovery", "polyglot", os.path.join("polyglot", "languages"), "model", "resolution", "query", "data", "fulltext")
-    )
+    return _source_fingerprint(DISCOVERY_CODE + RESOLUTION_CODE)
 
 
 class _SnapshotHead(msgspec.Struct, kw_only=True, gc=False):

@@ -1,6 +1,9 @@
-"""Plain data of the graph: what discovery emits per file and what resolution builds from it.
+"""Plain data of the graph, at the bottom of every dependency: what discovery emits per file and
+what resolution builds from it, the plain records the public API returns (``public.py``), and
+the foundations every layer shares: ids (``ids.py``), the one error table (``errors.py``) and
+byte offset <-> line/column conversion (``text.py``).
 
-Nothing here does I/O or parsing; it imports only ``rdx.ids``, ``rdx.errors`` and ``rdx.text``.
+Nothing here does I/O or parsing; it imports nothing from rdx outside ``rdx.model``.
 """
 
 from rdx.model.declarations import DECLARATION_KINDS, DeclarationRecord

@@ -2,7 +2,7 @@
 their files, each file's imports resolved to files, each reference resolved to a declaration.
 
 Plain data, published as a whole like Ruby's ``ResolvedState`` and never changed afterwards:
-``rdx.polyglot.resolve`` builds one from the documents and carries it to the next revision.
+``rdx.languages.resolve`` builds one from the documents and carries it to the next revision.
 """
 
 from __future__ import annotations

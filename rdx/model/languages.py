@@ -46,7 +46,7 @@ for _language, _extensions in {
     for _ext in _extensions.split():
         _BY_EXTENSION[_ext] = _language
 
-# The languages besides Ruby whose files become graph documents: ``rdx.polyglot`` has an
+# The languages besides Ruby whose files become graph documents: ``rdx.languages`` has an
 # extractor for each (a test checks the two agree).
 FOREIGN_LANGUAGES = frozenset({"python", "javascript", "typescript", "go", "rust", "java", "c", "cpp", "php", "csharp", "markdown"})
 

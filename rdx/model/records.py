@@ -101,7 +101,7 @@ class ExternalMixin(msgspec.Struct, array_like=True, frozen=True, gc=False):
 
     ``mixin_scope`` is where the mixin's module is looked up (or, for ``self``, the namespace it
     stands for) when that differs from ``scope``: a load-time call of a method of the same file
-    (``rdx.discovery.loadtime``) takes the target from the caller's argument and the module
+    (``rdx.ruby.evaluate.loadtime``) takes the target from the caller's argument and the module
     from the callee's body. -2 means "same as ``scope``". ``unless_present`` marks a call guarded
     by ``unless target < module`` (``X.prepend(M) if !(X < M)``): it applies only when the
     target does not have the module among its ancestors already."""
@@ -129,7 +129,7 @@ class OperandKind(StrEnum):
 
 class Operand(msgspec.Struct, array_like=True, frozen=True, gc=False):
     """A receiver or argument of a load-time call or of a call in a method body
-    (``rdx.discovery.loadtime``), as far as discovery can say without other files."""
+    (``rdx.ruby.evaluate.loadtime``), as far as discovery can say without other files."""
 
     kind: OperandKind
     path: ConstPath | None = None
@@ -235,7 +235,7 @@ class FieldRole(StrEnum):
 
 
 # Every field of DefinitionRecord, classified in this one place. Incrementality relies on it
-# (``rdx.resolution.edits``): a field left out here would make edits to it invisible, so
+# (``rdx.ruby.resolve.edits``): a field left out here would make edits to it invisible, so
 # ``tests/test_architecture.py`` fails when a field is added without a role.
 DEFINITION_FIELD_ROLES: dict[str, FieldRole] = {
     "id": FieldRole.POSITION,
@@ -313,7 +313,7 @@ class FileResult(msgspec.Struct, kw_only=True, gc=False):
     size: int = 0
     mtime_ns: int = 0
     content_hash: int = 0
-    # Packed line table (see rdx.text).
+    # Packed line table (see rdx.model.text).
     line_starts: bytes = b""
     definitions: list[DefinitionRecord] = []
     const_refs: list[ConstRef] = []
@@ -322,11 +322,11 @@ class FileResult(msgspec.Struct, kw_only=True, gc=False):
     external_mixins: list[ExternalMixin] = []
     diagnostics: list[Diagnostic] = []
     # Load-time calls of methods of other files, and what this file's methods would do when
-    # called so (``rdx.discovery.loadtime``; instantiated by ``rdx.resolution.loadcalls``).
+    # called so (``rdx.ruby.evaluate.loadtime``; instantiated by ``rdx.ruby.resolve.loadcalls``).
     load_calls: list[LoadCall] = []
     method_effects: list[MethodEffects] = []
     # The file's language (``rdx.model.languages``). Every field above except the line table
-    # and diagnostics is Ruby's; the ones below are every other language's (``rdx.polyglot``).
+    # and diagnostics is Ruby's; the ones below are every other language's (``rdx.languages``).
     language: str = "ruby"
     # The module the file is (a Python package path), when its language names files so.
     module: str | None = None
@@ -334,8 +334,8 @@ class FileResult(msgspec.Struct, kw_only=True, gc=False):
     references: list[Reference] = []
     imports: list[Import] = []
     # ActiveRecord tables (``db/schema.rb``) and literal model settings (``rdx.model.schema``):
-    # never read by resolution; ``rdx.railsschema`` turns them into synthetic definitions.
+    # never read by resolution; ``rdx.rails.schema`` turns them into synthetic definitions.
     rails: RailsFacts | None = None
-    # Set for a dependency's file (``"activerecord-6.1.7.10"``, see rdx.dependencies): indexed,
+    # Set for a dependency's file (``"activerecord-6.1.7.10"``, see rdx.workspace.dependencies): indexed,
     # searchable and navigable, but not the project's own code.
     library: str | None = None

@@ -4,7 +4,7 @@
 literal ``self.table_name = "x"``, ``self.abstract_class = true`` and ``def
 self.table_name_prefix; "admin_"; end`` become ``ModelSetting`` records, located by byte offset
 (the join finds the class or module around that offset). Discovery writes these per file,
-knowing nothing of other files; ``rdx.railsschema`` joins tables to models across files and
+knowing nothing of other files; ``rdx.rails.schema`` joins tables to models across files and
 turns columns into synthetic method definitions. Plain data only; imports nothing of rdx.
 """
 

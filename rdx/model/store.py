@@ -37,7 +37,7 @@ class ResolvedState:
     """Everything resolution computes; replaced as a whole by each ``resolve()``."""
 
     # Documents by document key, in resolution (load) order: core first, requires before
-    # requirers. Keys are sparse ordered integers (``rdx.resolution.order``): a document keeps
+    # requirers. Keys are sparse ordered integers (``rdx.ruby.resolve.order``): a document keeps
     # its key when files are added or removed around it, and comparing keys compares positions.
     documents: dict[int, FileResult] = field(default_factory=dict)
     declarations: dict[int, DeclarationRecord] = field(default_factory=dict)
@@ -57,7 +57,7 @@ class ResolvedState:
 class ResolvedImage(msgspec.Struct, array_like=True, gc=False):
     """A resolved state plus the resolver's bookkeeping, as plain data for the snapshot.
 
-    ``fingerprint`` names the exact documents it was resolved from (see ``rdx.graph``); an
+    ``fingerprint`` names the exact documents it was resolved from (see ``rdx.api.graph``); an
     image is only ever restored onto those documents. Dict-shaped parts are stored as parallel
     lists where that decodes faster."""
 

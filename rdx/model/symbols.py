@@ -1,4 +1,4 @@
-"""What the extractors of other languages yield (``rdx.polyglot``): one shared vocabulary of
+"""What the extractors of other languages yield (``rdx.languages``): one shared vocabulary of
 symbol kinds, a ``Symbol`` record per definition (nested as written), the ``Reference``s a file
 makes and its ``Import``s. Plain data: discovery emits it, the snapshot keeps it."""
 

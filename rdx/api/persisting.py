@@ -1,0 +1,358 @@
+"""Opening, saving and refreshing a ``Graph`` made by ``Graph.open``: the snapshot of parsed
+documents (``.rdx/index.msgpack``), the saved resolved graph, the project's gems
+(``rdx.workspace.dependencies``) and what changed on disk. A mixin of ``Graph``, as ``Navigable`` and
+``Greppable`` are: the graph supplies its store, text index and resolver."""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import os
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Self
+
+import msgspec
+
+from rdx.api.other_languages import ForeignSide
+from rdx.cache.snapshot import (
+    SCHEMA_VERSION,
+    Snapshot,
+    code_fingerprint,
+    default_cache_dir,
+    discovery_fingerprint,
+    load_image,
+    load_snapshot,
+    save_image,
+    save_snapshot,
+    unwritable,
+    writer_lock,
+)
+from rdx.model.errors import InvalidArgumentError
+from rdx.model.foreign import ForeignState
+from rdx.model.public import Diagnostic
+from rdx.model.records import FileResult
+from rdx.model.store import CORE_URI, GraphStore, ResolvedState
+from rdx.rails.schema import apply_schema
+from rdx.ruby.query.handles import View
+from rdx.ruby.resolve.driver import Resolver
+from rdx.search.text_workspace import ProjectText, any_file
+from rdx.workspace.config import WorkspaceConfig, load_config
+from rdx.workspace.dependencies import load_dependencies
+from rdx.workspace.files import (
+    FileEntry,
+    ProjectRoots,
+    changed_files,
+    content_hash,
+    is_source_file,
+    path_to_uri,
+    read_regular,
+    still_wanted,
+)
+from rdx.workspace.gems import LOCKFILE
+from rdx.workspace.pool import discover_files, paused_gc
+
+__all__ = ["Persistent", "check_jobs", "documents_fingerprint", "settle"]
+
+
+def documents_fingerprint(documents: Iterable[FileResult]) -> str:
+    """Names a set of documents exactly (URIs and content) and the rdx code that resolves them,
+    for the saved resolved graph and indexes."""
+    h = hashlib.blake2b(f"{SCHEMA_VERSION}:{code_fingerprint()}".encode(), digest_size=16)
+    for uri, digest, size in sorted((d.uri, d.content_hash, d.size) for d in documents):
+        h.update(f"\0{uri}\0{digest}\0{size}".encode())
+    return h.hexdigest()
+
+
+def settle(freeze: bool) -> None:
+    """Hand a freshly loaded or resolved graph to the garbage collector as long-lived data.
+
+    Its hundreds of thousands of containers make no cycles. Left in the youngest generation,
+    the next collection would walk them all at once (and again as they age). ``gc.freeze()``
+    moves every tracked object out of the collector's sight; unfreezing at once puts them in
+    the oldest generation, where only the (rare) full collections visit them. Keeping them
+    frozen (``freeze_gc=True``) also spares those, at the price of never collecting cycles that
+    were alive at that moment, which is why only rdx's own processes ask for it."""
+    gc.freeze()
+    if not freeze:
+        gc.unfreeze()
+
+
+def check_jobs(jobs: object) -> None:
+    if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
+        raise InvalidArgumentError(f"jobs must be a positive integer, got {jobs!r}")
+
+
+class Persistent:
+    """``Graph.open``, ``save``, ``refresh_paths`` and ``plan`` (see the module docstring)."""
+
+    _store: GraphStore
+    _view: View | None
+    _resolver: Resolver | None
+    _walk_problems: list[Diagnostic]
+    _sources: dict[str, bytes]
+    _text: ProjectText
+    _foreign: ForeignSide
+    open_stats: dict[str, object]
+    config: WorkspaceConfig
+    _workspace: tuple[list[str], str] | None
+    _saved_fingerprint: str | None
+    _freeze_gc: bool
+
+    if TYPE_CHECKING:
+
+        def __init__(self, *, core: bool = True) -> None: ...
+
+        @staticmethod
+        def _roots(paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str]) -> list[str]: ...
+
+        def _collect(
+            self,
+            paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
+            config: WorkspaceConfig | None = None,
+            config_root: str | None = None,
+            select: Callable[[str], bool] = is_source_file,
+        ) -> tuple[list[FileEntry], list[Diagnostic]]: ...
+
+        def _project_roots(self) -> ProjectRoots | None: ...
+
+        def _publish(self, state: ResolvedState, foreign: ForeignState | None, changed: set[str] | None) -> View: ...
+
+    @classmethod
+    def open(
+        cls,
+        roots: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
+        *,
+        cache_dir: str | os.PathLike[str] | None = None,
+        jobs: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        freeze_gc: bool = False,
+    ) -> Self:
+        """A graph of the project at ``roots``, starting warm from the snapshot in ``cache_dir``
+        (default: ``.rdx/`` in the first root). Files are checked by size and mtime, then by
+        content hash; only changed and new files are parsed, deleted ones are dropped, and the
+        snapshot is rewritten when anything changed. A bad snapshot is reported and rebuilt.
+        When nothing changed and the resolved graph was saved, the graph starts resolved.
+
+        ``freeze_gc=True`` is for processes that hold the graph and nothing else of note
+        (rdx's CLI and MCP server): after loading and after each full resolve, ``gc.freeze()``
+        keeps every object then alive out of the cyclic collector's sight for good. It is
+        process-wide: cycles alive at that moment are never collected, hence off by default;
+        by default the graph is only moved to the oldest generation (see ``_settle``)."""
+        check_jobs(jobs)
+        # The collector stays off while the graph loads; objects allocated meanwhile make no cycles.
+        with paused_gc():
+            return cls._open(roots, cache_dir, jobs, progress, freeze_gc)
+
+    @classmethod
+    def _open(
+        cls,
+        roots: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
+        cache_dir: str | os.PathLike[str] | None,
+        jobs: int | None,
+        progress: Callable[[int, int], None] | None,
+        freeze_gc: bool,
+    ) -> Self:
+        graph = cls()
+        graph._freeze_gc = freeze_gc
+        root_list = [os.path.abspath(r) for r in cls._roots(roots)]
+        config = load_config(root_list[0])
+        graph.config = config
+        load_paths = [p for p in config.load_paths if p not in root_list and os.path.exists(p)]
+        cache = os.fspath(cache_dir) if cache_dir is not None else default_cache_dir(root_list[0])
+        with paused_gc():
+            snapshot, problem = load_snapshot(cache, root_list)
+        if problem is not None:
+            graph._walk_problems.append(Diagnostic("snapshot-rebuilt", problem, "warning", cache))
+        previous = {d.path: d for d in snapshot.documents} if snapshot is not None else {}
+        # One walk for the Ruby files and the text index (every file).
+        every, _ = graph._collect(root_list, config, root_list[0], any_file)
+        if load_paths:
+            # Load paths are indexed whole: ``include`` selects within the project only.
+            extra, _ = graph._collect(load_paths, msgspec.structs.replace(config, include=()), root_list[0], any_file)
+            known = {e.uri for e in every}
+            every += [e for e in extra if e.uri not in known]
+        entries = [e for e in every if is_source_file(os.path.basename(e.path))]
+        reused: list[FileResult] = []
+        stale: list[FileEntry] = []
+        for entry in entries:
+            prev = previous.get(entry.path)
+            if prev is None or prev.uri != entry.uri:
+                stale.append(entry)
+                continue
+            try:
+                st = os.stat(entry.path)
+            except OSError:
+                stale.append(entry)  # Discovery reports the problem.
+                continue
+            if st.st_size == prev.size and st.st_mtime_ns == prev.mtime_ns:
+                reused.append(prev)
+                continue
+            # Touched but maybe not changed: compare the content hash before parsing again.
+            try:
+                same = prev.content_hash != 0 and content_hash(read_regular(entry.path, entry.roots)) == prev.content_hash
+            except OSError:
+                same = False
+            if same:
+                reused.append(msgspec.structs.replace(prev, mtime_ns=st.st_mtime_ns, size=st.st_size))
+            else:
+                stale.append(entry)
+        for result in reused:
+            graph._store.put_document(result)
+        fresh = list(discover_files(stale, jobs=jobs, progress=(lambda n: progress(n, len(stale))) if progress else None))
+        for result in fresh:
+            graph._store.put_document(result)
+        dependencies = load_dependencies(root_list[0], config, jobs=jobs)
+        known_uris = {e.uri for e in entries}
+        for result in dependencies.documents:
+            if result.uri not in known_uris:  # a gem vendored inside the project is the project's
+                graph._store.put_document(result)
+        graph._walk_problems += dependencies.problems
+        deleted = len(set(previous) - {e.path for e in entries})
+        graph._workspace = (root_list, cache)
+        graph._foreign.add_roots(root_list)
+        graph._foreign.cache_dir, graph._foreign.fingerprint = cache, documents_fingerprint
+        graph._foreign.report = graph._report_cache_problem
+        changed = bool(fresh or deleted or snapshot is None or len(reused) != len(snapshot.documents))
+        if changed:
+            graph.save()
+        graph._walk_problems += [Diagnostic(*problem) for problem in graph._text.attach(cache, every, config)]
+        apply_schema(graph._store)  # schema.rb columns joined to their models, as resolve() does
+        restored = not changed and graph._restore_resolved()
+        graph.open_stats = {
+            "reused": len(reused), "parsed": len(fresh), "deleted": deleted, "snapshot": snapshot is not None, "resolved": restored,
+            "gems": dependencies.gems, "gems_cached": dependencies.cached, "gem_files_parsed": dependencies.parsed_files,
+        }
+        settle(freeze_gc)
+        return graph
+
+    def _restore_resolved(self) -> bool:
+        """Start resolved from the saved image when it describes exactly these documents."""
+        assert self._workspace is not None
+        store = self._store
+        fingerprint = documents_fingerprint(store.documents.values())
+        with paused_gc():
+            image, problem = load_image(self._workspace[1], fingerprint)
+        if problem is not None:
+            self._walk_problems.append(Diagnostic("snapshot-rebuilt", problem, "warning", self._workspace[1]))
+        if image is None:
+            return False
+        try:
+            documents = {key: store.documents[uri] for key, uri in image.uris.items()}
+        except KeyError:
+            return False
+        resolver = Resolver.restore(documents, image)
+        store.mark_resolved(resolver.state)
+        self._resolver = resolver
+        self._view = self._publish(resolver.state, None, None)
+        self._saved_fingerprint = fingerprint
+        return True
+
+    def _save_resolved(self, resolver: Resolver) -> None:
+        """Persist the resolved graph of a graph made by ``Graph.open`` (after a full resolve)."""
+        if self._workspace is None:
+            return
+        fingerprint = documents_fingerprint(resolver.docs.values())
+        if fingerprint == self._saved_fingerprint:
+            return
+        try:
+            with writer_lock(self._workspace[1]):
+                save_image(self._workspace[1], resolver.export(fingerprint))
+        except OSError as exc:
+            self._report_cache_problem("snapshot-unwritable", unwritable(self._workspace[1], exc))
+            return
+        self._saved_fingerprint = fingerprint
+
+    def _report_cache_problem(self, code: str, message: str) -> None:
+        """A cache file that was damaged (``snapshot-rebuilt``) or could not be written
+        (``snapshot-unwritable``): one warning per message, on the cache directory."""
+        assert self._workspace is not None
+        if not any(p.code == code and p.message == message for p in self._walk_problems):
+            self._walk_problems.append(Diagnostic(code, message, "warning", self._workspace[1]))
+
+    def save(self) -> None:
+        """Write the snapshot of a graph made by ``Graph.open`` (atomically, under the lock)."""
+        if self._workspace is None:
+            raise InvalidArgumentError("save() needs a graph made by Graph.open(root); this one has no cache directory")
+        roots, cache = self._workspace
+        # Dependencies live in the user-level gem cache (rdx.workspace.dependencies), not the snapshot.
+        documents = [d for d in self._store.documents.values() if d.uri != CORE_URI and d.library is None]
+        try:
+            with writer_lock(cache):
+                save_snapshot(cache, Snapshot(schema=SCHEMA_VERSION, roots=roots, documents=documents, discovery=discovery_fingerprint()))
+        except OSError as exc:
+            self._report_cache_problem("snapshot-unwritable", unwritable(cache, exc))
+            return
+        if self._view is not None and self._resolver is not None and not self._store.is_stale:
+            self._save_resolved(self._resolver)  # Resolved and current: the next open starts resolved.
+
+    def refresh_paths(self, paths: Iterable[str]) -> tuple[int, int]:
+        """Re-read files that changed on disk: re-parse the Ruby files that exist (and still
+        belong to the workspace), forget those that are gone, and bring the text index up to
+        date for every file. Returns (updated, removed) Ruby documents."""
+        updated = removed = 0
+        fresh: list[FileEntry] = []
+        # One rule for what is in the project (``ProjectRoots``): a path whose real path is
+        # outside it is neither walked nor read, and is forgotten if it was indexed.
+        roots = self._project_roots()
+        paths = self._expand(paths, roots)
+        self._foreign.note_paths(paths)
+        root = self._workspace[0][0] if self._workspace is not None else None
+        if root is None:
+            self._text.refresh(paths, keeps=roots.holds if roots is not None else None)
+        else:
+            self._text.refresh(paths, self.config.max_file_size, lambda p: (roots is None or roots.holds(p)) and self.config.keeps(p, root))
+        for path in paths:
+            if not is_source_file(os.path.basename(path)):
+                continue
+            uri = path_to_uri(path)
+            if self._wanted(path, roots):
+                fresh.append(FileEntry(path, uri, roots=roots.real if roots is not None else ()))
+            elif self._store.remove_document(uri):
+                self._sources.pop(uri, None)
+                removed += 1
+        for result in discover_files(fresh, jobs=1):
+            self._store.put_document(result)
+            self._sources.pop(result.uri, None)
+            updated += 1
+        if root is not None and os.path.join(root, LOCKFILE) in paths:
+            added, dropped = self._reload_dependencies(root)
+            updated, removed = updated + added, removed + dropped
+        return updated, removed
+
+    def _reload_dependencies(self, root: str) -> tuple[int, int]:
+        """Gemfile.lock changed: index the gems it locks now and forget those it no longer does."""
+        self._walk_problems = [p for p in self._walk_problems if not p.code.startswith(("gem-", "lockfile-"))]
+        dependencies = load_dependencies(root, self.config, jobs=1)
+        self._walk_problems += dependencies.problems
+        wanted = {d.uri: d for d in dependencies.documents}
+        documents = self._store.documents
+        gone = [uri for uri, d in documents.items() if d.library is not None and (uri not in wanted or wanted[uri].library != d.library)]
+        for uri in gone:
+            self._store.remove_document(uri)
+        added = [d for uri, d in wanted.items() if uri not in documents]
+        for result in added:
+            self._store.put_document(result)
+        return len(added), len(gone)
+
+    def _expand(self, paths: Iterable[str], roots: ProjectRoots | None) -> list[str]:
+        root = self._workspace[0][0] if self._workspace is not None else None
+        indexed = self._text.paths() + [d.path for d in self._store.documents.values() if d.path]
+        return changed_files(paths, self.config, root, indexed, roots)
+
+    def _wanted(self, path: str, roots: ProjectRoots | None) -> bool:
+        # ``index_all`` applies no configuration: neither do its updates.
+        return still_wanted(path, self.config if self._workspace is not None else None, self._workspace[0][0] if self._workspace else None, roots)
+
+    @classmethod
+    def plan(cls, root: str | os.PathLike[str]) -> tuple[list[str], list[Diagnostic], WorkspaceConfig]:
+        """What ``Graph.open(root)`` would index (paths), what it would skip, and the config used."""
+        root = os.path.abspath(cls._roots(root)[0])
+        config = load_config(root)
+        graph = cls(core=False)
+        entries, problems = graph._collect([root], config, root)
+        load_paths = [p for p in config.load_paths if os.path.exists(p) and p != root]
+        if load_paths:
+            extra, more = graph._collect(load_paths, msgspec.structs.replace(config, include=()), root)
+            entries += extra
+            problems += more
+        return [e.path for e in entries], problems, config

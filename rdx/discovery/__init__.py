@@ -1,1 +1,0 @@
-"""Stage 1: find files and turn each into plain per-file records, in worker processes."""

@@ -1,0 +1,1 @@
+"""One module per language, each a ``SPEC`` (see ``rdx.languages.engine``)."""

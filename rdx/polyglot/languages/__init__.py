@@ -1,1 +1,0 @@
-"""One module per language, each a ``SPEC`` (see ``rdx.polyglot.engine``)."""

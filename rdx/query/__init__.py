@@ -1,1 +1,0 @@
-"""Read-only questions over a resolved graph: public views and name search."""

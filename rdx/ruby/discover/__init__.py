@@ -1,0 +1,6 @@
+"""The Ruby tree walker: one tree-sitter cursor walk per file (``parse.py``) that turns a Ruby
+source into a ``FileResult`` of plain records (definitions, references, requires,
+diagnostics), with its handlers by construct (``definitions.py``, ``directives.py``,
+``receivers.py``, ``calls.py``) and the open scopes of the walk (``scope.py``). Runs in worker
+processes; no fully qualified name is computed here.
+"""

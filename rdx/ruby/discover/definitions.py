@@ -1,0 +1,358 @@
+"""Definitions written as syntax: ``class``/``module`` (and the pieces of one that a syntax
+error leaves), ``class << X``, ``def``/``def self.x``, and assignments (constants, including
+``X = Class.new(B)``/``Struct.new``/``Data.define`` namespaces and constant aliases, instance,
+class and global variables, locals, and the targets of attribute and element assignment).
+
+Functions taking the discovery walker (``rdx.ruby.discover.parse``): they append definition
+records and open scopes through its small API, and never import its module at run time.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from rdx.model.records import ConstPath
+from rdx.ruby.discover.calls import WRITE, op_assignment
+from rdx.ruby.discover.scope import Scope
+from rdx.ruby.evaluate.branches import chosen_constant
+from rdx.ruby.syntax import node_text
+
+if TYPE_CHECKING:
+    from rdx.ruby.discover.parse import Walker
+
+__all__ = ["anonymous_namespace", "class_methods_block", "constant", "on_assignment", "on_method", "on_namespace", "on_singleton_class", "recover_namespace"]
+
+_WHITESPACE = re.compile(r"\s+")
+_MAX_PARAMS = 400
+_CONDITIONAL_VALUES = frozenset({"if", "unless", "case", "conditional", "parenthesized_statements"})
+_HOOKS = frozenset({b"included", b"extended", b"prepended", b"append_features", b"inherited"})
+
+# Receivers of ``X = Receiver.method(...)`` that create a namespace, with the kind created and
+# the accessor kind given to symbol arguments (None: arguments are not members).
+_NAMESPACE_FACTORIES = {
+    ("Class", "new"): ("Class", None),
+    ("Module", "new"): ("Module", None),
+    ("Struct", "new"): ("Class", "AttrAccessor"),
+    ("Data", "define"): ("Class", "AttrReader"),
+}
+
+
+def on_namespace(w: Walker, node: Any) -> None:
+    kind = "Class" if node.type == "class" else "Module"
+    name_node = node.child_by_field_name("name")
+    if name_node is None:
+        return
+    scope = w._scope(node.start_byte)
+    path = w._const_path(name_node)
+    if path is None or path.dynamic:
+        w._diag("dynamic-namespace", f"cannot resolve the name {node_text(name_node)!r} statically", name_node, "warning")
+        return
+    if w.too_deep(node, len(path.segments)):
+        return
+    w.skip_const_until = name_node.end_byte
+    w._prefix_ref(path, scope)
+    superclass = None
+    superclass_self = False
+    struct_members: list[tuple[str, Any]] = []
+    struct_kind = None
+    body_start = name_node.end_byte
+    sup = node.child_by_field_name("superclass")
+    if sup is not None:
+        body_start = sup.end_byte
+        expr = sup.named_children[-1] if sup.named_child_count else None
+        if expr is not None and expr.type == "self":
+            superclass_self = True
+        elif expr is not None:
+            superclass = w._const_path(expr)
+            if superclass is None and expr.type == "call":
+                superclass, struct_kind, struct_members = _factory(w, expr)
+                if superclass is None and expr.child_by_field_name("receiver") is None:
+                    meth = expr.child_by_field_name("method")
+                    if meth is not None and meth.text == b"DelegateClass":
+                        # ``DelegateClass(X)`` builds an anonymous subclass of Delegator.
+                        superclass = ConstPath(("Delegator",), True, expr.start_byte, expr.end_byte)
+            if superclass is None or superclass.dynamic:
+                superclass = None
+                w._diag("dynamic-superclass", f"cannot resolve the superclass {node_text(expr)!r} statically", expr, "warning")
+    index = w._add(
+        kind,
+        path.text,
+        node,
+        name_node,
+        scope,
+        path=path,
+        superclass=superclass,
+        superclass_self=superclass_self,
+        comments=w._comments_above(node),
+    )
+    new_scope = Scope(node.end_byte, body_start, index, False)
+    w._scan_marks(node.child_by_field_name("body"), new_scope)
+    w.push_scope(new_scope, len(path.segments))
+    if struct_kind:
+        _members(w, struct_kind, struct_members, new_scope)
+
+
+def _factory(w: Walker, call: Any) -> tuple[ConstPath | None, str | None, list[tuple[str, Any]]]:
+    """``Struct.new(:a)`` / ``Data.define(:a)`` used as a superclass or value."""
+    recv = call.child_by_field_name("receiver")
+    meth = call.child_by_field_name("method")
+    if recv is None or meth is None or recv.type != "constant":
+        return None, None, []
+    key = (node_text(recv), node_text(meth))
+    if key not in _NAMESPACE_FACTORIES or key[0] not in ("Struct", "Data"):
+        return None, None, []
+    members = w._symbol_args(call)
+    return w._const_path(recv), _NAMESPACE_FACTORIES[key][1], members
+
+
+def _members(w: Walker, kind: str | None, members: list[tuple[str, Any]], scope: Scope) -> None:
+    if kind is None:
+        return
+    for name, node in members:
+        w._add(kind, name, node, node, scope)
+
+
+def on_singleton_class(w: Walker, node: Any) -> None:
+    value = node.child_by_field_name("value")
+    scope = w._scope(node.start_byte)
+    target = None
+    if value is None:
+        return
+    if value.type != "self":
+        target = w._const_path(value)
+        if target is None or target.dynamic:
+            w._diag("dynamic-singleton-class", f"cannot resolve 'class << {node_text(value)}' statically", value, "warning")
+            return
+    if w.too_deep(node):
+        return
+    index = w._add(
+        "SingletonClass",
+        target.text if target else "self",
+        node,
+        value,
+        scope,
+        target=target,
+        self_receiver=target is None,
+        comments=w._comments_above(node),
+    )
+    new_scope = Scope(node.end_byte, value.end_byte, index, False)
+    w._scan_marks(node.child_by_field_name("body"), new_scope)
+    w.push_scope(new_scope)
+
+
+def _params(w: Walker, node: Any) -> str:
+    params = node.child_by_field_name("parameters")
+    if params is None:
+        return "()"
+    text = _WHITESPACE.sub(" ", node_text(params)).strip()
+    if not text.startswith("("):
+        text = f"({text})"
+    if len(text) > _MAX_PARAMS:
+        text = text[: _MAX_PARAMS - 4] + "...)"
+    return text
+
+
+def on_method(w: Walker, node: Any) -> None:
+    name_node = node.child_by_field_name("name")
+    if name_node is None:
+        return
+    scope = w._scope(node.start_byte)
+    if w.too_deep(node):
+        return
+    ns = w._namespace_scope(scope)
+    fields: dict[str, Any] = {}
+    if node.type == "singleton_method":
+        obj = node.child_by_field_name("object")
+        if obj is None:
+            return
+        if obj.type == "self":
+            fields["self_receiver"] = True
+        else:
+            recv = w._const_path(obj)
+            if recv is None or recv.dynamic:
+                w._diag("dynamic-method-receiver", f"cannot resolve the receiver of 'def {node_text(obj)}.{node_text(name_node)}'", obj, "warning")
+                w.push_scope(Scope(node.end_byte, name_node.end_byte, scope.index if scope else -1, True))
+                return
+            fields["receiver"] = recv
+    visibility = w.pending_visibility.pop(node.start_byte, None)
+    w.method_names.add(node_text(name_node))  # For load-time calls (rdx.ruby.evaluate.loadtime).
+    parent = scope
+    nested = scope is not None and scope.is_method
+    if fields or nested:
+        # ``def w.x``/``def Foo.x`` and defs run inside another method ignore the body's
+        # default visibility: they are public unless made otherwise explicitly.
+        visibility = visibility or "public"
+    elif ns is None:
+        visibility = visibility or "private"  # top-level methods are private on Object
+    else:
+        if visibility is None:
+            visibility = ns.visibility_at(node.start_byte)
+        if ns.module_function_at(node.start_byte) or node.start_byte in w.pending_module_function:
+            fields["module_function"] = True
+    index = w._add(
+        "Method",
+        node_text(name_node),
+        node,
+        name_node,
+        parent,
+        visibility=visibility or "public",
+        params=_params(w, node),
+        comments=w._comments_above(node),
+        **fields,
+    )
+    method_scope = Scope(node.end_byte, name_node.end_byte, index, True)
+    if fields.get("self_receiver") and name_node.text in _HOOKS:
+        params = node.child_by_field_name("parameters")
+        if params is not None and params.named_child_count and params.named_children[0].type == "identifier":
+            method_scope.hook_param = params.named_children[0].text
+    w.push_scope(method_scope)
+
+
+def on_assignment(w: Walker, node: Any) -> None:
+    left = node.child_by_field_name("left")
+    right = node.child_by_field_name("right")
+    if left is None:
+        return
+    scope = w._scope(node.start_byte)
+    t = left.type
+    if t == "left_assignment_list":
+        for target in left.named_children:
+            if target.type == "rest_assignment" and target.named_child_count:
+                target = target.named_children[0]
+            _assign_target(w, target, None, node, scope)
+        return
+    _assign_target(w, left, right, node, scope)
+    if node.type == "operator_assignment":
+        op_assignment(w, node, left)
+
+
+def _assign_target(w: Walker, left: Any, right: Any, node: Any, scope: Scope | None) -> None:
+    t = left.type
+    if t == "instance_variable":
+        w._add("InstanceVariable", node_text(left), left, left, scope)
+    elif t == "class_variable":
+        w._add("ClassVariable", node_text(left), left, left, scope)
+    elif t == "global_variable":
+        w._add("GlobalVariable", node_text(left), left, left, scope)
+    elif t == "call" or t == "element_reference":
+        w.setter_calls[(left.start_byte, left.end_byte)] = WRITE
+    elif t == "identifier":
+        w._locals(left.start_byte).add(left.text)
+    elif t in ("constant", "scope_resolution"):
+        path = w._const_path(left)
+        if path is None or path.dynamic:
+            w._diag("dynamic-constant", f"cannot resolve the constant {node_text(left)!r} statically", left, "warning")
+            return
+        w.skip_const_until = left.end_byte
+        w._prefix_ref(path, scope)
+        constant(w, path, left, right, node, scope)
+
+
+def constant(w: Walker, path: ConstPath, left: Any, right: Any, node: Any, scope: Scope | None) -> None:
+    comments = w._comments_above(node)
+    value = right
+    # ``A = B = C``: A names the same object as B.
+    if value is not None and value.type in ("assignment", "operator_assignment"):
+        inner = value.child_by_field_name("left")
+        if inner is not None and inner.type in ("constant", "scope_resolution"):
+            value = inner
+    if value is not None and value.type in _CONDITIONAL_VALUES:
+        # ``X = case when on_cruby? then MriX else MutexX end``: the branch CRuby takes.
+        value = chosen_constant(value)
+    if value is not None and value.type in ("constant", "scope_resolution"):
+        target = w._const_path(value)
+        if target is not None and not target.dynamic:
+            w._add("ConstantAlias", path.text, node, left, scope, path=path, target=target, comments=comments)
+            return
+    if value is not None and value.type == "call":
+        recv = value.child_by_field_name("receiver")
+        meth = value.child_by_field_name("method")
+        if recv is not None and meth is not None and recv.type == "constant":
+            factory = _NAMESPACE_FACTORIES.get((node_text(recv), node_text(meth)))
+            if factory is not None:
+                _namespace_factory(w, factory, path, left, value, node, scope, comments)
+                return
+    w._add("Constant", path.text, node, left, scope, path=path, comments=comments)
+
+
+def anonymous_namespace(w: Walker, path: ConstPath, left: Any, kind: str, superclass_node: Any, node: Any, scope: Scope | None) -> None:
+    """``const_set(name, Class.new(parent))`` where ``parent`` holds a constant in this
+    iteration of a loop (rdx.ruby.evaluate.unroll): a class (or module) without a body."""
+    is_self = superclass_node is not None and superclass_node.type == "self"
+    superclass = w._const_path(superclass_node) if superclass_node is not None and not is_self else None
+    if superclass is not None and superclass.dynamic:
+        superclass = None
+    w._add(
+        kind, path.text, node, left, scope, path=path, superclass=superclass, superclass_self=is_self, comments=w._comments_above(node), lexical=False
+    )
+
+
+def _namespace_factory(
+    w: Walker, factory: tuple[str, str | None], path: ConstPath, left: Any, call: Any, node: Any, scope: Scope | None, comments: tuple[str, ...]
+) -> None:
+    kind, member_kind = factory
+    if w.too_deep(node, len(path.segments)):
+        return
+    recv = call.child_by_field_name("receiver")
+    superclass = None
+    members: list[tuple[str, Any]] = []
+    if member_kind is not None:
+        superclass = w._const_path(recv)
+        members = w._symbol_args(call)
+    elif kind == "Class":
+        args = call.child_by_field_name("arguments")
+        if args is not None and args.named_child_count:
+            superclass = w._const_path(args.named_children[0])
+            if superclass is not None and superclass.dynamic:
+                superclass = None
+    index = w._add(kind, path.text, node, left, scope, path=path, superclass=superclass, comments=comments, lexical=False)
+    block = call.child_by_field_name("block")
+    new_scope = Scope(node.end_byte, block.start_byte if block is not None else node.end_byte, index, False)
+    if block is not None:
+        for child in block.named_children:
+            if child.type in ("body_statement", "block_body"):
+                w._scan_marks(child, new_scope)
+    w.push_scope(new_scope, len(path.segments))
+    _members(w, member_kind, members, new_scope)
+
+
+def recover_namespace(w: Walker, node: Any) -> None:
+    """Keep what parses: when tree-sitter wraps a broken ``class X``/``module X`` in an
+    ERROR node, its keyword and name survive as children. The first such pair opens a
+    namespace scope up to the end of the ERROR node, so the methods inside keep their owner."""
+    children = node.children
+    for i, child in enumerate(children[:-1]):
+        if child.is_named or child.type not in ("class", "module"):
+            continue
+        name_node = children[i + 1]
+        path = w._const_path(name_node)
+        if path is None or path.dynamic:
+            return
+        scope = w._scope(child.start_byte)
+        if w.too_deep(node, len(path.segments)):
+            return
+        w.skip_const_until = name_node.end_byte
+        w._prefix_ref(path, scope)
+        kind = "Class" if child.type == "class" else "Module"
+        index = w._add(kind, path.text, node, name_node, scope, path=path, comments=w._comments_above(child))
+        w.definitions[index].start = child.start_byte
+        w.push_scope(Scope(node.end_byte, name_node.end_byte, index, False), len(path.segments))
+        return
+
+
+def class_methods_block(w: Walker, node: Any, name_node: Any, scope: Scope) -> None:
+    """ActiveSupport::Concern's ``class_methods do ... end`` in a module body: the block is
+    ``module_eval``'d in the concern's ``ClassMethods`` (created when absent), so it reads as
+    ``module ClassMethods`` reopened there. Its constants are looked up in the module around
+    (``lexical=False``), as ``module_eval`` with a block does; bare visibility words apply."""
+    block = node.child_by_field_name("block")
+    if block is None or scope.is_method or scope.deferred or w.definitions[scope.index].kind != "Module" or w.too_deep(node):
+        return
+    path = ConstPath(("ClassMethods",), False, name_node.start_byte, name_node.end_byte)
+    index = w._add("Module", "ClassMethods", node, name_node, scope, path=path, comments=w._comments_above(node), lexical=False)
+    new_scope = Scope(node.end_byte, block.start_byte, index, False)
+    for child in block.named_children:
+        if child.type in ("body_statement", "block_body"):
+            w._scan_marks(child, new_scope)
+    w.push_scope(new_scope)

@@ -1,0 +1,418 @@
+"""Calls on ``self`` that mean something for the graph: mixins (``include``/``prepend``/
+``extend``, also as ``Foo.include M``, ``send(:include, M)`` and in ``def self.included(base)``),
+``attr_*``, ``alias_method`` and ``alias``, visibility (``private``, ``module_function``,
+``private_class_method``, ``private_constant``...), ``define_method``, ``undef``/
+``undef_method``/``remove_method`` and ``require``.
+
+Each handler takes the discovery walker (``rdx.ruby.discover.parse``), the call node, the method
+name and the scope around the call, and appends records through the walker's small API
+(``_directive_scope``, ``_add``, ``_const_path``, ``_comments_above``, ``_symbol_args``). Only
+literal arguments count, names a loop over a literal list stands for or computes, and the
+literal list a splatted constant holds (``rdx.ruby.evaluate.loops``).
+This module never imports the walker's module at run time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
+
+from rdx.model.kinds import MixinKind
+from rdx.model.records import ConstPath, ExternalMixin, Mixin, Require
+from rdx.rails.macros import RAILS_DIRECTIVES
+from rdx.ruby.discover.definitions import anonymous_namespace, constant
+from rdx.ruby.discover.scope import Scope
+from rdx.ruby.evaluate.loops import expand_names, iteration_values, loop_at
+from rdx.ruby.evaluate.unroll import Const, NewModule, Str, Value
+from rdx.ruby.syntax import node_text, symbol_name
+
+if TYPE_CHECKING:
+    from rdx.ruby.discover.parse import Walker
+
+__all__ = ["DIRECTIVES", "alias_pairs", "MIXIN_CALLS", "SEND", "define_constants", "external_mixin", "hook_mixin", "on_alias", "on_undef", "send_mixin"]
+
+_ATTR_KINDS = {
+    "attr_reader": "AttrReader",
+    "attr_writer": "AttrWriter",
+    "attr_accessor": "AttrAccessor",
+    "attr": "AttrReader",
+}
+_REQUIRE_CALLS = {"require": False, "require_relative": True, "load": False}
+MIXIN_CALLS = frozenset({"include", "prepend", "extend"})
+SEND = frozenset({"send", "__send__", "public_send"})
+
+
+# -- mixins ------------------------------------------------------------------------------------
+
+
+def _mixin(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
+    if scope is None and name == "extend":
+        return  # Top-level ``extend`` extends the main object only, not Object.
+    ns = w._directive_scope(node, scope)
+    if ns is None:
+        return
+    args = node.child_by_field_name("arguments")
+    if args is None:
+        return
+    ns.calls += 1
+    into = (w.deferred_mixins if ns.deferred else w.mixins).setdefault(ns.index, [])
+    for arg in args.named_children:
+        if arg.type == "self":
+            if not ns.deferred:
+                into.append(Mixin(cast(MixinKind, name), None, ns.calls, node.start_byte))
+            continue
+        targets = _mixin_targets(w, arg)
+        for i, path in enumerate(targets):
+            if path is None or path.dynamic:
+                w._diag("dynamic-mixin", f"cannot resolve '{name} {node_text(arg)[:80]}' statically", arg, "warning")
+                continue
+            if i and arg.type == "identifier":
+                ns.calls += 1  # ``MODULES.each { |m| include m }``: one call per iteration, in order.
+            into.append(Mixin(cast(MixinKind, name), path, ns.calls, node.start_byte))
+
+
+def _mixin_targets(w: Walker, arg: Any) -> list[ConstPath | None]:
+    """The module an argument names, or each constant of a literal list a loop parameter
+    stands for (``[A, B].each { |m| include m }``)."""
+    if arg.type == "identifier":
+        loop = loop_at(w.loops, arg, arg.text.decode())
+        if loop is not None and all(n is None for n in loop.names):
+            return [w._const_path(element) for element in loop.nodes]
+    return [w._const_path(arg)]
+
+
+def hook_mixin(w: Walker, node: Any, name: str, scope: Scope) -> None:
+    """``base.extend(ClassMethods)`` (or ``base.send(:include, X)``) in ``def self.included(base)``."""
+    args = node.child_by_field_name("arguments")
+    if args is None:
+        return
+    children = args.named_children
+    if name in SEND and children:
+        name = symbol_name(children[0]) or ""
+        children = children[1:]
+    if name not in MIXIN_CALLS:
+        return
+    method = w.definitions[scope.index]
+    if method.parent < 0:
+        return
+    owner = w.definitions[method.parent]
+    if owner.kind not in ("Module", "Class"):
+        return
+    scope.calls += 1
+    for arg in children:
+        path = w._const_path(arg)
+        if path is not None and not path.dynamic:
+            w.deferred_mixins.setdefault(method.parent, []).append(Mixin(cast(MixinKind, name), path, scope.calls, node.start_byte))
+
+
+def external_mixin(w: Walker, node: Any, name: str, receiver: ConstPath, scope: Scope | None) -> None:
+    """``Foo.include(A, B)``: recorded against ``Foo``, resolved later."""
+    args = node.child_by_field_name("arguments")
+    if args is None:
+        return
+    w.external_calls += 1
+    for arg in args.named_children:
+        if arg.type == "self":
+            # ``Foo.include self``: the namespace around the call.
+            w.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(cast(MixinKind, name), None, w.external_calls, node.start_byte)))
+            continue
+        path = w._const_path(arg)
+        if path is None or path.dynamic:
+            w._diag("dynamic-mixin", f"cannot resolve '{receiver.text}.{name}({node_text(arg)[:80]})' statically", arg, "warning")
+            continue
+        w.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(cast(MixinKind, name), path, w.external_calls, node.start_byte)))
+
+
+def send_mixin(w: Walker, node: Any, receiver: ConstPath | None, scope: Scope | None) -> None:
+    """``Foo.send(:include, M)`` and ``send(:include, M)`` in a namespace body."""
+    args = node.child_by_field_name("arguments")
+    if args is None or args.named_child_count < 2:
+        return
+    first = args.named_children[0]
+    verb = symbol_name(first) if first.type != "string" else None
+    if verb not in MIXIN_CALLS:
+        return
+    paths = [p for a in args.named_children[1:] if (p := w._const_path(a)) is not None and not p.dynamic]
+    if receiver is not None:
+        w.external_calls += 1
+        for path in paths:
+            w.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(cast(MixinKind, verb), path, w.external_calls, node.start_byte)))
+        return
+    ns = w._directive_scope(node, scope)
+    if ns is None:
+        return
+    ns.calls += 1
+    for path in paths:
+        w.mixins.setdefault(ns.index, []).append(Mixin(cast(MixinKind, verb), path, ns.calls, node.start_byte))
+
+
+# -- attributes, aliases, define_method --------------------------------------------------------
+
+
+def _attr(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
+    ns = w._directive_scope(node, scope)
+    in_singleton = ns is None and (ns := _singleton_method_owner(w, scope)) is not None
+    if ns is None:
+        return
+    visibility = w.pending_visibility.pop(node.start_byte, None) or ("public" if in_singleton else ns.visibility_at(node.start_byte))
+    for attr, arg in w._symbol_args(node) or _string_args(w, node):
+        w._add(_ATTR_KINDS[name], attr, arg, arg, ns, visibility=visibility, comments=w._comments_above(node))
+
+
+def _singleton_method_owner(w: Walker, scope: Scope | None) -> Scope | None:
+    """For a call in the body of ``def self.m`` (self is the class there): the class body's
+    scope, else None. ``attr_*`` there defines on the class once ``m`` runs."""
+    if scope is None or not scope.is_method:
+        return None
+    method = w.definitions[scope.index]
+    if not method.self_receiver or method.receiver is not None:
+        return None
+    return next((s for s in reversed(w.scopes) if s.index == method.parent and not s.is_method), None)
+
+
+def _string_args(w: Walker, node: Any) -> list[tuple[str, Any]]:
+    args = node.child_by_field_name("arguments")
+    if args is None:
+        return []
+    out = []
+    for arg in args.named_children:
+        name = symbol_name(arg)
+        if name is not None:
+            out.append((name, arg))
+        elif (unrolled := expand_names(w.loops, arg, w.root)) is not None:
+            out.extend(unrolled)
+    return out
+
+
+def _alias_method(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
+    ns = w._directive_scope(node, scope)
+    given = node.child_by_field_name("arguments")
+    if ns is None or given is None:
+        return
+    for new, new_node, old in alias_pairs(w, given.named_children):
+        w._add("MethodAlias", new, node, new_node, ns, old_name=old, comments=w._comments_above(node))
+
+
+def alias_pairs(w: Walker, args: list[Any]) -> list[tuple[str, Any, str]]:
+    """(new name, its node, old name) for the arguments of ``alias_method``: one pair, or one
+    per element of a loop over a literal list (``alias_method "#{n}_x", :y``)."""
+    if len(args) != 2:
+        return []
+    sides = []
+    for arg in args:
+        literal = symbol_name(arg)
+        sides.append([(literal, arg)] if literal is not None else (expand_names(w.loops, arg, w.root) or []))
+    news, olds = sides
+    if len(olds) == 1:
+        olds = olds * len(news)
+    return [(new, new_node, old) for (new, new_node), (old, _) in zip(news, olds, strict=False)]
+
+
+def on_alias(w: Walker, node: Any) -> None:
+    """The ``alias new old`` keyword (methods and global variables)."""
+    new = node.child_by_field_name("name")
+    old = node.child_by_field_name("alias")
+    if new is None or old is None:
+        return
+    scope = w._scope(node.start_byte)
+    if new.type == "global_variable":
+        w._add("GlobalVariableAlias", node_text(new), node, new, scope, old_name=node_text(old))
+        return
+    ns = w._namespace_scope(scope)
+    new_name = symbol_name(new) if new.type != "identifier" else None
+    old_name = symbol_name(old) if old.type != "identifier" else None
+    w._add(
+        "MethodAlias",
+        new_name if new_name is not None else node_text(new),
+        node,
+        new,
+        ns,
+        old_name=old_name if old_name is not None else node_text(old),
+        comments=w._comments_above(node),
+    )
+
+
+def _define_method(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
+    ns = w._directive_scope(node, scope)
+    if ns is None:
+        return
+    given = node.child_by_field_name("arguments")
+    first = given.named_children[0] if given is not None and given.named_child_count else None
+    if first is None:
+        return
+    # One method, or one per element when the name comes from a loop over a literal list.
+    literal = symbol_name(first)
+    names = [(literal, first)] if literal is not None else (expand_names(w.loops, first, w.root) or [])
+    for method, arg in names:
+        w._add("Method", method, node, arg, ns, visibility=ns.visibility_at(node.start_byte), params="(...)", comments=w._comments_above(node))
+
+
+def _const_set(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
+    """``const_set :X, value`` in a namespace body (self is the namespace; main has none)."""
+    ns = w._directive_scope(node, scope) if scope is not None else None
+    if ns is not None:
+        define_constants(w, node, None, ns)
+
+
+def define_constants(w: Walker, node: Any, receiver: ConstPath | None, scope: Scope | None) -> None:
+    """``const_set(name, value)`` on self or on a constant ``Foo``: like ``X = value`` (or
+    ``Foo::X = value``), once per name a loop over a literal list gives it."""
+    args = node.child_by_field_name("arguments")
+    if args is None or args.named_child_count != 2:
+        return
+    first, value = args.named_children
+    literal = symbol_name(first)
+    computed = iteration_values(w.loops, first, value) if literal is None else None
+    names: list[tuple[str, Any, Value | None]]
+    if computed is not None:
+        # Per iteration of a loop over a literal list or hash (rdx.ruby.evaluate.unroll); a name
+        # set twice keeps its last value, as Ruby does.
+        last = {v.text: given for v, given in computed if isinstance(v, Str)}
+        names = [(const, first, given) for const, given in last.items()]
+    else:
+        names = [(literal, first, None)] if literal is not None else [(n, a, None) for n, a in expand_names(w.loops, first, w.root) or []]
+    for const, arg, given in names:
+        if not const[:1].isupper() or not const.isidentifier():
+            continue  # Ruby raises NameError: not a constant name.
+        segments = (*receiver.segments, const) if receiver is not None else (const,)
+        path = ConstPath(segments, receiver.absolute if receiver is not None else False, arg.start_byte, arg.end_byte)
+        made = len(w.definitions)
+        block = given.block if isinstance(given, NewModule) else None
+        if isinstance(given, NewModule) and not _literal_factory(value):
+            anonymous_namespace(w, path, arg, given.kind, given.superclass, node, scope)
+        else:
+            constant(w, path, arg, given.node if isinstance(given, Const) else value, node, scope)
+            block = value.child_by_field_name("block") if value.type == "call" else None
+        if block is not None and made < len(w.definitions) and w.definitions[made].kind in ("Class", "Module"):
+            # One body for the classes of every iteration (rdx.ruby.evaluate.shared).
+            w.shared_bodies.setdefault((block.start_byte, block.end_byte), []).append(made)
+
+
+def _literal_factory(value: Any) -> bool:
+    """``Class.new(Base) do ... end`` written as the value itself, its arguments constants:
+    ``constant`` makes the namespace and its block's body (``Class.new(local)`` is not)."""
+    args = value.child_by_field_name("arguments") if value.type == "call" else None
+    return value.type == "call" and all(a.type in ("constant", "scope_resolution") for a in (args.named_children if args is not None else []))
+
+
+# -- visibility, undef, require ----------------------------------------------------------------
+
+
+def _visibility(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
+    ns = w._directive_scope(node, scope)
+    if ns is None:
+        return
+    args = node.child_by_field_name("arguments")
+    if args is None or not args.named_child_count:
+        ns.advance(node.start_byte)
+        ns.set_visibility(name)
+        return
+    for arg in args.named_children:
+        sym = symbol_name(arg)
+        if sym is not None:
+            w._add("MethodVisibility", sym, arg, arg, ns, visibility=name)
+        elif arg.type in ("method", "singleton_method", "call"):
+            w.pending_visibility[arg.start_byte] = "private" if name == "module_function" else name
+            if name == "module_function":
+                w.pending_module_function.add(arg.start_byte)  # ``module_function def m``
+        elif arg.type == "array":
+            for item in arg.named_children:
+                sym = symbol_name(item)
+                if sym is not None:
+                    w._add("MethodVisibility", sym, item, item, ns, visibility=name)
+        elif (unrolled := expand_names(w.loops, arg, w.root)) is not None:
+            # ``private(*NAMES)`` with a literal list constant, ``%i[a b].each { |m| private m }``.
+            for sym, at in unrolled:
+                w._add("MethodVisibility", sym, at, at, ns, visibility=name)
+
+
+def _class_method_visibility(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
+    ns = w._directive_scope(node, scope)
+    if ns is None:
+        return
+    visibility = "private" if name == "private_class_method" else "public"
+    named = list(_string_args(w, node))
+    given = node.child_by_field_name("arguments")
+    for arg in given.named_children if given is not None else ():
+        if arg.type == "array":  # ``private_class_method [:a, "b"]``
+            named += [(n, item) for item in arg.named_children if (n := symbol_name(item)) is not None]
+    for sym, arg in named:
+        w._add("MethodVisibility", sym, arg, arg, ns, visibility=visibility, self_receiver=True)
+    for arg in given.named_children if given is not None else ():
+        if arg.type == "singleton_method":
+            w.pending_visibility[arg.start_byte] = visibility
+
+
+def _constant_visibility(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
+    ns = w._directive_scope(node, scope)
+    if ns is None:
+        return
+    visibility = "private" if name == "private_constant" else "public"
+    for sym, arg in _string_args(w, node):
+        w._add("ConstantVisibility", sym, arg, arg, ns, visibility=visibility)
+
+
+def on_undef(w: Walker, node: Any) -> bool:
+    """``undef a, :b``: recorded like ``undef_method`` (a MethodVisibility of "undefined")."""
+    scope = w._scope(node.start_byte)
+    ns = w._namespace_scope(scope)
+    if ns is None and scope is None:
+        ns = w._top_object(node)
+    if ns is None:
+        return False
+    for child in node.named_children:
+        name = symbol_name(child) if child.type != "identifier" and child.type != "operator" else node_text(child)
+        if name:
+            w._add("MethodVisibility", name, child, child, ns, visibility="undefined")
+    return False  # The names are not calls.
+
+
+def _undef_method(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
+    """``undef_method :m`` hides ``m`` (inherited too); ``remove_method :m`` drops this
+    namespace's own ``m`` so the inherited one shows again."""
+    ns = w._directive_scope(node, scope)
+    if ns is None:
+        return
+    visibility = "undefined" if name == "undef_method" else "removed"
+    for sym, arg in _string_args(w, node):
+        w._add("MethodVisibility", sym, arg, arg, ns, visibility=visibility)
+
+
+def _require(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
+    args = node.child_by_field_name("arguments")
+    if args is None or args.named_child_count != 1:
+        return
+    arg = args.named_children[0]
+    if arg.type == "string":
+        value = symbol_name(arg)
+        if value is not None:
+            w.requires.append(Require(value, _REQUIRE_CALLS[name], node.start_byte, node.end_byte))
+
+
+DIRECTIVES: dict[str, Callable[[Walker, Any, str, Scope | None], None]] = {
+    "include": _mixin,
+    "prepend": _mixin,
+    "extend": _mixin,
+    "attr_reader": _attr,
+    "attr_writer": _attr,
+    "attr_accessor": _attr,
+    "attr": _attr,
+    "alias_method": _alias_method,
+    "private": _visibility,
+    "public": _visibility,
+    "protected": _visibility,
+    "module_function": _visibility,
+    "private_class_method": _class_method_visibility,
+    "public_class_method": _class_method_visibility,
+    "private_constant": _constant_visibility,
+    "public_constant": _constant_visibility,
+    "define_method": _define_method,
+    "const_set": _const_set,
+    "undef_method": _undef_method,
+    "remove_method": _undef_method,
+    "require": _require,
+    "require_relative": _require,
+    "load": _require,
+    # Rails and ActiveSupport macros: the methods they define (rdx.rails.macros).
+    **RAILS_DIRECTIVES,
+}

@@ -1,0 +1,577 @@
+"""Parse one Ruby source into a FileResult: definitions, references, requires, diagnostics.
+
+This module owns the tree-sitter side of discovery. It walks each tree once with a cursor (no
+recursion: real code nests deeply) and turns the interesting nodes into plain records. Fully
+qualified names are not computed here; every record keeps the index of its enclosing scope
+definition so that resolution can rebuild the lexical nesting. It must not import resolution.
+
+The walker keeps the walk state and a small API (``_add``, ``_const_path``, ``_scope``,
+``_directive_scope``...) that the handler modules use: ``definitions`` (class, module, def,
+assignments), ``directives`` (calls on self such as ``include``, ``attr_*``, ``private``),
+``receivers`` (the same on a constant, ``Foo.include M``), ``calls`` (operators and other
+implicit calls), ``rails`` (Rails macros) and ``loops`` (iteration over literal lists).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, cast
+
+import tree_sitter
+import tree_sitter_ruby
+
+from rdx.model.ids import definition_id
+from rdx.model.kinds import DefinitionKind, ReceiverKind
+from rdx.model.records import (
+    ConstPath,
+    ConstRef,
+    DefinitionRecord,
+    Diagnostic,
+    ExternalMixin,
+    FileResult,
+    MethodRef,
+    Mixin,
+    Require,
+)
+from rdx.model.text import line_starts
+from rdx.rails.facts import rails_facts
+from rdx.ruby.discover import calls, definitions, directives
+from rdx.ruby.discover.calls import READ_AND_WRITE, receiver_of
+from rdx.ruby.discover.directives import DIRECTIVES, MIXIN_CALLS, SEND, external_mixin, hook_mixin, send_mixin
+from rdx.ruby.discover.receivers import RECEIVER_DIRECTIVES
+from rdx.ruby.discover.scope import Scope
+from rdx.ruby.evaluate.loadfacts import cross_file_facts
+from rdx.ruby.evaluate.loadtime import inline_load_time_calls, note_call
+from rdx.ruby.evaluate.loops import Loop, expand_names, loop_at, register_loop
+from rdx.ruby.evaluate.shared import share_bodies
+from rdx.ruby.syntax import BLOCK_TYPES, node_text, symbol_name
+
+__all__ = ["MAX_NESTING", "MAX_SYNTAX_DEPTH", "RubyParser", "Walker", "discover_source"]
+
+_LANGUAGE = tree_sitter.Language(tree_sitter_ruby.language())
+
+_VISIBILITY_WORDS = {b"private", b"public", b"protected", b"module_function"}
+
+# The deepest lexical nesting a file may have: namespace bodies, method bodies, ``class <<``
+# bodies and the blocks that act as one (``Class.new do``, ``included do``), each segment of a
+# compact name (``module A::B``) counting as one level. Fully qualified names of a d-deep
+# nesting hold O(d^2) characters in total, so without a bound a 1 MB file of nested modules
+# costs gigabytes; the deepest nesting in the Debian Ruby corpus (/usr/lib/ruby and
+# /usr/share/rubygems-integration, 4,865 files) is 10, so 256 is far above real code. A
+# construct that would open a deeper scope is left out with everything inside it, and the file
+# gets one "too-deep" diagnostic.
+MAX_NESTING = 256
+
+# The deepest syntax-tree node the walk visits (the deepest in the Debian corpus is 43). Deeper
+# expressions (``[[[...]]]``, ``a + a + ... + a``, blocks in blocks) are left out with the same
+# diagnostic. It bounds what any handler pays for a node: tree-sitter's ``parent`` costs
+# O(depth), so without a bound one ``parent`` per node is quadratic in the nesting. It is well
+# above what MAX_NESTING scopes take (two to four syntax levels each).
+MAX_SYNTAX_DEPTH = 2_000
+
+class RubyParser:
+    """A reusable tree-sitter parser for Ruby; one per worker process."""
+
+    def __init__(self) -> None:
+        self._parser = tree_sitter.Parser(_LANGUAGE)
+
+    def discover(self, uri: str, source: bytes, path: str | None = None) -> FileResult:
+        tree = self._parser.parse(source)
+        walker = Walker(uri, source)
+        walker.walk(tree.root_node)
+        if walker.shared_bodies:
+            share_bodies(walker)
+        for index, mixins in walker.mixins.items():
+            walker.definitions[index].mixins = tuple(mixins)
+        for index, mixins in walker.deferred_mixins.items():
+            walker.definitions[index].deferred_mixins = tuple(mixins)
+        if walker.load_calls:
+            inline_load_time_calls(walker, tree.root_node)
+        load_calls, method_effects = cross_file_facts(walker, tree.root_node)
+        return FileResult(
+            uri=uri,
+            path=path,
+            size=len(source),
+            line_starts=walker.line_starts,
+            definitions=walker.definitions,
+            const_refs=walker.const_refs,
+            method_refs=walker.method_refs,
+            requires=walker.requires,
+            external_mixins=walker.external_mixins,
+            diagnostics=walker.diagnostics,
+            rails=rails_facts(tree.root_node, source, uri),
+            load_calls=load_calls,
+            method_effects=method_effects,
+        )
+
+
+def discover_source(uri: str, source: bytes, path: str | None = None) -> FileResult:
+    """Convenience for one-off parsing (tests, ``Graph.index_source``)."""
+    return RubyParser().discover(uri, source, path)
+
+
+# ``# frozen_string_literal: true``, ``# rubocop:disable X``, ``# typed: strict``, ``# -*- coding: x -*-``:
+# instructions to Ruby and tools, never documentation.
+_DIRECTIVE_COMMENT = re.compile(
+    rb"#\s*(?:(?:frozen_string_literal|encoding|coding|warn_indent|warn_past_scope|shareable_constant_value|typed)\s*:"
+    rb"|rubocop\s*:\s*(?:disable|enable|todo)|-\*-|:nocov:|standard\s*:\s*(?:disable|enable))"
+)
+
+
+class Walker:
+    """One walk over one tree; see the module docstring."""
+
+    def __init__(self, uri: str, source: bytes) -> None:
+        self.uri = uri
+        self.source = source
+        self.line_starts = line_starts(source)
+        self.line_table = memoryview(self.line_starts).cast("I")
+        self.definitions: list[DefinitionRecord] = []
+        self.const_refs: list[ConstRef] = []
+        self.method_refs: list[MethodRef] = []
+        self.requires: list[Require] = []
+        self.external_mixins: list[ExternalMixin] = []
+        # Definition index -> mixins (and deferred ``included do`` mixins) found in its body,
+        # moved onto the definitions as tuples when the walk ends.
+        self.mixins: dict[int, list[Mixin]] = {}
+        self.deferred_mixins: dict[int, list[Mixin]] = {}
+        self.diagnostics: list[Diagnostic] = []
+        self.scopes: list[Scope] = []
+        self.skip_const_until = -1
+        # Inline visibility (``private def x``, ``private attr_reader :y``) keyed by node start.
+        self.pending_visibility: dict[int, str] = {}
+        # Method definitions written as ``module_function def m`` (keyed by node start).
+        self.pending_module_function: set[int] = set()
+        # Call and element-reference nodes that are assignment targets, by (start, end): ``self.x = 1``
+        # calls ``x=`` (WRITE), ``self.x += 1`` calls ``x`` and ``x=`` (READ_AND_WRITE).
+        self.setter_calls: dict[tuple[int, int], int] = {}
+        # ``LITERAL.each { |p| ... }`` blocks seen so far (rdx.ruby.evaluate.loops).
+        self.loops: list[Loop] = []
+        # Block range of ``Class.new(C) do ... end`` -> the classes a loop made from it (rdx.ruby.evaluate.shared).
+        self.shared_bodies: dict[tuple[int, int], list[int]] = {}
+        self.top_object: int = -1
+        self.external_calls = 0
+        self.top_locals: set[bytes] = set()
+        # Names of the methods defined so far, and the load-time calls of such names
+        # (call node, scope index, whether self is known there): rdx.ruby.evaluate.loadtime.
+        self.method_names: set[str] = set()
+        self.load_calls: list[tuple[Any, int, bool]] = []
+        self._error_until = -1
+        self._cursor: Any = None
+        # The tree's root (``program``), from which literal lookups go down (rdx.ruby.evaluate.literals).
+        self.root: Any = None
+        self.check_missing = False
+        # Set by ``too_deep`` when a handler refused to open a scope: the walk then skips the
+        # node's subtree, so what is nested too deep costs nothing more than the parse.
+        self.cut = False
+        self._too_deep_reported = False
+        # The blocks (``{ }``, ``do ... end``, lambdas) around the node being visited, as
+        # (start, end), closed lazily like ``scopes``: asking whether a node sits in a block
+        # costs O(1) instead of a walk up its parents (each ``parent`` is O(depth) in
+        # tree-sitter, so such walks are quadratic in the nesting).
+        self._blocks: list[tuple[int, int]] = []
+
+    # -- walking -------------------------------------------------------------------------
+
+    def walk(self, root: Any) -> None:
+        self.root = root
+        self.check_missing = root.has_error
+        handlers = _HANDLERS_BY_ID
+        cursor = root.walk()
+        self._cursor = cursor
+        check_missing = self.check_missing
+        depth = 0
+        while True:
+            node = cursor.node
+            handler = handlers.get(node.kind_id)
+            descend = True
+            if handler is not None:
+                descend = handler(self, node) is not False
+                if self.cut:
+                    self.cut = False
+                    descend = False
+            elif check_missing and node.is_missing:
+                self._diag("syntax-error", f"missing {node.type}", node)
+            if descend:
+                if depth >= MAX_SYNTAX_DEPTH:
+                    if node.child_count:
+                        self._too_deep_syntax(node)
+                elif cursor.goto_first_child():
+                    depth += 1
+                    continue
+            while not cursor.goto_next_sibling():
+                if not cursor.goto_parent():
+                    return
+                depth -= 1
+
+    def _scope(self, start: int) -> Scope | None:
+        """The innermost scope containing byte ``start`` (closing scopes that ended)."""
+        scopes = self.scopes
+        while scopes and scopes[-1].end <= start:
+            scopes.pop()
+        if not scopes:
+            return None
+        top = scopes[-1]
+        if top.body_start > start:
+            # Name and superclass of a class are evaluated in the enclosing scope.
+            return scopes[-2] if len(scopes) > 1 else None
+        return top
+
+    def too_deep(self, node: Any, weight: int = 1) -> bool:
+        """Whether a scope opened at ``node`` (``weight`` levels: the segments of its name)
+        would nest deeper than ``MAX_NESTING``. If so the file's first such construct gets the
+        "too-deep" diagnostic and the walk skips ``node``'s subtree; the handler must then
+        record nothing for it. Call after ``_scope`` has closed the scopes that ended."""
+        depth = (self.scopes[-1].depth if self.scopes else 0) + weight
+        if depth <= MAX_NESTING:
+            return False
+        self.cut = True
+        if not self._too_deep_reported:
+            self._too_deep_reported = True
+            start = node.start_byte
+            line_end = self.source.find(b"\n", start, node.end_byte)
+            self.diagnostics.append(Diagnostic(
+                "too-deep",
+                f"this definition is nested {depth} scopes deep, over the limit of {MAX_NESTING} (each segment of a name such as"
+                " A::B counts), so it and everything inside it are left out of the index: flatten the nesting",
+                start,
+                node.end_byte if line_end < 0 else line_end,
+                "error",
+            ))
+        return True
+
+    def _too_deep_syntax(self, node: Any) -> None:
+        """The first node of the file whose children lie deeper than MAX_SYNTAX_DEPTH."""
+        if not self._too_deep_reported:
+            self._too_deep_reported = True
+            self._diag(
+                "too-deep",
+                f"this expression nests deeper than the limit of {MAX_SYNTAX_DEPTH} syntax levels, so what it contains is left out"
+                " of the index: split it into smaller expressions",
+                node,
+            )
+
+    def push_scope(self, scope: Scope, weight: int = 1) -> None:
+        """Open ``scope`` inside the innermost open one (see ``too_deep``, asked first)."""
+        scope.depth = (self.scopes[-1].depth if self.scopes else 0) + weight
+        self.scopes.append(scope)
+
+    def _namespace_scope(self, scope: Scope | None) -> Scope | None:
+        """The innermost namespace scope at or outside ``scope`` (methods skipped)."""
+        if scope is None or not scope.is_method:
+            return scope
+        for s in reversed(self.scopes):
+            if not s.is_method and s.body_start <= scope.body_start:
+                return s
+        return None
+
+    def _diag(self, code: str, message: str, node: Any, severity: str = "error") -> None:
+        self.diagnostics.append(Diagnostic(code, message, node.start_byte, node.end_byte, severity))
+
+    # -- records -------------------------------------------------------------------------
+
+    def _comments_above(self, node: Any) -> tuple[str, ...]:
+        """Full-line ``#`` comments directly above ``node``'s line (found in the text, so the
+        walk never has to visit comment nodes)."""
+        starts = self.line_table
+        row = node.start_point[0]
+        source = self.source
+        lines: list[str] = []
+        while row > 0:
+            line = source[starts[row - 1] : starts[row]].strip()
+            if not line.startswith(b"#"):
+                break
+            if not _DIRECTIVE_COMMENT.match(line):  # Magic comments and tool directives are no doc.
+                lines.append(line.decode("utf-8", "replace"))
+            row -= 1
+        if not lines:
+            return ()
+        lines.reverse()
+        return tuple(lines)
+
+    def _scan_marks(self, body: Any, scope: Scope) -> None:
+        """Record bare visibility words among a body's statements (see ``Scope.marks``)."""
+        if body is None:
+            return
+        for child in body.named_children:
+            if child.type == "identifier":
+                word = child.text
+                if word in _VISIBILITY_WORDS:
+                    scope.marks.append((child.start_byte, word.decode()))
+
+    def _add(self, kind: str, name: str, node: Any, name_node: Any, parent: Scope | None, **fields: Any) -> int:
+        start = node.start_byte
+        index = len(self.definitions)
+        self.definitions.append(
+            DefinitionRecord(
+                id=definition_id(self.uri, start, name),
+                kind=cast(DefinitionKind, kind),
+                name=name,
+                start=start,
+                end=node.end_byte,
+                name_start=name_node.start_byte,
+                name_end=name_node.end_byte,
+                parent=parent.index if parent is not None else -1,
+                **fields,
+            )
+        )
+        return index
+
+    def _const_path(self, node: Any) -> ConstPath | None:
+        """The ConstPath of a ``constant``/``scope_resolution`` node, iteratively."""
+        t = node.type
+        if t == "constant":
+            return ConstPath((node_text(node),), False, node.start_byte, node.end_byte)
+        if t != "scope_resolution":
+            return None
+        segments: list[str] = []
+        absolute = False
+        dynamic = False
+        cur = node
+        while True:
+            name = cur.child_by_field_name("name")
+            segments.append(node_text(name) if name is not None else "")
+            scope = cur.child_by_field_name("scope")
+            if scope is None:
+                absolute = True
+                break
+            if scope.type == "scope_resolution":
+                cur = scope
+                continue
+            if scope.type == "constant":
+                segments.append(node_text(scope))
+            else:
+                dynamic = True
+            break
+        segments.reverse()
+        return ConstPath(tuple(segments), absolute, node.start_byte, node.end_byte, dynamic)
+
+    def _prefix_ref(self, path: ConstPath, scope: Scope | None) -> None:
+        """Record the scope part of a compact definition name (``A`` of ``class A::B``)."""
+        if len(path.segments) > 1 and not path.dynamic:
+            prefix_end = path.end - len(path.segments[-1]) - 2
+            prefix = ConstPath(path.segments[:-1], path.absolute, path.start, prefix_end)
+            self.const_refs.append(ConstRef(prefix, scope.index if scope else -1))
+
+    def _top_object(self, node: Any) -> Scope:
+        """A synthetic reopening of ``Object`` for top-level ``include``/``private``."""
+        if self.top_object < 0:
+            self.top_object = len(self.definitions)
+            self.definitions.append(
+                DefinitionRecord(
+                    id=definition_id(self.uri, 0, "Object"),
+                    kind=DefinitionKind.CLASS,
+                    name="Object",
+                    start=0,
+                    end=0,
+                    name_start=0,
+                    name_end=0,
+                    path=ConstPath(("Object",), True, 0, 0),
+                )
+            )
+            self._top_scope = Scope(len(self.source) + 1, 0, self.top_object, False)
+            self._top_scope.set_visibility("private")
+        return self._top_scope
+
+    # -- handlers ------------------------------------------------------------------------
+
+    def _symbol_args(self, call: Any) -> list[tuple[str, Any]]:
+        args = call.child_by_field_name("arguments")
+        if args is None:
+            return []
+        out = []
+        for arg in args.named_children:
+            name = symbol_name(arg)
+            if name is not None and arg.type != "string":
+                out.append((name, arg))
+            elif (unrolled := expand_names(self.loops, arg, self.root)) is not None:
+                out.extend(unrolled)
+        return out
+
+    def on_constant(self, node: Any) -> bool | None:
+        start = node.start_byte
+        if start < self.skip_const_until:
+            return None
+        path = self._const_path(node)
+        if path is None:
+            return None
+        if path.dynamic:
+            return None  # The scope expression is walked; its own constants are recorded.
+        self.skip_const_until = node.end_byte
+        scope = self._scope(start)
+        self.const_refs.append(ConstRef(path, scope.index if scope else -1))
+        return None
+
+    def on_identifier(self, node: Any) -> None:
+        """A bare identifier: a local variable read or a call of a method without arguments.
+
+        Binding sites (parameters, assignment targets, rescue variables, patterns) are handled
+        by their parents, which are visited first and add the names to the scope's locals."""
+        field = self._cursor.field_id
+        if field and field in _NOT_A_CALL_FIELD_IDS:
+            if field == _PATTERN_FIELD_ID:
+                self._locals(node.start_byte).add(node.text)
+            return
+        start = node.start_byte
+        scope = self._scope(start)
+        word = node.text
+        if word in (scope.locals if scope is not None else self.top_locals):
+            return
+        if word == b"end":
+            # tree-sitter-ruby reads a stray ``end`` as an identifier; report it unless it is
+            # part of a syntax error already reported.
+            if start >= self._error_until:
+                self._diag("syntax-error", "unexpected 'end'", node)
+            return
+        name = word.decode("utf-8", "replace")
+        self.method_refs.append(MethodRef(name, start, node.end_byte, scope.index if scope else -1, ReceiverKind.IMPLICIT_SELF))
+        if name in self.method_names and not (scope is not None and scope.is_method):
+            note_call(self, node, scope)
+
+    def on_binding(self, node: Any) -> None:
+        """Parameter lists, multiple-assignment targets, rescue variables and patterns."""
+        names = self._locals(node.start_byte)
+        for child in node.named_children:
+            t = child.type
+            if t == "identifier":
+                names.add(child.text)
+            elif t.endswith("parameter") or t == "rest_assignment":
+                name = child.child_by_field_name("name")
+                if name is None and child.named_child_count:
+                    name = child.named_children[0]
+                if name is not None and name.type == "identifier":
+                    names.add(name.text)
+
+    def _locals(self, start: int) -> set[bytes]:
+        scope = self._scope(start)
+        return scope.locals if scope is not None else self.top_locals
+
+    def on_call(self, node: Any) -> None:
+        meth = node.child_by_field_name("method")
+        if meth is None:
+            return
+        name = node_text(meth)
+        start = node.start_byte
+        scope = self._scope(start)
+        recv = node.child_by_field_name("receiver")
+        register_loop(self.loops, node, recv, name, self.root)
+        receiver_kind, receiver, receiver_text = receiver_of(self, recv)
+        role = self.setter_calls.get((start, node.end_byte))
+        if role == READ_AND_WRITE:  # ``x.y += 1`` reads ``y`` first.
+            self.method_refs.append(MethodRef(name, meth.start_byte, meth.end_byte, scope.index if scope else -1, receiver_kind, receiver, receiver_text))
+        if role is not None:
+            name += "="
+        self.method_refs.append(
+            MethodRef(name, meth.start_byte, meth.end_byte, scope.index if scope else -1, receiver_kind, receiver, receiver_text)
+        )
+        if (name in self.method_names or name in SEND) and receiver_kind <= ReceiverKind.CONSTANT and not (scope is not None and scope.is_method):
+            note_call(self, node, scope)  # Perhaps a load-time call of a method of this file.
+        if receiver_kind == ReceiverKind.OTHER and scope is not None and scope.hook_param is not None and recv is not None and recv.text == scope.hook_param:
+            hook_mixin(self, node, name, scope)
+        if name in MIXIN_CALLS and recv is not None and recv.type == "identifier" and not (scope is not None and scope.is_method):
+            # ``[A, B].each { |k| k.prepend(M) }``: once per constant of the list.
+            loop = loop_at(self.loops, recv, recv.text.decode())
+            for element in loop.nodes if loop is not None else ():
+                path = self._const_path(element)
+                if path is not None and not path.dynamic:
+                    external_mixin(self, node, name, path, scope)
+        if receiver_kind == ReceiverKind.IMPLICIT_SELF and name == "class_methods" and scope is not None:
+            definitions.class_methods_block(self, node, meth, scope)  # ActiveSupport::Concern (rdx.ruby.discover.definitions).
+        if receiver_kind == ReceiverKind.IMPLICIT_SELF and name == "included" and scope is not None and not scope.is_method:
+            block = node.child_by_field_name("block")
+            if block is not None:
+                if self.too_deep(node):
+                    return
+                deferred = Scope(node.end_byte, block.start_byte, scope.index, False)
+                deferred.deferred = True
+                self.push_scope(deferred)
+        if receiver_kind <= ReceiverKind.SELF:
+            handler = DIRECTIVES.get(name)
+            if handler is not None:
+                handler(self, node, name, scope)
+            elif name in SEND:
+                send_mixin(self, node, None, scope)
+        elif receiver_kind == ReceiverKind.CONSTANT and receiver is not None and not (scope is not None and scope.is_method):
+            # Inside a method body the call runs only if the method does: not part of the graph.
+            on_receiver = RECEIVER_DIRECTIVES.get(name)
+            if on_receiver is not None:
+                on_receiver(self, node, name, receiver, scope)
+
+    # -- directives: calls on self with a meaning for the graph (rdx.ruby.discover.directives) --
+
+    def on_block(self, node: Any) -> None:
+        self.in_block(node.start_byte)
+        self._blocks.append((node.start_byte, node.end_byte))
+
+    def in_block(self, start: int, since: int = -1) -> bool:
+        """Whether the node being visited, at byte ``start``, sits in a block that starts
+        after byte ``since`` (the start of the namespace around it, say). Only for the node the
+        walk is at: blocks it has left behind are forgotten."""
+        blocks = self._blocks
+        while blocks and blocks[-1][1] <= start:
+            blocks.pop()
+        return bool(blocks) and blocks[-1][0] > since
+
+    def _directive_scope(self, node: Any, scope: Scope | None) -> Scope | None:
+        """The namespace body a directive applies to, or None inside a method body.
+
+        At top level, directives apply to Object unless they sit in a block, whose ``self`` is
+        unknown statically (``ActiveSupport.on_load(:x) { include M }``)."""
+        if scope is None:
+            return None if self.in_block(node.start_byte) else self._top_object(node)
+        if scope.is_method:
+            return None
+        return scope
+
+    def on_error(self, node: Any) -> None:
+        text = node_text(node)[:40].splitlines()[0] if node.end_byte > node.start_byte else ""
+        self._diag("syntax-error", f"syntax error near {text!r}", node)
+        self._error_until = max(self._error_until, node.end_byte)
+        definitions.recover_namespace(self, node)
+
+_HANDLERS: dict[str, Callable[[Walker, Any], Any]] = {
+    "class": definitions.on_namespace,
+    "module": definitions.on_namespace,
+    "singleton_class": definitions.on_singleton_class,
+    "method": definitions.on_method,
+    "singleton_method": definitions.on_method,
+    "assignment": definitions.on_assignment,
+    "operator_assignment": definitions.on_assignment,
+    "constant": Walker.on_constant,
+    "scope_resolution": Walker.on_constant,
+    "call": Walker.on_call,
+    "alias": directives.on_alias,
+    "undef": directives.on_undef,
+    "identifier": Walker.on_identifier,
+    "binary": calls.on_binary,
+    "unary": calls.on_unary,
+    "element_reference": calls.on_element_reference,
+    "block_argument": calls.on_block_argument,
+    "pair": calls.on_pair,
+    "ERROR": Walker.on_error,
+}
+
+for _name in BLOCK_TYPES:
+    _HANDLERS[_name] = Walker.on_block
+
+# Dispatch on numeric kind ids of named nodes: cheaper than type strings, and keywords such
+# as the ``class`` token (an anonymous node with the same type string) never match.
+# Nodes whose identifier children (or parameters' names) bind local variables.
+_BINDING_NODES = (
+    "method_parameters", "lambda_parameters", "block_parameters", "left_assignment_list", "exception_variable",
+    "destructured_parameter", "destructured_left_assignment", "array_pattern", "find_pattern", "alternative_pattern",
+)
+
+for _name in _BINDING_NODES:
+    _HANDLERS[_name] = Walker.on_binding
+
+_HANDLERS_BY_ID: dict[int, Callable[[Walker, Any], Any]] = {
+    (65535 if name == "ERROR" else int(_LANGUAGE.id_for_node_kind(name, True) or 0)): handler for name, handler in _HANDLERS.items()
+}
+
+# Fields in which an identifier is never a call: names of methods, parameters and aliases.
+_NOT_A_CALL_FIELDS = frozenset({"name", "method", "alias", "pattern", "key"})
+_NOT_A_CALL_FIELD_IDS = frozenset(i for f in _NOT_A_CALL_FIELDS if (i := _LANGUAGE.field_id_for_name(f)))
+_PATTERN_FIELD_ID = _LANGUAGE.field_id_for_name("pattern")
+

@@ -1,0 +1,252 @@
+"""The branch a load-time conditional takes, for constants assigned from one:
+``XImplementation = case when Concurrent.on_cruby? then MriX ... else MutexX end`` (also
+``if``/``elsif``/``else``, ``unless`` and ternaries), followed by ``class X < XImplementation``.
+
+Ruby evaluates the conditions when the file loads; rdx cannot, so this is a heuristic with a
+stated model: **the program runs on CRuby (MRI) 2.0 or later, and optional features that the
+code probes for at load time are absent**. Under that model each condition is true, false or
+an unknown *probe*:
+
+* engine tests are decided: a call without arguments named ``cruby?``/``mri?`` (or
+  ``on_cruby?``...) is true, one named after another engine (``jruby?``, ``on_rbx?``,
+  ``truffleruby?``, ``java?``...) is false; ``RUBY_ENGINE == "ruby"`` is true,
+  ``RUBY_ENGINE == "jruby"`` false, ``RUBY_PLATFORM == "java"`` false,
+  ``defined?(JRUBY_VERSION)`` false;
+* version tests against a version before 2.0 are decided (``RUBY_VERSION < "1.9"``,
+  ``ruby_version(:>, 1, 9, 3)``); later versions are probes;
+* other probes are conditions that read only the environment: ``defined?(...)``, a constant,
+  a call on a constant (or on nothing) whose arguments are all literals or constants, and
+  comparisons of such values (``Concurrent.c_extensions_loaded?``, ``defined?(JavaAtomicBoolean)``);
+* ``!``/``not``, ``&&``/``and``, ``||``/``or`` and parentheses combine these.
+
+The branch chosen is the first whose condition is true, an unknown probe counting as false
+(the optional feature is assumed absent), else the ``else`` branch. The value is the last
+expression of that branch when it is a constant (``case``/``if`` nested in it are followed);
+anything else, or a condition that is not a probe (a local or global variable, ``ENV[...]``,
+``$stdout.isatty``), gives None: no guess is made. Where Ruby's choice depends on the platform
+or on an optional library being installed, the answer is the CRuby-without-extensions one,
+which may differ from what a given machine does (``defined?(::Set)`` counts as false).
+
+Pure functions of tree-sitter nodes, evaluated with explicit stacks (no recursion).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rdx.ruby.syntax import node_text, symbol_name
+
+__all__ = ["chosen_constant"]
+
+_CONDITIONALS = frozenset({"if", "unless", "case", "conditional"})
+_CONSTANTS = frozenset({"constant", "scope_resolution"})
+_OTHER_ENGINES = frozenset({"jruby", "rbx", "rubinius", "truffleruby", "truffle", "graalvm", "java", "maglev", "ironruby", "opal"})
+_LITERALS = frozenset({"integer", "float", "string", "simple_symbol", "true", "false", "nil", "regex"})
+_COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">=", "=~", "!~", "==="})
+# A condition that is not a probe: the conditional's value cannot be known.
+_OPAQUE = "opaque"
+# Deepest nesting of conditionals inside the branch taken that is followed.
+_MAX_NESTING = 16
+
+
+def _last_expression(body: Any) -> Any | None:
+    """The last statement of a branch body (``then``/``else``), comments skipped."""
+    if body is None:
+        return None
+    statements = [c for c in body.named_children if c.type != "comment"]
+    return statements[-1] if statements else None
+
+
+def _version_decided(op: str, major: int) -> bool | None:
+    """``RUBY_VERSION <op> v`` for a version ``v`` whose major number is ``major``: decided
+    only for versions before 2.0, which every supported Ruby is after."""
+    if major >= 2:
+        return None
+    return op in (">", ">=", "!=")
+
+
+def _leading_major(text: str) -> int | None:
+    match = re.match(r"(\d+)", text)
+    return int(match.group(1)) if match else None
+
+
+def _comparison(node: Any, op: str) -> bool | None | str:
+    """A comparison between two environment values."""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None:
+        return _OPAQUE
+    name = node_text(left) if left.type == "constant" else ""
+    literal = symbol_name(right) if right.type == "string" else None
+    if name == "RUBY_ENGINE" and literal is not None and op in ("==", "!="):
+        return (literal == "ruby") == (op == "==")
+    if name == "RUBY_PLATFORM" and literal == "java" and op in ("==", "!="):
+        return op == "!="
+    if name == "RUBY_VERSION" and literal is not None and op in _COMPARISONS - {"=~", "!~", "==="}:
+        major = _leading_major(literal)
+        return _version_decided(op, major) if major is not None else None
+    if all(_is_environment(side) for side in (left, right)):
+        return None
+    return _OPAQUE
+
+
+def _is_environment(node: Any) -> bool:
+    """A value read from the environment only: a literal, a constant, or a probe call."""
+    return node.type in _LITERALS or node.type in _CONSTANTS or (node.type == "call" and _call(node) != _OPAQUE)
+
+
+def _call(node: Any) -> bool | None | str:
+    """Engine predicates and version probes are decided; other calls on a constant (or on
+    nothing) with literal or constant arguments and no block are unknown probes."""
+    method, receiver = node.child_by_field_name("method"), node.child_by_field_name("receiver")
+    args = node.child_by_field_name("arguments")
+    if method is None or node.child_by_field_name("block") is not None:
+        return _OPAQUE
+    if receiver is not None and receiver.type not in _CONSTANTS:
+        return _OPAQUE
+    given = args.named_children if args is not None else []
+    if any(a.type not in _LITERALS and a.type not in _CONSTANTS for a in given):
+        return _OPAQUE
+    name = node_text(method).removeprefix("on_").removesuffix("?")
+    if not given and name in ("cruby", "mri"):
+        return True
+    if not given and name in _OTHER_ENGINES:
+        return False
+    if name == "ruby_version" and len(given) >= 2 and given[0].type == "simple_symbol" and all(a.type == "integer" for a in given[1:]):
+        op = node_text(given[0])[1:]
+        return _version_decided(op, int(node_text(given[1]))) if op in _COMPARISONS else None
+    return None
+
+
+def _defined(operand: Any) -> bool | None | str:
+    while operand.type == "parenthesized_statements" and operand.named_child_count == 1:
+        operand = operand.named_children[0]
+    if operand.type == "constant" and node_text(operand) == "JRUBY_VERSION":
+        return False
+    return None if operand.type in _CONSTANTS or operand.type == "call" else _OPAQUE
+
+
+def _and(a: bool | None | str, b: bool | None | str) -> bool | None | str:
+    if _OPAQUE in (a, b):
+        return _OPAQUE
+    if a is False or b is False:
+        return False
+    return True if a is True and b is True else None
+
+
+def _or(a: bool | None | str, b: bool | None | str) -> bool | None | str:
+    if _OPAQUE in (a, b):
+        return _OPAQUE
+    if a is True or b is True:
+        return True
+    return False if a is False and b is False else None
+
+
+def _not(a: bool | None | str) -> bool | None | str:
+    return a if a is None or a == _OPAQUE else not a
+
+
+def condition_value(node: Any) -> bool | None | str:
+    """True, False, None (an unknown probe) or ``_OPAQUE`` for a condition, evaluated with an
+    explicit stack: operands are pushed, results combined in postfix order."""
+    tasks: list[tuple[Any, str]] = [(node, "")]
+    results: list[bool | None | str] = []
+    while tasks:
+        current, combine = tasks.pop()
+        if combine == "and":
+            b, a = results.pop(), results.pop()
+            results.append(_and(a, b))
+            continue
+        if combine == "or":
+            b, a = results.pop(), results.pop()
+            results.append(_or(a, b))
+            continue
+        if combine == "not":
+            results.append(_not(results.pop()))
+            continue
+        t = current.type
+        operator = current.child_by_field_name("operator")
+        op = node_text(operator) if operator is not None else ""
+        if t == "parenthesized_statements" and current.named_child_count == 1:
+            tasks.append((current.named_children[0], ""))
+        elif t == "binary" and op in ("&&", "and", "||", "or"):
+            tasks += [(current, "and" if op in ("&&", "and") else "or"), (current.child_by_field_name("right"), ""), (current.child_by_field_name("left"), "")]
+        elif t == "binary" and op in _COMPARISONS:
+            results.append(_comparison(current, op))
+        elif t == "unary" and op in ("!", "not"):
+            tasks += [(current, "not"), (current.child_by_field_name("operand"), "")]
+        elif t == "unary" and op == "defined?":
+            results.append(_defined(current.child_by_field_name("operand")))
+        elif t in ("true", "false", "nil"):
+            results.append(t == "true")
+        elif t == "call":
+            results.append(_call(current))
+        elif t in _CONSTANTS:
+            results.append(None)
+        else:
+            results.append(_OPAQUE)
+    return results[0] if len(results) == 1 else _OPAQUE
+
+
+def _taken(conditional: Any) -> tuple[bool, Any | None]:
+    """(decidable, the body taken or None when no branch is) for one conditional node."""
+    t = conditional.type
+    if t == "case":
+        subject = conditional.child_by_field_name("value")
+        for clause in conditional.named_children:
+            if clause.type == "else":
+                return True, clause
+            if clause.type != "when":
+                continue
+            value = _when_value(subject, clause)
+            if value == _OPAQUE:
+                return False, None
+            if value is True:
+                return True, clause.child_by_field_name("body")
+        return True, None
+    if t == "conditional":
+        value = condition_value(conditional.child_by_field_name("condition"))
+        if value == _OPAQUE:
+            return False, None
+        return True, conditional.child_by_field_name("consequence" if value is True else "alternative")
+    branch = conditional
+    while branch is not None and branch.type != "else":
+        value = condition_value(branch.child_by_field_name("condition"))
+        value = _not(value) if branch.type == "unless" else value
+        if value == _OPAQUE:
+            return False, None
+        if value is True:
+            return True, branch.child_by_field_name("consequence")
+        branch = branch.child_by_field_name("alternative")
+    return True, branch
+
+
+def _when_value(subject: Any | None, clause: Any) -> bool | None | str:
+    """Whether a ``when`` matches: any of its patterns is true (``case`` without a subject), or
+    equals the subject (only ``case RUBY_ENGINE when "ruby"`` is decided)."""
+    value: bool | None | str = False
+    for pattern in clause.children_by_field_name("pattern"):
+        expr = pattern.named_children[0] if pattern.type == "pattern" and pattern.named_child_count == 1 else pattern
+        if subject is None:
+            value = _or(value, condition_value(expr))
+        elif subject.type == "constant" and node_text(subject) == "RUBY_ENGINE" and expr.type == "string" and symbol_name(expr) is not None:
+            value = _or(value, symbol_name(expr) == "ruby")
+        else:
+            return _OPAQUE
+    return value
+
+
+def chosen_constant(value: Any) -> Any | None:
+    """For a conditional value (``case``/``if``/``unless``/ternary, possibly parenthesized):
+    the constant node its taken branch ends in under this module's model, else None."""
+    for _ in range(_MAX_NESTING):
+        while value is not None and value.type == "parenthesized_statements" and value.named_child_count == 1:
+            value = value.named_children[0]
+        if value is None or value.type not in _CONDITIONALS:
+            return value if value is not None and value.type in _CONSTANTS else None
+        decidable, body = _taken(value)
+        if not decidable or body is None:
+            return None
+        # A ternary's branches are expressions; ``then``/``else`` bodies hold statements.
+        value = body if value.type == "conditional" else _last_expression(body)
+    return None

@@ -1,0 +1,193 @@
+"""Load-time calls of another file's methods, as facts for resolution.
+
+Discovery sees one file at a time, so a call of another
+file's method (``DidYouMean.correct_error(self, Correction)`` in a Rails error class) becomes
+a ``LoadCall`` record (receiver constant, arguments as constants, ``self`` or unknown), and each
+method the file makes callable on a namespace gets ``MethodEffects``: the same reading of its
+body as above, kept as a template over its parameters (``LoadEffect``: a mixin or a call of
+another method of the file that has effects). ``rdx.ruby.resolve.loadcalls`` binds them once
+every namespace is declared. Ruby's hooks (``included``, ``inherited``...) get no template.
+The reading of bodies is ``rdx.ruby.evaluate.loadtime``'s (same rules, same limits).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rdx.model.kinds import MixinKind
+from rdx.model.records import LoadCall, LoadEffect, MethodEffects, Operand, OperandKind
+from rdx.ruby.evaluate.loadtime import (
+    MIXING_CALLS,
+    NOT_RUN,
+    SEPARATE_ARGS,
+    Bound,
+    Callee,
+    FileIndex,
+    call_parts,
+    guarded_mixin,
+    load_events,
+)
+
+if TYPE_CHECKING:
+    from rdx.ruby.discover.parse import Walker
+
+__all__ = ["cross_file_facts"]
+
+# -- calls across files ------------------------------------------------------------------
+# Ruby runs these when a module is included and calls them itself: never a load-time call.
+_HOOK_NAMES = frozenset({"included", "extended", "prepended", "inherited", "append_features", "prepend_features", "extend_object", "method_added"})
+_NAMESPACE_NODES = frozenset({"class", "module", "singleton_class"})
+_MIXIN_WORDS = (b"include", b"prepend", b"extend")
+# Where a statement-level call may sit (expressions and literals are not read: a call that
+# mixes in stands as a statement, ``if``/``unless`` bodies and ``&&`` chains included).
+_STATEMENT_CONTAINERS = frozenset({
+    "program", "body_statement", "then", "if", "unless", "if_modifier", "unless_modifier", "begin",
+    "parenthesized_statements", "rescue_modifier", "binary", "ensure",
+})
+_SKIPPED = NOT_RUN - _NAMESPACE_NODES
+
+
+def cross_file_facts(w: Walker, root: Any) -> tuple[list[LoadCall], list[MethodEffects]]:
+    """What resolution needs to inline load-time calls across files: the calls ``Const.m(args)``
+    outside method bodies whose method the file does not define before them (with at least one
+    argument that is a constant or ``self``), and the mixin effects of the methods the file
+    makes callable on its namespaces (``MethodEffects``, templates over the parameters)."""
+    index = FileIndex(w.definitions)
+    return _foreign_calls(w, index, root), _templates(w, index, root)
+
+
+def _foreign_calls(w: Walker, index: FileIndex, root: Any) -> list[LoadCall]:
+    """The load-time calls of other files' methods, in source order: statements of class and
+    module bodies and of the top level are read; method bodies, blocks, expressions and
+    branches not known taken are not."""
+    scopes = {d.start: i for i, d in enumerate(index.defs) if d.kind in ("Class", "Module", "SingletonClass")}
+    out: list[LoadCall] = []
+    stack: list[tuple[Any, int]] = [(root, -1)]
+    while stack:
+        node, scope = stack.pop()
+        t = node.type
+        if t in _NAMESPACE_NODES:
+            body, i = node.child_by_field_name("body"), scopes.get(node.start_byte)
+            if body is not None and i is not None:
+                stack.append((body, i))
+            continue
+        if t == "call":
+            if (call := _foreign_call(w, index, node, scope)) is not None:
+                out.append(call)
+        elif t in _STATEMENT_CONTAINERS:
+            stack.extend((child, scope) for child in reversed(node.named_children) if child.type not in _SKIPPED)
+    return out
+
+
+def _foreign_call(w: Walker, index: FileIndex, node: Any, scope: int) -> LoadCall | None:
+    name, recv, args = call_parts(node)
+    if name is None or name in MIXING_CALLS or name == "new" or recv is None or recv.type not in ("constant", "scope_resolution"):
+        return None
+    path = w._const_path(recv)
+    if path is None or path.dynamic or index.callee(Bound(path, scope), name, node.start_byte) is not None:
+        return None  # Not a constant, or a method of this file (inlined by discovery already).
+    given = [a for a in args if a.type not in SEPARATE_ARGS]
+    if any(a.type in ("splat_argument", "hash_splat_argument") for a in given):
+        return None
+    operands = tuple(_operand(w, a, {}, scope >= 0) for a in given)
+    if all(o.kind == OperandKind.UNKNOWN for o in operands):
+        return None
+    return LoadCall(Operand(OperandKind.CONSTANT, path), name, operands, scope, node.start_byte)
+
+
+def _operand(w: Walker, node: Any, params: dict[bytes, int], self_known: bool) -> Operand:
+    """An argument or receiver as an ``Operand``: a constant, ``self`` (where it is known), a
+    parameter of the method being read, or unknown."""
+    t = node.type
+    if t in ("constant", "scope_resolution"):
+        path = w._const_path(node)
+        if path is not None and not path.dynamic:
+            return Operand(OperandKind.CONSTANT, path)
+    elif t == "self" and self_known:
+        return Operand(OperandKind.SELF)
+    elif t == "identifier" and node.text in params:
+        return Operand(OperandKind.PARAM, None, params[node.text])
+    return Operand(OperandKind.UNKNOWN)
+
+
+def _templates(w: Walker, index: FileIndex, root: Any) -> list[MethodEffects]:
+    """``MethodEffects`` of every method callable on a namespace of the file that mixes in
+    (or calls such a method of the file, to a fixed point), in definition order."""
+    raw: dict[int, MethodEffects] = {}
+    for (qual, name), callees in index.methods.items():
+        if name in _HOOK_NAMES:
+            continue
+        for c in callees:
+            if c.needs_extend_self and qual not in index.extend_self:
+                continue  # Not callable on the module from another file.
+            d = index.defs[c.method]
+            node = root.descendant_for_byte_range(d.start, d.end)
+            if node is not None and node.type in ("method", "singleton_method") and (t := _template(w, index, node, c)) is not None:
+                raw[c.method] = t
+    kept: set[str] = set()
+    grew = True
+    while grew:  # Methods that mix in, then those calling them, and so on.
+        grew = False
+        for i, t in raw.items():
+            name = index.defs[i].name
+            if name not in kept and any(e.mixin or e.name in kept for e in t.effects):
+                kept.add(name)
+                grew = True
+    out = []
+    for i in sorted(raw):
+        t = raw[i]
+        if index.defs[i].name in kept:
+            effects = tuple(e for e in t.effects if e.mixin or e.name in kept)
+            out.append(MethodEffects(t.method, t.namespace, t.scope, t.required, t.defaults, effects))
+    return out
+
+
+def _template(w: Walker, index: FileIndex, node: Any, callee: Callee) -> MethodEffects | None:
+    """The effects of one method body over its parameters (see ``_enter`` for what is read)."""
+    body = node.child_by_field_name("body")
+    if body is None:
+        return None
+    text = body.text
+    local = {name for _, name in index.methods}
+    if not any(word in text for word in _MIXIN_WORDS) and not any(n.encode() in text for n in local):
+        return None
+    names: dict[bytes, int] = {}
+    defaults_nodes: list[Any] = []
+    params = node.child_by_field_name("parameters")
+    for p in params.named_children if params is not None else ():
+        if p.type == "identifier" and not defaults_nodes:
+            names[p.text] = len(names)
+        elif p.type == "optional_parameter" and (pname := p.child_by_field_name("name")) is not None:
+            names[pname.text] = len(names)
+            defaults_nodes.append(p.child_by_field_name("value"))
+        elif p.type not in ("keyword_parameter", "block_parameter", "hash_splat_parameter"):
+            return None
+    effects = []
+    for event, in_block in load_events(body, index):
+        effect = _effect(w, event, in_block, names)
+        if effect is not None:
+            effects.append(effect)
+    if not effects:
+        return None
+    defaults = tuple(_operand(w, n, {}, True) if n is not None else Operand(OperandKind.UNKNOWN) for n in defaults_nodes)
+    d = index.defs[callee.method]
+    return MethodEffects(callee.method, callee.namespace, d.parent, len(names) - len(defaults), defaults, tuple(effects))
+
+
+def _effect(w: Walker, node: Any, in_block: bool, params: dict[bytes, int]) -> LoadEffect | None:
+    name, recv, args = call_parts(node)
+    if name is None:
+        return None
+    given = [a for a in args if a.type not in SEPARATE_ARGS]
+    if any(a.type in ("splat_argument", "hash_splat_argument") for a in given):
+        return None
+    receiver = Operand(OperandKind.SELF) if recv is None and not in_block else _operand(w, recv, params, not in_block) if recv is not None else None
+    if receiver is None or receiver.kind == OperandKind.UNKNOWN:
+        return None
+    operands = tuple(_operand(w, a, params, not in_block) for a in given)
+    if name not in MIXING_CALLS:
+        return LoadEffect(name, receiver, operands)
+    if not operands or any(o.kind == OperandKind.UNKNOWN for o in operands):
+        return None  # Ruby would include something rdx cannot name.
+    guarded = name != MixinKind.EXTEND and recv is not None and len(given) == 1 and guarded_mixin(node, recv.text, given[0].text)
+    return LoadEffect(name, receiver, operands, True, guarded)

@@ -1,0 +1,392 @@
+"""Phase 3: superclasses and linearized ancestors, with Ruby's own include/prepend insertion.
+
+Chains are computed on demand and memoized; a chain computed while another was still in
+progress is provisional and not kept (``_partial_hits``)."""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+
+import msgspec
+
+from rdx.model.declarations import DeclarationRecord
+from rdx.model.kinds import MixinKind
+from rdx.model.records import ConstPath
+from rdx.model.store import ResolutionDiagnostic
+from rdx.ruby.resolve import insertion
+from rdx.ruby.resolve.concerns import Concerns
+from rdx.ruby.resolve.insertion import Building
+from rdx.ruby.resolve.vocabulary import (
+    HEAD,
+    NAMESPACE_DEF_KINDS,
+    Phase,
+    ReplayUnsafe,
+)
+
+
+class MixinOp(msgspec.Struct, frozen=True):
+    """One step of building a chain: include or prepend ``target`` (a path to look up, an
+    already resolved declaration id for a concern's ``ClassMethods``, or None for ``self``).
+
+    ``key`` orders the steps: (document key, offset of the call, position within it), where
+    ``include A, B`` inserts B first so that A ends up first. ``scope`` is the definition
+    whose body holds the call (``external`` False) or the scope of a ``Foo.include(M)`` call
+    (``external`` True), where the target is looked up. Extends of a singleton class's attached
+    namespace are includes into the singleton class."""
+
+    key: tuple[int, int, int]
+    kind: MixinKind
+    doc: int
+    scope: int
+    target: ConstPath | int | None
+    external: bool
+
+class Ancestors(Concerns):
+    """Linearization; mixed into the Resolver."""
+
+    def superclass(self, decl_id: int) -> int | None:
+        rec = self.decls[decl_id]
+        if decl_id in self._superclass_done:
+            return rec.superclass
+        self._superclass_done.add(decl_id)
+        hits_before = len(self._partial_hits)
+        result = self._compute_superclass(decl_id, rec)
+        if len(self._partial_hits) != hits_before:
+            self._superclass_done.discard(decl_id)  # Provisional: resolved from a partial chain.
+        return result
+
+    def _compute_superclass(self, decl_id: int, rec: DeclarationRecord) -> int | None:
+        if rec.kind == "SingletonClass":
+            rec.superclass = self._singleton_superclass(rec)
+            return rec.superclass
+        if rec.kind != "Class" or decl_id == self.basic_object_id:
+            rec.superclass = None if rec.kind != "Todo" else rec.superclass
+            return rec.superclass
+        chosen = None
+        for doc, index in rec.definitions:
+            d = self.docs[doc].definitions[index]
+            if d.superclass_self:
+                outer = self.cref(doc, d.parent)
+                if outer is not None and (outer[0] if outer else self.object_id) != decl_id:
+                    chosen = chosen or (outer[0] if outer else self.object_id)
+                continue
+            if d.superclass is None:
+                continue
+            site = self.cref(doc, d.parent)
+            if site is None:
+                continue
+            target = self._superclass_target(decl_id, doc, d.superclass, site)
+            if target is None:
+                if self.phase == Phase.NAMESPACES:
+                    continue
+                target = self._placeholder(d.superclass, site, len(d.superclass.segments))
+                self.decls[target].superclass = self.object_id
+            trec = self.decls[target]
+            if trec.kind == "Todo" and trec.superclass is None and self._created is not None:
+                # Made for a mixin or a scope, and now a superclass too: a full resolve gives it
+                # a superclass or not depending on which lookup came first.
+                raise ReplayUnsafe("a placeholder is both a mixin and a superclass")
+            if trec.kind not in ("Class", "Todo") or target == decl_id:
+                self.state.diagnostics.append(
+                    ResolutionDiagnostic(doc, "invalid-superclass", f"superclass {d.superclass.text!r} of {rec.name} is a {trec.kind}, not a class", d.start, d.end, "warning")
+                )
+                continue
+            if chosen is None:
+                chosen = target
+            elif chosen != target:
+                self.state.diagnostics.append(
+                    ResolutionDiagnostic(doc, "superclass-mismatch", f"superclass mismatch for class {rec.name}: {d.superclass.text} vs {self.decls[chosen].name}", d.start, d.end, "warning")
+                )
+        rec.superclass = chosen if chosen is not None else self.object_id
+        return rec.superclass
+
+    def _superclass_target(self, decl_id: int, doc: int, path: ConstPath, site: tuple[int, ...]) -> int | None:
+        """The namespace a superclass expression names, evaluated where it is written: Ruby
+        evaluates it before the new constant exists (``class SchemaDumper < SchemaDumper``
+        or ``class A < A::D`` inside ``module A`` look past the class itself) and while the
+        file loads (a class the same file defines further down is not there yet)."""
+        found = self.follow(self.lookup_path_at(path, site, doc, path.start, hidden=decl_id))
+        if found is not None and self.decls[found].is_namespace:
+            return found
+        return None
+
+    def _singleton_superclass(self, rec: DeclarationRecord) -> int | None:
+        attached = rec.attached
+        if attached is None:
+            return self.class_id
+        arec = self.decls[attached]
+        if arec.kind in ("Module", "Todo") and arec.superclass is None:
+            return self.module_id
+        if attached == self.basic_object_id:
+            return self.class_id
+        sup = self.superclass(attached)
+        if sup is None:
+            return self.module_id if arec.kind != "Class" else self.class_id
+        return self.singleton(sup)
+
+    def _mixin_ops(self, decl_id: int) -> list[MixinOp]:
+        """The mixin operations that build a namespace's chain, in program order."""
+        rec = self.decls[decl_id]
+        ops: list[MixinOp] = []
+
+        def add(doc: int, index: int, pos: int, mixins: Sequence, kinds: tuple[str, ...], external: bool) -> None:
+            by_call: dict[int, list] = {}
+            for m in mixins:
+                if m.kind in kinds:
+                    by_call.setdefault(m.call, []).append(m)
+            for group in by_call.values():
+                first = group[0].start
+                # ``include A, B`` inserts B first, then A, so A ends up first in the chain.
+                for order, m in enumerate(reversed(group)):
+                    kind = MixinKind.INCLUDE if m.kind == MixinKind.EXTEND else MixinKind(m.kind)
+                    ops.append(MixinOp((doc, first, order), kind, doc, index, m.target, external))
+
+        for doc, index in rec.definitions:
+            d = self.docs[doc].definitions[index]
+            if d.kind in NAMESPACE_DEF_KINDS:
+                add(doc, index, d.start, d.mixins, ("include", "prepend"), False)
+        for doc, scope, m in self._external.get(decl_id, ()):
+            if m.kind != "extend":
+                add(doc, scope, m.start, [m], ("include", "prepend"), True)
+        if rec.kind == "SingletonClass" and rec.attached is not None:
+            for doc, index in self.decls[rec.attached].definitions:
+                d = self.docs[doc].definitions[index]
+                if d.kind in NAMESPACE_DEF_KINDS and d.kind != "SingletonClass":
+                    add(doc, index, d.start, d.mixins, ("extend",), False)
+            for doc, scope, m in self._external.get(rec.attached, ()):
+                if m.kind == "extend":
+                    add(doc, scope, m.start, [m], ("extend",), True)
+            if self.phase != Phase.NAMESPACES and not self.is_concern(rec.attached):
+                # Including a concern extends the class with the concern's ClassMethods (and
+                # those of the concerns it depends on, first); ``def self.included(base)``
+                # hooks that call ``base.extend(X)`` do the same for any module.
+                for op in self._mixin_ops(rec.attached):
+                    if op.kind != MixinKind.INCLUDE:
+                        continue
+                    module = self._mixin_target(rec.attached, op.doc, op.scope, op.target, op.external)
+                    if module is None:
+                        continue
+                    extensions = self.included_extensions(module)
+                    doc, start, order = op.key
+                    for n, cm in enumerate(extensions):
+                        ops.append(MixinOp((doc, start, order * 1000 + n), MixinKind.INCLUDE, op.doc, op.scope, cm, op.external))
+        ops.sort(key=lambda op: op.key)
+        return ops
+
+    def _load_times(self) -> None:
+        assert self._times_raw is not None
+        times = msgspec.msgpack.decode(self._times_raw, type=list[tuple[int, ...]])
+        self._times_raw = None
+        self._times = dict(zip(self._ancestors, times, strict=True))
+
+    def _own_chains(self) -> None:
+        """Give the state being built its own chain tables before an update changes them
+        (once per update: ``_chains_owned`` names the state that owns them)."""
+        if self._chains_owned is self.state:
+            return
+        if self._times_raw is not None:
+            self._load_times()
+        self._ancestors = self._ancestors.copy()
+        self._times = self._times.copy()
+        self.state.ancestors = self._ancestors
+        self._chains_owned = self.state
+
+    def ancestors(self, decl_id: int) -> tuple[int, ...]:
+        return self._chain(decl_id)[0]
+
+    def _chain(self, decl_id: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Linearized ancestors and, parallel to them, when each entry joined this chain.
+
+        Times are ``doc << 32 | offset`` of the mixin call that inserted the entry (-1 for the
+        classes themselves). Ruby skips a module "already in the chain" by looking at the
+        superclasses as they are at that moment, so a superclass's include made later (in load
+        order) does not stop an earlier include in the subclass."""
+        if self._times_raw is not None:
+            self._load_times()
+        cached = self._ancestors.get(decl_id)
+        if cached is not None:
+            return cached, self._times[decl_id]
+        partial = self._in_progress.get(decl_id)
+        if partial is not None:
+            # A lookup made while computing this chain sees it as far as it got, as in Ruby,
+            # where each include runs after the previous ones. Whatever is computed from a
+            # partial chain is provisional and is not cached (see ``_partial_hits``).
+            self._partial_hits.append(decl_id)
+            return tuple(partial[0][1:]), tuple(partial[1][1:])
+        rec = self.decls[decl_id]
+        if not rec.is_namespace:
+            return (decl_id,), (-1,)
+        b = Building([HEAD, decl_id], [-1, -1], [0, 0])
+        self._in_progress[decl_id] = (b.chain, b.times)
+        depth = len(self._super_len)
+        hits_before = len(self._partial_hits)
+        self._concern_deps[decl_id] = []
+        try:
+            sup = self.superclass(decl_id)
+            if sup is not None:
+                sup_chain, sup_times = self._chain(sup)
+                b.chain.extend(sup_chain)
+                b.times.extend(sup_times)
+                b.tokens.extend([0] * len(sup_chain))
+            b.super_len = len(b.chain) - 2
+            self._super_len.append(b.super_len)
+            self._apply_mixins(decl_id, rec, b)
+        finally:
+            del self._in_progress[decl_id]
+            if len(self._super_len) > depth:
+                self._super_len.pop()
+        chain, times = b.chain, b.times
+        if chain.count(decl_id) > 1:
+            # A module mixed in through one that (provisionally) had this one among its
+            # ancestors: a namespace is never its own ancestor twice (Ruby's cyclic error).
+            keep = [i for i, d in enumerate(chain) if d != decl_id or i == 1]
+            chain[:] = [chain[i] for i in keep]
+            times[:] = [times[i] for i in keep]
+        result = tuple(chain[1:])
+        result_times = tuple(times[1:])
+        hits = self._partial_hits[hits_before:]
+        del self._partial_hits[hits_before:]
+        others = [h for h in hits if h != decl_id]
+        if others:
+            self._partial_hits.extend(others)  # Still provisional for the frames that use us.
+        else:
+            self._ancestors[decl_id] = result
+            self._times[decl_id] = result_times
+        return result, result_times
+
+    def _apply_mixins(self, decl_id: int, rec: DeclarationRecord, b: Building) -> None:
+        """Run the chain's own mixin calls in program order, and between them the mixins that
+        modules already in the chain make later (Ruby 3 propagates those into includers)."""
+        origin = 1
+        concern = self.phase != Phase.NAMESPACES and rec.kind == "Module" and self.is_concern(decl_id)
+        late: list[tuple[int, tuple[int, int, int], int, MixinKind, int]] = []
+        for op in self._mixin_ops(decl_id):
+            key, kind = op.key, op.kind
+            when = (key[0] << 32) | key[1]
+            if late and late[0][0] < when:
+                origin = self._run_late(decl_id, b, late, when)
+            module = self._mixin_target(decl_id, op.doc, op.scope, op.target, op.external)
+            if module is None:
+                continue
+            if module == decl_id or self._cyclic(module, decl_id, when):
+                # ``module A; include A; end``, or a module mixing in one that already mixed
+                # it in: Ruby raises ArgumentError (cyclic include detected), changing nothing.
+                continue
+            if kind == "include":
+                if concern and self.is_concern(module):
+                    # A concern including a concern only records it as a dependency.
+                    self._concern_deps.setdefault(decl_id, []).append(module)
+                    continue
+                added = self._include_with_dependencies(b, module, origin, set(), when)
+            else:
+                origin, added = insertion.prepend(b, self._present(module, when), origin, when)
+            self._schedule_late(b, added, late)
+        if late:
+            self._run_late(decl_id, b, late, None)
+
+    def _present(self, module: int, when: int) -> tuple[int, ...]:
+        """``module``'s chain as it was at ``when``; a concern's whole chain. Concerns are
+        loaded through ``autoload`` (which the load order does not follow) and are complete
+        by the time anything includes them, so none of their mixins is late."""
+        chain, times = self._chain(module)
+        if self.phase != Phase.NAMESPACES and self.is_concern(module):
+            return chain
+        return insertion.present_at(chain, times, when)
+
+    def _schedule_late(self, b: Building, added: list[int], late: list) -> None:
+        """For entries just inserted, queue the mixins their modules make after that moment."""
+        for token in added:
+            pos = b.position(token)
+            module, joined = b.chain[pos], b.times[pos]
+            times = self._chain(module)[1]
+            if not times or max(times) <= joined or (self.phase != Phase.NAMESPACES and self.is_concern(module)):
+                continue
+            for op in self._mixin_ops(module):
+                when = (op.key[0] << 32) | op.key[1]
+                if when <= joined:
+                    continue
+                target = self._mixin_target(module, op.doc, op.scope, op.target, op.external)
+                if target is not None and target != module:
+                    heapq.heappush(late, (when, op.key, token, op.kind, target))
+
+    def _run_late(self, decl_id: int, b: Building, late: list, until: int | None) -> int:
+        """Apply queued late mixins made before ``until`` (all when None); returns the class's
+        position in the chain, which moves when a prepended module gains entries."""
+        while late and (until is None or late[0][0] < until):
+            when, _, anchor, kind, module = heapq.heappop(late)
+            modules = self._present(module, when)
+            if kind == "include":
+                added = insertion.propagate_include(b, anchor, module, modules, when, self._is_class_entry)
+            else:
+                added = insertion.propagate_prepend(b, anchor, modules, when)
+            self._schedule_late(b, added, late)
+        return b.chain.index(decl_id, 1)
+
+    def _cyclic(self, module: int, decl_id: int, when: int) -> bool:
+        """Whether ``module`` already has ``decl_id`` among its ancestors at ``when``: the
+        mixin that came first in load order stands, the later one is Ruby's cyclic error."""
+        chain, times = self._chain(module)
+        if decl_id not in chain:
+            return False
+        joined = times[chain.index(decl_id)]
+        return joined < when
+
+    def _include_with_dependencies(self, b: Building, module: int, origin: int, seen: set[int], when: int) -> list[int]:
+        """Include ``module``, after the concerns it depends on (ActiveSupport::Concern)."""
+        modules = self._present(module, when)
+        added: list[int] = []
+        if module not in seen:
+            seen.add(module)
+            for dep in self._concern_deps.get(module, ()):
+                added += self._include_with_dependencies(b, dep, origin, seen, when)
+        added += insertion.include(b, modules, origin, when, self._is_class_entry)
+        rec = self.decls[module]
+        for doc, index in rec.definitions:
+            d = self.docs[doc].definitions[index]
+            for m in d.deferred_mixins:
+                if m.kind != "include":
+                    continue
+                dep_id = self._mixin_target(module, doc, index, m.target, load_time=False)
+                if dep_id is not None and dep_id not in seen:
+                    added += self._include_with_dependencies(b, dep_id, origin, seen, when)
+        return added
+
+    def _mixin_target(
+        self, decl_id: int, doc: int, index: int, target: ConstPath | int | None, external: bool = False, load_time: bool = True
+    ) -> int | None:
+        """The module a mixin names. One written in a namespace body, or ``Foo.include(M)``
+        outside method bodies, is evaluated while its file loads (``lookup_namespace_at``); a
+        deferred one (``included do ... end``) runs later."""
+        if isinstance(target, int):
+            return target  # Already resolved (a concern's ClassMethods).
+        if target is None and external:
+            site = self.cref(doc, index)
+            return (site[0] if site else self.object_id) if site is not None else None
+        if target is None:
+            rec = self.decls[decl_id]
+            return rec.attached if rec.kind == "SingletonClass" else decl_id
+        if external:
+            site = self.cref(doc, index)
+        else:
+            d = self.docs[doc].definitions[index]
+            site = self.cref(doc, index) if d.lexical else self.cref(doc, d.parent)
+        if site is None:
+            return None
+        module = self.lookup_namespace_at(target, site, doc, index) if load_time else self.lookup_namespace(target, site)
+        if module is None:
+            if self.phase == Phase.NAMESPACES:
+                return None
+            module = self._placeholder(target, site, len(target.segments))
+        if self._created is not None and self.decls[module].kind == "Todo" and self.decls[module].superclass is not None:
+            raise ReplayUnsafe("a placeholder is both a superclass and a mixin")
+        if self.decls[module].kind not in ("Module", "Todo"):
+            self.state.diagnostics.append(
+                    ResolutionDiagnostic(doc, "invalid-mixin", f"{target.text} is a {self.decls[module].kind}, not a module", target.start, target.end, "warning")
+            )
+            return None
+        return module
+
+    def _is_class_entry(self, decl_id: int) -> bool:
+        kind = self.decls[decl_id].kind
+        return kind == "Class" or kind == "SingletonClass"

@@ -1,0 +1,88 @@
+"""ActiveSupport::Concern and ``self.included`` hooks: the only Rails knowledge in resolution.
+
+A concern's concern-includes become dependencies included first into the including class, its
+``ClassMethods`` extend the includer, and ``def self.included(base); base.extend(X)`` hooks
+extend the includer with ``X``. ``included_extensions`` follows all of it recursively: the
+concerns a concern's ``included do`` block includes into the class (ActiveRecord's ``Scoping``
+includes ``Scoping::Named``, whose ``ClassMethods`` define ``all``) extend the class with their
+``ClassMethods`` too, as ActiveSupport::Concern's ``append_features`` does. A ``class_methods do``
+block needs nothing here: discovery records it as the concern's ``ClassMethods`` reopened
+(rdx.discovery.definitions). ``prepend``-ing a concern (``prepend_features``, ``prepended do``)
+is not followed."""
+
+from __future__ import annotations
+
+from rdx.ruby.resolve.namespaces import Namespaces
+
+
+class Concerns(Namespaces):
+    """Concern rules; mixed into the Resolver."""
+
+    def is_concern(self, decl_id: int) -> bool:
+        """Whether a module extends ActiveSupport::Concern (Rails defers its concern includes)."""
+        cached = self._concern_cache.get(decl_id)
+        if cached is not None:
+            return cached
+        self._concern_cache[decl_id] = False
+        result = False
+        rec = self.decls[decl_id]
+        if rec.kind == "Module":
+            for doc, index in rec.definitions:
+                d = self.docs[doc].definitions[index]
+                for m in d.mixins:
+                    if m.kind == "extend" and m.target is not None and m.target.segments[-1] == "Concern":
+                        site = self.cref(doc, index)
+                        found = self.lookup_namespace(m.target, site) if site is not None else None
+                        if found is not None and self.decls[found].name == "ActiveSupport::Concern":
+                            result = True
+        self._concern_cache[decl_id] = result
+        return result
+
+    def included_extensions(self, module: int) -> list[int]:
+        """The modules that including ``module`` into a class extends that class with, in the
+        order Ruby extends them (the first ends up last in the singleton's ancestors).
+
+        ActiveSupport::Concern's ``append_features``: first each concern dependency (a concern
+        the concern included in its body) as if the class included it, then the concern's own
+        ``ClassMethods``, then its ``included do`` block run in the class, where ``include X``
+        does all of this for ``X`` and ``extend Y`` extends with ``Y``. For any module, the
+        mixins its ``def self.included(base)`` hook makes on ``base`` are followed the same way.
+        A module already done for this class is skipped (Ruby's ``base < self`` check), which
+        also ends cycles; the walk uses an explicit stack of modules to visit and modules to emit."""
+        out: list[int] = []
+        seen: set[int] = set()
+        tasks: list[tuple[int, bool]] = [(module, False)]
+        while tasks:
+            current, emit = tasks.pop()
+            if emit:
+                out.append(current)
+                continue
+            if current in seen:
+                continue
+            seen.add(current)
+            steps: list[tuple[int, bool]] = []
+            if self.is_concern(current):
+                self.ancestors(current)  # Records the concern's own concern dependencies.
+                steps += [(dep, False) for dep in self._concern_deps.get(current, ())]
+                cm = self.follow(self._member_constant(current, "ClassMethods"))
+                if cm is not None and self.decls[cm].kind == "Module":
+                    steps.append((cm, True))
+            steps += self._deferred_steps(current)
+            tasks.extend(reversed(steps))
+        return out
+
+    def _deferred_steps(self, module: int) -> list[tuple[int, bool]]:
+        """What ``module``'s ``included do`` block or ``self.included(base)`` hook does to the
+        includer, in program order: (module to follow as included, False) or (module to
+        extend with, True)."""
+        steps: list[tuple[int, bool]] = []
+        for doc, index in self.decls[module].definitions:
+            d = self.docs[doc].definitions[index]
+            for m in d.deferred_mixins:
+                if m.kind not in ("include", "extend") or m.target is None:
+                    continue
+                site = self.cref(doc, index)
+                found = self.lookup_namespace(m.target, site) if site is not None else None
+                if found is not None and self.decls[found].kind == "Module":
+                    steps.append((found, m.kind == "extend"))
+        return steps

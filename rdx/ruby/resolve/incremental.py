@@ -1,0 +1,393 @@
+"""Incremental updates: one document replaced, added or removed.
+
+Each returns a new ResolvedState and leaves the previous one intact (records and tables are
+copied before they change), or None when only a full resolve can be trusted. After a None the
+resolver is spent: the caller resolves from scratch with a new one, so nothing is rolled back.
+
+The mechanism is the same for every edit: the old and new versions of the document are
+aligned (``edits.skeleton_diff``: kept, added and removed namespaces and constants, and
+superclasses or mixins changed in place); removals and additions are applied where nothing
+else can notice them (``skeleton``), changed chains are computed again with everything that
+depends on them (``invalidation``), the member definitions writing into the touched namespaces
+are replayed in program order (``_replay_members``), and the documents whose lookups read
+anything that changed resolve their references again. An added document is the edit of an
+empty one at its new key; a removed document is the edit to an empty one, then its key goes."""
+
+from __future__ import annotations
+
+from rdx.model.records import FileResult
+from rdx.model.store import ResolutionDiagnostic, ResolvedState
+from rdx.ruby.resolve.edits import (
+    SkeletonDiff,
+    member_keys,
+    moved_diagnostics,
+    path_names,
+    position_map,
+    signature,
+    skeleton,
+    skeleton_diff,
+    spans_of,
+    successor,
+)
+from rdx.ruby.resolve.placeholders import Placeholders
+from rdx.ruby.resolve.update import UpdateContext, merge_refresh
+from rdx.ruby.resolve.vocabulary import (
+    MAX_REPLAY_DEFINITIONS,
+    MAX_REPLAY_NAMESPACES,
+    MEMBER_CODES,
+    MEMBER_DECL_KINDS,
+    MEMBER_DEF_KINDS,
+    Phase,
+    ReplayUnsafe,
+)
+
+
+class Incremental(Placeholders):
+    """Refresh paths; mixed into the Resolver."""
+
+    def refresh_document(self, new: FileResult) -> ResolvedState | None:
+        """A new state for an edit of one document that leaves its definitions as they were
+        (same kinds, names, nesting, mixins, visibility; only positions, comments, signatures
+        and the code inside method bodies changed), or None when a full resolve is needed.
+
+        Everything but the document's own references is then provably unchanged, so the new
+        state shares the declarations and ancestors and only re-resolves that document's
+        references and moves its diagnostics. The previous state is left intact."""
+        index = self.key_of(new.uri)
+        if index is None:
+            return None
+        self._touched_docs.add(index)
+        old = self.docs[index]
+        if signature(old) != signature(new):
+            return None
+        diagnostics = moved_diagnostics(self.state.diagnostics, index, position_map(old, new), lambda _: True)
+        if diagnostics is None:
+            return None
+        docs = self.docs.copy()
+        docs[index] = new
+        self.docs = docs
+        previous = self.state
+        state = successor(previous, docs, previous.declarations, previous.by_name, previous.definition_declarations, diagnostics)
+        self.state = state
+        state.constant_targets[index], state.method_receivers[index] = self._document_references(index)
+        return state
+
+    def _replay_scope(self, seeds: set[int], keys: set[str], edited: int) -> set[int]:
+        """The namespaces whose members a member edit can change.
+
+        ``keys`` are the member keys (``m()``) whose state the edit can change: at first those
+        the edited document's old and new member definitions write. The scope is the seeds
+        (where the edit writes), their singleton classes and attached namespaces
+        (``module_function`` writes into both) and, to a fixed point, descendants that look up
+        an inherited member (alias, visibility change) named by a key. Keys grow by the aliases
+        in the scope whose original is a key (``alias y x`` changes with ``x``); a visibility
+        change copies under the same key. Every other member of a namespace reads nothing that
+        changed, so the replay gives it back as it was. The member index entries of the
+        ``edited`` document are stale; the caller put its keys in."""
+        descendants = self._descendants()
+        lookups = self._lookup_keys
+        scope: set[int] = set()
+        stack = list(seeds)
+        while True:
+            while stack:
+                ns = stack.pop()
+                if ns in scope or ns not in self.decls:
+                    continue
+                scope.add(ns)
+                if len(scope) > MAX_REPLAY_NAMESPACES:
+                    raise ReplayUnsafe("the edit reaches too many namespaces")
+                rec = self.decls[ns]
+                if rec.singleton is not None:
+                    stack.append(rec.singleton)
+                if rec.attached is not None:
+                    stack.append(rec.attached)
+            grew = True
+            while grew:
+                grew = False
+                for ns in scope:
+                    for doc, i in self._member_index.get(ns, ()):
+                        if doc == edited:
+                            continue
+                        d = self.docs[doc].definitions[i]
+                        if d.kind == "MethodAlias" and f"{d.old_name}()" in keys and f"{d.name}()" not in keys:
+                            keys.add(f"{d.name}()")
+                            grew = True
+            for ns in list(scope):
+                for desc in descendants.get(ns, ()):
+                    if desc not in scope:
+                        wanted = lookups.get(desc)
+                        if wanted is not None and not wanted.isdisjoint(keys):
+                            stack.append(desc)
+            if not stack:
+                return scope
+
+    def refresh_members(self, new: FileResult, order_checked: bool = False) -> ResolvedState | None:
+        """A new state for an edit of one document that changes only its members (methods,
+        attributes, aliases, variables, method visibility): same namespaces, constants,
+        mixins, superclasses and requires. None when a full resolve is needed.
+
+        Namespaces, constants and ancestors are then unchanged. The members of the namespaces
+        the edit writes into, their singleton classes and their descendants are dropped and
+        the member definitions writing into them, from every document, are replayed in program
+        order. The new state shares everything else with the previous one, which is left
+        intact (records are copied before they change). ``order_checked``: the caller made sure
+        that a change of requires leaves the load order as it was."""
+        index = self.key_of(new.uri)
+        if index is None:
+            return None
+        self._touched_docs.add(index)
+        self._load_members()
+        old = self.docs[index]
+        conflict = self.load_call_conflict(index, old, new)
+        if conflict is not None:
+            self.fallback = conflict
+            return None
+        old_skeleton, new_skeleton = skeleton(old), skeleton(new)
+        if (old.load_calls or new.load_calls) and (old_skeleton is None or new_skeleton is None or old_skeleton[0] != new_skeleton[0]):
+            self.fallback = "a document with load-time calls of other files' methods changes its namespaces"
+            return None
+        if old_skeleton is None or new_skeleton is None:
+            self.fallback = "a member definition carries mixins or scopes an external mixin"
+            return None
+        if old_skeleton[0] == new_skeleton[0]:
+            diff = SkeletonDiff(dict(zip(old_skeleton[1], new_skeleton[1], strict=True)), [], [], [])
+        else:
+            aligned = skeleton_diff(old_skeleton, new_skeleton, order_checked)
+            if aligned is None:
+                self.fallback = "the namespaces of the two versions do not align (or external mixins changed)"
+                return None
+            diff = aligned
+        try:
+            return self._replay_members(index, old, new, diff)
+        except ReplayUnsafe as exc:
+            self.fallback = str(exc)
+            return None  # The published states are intact; the caller drops this resolver.
+        finally:
+            self.phase = Phase.SETTLED
+            self._own_record = None
+            self._created = None
+
+    def _replay_members(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> ResolvedState:
+        """Apply an aligned edit of document ``index``: the steps of the module docstring, each
+        below. Raises ReplayUnsafe when a step cannot prove it equals a full resolve."""
+        u = self._begin_update(index, old, new, diff)
+        rechained = self._update_skeleton(u)
+        new_members, scope, order, owner_of = self._member_scope(u, rechained)
+        self._replay(u, scope, order, owner_of)
+        if u.gone:
+            merge_refresh(u.refresh, self._remove_declarations(index, u.gone, u.own))
+        if u.placeholders:
+            merge_refresh(u.refresh, self._mentioning(self._drop_unused_placeholders(u, u.placeholders), index))
+        self._refresh_references(u, order)
+        self._note_members(u, new_members)
+        u.state.diagnostics = list(dict.fromkeys(u.state.diagnostics))
+        return u.state
+
+    def _begin_update(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> UpdateContext:
+        """Check what goes, then publish nothing yet: a new state whose tables are copies,
+        with the document installed, its kept definitions on their declarations at their new
+        indices and its diagnostics moved with their spans."""
+        prev = self.state
+        remap, removed = diff.remap, diff.removed
+        # Placeholders the old lookups found may have to go (``Placeholders``).
+        placeholders = self._found_todos(index, {*removed, *(o for o, _ in diff.changed)}) if removed or diff.changed else set()
+        demoted = self._demotable(index, old, removed) if removed else {}
+        gone, bodies = self._removable(index, old, new, removed, demoted) if removed else ([], [])
+        reopened = {self.decls[b].unqualified for b, _ in bodies if self.decls[b].kind in ("Class", "Module")}
+        lookups_before = self._snapshot_lookups(reopened, index) if reopened else {}
+        docs = self.docs.copy()
+        docs[index] = new
+        decls = prev.declarations.copy()
+        by_name = prev.by_name.copy()
+        def_decl = prev.definition_declarations.copy()
+        state = successor(prev, docs, decls, by_name, def_decl, self._moved_diagnostics(index, old, new, diff))
+        u = UpdateContext(index, old, new, diff, prev, state, gone)
+        u.reopened, u.lookups_before, u.placeholders, u.demoted = reopened, lookups_before, placeholders, demoted
+        self._own_record, self._created = u.own, []
+        for body_decl, pair in bodies:
+            body = u.own(body_decl)
+            body.definitions = [p for p in body.definitions if p != pair]
+            gone_def = old.definitions[pair[1]]
+            if gone_def.superclass is not None or gone_def.superclass_self or gone_def.mixins or gone_def.deferred_mixins:
+                u.rechain.add(body_decl)
+        old_row = prev.definition_declarations[index]
+        row: list[int | None] = [None] * len(new.definitions)
+        for o, n in remap.items():
+            row[n] = old_row[o]
+        # Namespaces and constants defined here keep their declarations; their definition
+        # indices move.
+        for decl_id in {old_row[o] for o in remap if old_row[o] is not None}:
+            assert decl_id is not None
+            rec = u.own(decl_id)
+            moved_defs = []
+            for doc, i in rec.definitions:
+                if doc == index:
+                    if i not in remap:
+                        raise ReplayUnsafe(f"{rec.name} has a member definition attached")
+                    i = remap[i]
+                moved_defs.append((doc, i))
+            rec.definitions = moved_defs
+        def_decl[index] = row
+        self.docs, self.decls, self.by_name, self.def_decl = docs, decls, by_name, def_decl
+        self.state = state
+        self._crefs[index] = {}
+        if old.external_mixins:
+            renamed = {id(a.mixin): (index, b.mixin_site, b.mixin) for a, b in zip(old.external_mixins, new.external_mixins, strict=True)}
+            self._external = {
+                ns: [renamed.get(id(e[2]), e) if e[0] == index else e for e in entries] for ns, entries in self._external.items()
+            }
+        return u
+
+    def _moved_diagnostics(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> list[ResolutionDiagnostic]:
+        """The diagnostics, with this document's skeleton ones moved with their definitions
+        (those of removed definitions go); its member ones are reported again by the replay."""
+        dropped: set[tuple[int, int]] = set()
+        for o in diff.removed:
+            dropped |= spans_of(old.definitions[o])
+        moved = position_map(old, new, diff.remap.items())
+        diagnostics = moved_diagnostics(
+            self.state.diagnostics, index, moved, lambda d: d.code not in MEMBER_CODES and (d.start, d.end) not in dropped
+        )
+        if diagnostics is None:
+            raise ReplayUnsafe("a diagnostic cannot be moved")
+        return diagnostics
+
+    def _update_skeleton(self, u: UpdateContext) -> set[int]:
+        """Declare what the edit adds, then compute again the chains whose superclass or mixins
+        changed in place or now find an added declaration; returns the namespaces whose chain
+        changed (documents reading them are queued for reference refresh). Placeholders the
+        chains declare are checked (``Placeholders``) and references naming them refreshed."""
+        diff = u.diff
+        refresh, chain_seeds = self._declare_added(u.index, u.new, diff.added, u.own) if diff.added else ({}, set())
+        merge_refresh(u.refresh, refresh)
+        if u.reopened:
+            chain_seeds |= self._check_lookups(u.lookups_before, u.reopened)
+            merge_refresh(u.refresh, self._mentioning(u.reopened, u.index))
+        chain_seeds |= u.rechain
+        if u.demoted:
+            chain_seeds |= self._demote(u)
+            merge_refresh(u.refresh, self._mentioning({self.decls[d].unqualified for d in u.demoted}, u.index))
+        row = self.def_decl[u.index]
+        chain_seeds |= {decl for _, n in diff.changed if (decl := row[n]) is not None}
+        rechained = self._rechain(chain_seeds, u.own, {h for g in u.gone for h in self._holders(g)}) if chain_seeds else set()
+        if rechained:
+            merge_refresh(u.refresh, self._documents_reading(rechained))
+        assert self._created is not None
+        created = {d for d in self._created if d in self.decls and self.decls[d].kind == "Todo"}
+        if diff.added or diff.changed:
+            self._check_found(u, {*diff.added, *(n for _, n in diff.changed)}, created)
+        if created:
+            self._check_created(u, created)
+            merge_refresh(u.refresh, self._mentioning({self.decls[d].unqualified for d in created}, u.index))
+        return rechained
+
+    def _member_scope(
+        self, u: UpdateContext, rechained: set[int]
+    ) -> tuple[list[tuple[int, int | None]], set[int], list[tuple[int, int]], dict[tuple[int, int], int | None]]:
+        """Which member definitions to replay: the new ones (with their owners, computed as the
+        member phase would), and every one writing into the scope (``_replay_scope``) of the
+        namespaces the edit writes into or whose chain changed; in program order."""
+        index, old, new = u.index, u.old, u.new
+        new_members: list[tuple[int, int | None]] = []
+        method_owners: dict[int, int | None] = {}
+        for i, d in enumerate(new.definitions):
+            if d.kind in MEMBER_DEF_KINDS:
+                owner = self._member_owner(index, i, d, method_owners, False)
+                if d.kind == "Method":
+                    method_owners[i] = owner
+                new_members.append((i, owner))
+        keys: set[str] = set()
+        for d in old.definitions:
+            if d.kind in MEMBER_DEF_KINDS:
+                keys.update(member_keys(d))
+        for i, new_owner in new_members:
+            keys.update(member_keys(new.definitions[i]))
+            if new_owner is not None and (new.definitions[i].kind == "MethodAlias" or new.definitions[i].kind == "MethodVisibility"):
+                self._note_lookup(new_owner, new.definitions[i])
+        seeds = {o for o in self._doc_owners[index] | {o for _, o in new_members} if o is not None}
+        for ns in rechained:
+            # A changed chain changes what this namespace's aliases and visibility changes find.
+            wanted = self._lookup_keys.get(ns)
+            if wanted:
+                seeds.add(ns)
+                keys |= wanted
+        scope = self._replay_scope(seeds, keys, index)
+        if not scope.isdisjoint(self._member_created):
+            raise ReplayUnsafe("the edit touches a namespace the member phase created")
+        owner_of: dict[tuple[int, int], int | None] = {}
+        for ns in scope:
+            for key in self._member_index.get(ns, ()):
+                if key[0] != index:
+                    owner_of[key] = ns
+        for i, new_owner in new_members:
+            owner_of[(index, i)] = new_owner
+        if len(owner_of) > MAX_REPLAY_DEFINITIONS:
+            raise ReplayUnsafe("the edit reaches too many member definitions")
+        return new_members, scope, sorted(owner_of), owner_of
+
+    def _replay(self, u: UpdateContext, scope: set[int], order: list[tuple[int, int]], owner_of: dict[tuple[int, int], int | None]) -> None:
+        """Drop the members of the scope (keeping the namespaces and constants it holds) and
+        apply the member definitions of ``order`` again, each seeing the program as it is at
+        its position (``Phase.REPLAY``)."""
+        docs, decls, by_name = self.docs, self.decls, self.by_name
+        for doc, _ in order:
+            u.own_row(doc)
+        # Other documents' member diagnostics are reported again by the replay.
+        replayed = {(doc, docs[doc].definitions[i].start, docs[doc].definitions[i].end) for doc, i in order if doc != u.index}
+        if replayed:
+            u.state.diagnostics = [x for x in u.state.diagnostics if not (x.code in MEMBER_CODES and (x.doc, x.start, x.end) in replayed)]
+        # (The order of a members table is never observable: every answer sorts or looks up.)
+        for ns in scope:
+            rec = u.own(ns)
+            kept: dict[str, int] = {}
+            for name, member in rec.members.items():
+                mrec = decls.get(member)
+                if mrec is not None and mrec.kind in MEMBER_DECL_KINDS and mrec.owner == ns:
+                    del decls[member]
+                    by_name.pop(mrec.name, None)
+                    for doc, i in mrec.definitions:
+                        if doc != u.index and self.def_decl[doc][i] == member:
+                            u.own_row(doc)[i] = None
+                else:
+                    kept[name] = member
+            rec.members = kept
+        for key in order:
+            doc, i = key
+            self.phase = Phase.REPLAY
+            self._replay_at = (scope, key)
+            self._apply_member(doc, i, docs[doc].definitions[i], owner_of[key])
+        self.phase = Phase.SETTLED
+
+    def _refresh_references(self, u: UpdateContext, order: list[tuple[int, int]]) -> None:
+        """References again: all of this document's and of documents whose methods changed
+        declaration (calls inside a removed method have no known receiver), and those naming
+        what changed in the documents queued by the earlier steps."""
+        refresh = u.refresh
+        refresh[u.index] = None
+        previous = u.prev.definition_declarations
+        for doc, i in order:
+            if doc != u.index and self.def_decl[doc][i] != previous[doc][i] and self.docs[doc].definitions[i].kind == "Method":
+                refresh[doc] = None
+        state = u.state
+        for doc in sorted(refresh):
+            names = refresh[doc]
+            if names is None:
+                state.constant_targets[doc], state.method_receivers[doc] = self._document_references(doc)
+            else:
+                state.constant_targets[doc], state.method_receivers[doc] = self._references_naming(doc, names)
+
+    def _note_members(self, u: UpdateContext, new_members: list[tuple[int, int | None]]) -> None:
+        """Keep the member index and the mention index current for the document."""
+        index = u.index
+        for old_owner in self._doc_owners[index]:
+            if old_owner is not None and old_owner in self._member_index:
+                self._member_index[old_owner] = [k for k in self._member_index[old_owner] if k[0] != index]
+        for i, new_owner in new_members:
+            if new_owner is not None:
+                self._member_index.setdefault(new_owner, []).append((index, i))
+        new_owners = {o for _, o in new_members}
+        for touched in new_owners:
+            if touched is not None:
+                self._member_index[touched].sort()
+        self._doc_owners[index] = new_owners
+        self._remention(index, path_names(u.new))

@@ -1,0 +1,132 @@
+"""What an edit invalidates beyond its own document: ancestor chains and the lookups that read them.
+
+When a namespace's superclass or mixins change, its chain changes, and with it the chains of
+every namespace that has it as an ancestor (the descendant index says which) and of their
+singleton classes (whose superclass chains follow their attached namespaces'). Those chains
+are dropped and computed again by the same code as a full resolve (``Ancestors``); the chains
+that really changed then say which documents' lookups must be redone: documents with a
+lexical scope in such a namespace, and documents that name it in a constant path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+
+from rdx.model.declarations import DeclarationRecord
+from rdx.model.records import ConstPath
+from rdx.ruby.resolve.edits import spans_of
+from rdx.ruby.resolve.mentions import Mentions
+from rdx.ruby.resolve.vocabulary import ReplayUnsafe
+
+__all__ = ["CHAIN_CODES", "Invalidation"]
+
+# Diagnostics reported while computing chains; they go and come back with the chains.
+CHAIN_CODES = frozenset({"invalid-superclass", "superclass-mismatch", "invalid-mixin"})
+# Beyond this many chains, an edit resolves from scratch.
+MAX_RECHAINED = 20000
+
+
+class Invalidation(Mentions):
+    """Chain invalidation; mixed into the Resolver."""
+
+    def _chain_closure(self, seeds: set[int], exclude: Collection[int] = ()) -> set[int]:
+        """The seeds, every namespace that has one of them as an ancestor, and the singleton
+        classes of all of those (with, again, what has those as ancestors); not ``exclude``
+        (declarations about to go, whose definitions are gone already)."""
+        descendants = self._descendants()
+        closure: set[int] = set()
+        stack = list(seeds)
+        while stack:
+            ns = stack.pop()
+            if ns in closure or ns not in self.decls or ns in exclude:
+                continue
+            closure.add(ns)
+            if len(closure) > MAX_RECHAINED:
+                raise ReplayUnsafe("the edit changes too many ancestor chains")
+            stack.extend(descendants.get(ns, ()))
+            single = self.decls[ns].singleton
+            if single is not None:
+                stack.append(single)
+        return closure
+
+    def _rechain(self, seeds: set[int], own: Callable[[int], DeclarationRecord], exclude: Collection[int] = ()) -> set[int]:
+        """Compute the chains of ``seeds`` (namespaces whose superclass or mixins changed) and of
+        everything whose chain depends on theirs again; returns the namespaces whose chain
+        changed. Their records are copied first (``own``): computing a superclass writes it."""
+        if self._times_raw is not None:
+            self._load_times()
+        closure = self._chain_closure(seeds, exclude)
+        if self.object_id in closure:
+            raise ReplayUnsafe("Object's ancestors change: every lookup may change")
+        old = {ns: self._ancestors.get(ns) for ns in closure}
+        # The previous state keeps its own tables.
+        self._own_chains()
+        for ns in closure:
+            own(ns)
+            self._ancestors.pop(ns, None)
+            self._times.pop(ns, None)
+            self._superclass_done.discard(ns)
+        for ns in seeds:
+            self._concern_cache.pop(ns, None)
+        self._lookup_cache.clear()
+        self._alias_cache.clear()
+        self._drop_chain_diagnostics(closure)
+        for ns in sorted(closure, key=lambda n: self.decls[n].name):
+            self.ancestors(ns)
+        changed = {ns for ns in closure if self._ancestors.get(ns) != old[ns]}
+        index = self._descendant_index
+        if index is not None:
+            for ns in changed:
+                before = set(old[ns] or ())
+                for anc in self._ancestors.get(ns, ()):
+                    if anc != ns and anc not in before:
+                        index.setdefault(anc, []).append(ns)  # Lost ancestors are filtered on read.
+        return changed
+
+    def _drop_chain_diagnostics(self, namespaces: set[int]) -> None:
+        """Remove the chain diagnostics that computing ``namespaces`` again reports anew."""
+        spans: set[tuple[int, int, int]] = set()
+        for ns in namespaces:
+            for doc, i in self.decls[ns].definitions:
+                d = self.docs[doc].definitions[i]
+                spans.update((doc, s, e) for s, e in spans_of(d))
+            for doc, _scope, mixin in self._external.get(ns, ()):
+                if isinstance(mixin.target, ConstPath):  # Not a load-time call's (``loadcalls``).
+                    spans.add((doc, mixin.target.start, mixin.target.end))
+        self.state.diagnostics = [
+            x for x in self.state.diagnostics if not (x.code in CHAIN_CODES and (x.doc, x.start, x.end) in spans)
+        ]
+
+    def _documents_reading(self, namespaces: set[int]) -> dict[int, set[str] | None]:
+        """Documents whose constant lookups may read the chain of one of ``namespaces``: those
+        with a lexical scope in one (a definition of it: all their references, None) and those
+        naming one in a path (the references that name it)."""
+        names: set[str] = set()
+        scoped: set[int] = set()
+        for ns in namespaces:
+            rec = self.decls[ns]
+            scoped.update(doc for doc, _ in rec.definitions)
+            if rec.kind != "SingletonClass":
+                names.add(rec.unqualified)
+        out: dict[int, set[str] | None] = dict(self._mentioning(names, -1))
+        out.update(dict.fromkeys(scoped))
+        return out
+
+    def _descendants(self) -> dict[int, list[int]]:
+        """Namespace -> the namespaces that have it among their ancestors, built on first use.
+
+        Edits that change chains append new entries and leave stale ones (a namespace that
+        lost that ancestor, or is gone): readers that must be exact filter through
+        ``_current_descendants``; the others use it as an over-approximation."""
+        if self._descendant_index is None:
+            index: dict[int, list[int]] = {}
+            for decl_id, chain in self._ancestors.items():
+                for anc in chain:
+                    if anc != decl_id:
+                        index.setdefault(anc, []).append(decl_id)
+            self._descendant_index = index
+        return self._descendant_index
+
+    def _current_descendants(self, ns: int) -> list[int]:
+        """The namespaces that have ``ns`` among their ancestors now (stale entries dropped)."""
+        return [d for d in self._descendants().get(ns, ()) if d in self.decls and ns in self._ancestors.get(d, ())]

@@ -1,0 +1,274 @@
+"""Load-time calls across files: ``LoadCall`` records bound to other files' ``MethodEffects``.
+
+Discovery (``rdx.discovery.loadtime``) inlines a load-time call of a method the same file
+defines; a call of another file's method (``DidYouMean.correct_error(self, Correction)`` in a
+Rails error class, the method in did_you_mean.rb) is left to resolution as a ``LoadCall``, and
+every method a file makes callable on a namespace leaves a template of its mixin effects. Once
+every namespace is declared (the end of phase 1, before any chain is kept), this module binds
+them: the receiver and arguments are looked up where the call is written, the method is the
+last definition callable on the receiver's namespace (``def self.m``, ``class << self``,
+``module_function``, ``extend self`` in the same file) that precedes the call in load order,
+its parameters are bound to the arguments, and each mixin of its template becomes a mixin of
+the resolved target, ordered at the call (``AppliedMixin``). Calls in the template of methods
+with templates are followed the same way, four deep, never into a method already running.
+
+It only reads the model; ``Namespaces._collect_external_mixins`` applies what it returns, in
+program order with the other external mixins (a guarded one only when the target lacks the
+module then). Incremental edits that could change a binding fall back to a full resolve
+(``load_call_conflict``): an edit of a document whose calls applied mixins, whose calls or
+templates change, or that changes a method of a name such a call uses.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from rdx.model.kinds import MixinKind
+from rdx.model.records import DefinitionRecord, FileResult, LoadCall, MethodEffects, Operand, OperandKind
+from rdx.ruby.resolve.builder import Builder
+from rdx.ruby.resolve.edits import IDENTITY_FIELDS, fields_of, strip_path
+from rdx.ruby.resolve.vocabulary import MEMBER_DEF_KINDS, Site
+
+__all__ = ["AppliedMixin", "LoadCalls"]
+
+MAX_DEPTH = 4
+# (namespace, method name) -> the definitions callable so, in program order: (doc, end, index).
+CalleeIndex = dict[tuple[int, str], list[tuple[int, int, int]]]
+
+
+class AppliedMixin(NamedTuple):
+    """A mixin a load-time call applies, shaped like ``Mixin`` (kind, target, call, start) so
+    that linearization orders it like any other, at the call; ``target`` is the module,
+    already resolved (``Ancestors._mixin_target`` takes an int as it is)."""
+
+    kind: MixinKind
+    target: int
+    call: int
+    start: int
+
+
+class Applied(NamedTuple):
+    """``mixin`` applied to namespace ``namespace`` (for ``extend``, to its singleton class);
+    ``guarded``: only when the namespace lacks the module at that point."""
+
+    namespace: int
+    mixin: AppliedMixin
+    guarded: bool
+
+
+class _Frame:
+    """One template being run: where it is, what ``self`` and its parameters are."""
+
+    __slots__ = ("bound", "chain", "doc", "position", "self_ns", "site", "template")
+
+    def __init__(self, doc: int, template: MethodEffects, site: Site, self_ns: int, bound: list[int | None], chain: frozenset[tuple[int, int]]) -> None:
+        self.doc, self.template, self.site, self.self_ns, self.bound, self.chain = doc, template, site, self_ns, bound, chain
+        self.position = 0
+
+
+class LoadCalls(Builder):
+    """Binding of cross-file load-time calls; mixed into the Resolver."""
+
+    def _callee_index(self) -> CalleeIndex:
+        """The methods callable on a namespace under a name some load-time call or template
+        uses, and the templates by (doc, method index); remembers those names."""
+        names: set[str] = set()
+        self._templates = {}
+        for doc, result in self.docs.items():
+            names.update(c.name for c in result.load_calls)
+            for t in result.method_effects:
+                self._templates[(doc, t.method)] = t
+                names.update(e.name for e in t.effects if not e.mixin)
+        self._called_names = names
+        index: CalleeIndex = {}
+        if not names:
+            return index
+        for doc, result in self.docs.items():
+            defs = result.definitions
+            extends_self: set[int] | None = None
+            for i, d in enumerate(defs):
+                if d.kind != "Method" or d.name not in names or d.parent < 0:
+                    continue
+                if extends_self is None:
+                    extends_self = self._extending_self(doc, defs)
+                ns = self._callable_on(doc, defs, d, extends_self)
+                if ns is not None:
+                    index.setdefault((ns, d.name), []).append((doc, d.end, i))
+        return index
+
+    def _extending_self(self, doc: int, defs: list[DefinitionRecord]) -> set[int]:
+        """The modules that a definition of this document makes ``extend self``."""
+        out = set()
+        for j, m in enumerate(defs):
+            if m.kind == "Module" and any(x.kind == MixinKind.EXTEND and x.target is None for x in m.mixins):
+                decl = self.def_decl[doc][j]
+                if decl is not None:
+                    out.add(decl)
+        return out
+
+    def _callable_on(self, doc: int, defs: list[DefinitionRecord], d: DefinitionRecord, extends_self: set[int]) -> int | None:
+        """The namespace on which method definition ``d`` can be called, if any."""
+        parent = defs[d.parent]
+        decl = self.def_decl[doc][d.parent]
+        if decl is None or d.receiver is not None:
+            return None
+        if d.self_receiver:
+            return decl if parent.kind in ("Class", "Module") else None
+        if parent.kind == "SingletonClass" and parent.target is None:
+            return self.decls[decl].attached
+        if parent.kind == "Module" and (d.module_function or decl in extends_self):
+            return decl
+        return None
+
+    def _find_callee(self, index: CalleeIndex, ns: int, name: str, doc: int, start: int) -> tuple[int, MethodEffects] | None:
+        """The template of the last method ``name`` callable on ``ns`` loaded before the call
+        (None when that method has no effects, or there is none)."""
+        found = None
+        for cdoc, end, i in index.get((ns, name), ()):
+            if cdoc > doc or (cdoc == doc and end > start):
+                break
+            found = (cdoc, i)
+        if found is None:
+            return None
+        template = self._templates.get(found)
+        return (found[0], template) if template is not None else None
+
+    def _value(self, op: Operand, site: Site, self_ns: int | None, bound: list[int | None]) -> int | None:
+        """The namespace an operand stands for, or None."""
+        if op.kind == OperandKind.CONSTANT and op.path is not None:
+            return self.lookup_namespace(op.path, site)
+        if op.kind == OperandKind.SELF:
+            return self_ns
+        if op.kind == OperandKind.PARAM and 0 <= op.param < len(bound):
+            return bound[op.param]
+        return None
+
+    def _enter(self, cdoc: int, template: MethodEffects, args: list[int | None], chain: frozenset[tuple[int, int]]) -> _Frame | None:
+        """The frame of a call of ``template`` with ``args`` (None when Ruby would raise)."""
+        given = len(args)
+        if not template.required <= given <= template.required + len(template.defaults):
+            return None
+        site = self.cref(cdoc, template.scope)
+        self_ns = self.def_decl[cdoc][template.namespace]
+        if site is None or self_ns is None:
+            return None
+        bound = list(args)
+        for op in template.defaults[given - template.required:]:
+            bound.append(self._value(op, site, self_ns, bound))
+        return _Frame(cdoc, template, site, self_ns, bound, chain | {(cdoc, template.method)})
+
+    def _instantiate(self, doc: int, call: LoadCall, index: CalleeIndex) -> list[Applied]:
+        """The mixins one load-time call applies, in the order Ruby applies them."""
+        site = self.cref(doc, call.scope)
+        if site is None:
+            return []
+        here = site[0] if site else None
+        receiver = self._value(call.receiver, site, here, [])
+        callee = self._find_callee(index, receiver, call.name, doc, call.start) if receiver is not None else None
+        if callee is None:
+            return []
+        first = self._enter(callee[0], callee[1], [self._value(a, site, here, []) for a in call.args], frozenset())
+        out: list[Applied] = []
+        stack = [first] if first is not None else []
+        while stack:
+            frame = stack[-1]
+            if frame.position >= len(frame.template.effects):
+                stack.pop()
+                continue
+            effect = frame.template.effects[frame.position]
+            frame.position += 1
+            target = self._value(effect.receiver, frame.site, frame.self_ns, frame.bound)
+            if target is None:
+                continue
+            args = [self._value(a, frame.site, frame.self_ns, frame.bound) for a in effect.args]
+            if effect.mixin:
+                out += self._mixins(target, MixinKind(effect.name), args, effect.guarded, call.start, len(out))
+            elif len(stack) < MAX_DEPTH and (found := self._find_callee(index, target, effect.name, doc, call.start)) is not None:
+                if (found[0], found[1].method) not in frame.chain and (pushed := self._enter(found[0], found[1], args, frame.chain)) is not None:
+                    stack.append(pushed)
+        return out
+
+    def _mixins(self, target: int, kind: MixinKind, modules: list[int | None], guarded: bool, start: int, n: int) -> list[Applied]:
+        """``target.include(A, B)``: B is inserted first, so that A ends up first, as in Ruby.
+        Nothing when a module is unknown or not a module (Ruby would raise)."""
+        if not modules or any(m is None or self.decls[m].kind != "Module" for m in modules):
+            return []
+        return [Applied(target, AppliedMixin(kind, m, n + k, start), guarded) for k, m in enumerate(reversed(modules)) if m is not None]
+
+    def _applied_mixins(self, index: CalleeIndex, doc: int, result: FileResult) -> list[Applied]:
+        """Every mixin the load-time calls of one document apply (guarded ones included)."""
+        return [a for call in result.load_calls for a in self._instantiate(doc, call, index)]
+
+    def load_call_names(self) -> set[str]:
+        """The method names load-time calls and templates use (computed on first use)."""
+        if self._called_names is None:
+            self._callee_index()
+        assert self._called_names is not None
+        return self._called_names
+
+    def load_call_conflict(self, index: int, old: FileResult, new: FileResult) -> str | None:
+        """Why a member edit of document ``index`` from ``old`` to ``new`` may change what a
+        load-time call across files applies (then only a full resolve is sound), or None."""
+        if index in self._applied:
+            return "its load-time calls apply mixins of another file's method"
+        if _calls_key(old) != _calls_key(new):
+            return "its load-time calls of other files' methods change"
+        if old.method_effects or new.method_effects:
+            if _templates_key(old) != _templates_key(new):
+                return "the mixin effects of its methods change"
+        names = self.load_call_names()
+        if names and _methods_key(old, names) != _methods_key(new, names):
+            return "it changes a method that a load-time call of another file may run"
+        return None
+
+
+def _ordinals(result: FileResult) -> dict[int, int]:
+    """Definition index -> its position among the document's non-member definitions (what
+    stays put when only members change)."""
+    out: dict[int, int] = {-1: -1}
+    for i, d in enumerate(result.definitions):
+        if d.kind not in MEMBER_DEF_KINDS:
+            out[i] = len(out) - 1
+    return out
+
+
+def _op_key(op: Operand) -> tuple:
+    return (op.kind, strip_path(op.path), op.param)
+
+
+def _calls_key(result: FileResult) -> tuple:
+    pos = _ordinals(result)
+    return tuple((_op_key(c.receiver), c.name, tuple(map(_op_key, c.args)), pos.get(c.scope)) for c in result.load_calls)
+
+
+def _templates_key(result: FileResult) -> tuple:
+    pos = _ordinals(result)
+    defs = result.definitions
+    return tuple(
+        (defs[t.method].name, pos.get(t.namespace), pos.get(t.scope), t.required, tuple(map(_op_key, t.defaults)),
+         tuple((e.name, _op_key(e.receiver), tuple(map(_op_key, e.args)), e.mixin, e.guarded) for e in t.effects))
+        for t in result.method_effects
+    )
+
+
+def _methods_key(result: FileResult, names: set[str]) -> tuple:
+    """The methods of ``names`` a document defines that a load-time call could run (callable on
+    a namespace: singleton methods, ``class << self``, a module's own methods for ``extend
+    self``/``module_function``), by where they sit (the names of the enclosing definitions, so
+    an unrelated class added above moves nothing) and as what (no positions)."""
+    defs = result.definitions
+    out = []
+    for d in defs:
+        if d.kind != "Method" or d.name not in names:
+            continue
+        parent = defs[d.parent] if d.parent >= 0 else None
+        callable_on_namespace = d.receiver is not None or d.self_receiver or (parent is not None and parent.kind in ("SingletonClass", "Module"))
+        if not callable_on_namespace:
+            continue
+        where = []
+        p = d.parent
+        while p >= 0:
+            where.append((defs[p].kind, defs[p].name))
+            p = defs[p].parent
+        out.append((tuple(where), fields_of(d, IDENTITY_FIELDS)))
+    return tuple(sorted(out, key=repr))

@@ -1,0 +1,327 @@
+"""Lookups: pure reads over declarations and ancestor chains, shared by resolution and queries."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from rdx.model.records import ConstPath
+from rdx.model.store import ResolvedState
+from rdx.ruby.resolve.vocabulary import (
+    CONSTANT_KINDS,
+    MAX_ALIAS_HOPS,
+    NAMESPACE_DEF_KINDS,
+    Site,
+)
+
+
+class Lookup:
+    """Scopes, constant lookup, alias following and member lookup over one resolved state.
+
+    Reads only: a lookup never declares or changes a record, so one built over a published
+    state (``Lookup(state)``) answers the same forever, whatever later revisions do. Its
+    caches are its own. The Resolver is a Lookup too, over the state it is building, whose
+    chains it computes on demand (it overrides ``ancestors``)."""
+
+    def __init__(self, state: ResolvedState) -> None:
+        self.state = state
+        self.docs = state.documents
+        self.decls = state.declarations
+        self.by_name = state.by_name
+        self.def_decl = state.definition_declarations
+        self.object_id = state.object_id
+        # Per document: scope definition index -> its cref.
+        self._crefs: dict[int, dict[int, Site]] = {key: {} for key in state.documents}
+        self._alias_cache: dict[int, int | None] = {}
+        self._lookup_cache: dict[tuple[str, Site], int | None] = {}
+        # Chains returned while still in progress (only while resolving; see ``Ancestors``).
+        self._partial_hits: list[int] = []
+        # URI -> document key (``key_of``), built on first use.
+        self._keys: dict[str, int] | None = None
+
+    def ancestors(self, decl_id: int) -> tuple[int, ...]:
+        """The linearized ancestors of a declaration (itself alone when it has none)."""
+        return self.state.ancestors.get(decl_id, (decl_id,))
+
+    def _scope_decl(self, doc: int, index: int) -> int | None:
+        return self.def_decl[doc][index] if index >= 0 else self.object_id
+
+    def cref(self, doc: int, index: int) -> Site | None:
+        """Lexical scopes at a scope definition (innermost first); None if not yet declared."""
+        crefs = self._crefs[doc]
+        cached = crefs.get(index)
+        if cached is not None:
+            return cached
+        defs = self.docs[doc].definitions
+        out: list[int] = []
+        i = index
+        while i >= 0:
+            d = defs[i]
+            if d.kind in NAMESPACE_DEF_KINDS and d.lexical:
+                decl = self.def_decl[doc][i]
+                if decl is None:
+                    return None
+                out.append(decl)
+            i = d.parent
+        site = tuple(out)
+        crefs[index] = site
+        return site
+
+    def _namespace_owner(self, doc: int, index: int) -> int | None:
+        """Where methods defined at scope ``index`` go: the nearest namespace, lexical or not."""
+        defs = self.docs[doc].definitions
+        i = index
+        while i >= 0:
+            d = defs[i]
+            if d.kind in NAMESPACE_DEF_KINDS:
+                return self.def_decl[doc][i]
+            i = d.parent
+        return self.object_id
+
+    def self_class(self, doc: int, index: int) -> int | None:
+        """The declaration whose instances ``self`` is at scope ``index`` (where ``foo`` looks);
+        None where that is a singleton class that does not exist."""
+        if index < 0:
+            return self.object_id
+        d = self.docs[doc].definitions[index]
+        if d.kind == "Method":
+            method = self.def_decl[doc][index]
+            return self.decls[method].owner if method is not None else None
+        decl = self.def_decl[doc][index]
+        if decl is None:
+            return None
+        if d.kind in NAMESPACE_DEF_KINDS:
+            return self.decls[decl].singleton
+        return self._namespace_owner(doc, d.parent)
+
+    def follow(self, decl_id: int | None) -> int | None:
+        """Follow constant aliases to the declaration they name (None on a cycle or miss)."""
+        hops = 0
+        while decl_id is not None:
+            rec = self.decls[decl_id]
+            if rec.kind != "ConstantAlias":
+                return decl_id
+            if hops > MAX_ALIAS_HOPS:
+                return None
+            decl_id = self._alias_target(decl_id)
+            hops += 1
+        return None
+
+    def _alias_target(self, decl_id: int) -> int | None:
+        if decl_id in self._alias_cache:
+            return self._alias_cache[decl_id]
+        self._alias_cache[decl_id] = None  # Guards cycles while resolving.
+        rec = self.decls[decl_id]
+        target = None
+        # The value a constant holds is its last assignment in load order (Ruby warns "already
+        # initialized constant" and reassigns): the definitions are in that order.
+        for doc, index in reversed(rec.definitions):
+            d = self.docs[doc].definitions[index]
+            if d.kind == "Constant":
+                break  # Last assigned something else than a namespace.
+            if d.kind == "ConstantAlias" and d.target is not None:
+                site = self.cref(doc, d.parent)
+                if site is not None:
+                    # ``X = Y`` runs while the file loads: a Y defined further down is not there.
+                    target = self.lookup_path_at(d.target, site, doc, d.target.start)
+                    if target == decl_id:
+                        target = None
+                    break
+        self._alias_cache[decl_id] = target
+        return target
+
+    def _member_constant(self, ns: int, name: str) -> int | None:
+        m = self.decls[ns].members.get(name)
+        if m is not None and self.decls[m].kind in CONSTANT_KINDS:
+            return m
+        return None
+
+    def constant_ancestors(self, ns: int) -> list[int]:
+        """Where constants are looked up through ``ns``'s ancestry: the namespace itself first
+        (it holds its constant table even when modules are prepended), then the rest in order."""
+        chain = self.ancestors(ns)
+        if chain and chain[0] == ns:
+            return list(chain)
+        return [ns] + [a for a in chain if a != ns]
+
+    def lookup_lexical(self, name: str, site: Site, exclude: Collection[int] = ()) -> int | None:
+        """Unqualified constant lookup: lexical scopes, ancestors of the innermost, Object;
+        the constants in ``exclude`` are passed over (the lookup goes on behind them)."""
+        key = (name, site)
+        if not exclude and key in self._lookup_cache:
+            return self._lookup_cache[key]
+        hits_before = len(self._partial_hits)
+        result = None
+        for ns in site:
+            result = self._member_constant(ns, name)
+            if result is not None and result not in exclude:
+                break
+            result = None
+        if result is None:
+            inner = site[0] if site else self.object_id
+            scopes = self.constant_ancestors(inner)
+            if self.decls[inner].kind != "Class" and self.decls[inner].kind != "SingletonClass":
+                scopes.extend(self.ancestors(self.object_id))
+            for anc in scopes:
+                result = self._member_constant(anc, name)
+                if result is not None and result not in exclude:
+                    break
+                result = None
+        if not exclude and len(self._partial_hits) == hits_before:
+            self._lookup_cache[key] = result
+        return result
+
+    def lookup_scoped(self, ns: int, name: str) -> int | None:
+        """``Ns::Name``: Ns and its ancestors, skipping Object unless Ns is Object; private hidden."""
+        obj = self.object_id
+        for anc in self.constant_ancestors(ns):
+            if anc == obj and ns != obj:
+                continue
+            m = self._member_constant(anc, name)
+            if m is not None:
+                if self.decls[m].private:
+                    return None
+                return m
+        return None
+
+    def lookup_path(self, path: ConstPath, site: Site, upto: int | None = None) -> int | None:
+        """Resolve ``path`` (its first ``upto`` segments) at ``site``; aliases are followed between
+        segments, not at the end."""
+        segments = path.segments if upto is None else path.segments[:upto]
+        if not segments or path.dynamic:
+            return None
+        if path.absolute:
+            current = self._member_constant(self.object_id, segments[0])
+            if current is None:
+                current = self.lookup_scoped(self.object_id, segments[0])
+        else:
+            current = self.lookup_lexical(segments[0], site)
+        for seg in segments[1:]:
+            ns = self.follow(current)
+            if ns is None or not self.decls[ns].is_namespace:
+                return None
+            current = self.lookup_scoped(ns, seg)
+        return current
+
+    def lookup_namespace(self, path: ConstPath, site: Site, upto: int | None = None) -> int | None:
+        found = self.follow(self.lookup_path(path, site, upto))
+        if found is not None and self.decls[found].is_namespace:
+            return found
+        return None
+
+    def lookup_path_at(self, path: ConstPath, site: Site, doc: int, offset: int, upto: int | None = None, hidden: int | None = None) -> int | None:
+        """``lookup_path`` as Ruby runs it while loading document ``doc``, at ``offset``.
+
+        The first segment passes over constants that only this document defines, further
+        down (``defined_after``), and ``hidden``: a class whose superclass is being looked up
+        (``class Foo < Foo`` evaluates the superclass before Foo exists). The lookup goes on
+        behind them, lexical scopes outward, then ancestors. When nothing else is found the
+        plain answer stands for a constant defined further down (Ruby would raise NameError;
+        the constant is the more useful answer), and None for a hidden one."""
+        segments = path.segments if upto is None else path.segments[:upto]
+        if not segments or path.dynamic or path.absolute:
+            return self.lookup_path(path, site, upto)
+        skipped: list[int] = []
+        hid = False
+        first = self.lookup_lexical(segments[0], site)
+        while first is not None:
+            if hidden is not None and self.follow(first) == hidden:
+                hid = True
+            elif not self.defined_after(first, doc, offset):
+                break
+            skipped.append(first)
+            first = self.lookup_lexical(segments[0], site, exclude=skipped)
+        if not skipped:
+            return self.lookup_path(path, site, upto)
+        fallback = None if hid else self.lookup_path(path, site, upto)
+        current = first
+        for seg in segments[1:]:
+            ns = self.follow(current)
+            if ns is None or not self.decls[ns].is_namespace:
+                return fallback
+            current = self.lookup_scoped(ns, seg)
+        return current if current is not None else fallback
+
+    def lookup_namespace_at(self, path: ConstPath, site: Site, doc: int, scope: int) -> int | None:
+        """``lookup_namespace`` for a path written at scope ``scope`` of ``doc``: as while the
+        file loads (``lookup_path_at``), unless the scope lies in a method body."""
+        if self.in_method_body(doc, scope):
+            return self.lookup_namespace(path, site)
+        found = self.follow(self.lookup_path_at(path, site, doc, path.start))
+        if found is not None and self.decls[found].is_namespace:
+            return found
+        return None
+
+    def defined_after(self, decl_id: int, doc: int, offset: int) -> bool:
+        """Whether every definition of a constant is in ``doc``, past ``offset``: while ``doc``
+        loads, up to ``offset``, the constant does not exist yet. A definition in any other
+        document counts as made earlier (files loaded before, or autoloaded on first use)."""
+        rec = self.decls[decl_id]
+        if not rec.definitions:
+            return False
+        defs = self.docs[doc].definitions
+        for d_doc, index in rec.definitions:
+            if d_doc != doc or defs[index].start <= offset:
+                return False
+        return True
+
+    def in_method_body(self, doc: int, scope: int) -> bool:
+        """Whether scope definition ``scope`` of ``doc`` is or lies in a method body (code
+        there runs when called, after every file has loaded)."""
+        defs = self.docs[doc].definitions
+        while scope >= 0:
+            if defs[scope].kind == "Method":
+                return True
+            scope = defs[scope].parent
+        return False
+
+    def find_member(self, decl_id: int, member: str, after: int | None = None) -> int | None:
+        """The entry ``member`` finds through ``decl_id``'s ancestors (None past an ``undef``).
+
+        With ``after``, the lookup starts behind that entry of the chain, as ``super`` does:
+        behind a class, past the modules prepended to it; behind a prepended module, at the
+        next one or the class itself. None when ``after`` is not in the chain."""
+        chain = self.ancestors(decl_id)
+        start = 0
+        if after is not None:
+            if after not in chain:
+                return None
+            start = chain.index(after) + 1
+        for i in range(start, len(chain)):
+            found = self.decls[chain[i]].members.get(member)
+            if found is not None:
+                return None if self.decls[found].visibility == "undefined" else found
+        return None
+
+    def is_visibility_copy(self, method: int) -> bool:
+        """Whether a method entry only changes an inherited method's visibility (``private :m``
+        in a subclass: Ruby's ZSUPER entry, whose body and owner are the inherited method's)."""
+        rec = self.decls[method]
+        if rec.kind != "Method" or not rec.definitions:
+            return False
+        for doc, index in rec.definitions:
+            d = self.docs[doc].definitions[index]
+            if d.kind != "MethodVisibility" or d.visibility not in ("public", "protected", "private"):
+                return False
+        return True
+
+    def implementation(self, decl_id: int, member: str, after: int | None = None) -> tuple[int, int | None] | None:
+        """The entry ``member`` finds (its visibility is the one callers see) and the method
+        that runs: the entry itself, or for a visibility copy the method it copies, found by
+        going on up the chain (Ruby's ``instance_method(m).owner``)."""
+        entry = self.find_member(decl_id, member, after)
+        if entry is None:
+            return None
+        body: int | None = entry
+        hops = 0
+        while body is not None and self.is_visibility_copy(body) and hops < MAX_ALIAS_HOPS:
+            owner = self.decls[body].owner
+            body = self.find_member(decl_id, member, owner) if owner is not None else None
+            hops += 1
+        return entry, body
+
+    def key_of(self, uri: str) -> int | None:
+        """The document key of a URI in the current state."""
+        keys = self._keys
+        if keys is None:
+            keys = self._keys = {d.uri: k for k, d in self.docs.items()}
+        return keys.get(uri)

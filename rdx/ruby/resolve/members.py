@@ -1,0 +1,273 @@
+"""Phase 2: methods, attributes, aliases, variables and visibility, in program order."""
+
+from __future__ import annotations
+
+from rdx.model.declarations import DeclarationRecord
+from rdx.model.records import DefinitionRecord
+from rdx.model.store import ResolutionDiagnostic
+from rdx.ruby.resolve.ancestors import Ancestors
+from rdx.ruby.resolve.vocabulary import (
+    MEMBER_DEF_KINDS,
+    NAMESPACE_DEF_KINDS,
+    Phase,
+    ReplayUnsafe,
+)
+
+
+def _written(d: DefinitionRecord) -> str:
+    """How a method with a receiver was written, for diagnostics."""
+    assert d.receiver is not None
+    return f"{d.receiver.text}.define_method(:{d.name})" if d.instance_receiver else f"def {d.receiver.text}.{d.name}"
+
+
+class Members(Ancestors):
+    """The member phase; mixed into the Resolver."""
+
+    def _phase_members(self) -> None:
+        """Methods, attributes, aliases, variables and visibility changes, in program order:
+        ``private :m`` affects the ``m`` defined so far, and a later ``def m`` is public again,
+        as in Ruby; an alias copies the visibility its original has at that point.
+
+        Each member definition writes into one namespace (its owner; ``module_function`` also
+        into the owner's singleton class), computed from the skeleton alone. The phase records
+        which definitions write where, so a later edit can replay just those namespaces."""
+        self.phase = Phase.MEMBERS
+        index_map = self._member_index
+        for doc, result in self.docs.items():
+            defs = result.definitions
+            method_owners: dict[int, int | None] = {}
+            owners_here = self._doc_owners[doc]
+            for index, d in enumerate(defs):
+                kind = d.kind
+                if kind in MEMBER_DEF_KINDS:
+                    owner = self._member_owner(doc, index, d, method_owners, True)
+                    if kind == "Method":
+                        method_owners[index] = owner
+                    owners_here.add(owner)
+                    if owner is not None:
+                        index_map.setdefault(owner, []).append((doc, index))
+                        if kind == "MethodAlias" or kind == "MethodVisibility":
+                            self._note_lookup(owner, d)
+                    self._apply_member(doc, index, d, owner)
+                elif kind in ("GlobalVariable", "GlobalVariableAlias"):
+                    rec = self._declare(d.name, d.name, "GlobalVariable", self.object_id)
+                    self._attach(doc, index, rec.id)
+                elif kind == "ConstantVisibility":
+                    self._apply_constant_visibility(doc, index, d)
+        self.phase = Phase.SETTLED
+
+    def _note_lookup(self, owner: int, d: DefinitionRecord) -> None:
+        """Record the inherited member an alias or visibility change may read."""
+        name = d.old_name if d.kind == "MethodAlias" else d.name
+        self._lookup_keys.setdefault(owner, set()).add(f"{name}()")
+
+    def _singleton_of(self, decl_id: int, create: bool) -> int:
+        if create:
+            return self.singleton(decl_id)
+        single = self.decls[decl_id].singleton
+        if single is None:
+            raise ReplayUnsafe(f"{self.decls[decl_id].name} has no singleton class yet")
+        return single
+
+    def _member_owner(self, doc: int, index: int, d: DefinitionRecord, method_owners: dict[int, int | None], create: bool) -> int | None:
+        """The namespace a member definition writes into (None when it cannot be placed).
+
+        Depends only on the skeleton (namespaces, constants, mixins) and, for an instance
+        variable in a method body, on that method's owner, which ``method_owners`` holds."""
+        kind = d.kind
+        if kind == "InstanceVariable":
+            parent = d.parent
+            if parent >= 0 and self.docs[doc].definitions[parent].kind == "Method":
+                return method_owners.get(parent)
+            return self._self_class_created(doc, parent) if create else self._self_class_existing(doc, parent)
+        if kind == "ClassVariable":
+            return self._class_variable_owner(doc, d.parent)
+        owner = self._namespace_owner(doc, d.parent)
+        if owner is None:
+            return None
+        if kind == "Method":
+            if d.receiver is not None:
+                site = self.cref(doc, d.parent)
+                target = self.lookup_namespace(d.receiver, site) if site is not None else None
+                if target is None or d.instance_receiver:  # ``Foo.define_method(:m)``: Foo itself.
+                    return target
+                return self._singleton_of(target, create)
+            return self._singleton_of(owner, create) if d.self_receiver else owner
+        if d.receiver is not None:
+            # ``Bar.alias_method``, ``Foo.private_constant``, ``Foo.private_class_method``: the
+            # namespace the receiver names (its singleton class for the ``*_class_method`` forms).
+            site = self.cref(doc, d.parent)
+            target = self.lookup_namespace(d.receiver, site) if site is not None else None
+            if target is None:
+                return None
+            return self._singleton_of(target, create) if d.self_receiver else target
+        if kind == "MethodVisibility" and d.self_receiver:
+            return self._singleton_of(owner, create)
+        return owner
+
+    def _self_class_created(self, doc: int, index: int) -> int | None:
+        """``self_class`` for the member phase, which creates the singleton class it needs."""
+        if index >= 0 and self.docs[doc].definitions[index].kind in NAMESPACE_DEF_KINDS:
+            decl = self.def_decl[doc][index]
+            return None if decl is None else self.singleton(decl)
+        return self.self_class(doc, index)
+
+    def _self_class_existing(self, doc: int, index: int) -> int | None:
+        """``self_class`` outside a method body, without creating a singleton class."""
+        if index < 0:
+            return self.object_id
+        decl = self.def_decl[doc][index]
+        if decl is None:
+            return None
+        if self.docs[doc].definitions[index].kind in NAMESPACE_DEF_KINDS:
+            return self._singleton_of(decl, False)
+        return self._namespace_owner(doc, self.docs[doc].definitions[index].parent)
+
+    def _apply_member(self, doc: int, index: int, d: DefinitionRecord, owner: int | None) -> None:
+        kind = d.kind
+        if owner is None:
+            if kind == "Method" and d.receiver is not None and self._namespace_owner(doc, d.parent) is not None:
+                self.state.diagnostics.append(
+                    ResolutionDiagnostic(doc, "unresolved-method-receiver", f"cannot resolve {d.receiver.text!r} in '{_written(d)}'", d.start, d.end, "warning")
+                )
+            return
+        if kind == "Method":
+            if d.module_function:
+                self._method(owner, d.name, doc, index, "private")
+                single = self._method(self.singleton(owner), d.name, doc, index, "public", attach=False)
+                self.decls[single].definitions.append((doc, index))
+            else:
+                self._method(owner, d.name, doc, index, d.visibility)
+        elif kind == "MethodAlias":
+            alias = self._method(owner, d.name, doc, index, d.visibility)
+            original = self._member_lookup(owner, f"{d.old_name}()")
+            if original is not None and original[0] != alias:
+                self.decls[alias].visibility = original[1]
+        elif kind == "AttrReader" or kind == "AttrWriter" or kind == "AttrAccessor":
+            if kind != "AttrWriter":
+                self._method(owner, d.name, doc, index, d.visibility)
+            if kind != "AttrReader":
+                self._method(owner, d.name + "=", doc, index, d.visibility)
+        elif kind == "InstanceVariable" or kind == "ClassVariable":
+            self._variable(owner, d.name, kind, doc, index)
+        else:
+            self._apply_method_visibility(doc, index, d, owner)
+
+    def _method(self, owner: int, name: str, doc: int, index: int, visibility: str, attach: bool = True) -> int:
+        key = f"{name}()"
+        rec = self._declare(f"{self.decls[owner].name}#{key}", key, "Method", owner)
+        rec.visibility = visibility
+        if attach:
+            self._attach(doc, index, rec.id)
+        return rec.id
+
+    def _variable(self, owner: int, name: str, kind: str, doc: int, index: int) -> None:
+        rec = self._declare(f"{self.decls[owner].name}#{name}", name, kind, owner)
+        self._attach(doc, index, rec.id)
+
+    def _class_variable_owner(self, doc: int, index: int) -> int | None:
+        """Class variables follow the lexical scope and skip singleton classes."""
+        defs = self.docs[doc].definitions
+        i = index
+        while i >= 0:
+            d = defs[i]
+            if d.kind in ("Class", "Module"):
+                return self.def_decl[doc][i]
+            i = d.parent
+        return self.object_id
+
+    def _apply_constant_visibility(self, doc: int, index: int, d: DefinitionRecord) -> None:
+        if self._namespace_owner(doc, d.parent) is None:
+            return
+        site = self.cref(doc, d.parent)
+        ns = site[0] if site else self.object_id
+        if d.receiver is not None:  # ``Foo.private_constant :X`` acts on Foo.
+            found = self.lookup_namespace(d.receiver, site) if site is not None else None
+            if found is None:
+                return
+            ns = found
+        member = self._member_constant(ns, d.name)
+        if member is None:
+            self.state.diagnostics.append(
+                    ResolutionDiagnostic(doc, "unknown-constant", f"{d.visibility}_constant names {d.name!r}, which is not defined here", d.start, d.end, "warning")
+            )
+            return
+        self.decls[member].private = d.visibility == "private"
+        self._attach(doc, index, member)
+
+    def _apply_method_visibility(self, doc: int, index: int, d: DefinitionRecord, owner: int) -> None:
+        key = f"{d.name}()"
+        method = self.decls[owner].members.get(key)
+        if d.visibility == "removed":
+            # ``remove_method``: this namespace's own method goes; an inherited one shows again.
+            if method is None:
+                self.state.diagnostics.append(
+                    ResolutionDiagnostic(doc, "unknown-method", f"remove_method names {d.name!r}, which is not defined here", d.start, d.end, "warning"))
+                return
+            self._removed_keys.setdefault(owner, set()).add(key)
+            self._forget(method)
+            return
+        if d.visibility == "undefined":
+            # ``undef``/``undef_method``: lookups stop here, inherited definitions included.
+            rec = self._declare(f"{self.decls[owner].name}#{key}", key, "Method", owner)
+            rec.visibility = "undefined"
+            self._attach(doc, index, rec.id)
+            return
+        if d.visibility == "module_function":
+            if method is None:
+                return
+            self.decls[method].visibility = "private"
+            single = self._declare(f"{self.decls[self.singleton(owner)].name}#{key}", key, "Method", self.singleton(owner))
+            single.definitions.extend(self.decls[method].definitions)
+            self._attach(doc, index, method)
+            return
+        if method is None:
+            # Ruby copies an inherited method into the class with the new visibility.
+            found = self._member_lookup(owner, key)
+            if found is None:
+                self.state.diagnostics.append(
+                    ResolutionDiagnostic(doc, "unknown-method", f"{d.visibility} names {d.name!r}, which is not defined here", d.start, d.end, "warning")
+                )
+                return
+            method = self._declare(f"{self.decls[owner].name}#{key}", key, "Method", owner).id
+        self.decls[method].visibility = d.visibility
+        self._attach(doc, index, method)
+
+    def _member_lookup(self, decl_id: int, member: str) -> tuple[int, str] | None:
+        """``find_member`` for the member phase: the method found and its visibility at this
+        point of the program.
+
+        A replay sees the namespaces it does not replay in their final state. For a method
+        defined or changed later in program order than the replayed position, its state at
+        that position is worked out from its definitions before it (absent when there are
+        none); when that needs more than the last one (an alias, ``module_function``) or a
+        method was removed on the way, the replay is abandoned for a full resolve."""
+        if self.phase != Phase.REPLAY:
+            found = self.find_member(decl_id, member)
+            return None if found is None else (found, self.decls[found].visibility)
+        scope, at = self._replay_at
+        for anc in self.ancestors(decl_id):
+            outside = anc not in scope
+            if outside and member in self._removed_keys.get(anc, ()):
+                raise ReplayUnsafe(f"{self.decls[anc].name} had {member} removed")
+            found = self.decls[anc].members.get(member)
+            if found is None:
+                continue
+            rec = self.decls[found]
+            visibility = rec.visibility
+            if outside and rec.definitions and max(rec.definitions) >= at:
+                before = [p for p in rec.definitions if p < at]
+                if not before:
+                    continue  # Not defined yet at this point: the lookup goes on.
+                visibility = self._visibility_at(rec, max(before))
+            return None if visibility == "undefined" else (found, visibility)
+        return None
+
+    def _visibility_at(self, rec: DeclarationRecord, last: tuple[int, int]) -> str:
+        """A method's visibility right after its definition ``last`` (see ``_member_lookup``)."""
+        d = self.docs[last[0]].definitions[last[1]]
+        if d.kind in ("Method", "AttrReader", "AttrWriter", "AttrAccessor") and not d.module_function:
+            return d.visibility
+        if d.kind == "MethodVisibility" and d.visibility in ("public", "protected", "private", "undefined"):
+            return d.visibility
+        raise ReplayUnsafe(f"{rec.name} changes later in a way the replay does not follow")

@@ -1,0 +1,224 @@
+"""Dependents by name: which definitions look a constant name up, and what they find.
+
+A definition's constant paths (the scope part of ``class A::B``, superclasses, mixins,
+``def Foo.bar`` receivers, alias targets, ``class << Foo``, ``Foo.include(M)``,
+``private_constant :Foo``) are lookups made while resolving namespaces and ancestors. An edit
+that adds or removes a constant named ``X`` can change only the lookups that mention ``X``;
+the mention index (name -> documents) finds them, and evaluating those lookups before and
+after the edit tells whether any answer changed. If none did, the edit stays incremental.
+"""
+
+from __future__ import annotations
+
+from rdx.model.records import ConstPath
+from rdx.ruby.resolve.edits import load_time_paths, path_names
+from rdx.ruby.resolve.image import Image
+from rdx.ruby.resolve.vocabulary import ReplayUnsafe
+
+__all__ = ["ANCESTRY", "OTHER", "SCOPE", "Answer", "Mentions"]
+
+# One lookup's answers: (what it is for: ANCESTRY for a superclass or mixin of definition
+# ``index``, SCOPE for the scope of ``class A::B`` or ``class << A``, OTHER otherwise;
+# ``index``; the declarations found for each prefix of its path, each followed by where it
+# leads). ANCESTRY and SCOPE lookups that find nothing declare placeholders (``Placeholders``).
+Answer = tuple[int, int, tuple[int | None, ...]]
+Evaluation = tuple[Answer, ...]
+ANCESTRY, OTHER, SCOPE = 0, 1, 2
+
+
+class Mentions(Image):
+    """The mention index and lookup re-checks; mixed into the Resolver."""
+
+    def _mentioned_names(self) -> dict[int, set[str]]:
+        """Per document, every name its definitions' lookups mention (see ``path_names``)."""
+        if self._path_names is None:
+            self._path_names = {key: path_names(d) for key, d in self.docs.items()}
+        return self._path_names
+
+    def _mention_index(self) -> dict[str, set[int]]:
+        """Name -> documents whose definitions' lookups mention it (built on first use, kept current)."""
+        if self._mentions is None:
+            index: dict[str, set[int]] = {}
+            for doc, names in self._mentioned_names().items():
+                for name in names:
+                    index.setdefault(name, set()).add(doc)
+            self._mentions = index
+        return self._mentions
+
+    def _remention(self, doc: int, names: set[str] | None) -> None:
+        """Document ``doc`` now mentions ``names`` (None: it is gone)."""
+        per_doc = self._mentioned_names()
+        index = self._mentions
+        old = per_doc.get(doc, set())
+        if index is not None:
+            for name in old - (names or set()):
+                entry = index.get(name)
+                if entry is not None:
+                    entry.discard(doc)
+            for name in (names or set()) - old:
+                index.setdefault(name, set()).add(doc)
+        if names is None:
+            per_doc.pop(doc, None)
+        else:
+            per_doc[doc] = names
+
+    def _documents_mentioning_paths(self, names: set[str], skip: int) -> set[int]:
+        index = self._mention_index()
+        out: set[int] = set()
+        for name in names:
+            out |= index.get(name, set())
+        out.discard(skip)
+        return out
+
+    def _evaluate(self, doc: int, names: set[str] | None, only: set[int] | None = None, paths: list[ConstPath | None] | None = None) -> Evaluation:
+        """What every lookup of document ``doc`` that mentions one of ``names`` (any, for None)
+        finds now, for its definitions (those in ``only``, when given): for each path, the
+        declaration found for each of its prefixes (and where it leads). ``paths``, when
+        given, receives the path of each answer, in the same order."""
+        result = self.docs[doc]
+        out: list[Answer] = []
+
+        def path(p: ConstPath | None, scope: int, role: int, index: int, upto: int | None = None, load_time: bool = False, hidden: int | None = None) -> None:
+            if p is None or (names is not None and names.isdisjoint(p.segments)):
+                return
+            site = self.cref(doc, scope)
+            if paths is not None:
+                paths.append(p)
+            if site is None:
+                out.append((role, index, (None,)))
+                return
+            n = len(p.segments) if upto is None else upto
+            found = []
+            for k in range(1, n + 1):
+                # Superclasses and mixins are looked up as while the file loads (``ancestors``).
+                hit = self.lookup_path_at(p, site, doc, p.start, k, hidden) if load_time else self.lookup_path(p, site, k)
+                found += [hit, self.follow(hit)]
+            out.append((role, index, tuple(found)))
+
+        for i, d in enumerate(result.definitions):
+            if only is not None and i not in only:
+                continue
+            if d.kind == "ConstantVisibility" and (names is None or d.name in names):
+                site = self.cref(doc, d.parent)
+                ns = (site[0] if site else self.object_id) if site is not None else None
+                if d.receiver is not None and site is not None:
+                    ns = self.lookup_namespace(d.receiver, site)
+                out.append((OTHER, i, (None if ns is None else self._member_constant(ns, d.name),)))
+                if paths is not None:
+                    paths.append(None)
+            if d.path is not None and len(d.path.segments) > 1:
+                path(d.path, d.parent, SCOPE, i, len(d.path.segments) - 1)
+            path(d.superclass, d.parent, ANCESTRY, i, load_time=True, hidden=self.def_decl[doc][i])
+            path(d.receiver, d.parent, OTHER, i)
+            path(d.target, d.parent, SCOPE if d.kind == "SingletonClass" else OTHER, i, load_time=d.kind == "ConstantAlias")
+            for m in d.mixins:
+                path(m.target, i if d.lexical else d.parent, ANCESTRY, i, load_time=True)
+            for m in d.deferred_mixins:
+                path(m.target, i if d.lexical else d.parent, ANCESTRY, i)
+        if only is None:
+            for n, e in enumerate(result.external_mixins):
+                path(e.target, e.scope, OTHER, n, load_time=not self.in_method_body(doc, e.scope))
+                path(e.mixin.target, e.mixin_site, OTHER, n, load_time=not self.in_method_body(doc, e.mixin_site))
+            for n, (p, scope) in enumerate(load_time_paths(result)):
+                path(p, scope, OTHER, n)
+        return tuple(out)
+
+    def _finds_placeholder(self, doc: int, only: set[int]) -> bool:
+        """Whether a lookup of those definitions of ``doc`` finds a ``Todo`` placeholder, which
+        may have been declared for it alone (and would go with it in a full resolve)."""
+        decls = self.decls
+        return any(found is not None and decls[found].kind == "Todo" for _, _, answers in self._evaluate(doc, None, only) for found in answers)
+
+    def _object_mixin_conflict(self, owner: int | None, name: str) -> bool:
+        """Whether adding or removing constant ``name`` of ``owner`` can change what a top-level
+        ``class name`` elsewhere reopens: Ruby looks such a name up through Object's ancestors,
+        so a constant of a module that Object includes, or a top-level one that such a module
+        also has, decides it."""
+        if not self._object_mixins or owner is None:
+            return False
+        chain = self.ancestors(self.object_id)
+        if owner != self.object_id:
+            return owner in chain
+        return any(self._member_constant(m, name) is not None for m in chain if m != self.object_id)
+
+    def _snapshot_lookups(self, names: set[str], skip: int) -> dict[int, Evaluation]:
+        """The current answers of every other document's lookups that mention ``names``."""
+        return {doc: self._evaluate(doc, names) for doc in sorted(self._documents_mentioning_paths(names, skip))}
+
+    def _check_lookups(self, before: dict[int, Evaluation], names: set[str]) -> set[int]:
+        """The namespaces whose superclass or mixin lookups recorded in ``before`` find
+        something else now (their chains must be computed again). Raises ReplayUnsafe when
+        any other lookup does: that would move a definition or a method elsewhere."""
+        rechain: set[int] = set()
+        for doc, answers in before.items():
+            now = self._evaluate(doc, names)
+            if now == answers:
+                continue
+            if len(now) != len(answers):
+                raise ReplayUnsafe(f"a constant path in {self.docs[doc].uri} now finds something else")
+            for (role, index, old), (_, _, new) in zip(answers, now, strict=True):
+                if old == new:
+                    continue
+                ns = self.def_decl[doc][index] if role == ANCESTRY else None
+                if ns is None:
+                    raise ReplayUnsafe(f"a constant path in {self.docs[doc].uri} now finds something else")
+                rechain.add(ns)
+        return rechain
+
+    def _check_not_found_through(self, gone: set[int], names: set[str], skip: int) -> None:
+        """Removing ``gone`` changes no other document's lookups when none finds one of them."""
+        for doc in sorted(self._documents_mentioning_paths(names, skip)):
+            for _, _, answers in self._evaluate(doc, names):
+                if not gone.isdisjoint(answers):
+                    raise ReplayUnsafe(f"a constant path in {self.docs[doc].uri} finds a removed declaration")
+
+    def _mentioning(self, names: set[str], skip: int) -> dict[int, set[str] | None]:
+        """Documents whose references name one of ``names`` -> the names (see ``Refresh``)."""
+        return {doc: names for doc in self._documents_mentioning(names, skip)}
+
+    def _documents_mentioning(self, names: set[str], skip: int) -> set[int]:
+        """Documents (but ``skip``) with a constant reference or call receiver naming one of
+        ``names``, from an index of name -> documents built on first use and kept current."""
+        index = self._reference_index
+        if index is None:
+            index = self._reference_index = {}
+            for doc in self.docs:
+                self._index_reference_names(doc)
+        else:
+            for doc in self._stale_reference_docs():
+                self._index_reference_names(doc)
+        self._touched_docs.clear()
+        found: set[int] = set()
+        for name in names:
+            found |= index.get(name, set())
+        found.discard(skip)
+        return found
+
+    def _stale_reference_docs(self) -> list[int]:
+        """Documents replaced since their names were indexed (the index keeps the version)."""
+        cache = self._reference_names
+        return [doc for doc in self._touched_docs if doc in self.docs and cache.get(doc, (None,))[0] is not self.docs[doc]]
+
+    def _index_reference_names(self, doc: int) -> None:
+        self._forget_reference_names(doc)
+        result = self.docs[doc]
+        used: set[str] = set()
+        for ref in result.const_refs:
+            used.update(ref.path.segments)
+        for call in result.method_refs:
+            if call.receiver is not None:
+                used.update(call.receiver.segments)
+        self._reference_names[doc] = (result, used)
+        index = self._reference_index
+        assert index is not None
+        for name in used:
+            index.setdefault(name, set()).add(doc)
+
+    def _forget_reference_names(self, doc: int) -> None:
+        entry = self._reference_names.pop(doc, None)
+        index = self._reference_index
+        if entry is not None and index is not None:
+            for name in entry[1]:
+                docs = index.get(name)
+                if docs is not None:
+                    docs.discard(doc)

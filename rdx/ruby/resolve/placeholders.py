@@ -1,0 +1,196 @@
+"""Placeholders in incremental updates: created, kept, or removed as a full resolve would.
+
+A superclass, mixin or scope that names nothing (``class Nav < Ba`` while ``Base`` is being
+typed, ``class Draft < NotWrittenYet``, ``class Missing::X``) declares a ``Todo`` placeholder
+where the lookup failed (``Builder._placeholder``). A placeholder exists exactly as long as one
+of those creating lookups finds it, so an edit is incremental around placeholders by three
+rules, each checked against the lookups that mention the placeholder's name (``Mentions``):
+
+- **created**: a placeholder the update declared must not change what any other document's
+  lookup finds (that lookup ran before it existed, or would, depending on order);
+- **found**: a placeholder that existed before and that an added or changed lookup now finds
+  must have the shape that lookup would have given it (``shape_holds``): the same owner as
+  the longest prefix of the path that resolves;
+- **demoted**: a class or module whose only definition goes while other documents' creating
+  lookups still find it becomes the placeholder they would declare (same name, same id);
+- **dropped**: a placeholder that a removed or changed lookup found goes, with its singleton
+  classes, when no creating lookup of any document finds it any more; a kept one loses a
+  singleton class that nothing needs any more.
+
+Anything else (a placeholder kept only by a lookup that does not create one, or found with
+another shape) raises ``ReplayUnsafe``: the one full resolve left for placeholders, named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rdx.model.records import ConstPath, FileResult
+from rdx.ruby.resolve.edits import path_names
+from rdx.ruby.resolve.mentions import ANCESTRY, OTHER, SCOPE, Answer
+from rdx.ruby.resolve.skeleton import SkeletonEdits
+from rdx.ruby.resolve.update import UpdateContext
+from rdx.ruby.resolve.vocabulary import CONCERN_NAMES, MEMBER_DEF_KINDS, ReplayUnsafe
+
+__all__ = ["Placeholders"]
+
+
+class Placeholders(SkeletonEdits):
+    """Placeholder bookkeeping of an update; mixed into the Resolver."""
+
+    def _found_todos(self, doc: int, only: set[int]) -> set[int]:
+        """The placeholders that lookups of definitions ``only`` of ``doc`` find now."""
+        decls = self.decls
+        return {f for _, _, answers in self._evaluate(doc, None, only) for f in answers if f is not None and f in decls and decls[f].kind == "Todo"}
+
+    def shape_holds(self, answers: tuple[int | None, ...]) -> bool:
+        """Whether the first placeholder a lookup finds (``answers``: hit and followed target
+        per prefix) is the one that lookup would declare itself: owned by the prefix before it
+        (or top level, for the first segment)."""
+        decls = self.decls
+        for k in range(0, len(answers), 2):
+            hit = answers[k]
+            if hit is None or hit not in decls:
+                return True
+            if decls[hit].kind == "Todo":
+                return decls[hit].owner == (self.object_id if k == 0 else answers[k - 1])
+        return True
+
+    def _lookups_finding(self, todo: int, skip: int) -> list[Answer]:
+        """Every lookup (of any document but ``skip``) that finds placeholder ``todo``, or, for
+        one that declares placeholders, fails where it would declare ``todo`` again."""
+        rec = self.decls[todo]
+        name = rec.unqualified
+        out: list[Answer] = []
+        for doc in sorted(self._documents_mentioning_paths({name}, skip)):
+            paths: list[ConstPath | None] = []
+            for answer, path in zip(self._evaluate(doc, {name}, paths=paths), paths, strict=True):
+                found = answer[2]
+                if todo in found:
+                    out.append(answer)
+                elif path is not None and (answer[0] == ANCESTRY or answer[0] == SCOPE) and None in found[::2]:
+                    k = found[::2].index(None)
+                    if k < len(path.segments) and path.segments[k] == name and rec.owner == (self.object_id if k == 0 else found[2 * k - 1]):
+                        out.append(answer)
+        return out
+
+    def _demotable(self, index: int, old: FileResult, removed: list[int]) -> dict[int, bool]:
+        """The namespaces that removing definitions ``removed`` of document ``index`` leaves as
+        placeholders: each had only that definition, and only superclass lookups, or only
+        mixin and scope lookups, of other documents find it, with the shape they would give a
+        placeholder. Maps each to whether it is a superclass (a placeholder made for a
+        superclass has Object as its own superclass)."""
+        row = self.def_decl[index]
+        own_mentions = path_names(old, lambda i, d: i not in removed and d.kind not in MEMBER_DEF_KINDS)
+        out: dict[int, bool] = {}
+        for o in removed:
+            d = old.definitions[o]
+            decl_id = row[o]
+            if d.kind not in ("Class", "Module") or decl_id is None:
+                continue
+            rec = self.decls[decl_id]
+            if rec.kind != d.kind or rec.definitions != [(index, o)] or rec.unqualified in own_mentions or rec.unqualified in CONCERN_NAMES:
+                continue
+            roles: set[str] = set()
+            name = rec.unqualified
+            for doc in sorted(self._documents_mentioning_paths({name}, index)):
+                paths: list[ConstPath | None] = []
+                defs = self.docs[doc].definitions
+                for (role, i, found), path in zip(self._evaluate(doc, {name}, paths=paths), paths, strict=True):
+                    if decl_id not in found:
+                        continue
+                    k = found.index(decl_id)
+                    if role == OTHER or k % 2 or rec.owner != (self.object_id if k == 0 else found[k - 1]):
+                        roles.add("other")
+                    elif role == ANCESTRY and path is defs[i].superclass:
+                        roles.add("superclass")
+                    else:
+                        roles.add("mixin")
+            if roles and "other" not in roles and len(roles) == 1:
+                out[decl_id] = "superclass" in roles
+        return out
+
+    def _demote(self, u: UpdateContext) -> set[int]:
+        """Turn the namespaces ``_demotable`` chose into placeholders; returns them (their
+        chains are computed again)."""
+        for decl_id, superclass in u.demoted.items():
+            rec = u.own(decl_id)
+            rec.kind = "Todo"
+            rec.definitions = []
+            rec.superclass = self.object_id if superclass else None
+            u.placeholders.add(decl_id)
+        return set(u.demoted)
+
+    def _check_created(self, u: UpdateContext, created: Iterable[int]) -> None:
+        """Placeholders declared by this update change no other document's lookup."""
+        for todo in created:
+            if todo in self.decls and self.decls[todo].kind == "Todo" and self._lookups_finding(todo, u.index):
+                raise ReplayUnsafe("a new placeholder changes what another file's lookup finds")
+
+    def _check_found(self, u: UpdateContext, only: set[int], created: set[int]) -> None:
+        """Placeholders that existed before and that the edited lookups now find have the shape
+        those lookups would give them."""
+        decls = self.decls
+        for _, _, answers in self._evaluate(u.index, None, only):
+            if any(f is not None and f not in created and f in decls and decls[f].kind == "Todo" for f in answers) and not self.shape_holds(answers):
+                raise ReplayUnsafe("a lookup finds a placeholder whose shape depends on who made it first")
+
+    def _drop_unused_placeholders(self, u: UpdateContext, candidates: set[int]) -> set[str]:
+        """Remove the ``candidates`` (placeholders that lookups of this document found before
+        the edit) that no creating lookup finds any more, deepest first; returns the names of
+        those removed (references naming them are resolved again)."""
+        decls = self.decls
+        removed: set[str] = set()
+        for todo in sorted(candidates, key=lambda t: -decls[t].name.count("::") if t in decls else 0):
+            rec = decls.get(todo)
+            if rec is None or rec.kind != "Todo":
+                continue
+            finders = self._lookups_finding(todo, -1)
+            creating = [a for a in finders if a[0] == ANCESTRY or a[0] == SCOPE]
+            if creating:
+                if not all(self.shape_holds(a[2]) for a in creating):
+                    raise ReplayUnsafe("a placeholder is kept by a lookup that would give it another shape")
+                self._drop_unneeded_singleton(u, todo)
+                continue
+            if finders:
+                raise ReplayUnsafe("a placeholder is found only by lookups that do not create one")
+            if rec.definitions or any(m in decls for m in rec.members.values()):
+                raise ReplayUnsafe(f"placeholder {rec.name} holds declarations")
+            self._drop_declaration(u, todo)
+            removed.add(rec.unqualified)
+        return removed
+
+    def _drop_unneeded_singleton(self, u: UpdateContext, todo: int) -> None:
+        """A kept placeholder's singleton class goes when nothing needs it any more: no chain
+        passes through it, and it has no definitions or members."""
+        single = self.decls[todo].singleton
+        if single is None:
+            return
+        srec = self.decls[single]
+        if srec.definitions or srec.members or srec.singleton is not None or single in self._member_created or self._current_descendants(single):
+            return
+        self._drop_declaration(u, single)
+        u.own(todo).singleton = None
+
+    def _drop_declaration(self, u: UpdateContext, decl_id: int) -> None:
+        """Delete a placeholder (or a singleton class) with its singleton classes and chains."""
+        if self._times_raw is not None:
+            self._load_times()
+        self._own_chains()
+        rec = self.decls[decl_id]
+        for holder in self._holders(decl_id):
+            hrec = self.decls.pop(holder)
+            self.by_name.pop(hrec.name, None)
+            self._ancestors.pop(holder, None)
+            self._times.pop(holder, None)
+            self._superclass_done.discard(holder)
+            self._member_index.pop(holder, None)
+            self._lookup_keys.pop(holder, None)
+            self._member_created.discard(holder)
+            self._concern_cache.pop(holder, None)
+            self._concern_deps.pop(holder, None)
+        owner = rec.owner
+        if owner is not None and owner in self.decls and rec.kind != "SingletonClass" and self.decls[owner].members.get(rec.unqualified) == decl_id:
+            del u.own(owner).members[rec.unqualified]
+        self._lookup_cache.clear()
+        self._alias_cache.clear()

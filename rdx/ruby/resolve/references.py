@@ -1,0 +1,80 @@
+"""Phase 4: constant references and method-call receivers of each document."""
+
+from __future__ import annotations
+
+from rdx.model.kinds import ReceiverKind
+from rdx.model.records import ConstRef, MethodRef
+from rdx.ruby.resolve.members import Members
+
+
+class References(Members):
+    """The reference phase; mixed into the Resolver."""
+
+    def _phase_references(self) -> None:
+        const_targets: dict[int, list[int | None]] = {}
+        receivers: dict[int, list[int | None]] = {}
+        for doc in self.docs:
+            const_targets[doc], receivers[doc] = self._document_references(doc)
+        self.state.constant_targets = const_targets
+        self.state.method_receivers = receivers
+
+    def _document_references(self, doc: int) -> tuple[list[int | None], list[int | None]]:
+        """Resolved constant references and method-call receivers of one document."""
+        result = self.docs[doc]
+        targets: list[int | None] = []
+        for ref in result.const_refs:
+            targets.append(self._constant_reference(doc, ref))
+        recv: list[int | None] = []
+        self_cache: dict[int, int | None] = {}
+        for mref in result.method_refs:
+            rk = mref.receiver_kind
+            if rk == ReceiverKind.IMPLICIT_SELF or rk == ReceiverKind.SELF:
+                if mref.scope not in self_cache:
+                    self_cache[mref.scope] = self.self_class(doc, mref.scope)
+                recv.append(self_cache[mref.scope])
+            else:
+                recv.append(self._constant_receiver(doc, mref))
+        return targets, recv
+
+    def _constant_reference(self, doc: int, ref: ConstRef) -> int | None:
+        """What a constant reference names where it is written.
+
+        A reference that runs while its file loads (outside method bodies) cannot see a
+        constant that the same file assigns only further down, when no other file defines
+        it: Ruby's lookup goes on past it (``X`` ahead of ``X = ...`` in a class body finds an
+        outer ``X``; see ``lookup_path_at``, which superclasses and mixins share)."""
+        site = self.cref(doc, ref.scope)
+        if site is None:
+            return None
+        if self.in_method_body(doc, ref.scope):
+            return self.lookup_path(ref.path, site)
+        return self.lookup_path_at(ref.path, site, doc, ref.path.start)
+
+    def _constant_receiver(self, doc: int, mref: MethodRef) -> int | None:
+        """Where ``Foo.bar`` (the singleton class) or ``Foo.new.bar`` (Foo) looks ``bar`` up."""
+        rk = mref.receiver_kind
+        if rk != ReceiverKind.CONSTANT and rk != ReceiverKind.CONSTANT_INSTANCE:
+            return None
+        site = self.cref(doc, mref.scope)
+        path = mref.receiver
+        if site is None or path is None:
+            return None
+        ns = self.lookup_namespace_at(path, site, doc, mref.scope)
+        if ns is not None and rk == ReceiverKind.CONSTANT:
+            ns = self.decls[ns].singleton  # None for a placeholder: nothing to look up there.
+        return ns
+
+    def _references_naming(self, doc: int, names: set[str]) -> tuple[list[int | None], list[int | None]]:
+        """The document's references again, where only those whose constant path (or call
+        receiver) names one of ``names`` can have changed: the others keep their answers."""
+        state = self.state
+        result = self.docs[doc]
+        targets = list(state.constant_targets[doc])
+        for i, ref in enumerate(result.const_refs):
+            if not names.isdisjoint(ref.path.segments):
+                targets[i] = self._constant_reference(doc, ref)
+        recv = list(state.method_receivers[doc])
+        for i, mref in enumerate(result.method_refs):
+            if mref.receiver is not None and not names.isdisjoint(mref.receiver.segments):
+                recv[i] = self._constant_receiver(doc, mref)
+        return targets, recv

@@ -1,0 +1,350 @@
+"""Incremental additions and removals of namespaces and constants.
+
+Removals apply when no other document's lookup finds what goes; additions when the lookups
+that mention the new names find the same before and after (``mentions``). References that
+name them are resolved again by the caller."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+
+from rdx.model.declarations import DeclarationRecord
+from rdx.model.records import DefinitionRecord, FileResult
+from rdx.ruby.resolve.edits import path_names
+from rdx.ruby.resolve.invalidation import Invalidation
+from rdx.ruby.resolve.vocabulary import (
+    CONCERN_NAMES,
+    MEMBER_DECL_KINDS,
+    MEMBER_DEF_KINDS,
+    ReplayUnsafe,
+    dynamic_constant,
+    inside_method,
+)
+
+
+class SkeletonEdits(Invalidation):
+    """Fresh namespaces and constants; mixed into the Resolver."""
+
+    def _removable(
+        self, index: int, old: FileResult, new: FileResult, removed: list[int], demoted: Collection[int] = ()
+    ) -> tuple[list[int], list[tuple[int, tuple[int, int]]]]:
+        """What removing definitions ``removed`` of document ``index`` does, when nothing else
+        can notice: the declarations it deletes (each had only that definition, nothing
+        inherits from it, no lookup of another document's definitions finds it, and it holds
+        nothing but members and other removed declarations), and the ``class << self`` bodies
+        (without mixins) that their singleton classes, which stay, lose: (declaration,
+        definition). Raises ReplayUnsafe otherwise."""
+        row = self.def_decl[index]
+        gone: list[int] = []
+        bodies: list[tuple[int, tuple[int, int]]] = []
+        for o in removed:
+            d = old.definitions[o]
+            if d.kind not in ("Class", "Module", "Constant", "SingletonClass"):
+                raise ReplayUnsafe(f"removing a {d.kind} needs a full resolve")
+            decl_id = row[o]
+            if decl_id is None:
+                continue  # It declared nothing (a dynamic or unplaceable constant).
+            rec = self.decls[decl_id]
+            if d.kind == "SingletonClass":
+                if d.mixins or d.deferred_mixins:
+                    raise ReplayUnsafe("a removed ``class << self`` body had mixins")
+                bodies.append((decl_id, (index, o)))
+                continue
+            if len(rec.definitions) > 1 and d.kind in ("Class", "Module") and rec.kind == d.kind:
+                # A reopening goes; the namespace stays with its other definitions (and its
+                # chain is computed again when the reopening had a superclass or mixins).
+                bodies.append((decl_id, (index, o)))
+                continue
+            if decl_id in demoted:
+                continue  # It stays, as a placeholder (``Placeholders._demotable``).
+            if rec.definitions != [(index, o)]:
+                raise ReplayUnsafe(f"{rec.name} has other definitions")
+            # A placeholder it caused (``< Missing``, ``include Missing``, ``class Missing::X``)
+            # goes with it when nothing else finds it (``Placeholders``); a lookup that found
+            # nothing at all is another matter.
+            if self._refers_to_nothing(index, o, d, decl_id):
+                raise ReplayUnsafe(f"{rec.name} refers to an undeclared scope")
+            gone.append(decl_id)
+        own_mentions = path_names(new, lambda i, d: d.kind not in MEMBER_DEF_KINDS)
+        gone_set = set(gone)
+        for decl_id in gone:
+            if self._object_mixin_conflict(self.decls[decl_id].owner, self.decls[decl_id].unqualified):
+                raise ReplayUnsafe("a top-level class may reopen another through Object's mixins")
+        self._check_not_found_through(gone_set, {self.decls[d].unqualified for d in gone}, index)
+        for decl_id in gone:
+            rec = self.decls[decl_id]
+            name = rec.unqualified
+            if name in CONCERN_NAMES or name in own_mentions:
+                raise ReplayUnsafe(f"{name} is mentioned in its own document")
+            holders = self._holders(decl_id)
+            for holder in holders:
+                if set(self._current_descendants(holder)) - set(holders):
+                    raise ReplayUnsafe(f"{self.decls[holder].name} has descendants")
+                hrec = self.decls[holder]
+                if holder == holders[-1] and hrec.singleton is not None and holder != decl_id:
+                    raise ReplayUnsafe(f"{hrec.name} has a singleton class")
+                if len(holders) == 3:
+                    # Its chain declared singleton classes of the superclasses' singleton
+                    # classes, which a full resolve might not declare any more.
+                    raise ReplayUnsafe(f"{hrec.name} had ``class << self`` bodies")
+                for member in hrec.members.values():
+                    if member not in gone_set and self.decls[member].kind not in MEMBER_DECL_KINDS:
+                        raise ReplayUnsafe(f"{self.decls[member].name} would be left without its namespace")
+        # Bodies of singleton classes that go anyway need no separate removal. A singleton
+        # class left with no body loses the singleton class its bodies declared (see ``run``).
+        kept_bodies = [(decl_id, pair) for decl_id, pair in bodies if self.decls[decl_id].attached not in gone_set]
+        for decl_id in {decl_id for decl_id, _ in kept_bodies}:
+            rec = self.decls[decl_id]
+            removed_pairs = {pair for d, pair in kept_bodies if d == decl_id}
+            if rec.singleton is not None and all(p in removed_pairs for p in rec.definitions):
+                raise ReplayUnsafe(f"{rec.name} loses its last body")
+        return gone, kept_bodies
+
+    def _refers_to_nothing(self, index: int, o: int, d: DefinitionRecord, decl_id: int) -> bool:
+        """Whether a lookup of definition ``o`` finds nothing, as phase 1 and the chains look it
+        up (superclasses and mixins as while the file loads)."""
+        site = self.cref(index, d.parent)
+        if site is None:
+            return True
+        mixin_site = self.cref(index, o) if d.lexical else site
+        found: list[int | None] = []
+        if d.superclass is not None:
+            found.append(self._superclass_target(decl_id, index, d.superclass, site))
+        for m in d.mixins:
+            if m.target is not None:
+                found.append(self.lookup_namespace_at(m.target, mixin_site, index, o if d.lexical else d.parent) if mixin_site is not None else None)
+        for m in d.deferred_mixins:
+            if m.target is not None:
+                found.append(self.lookup_namespace(m.target, mixin_site) if mixin_site is not None else None)
+        if d.path is not None and len(d.path.segments) > 1:
+            found.append(self.lookup_namespace(d.path, site, len(d.path.segments) - 1))
+        return any(target is None for target in found)
+
+    def _check_declared(self, created: set[int], holders: set[int]) -> None:
+        """Everything this update declared so far is what a full resolve declares for the
+        additions: the ``created`` declarations, the singleton classes of ``holders``,
+        placeholders (``Todo``) and their singleton classes (the chains of subclasses'
+        singleton classes need them). Raises ReplayUnsafe for anything else."""
+        decls = self.decls
+        for d in self._created or ():
+            rec = decls.get(d)
+            if rec is None or d in created or rec.kind == "Todo":
+                continue
+            if rec.kind == "SingletonClass" and rec.attached is not None and (rec.attached in holders or decls[rec.attached].kind == "Todo"):
+                continue
+            raise ReplayUnsafe(f"declaring the additions declared {rec.name}, which a full resolve may not")
+
+    def _holders(self, decl_id: int) -> list[int]:
+        """A namespace, its singleton class and that one's singleton class (the ones that exist)."""
+        out = [decl_id]
+        while len(out) < 3:
+            single = self.decls[out[-1]].singleton
+            if single is None:
+                break
+            out.append(single)
+        return out
+
+    def _remove_declarations(self, index: int, gone: list[int], own: Callable[[int], DeclarationRecord]) -> dict[int, set[str] | None]:
+        """Delete ``gone`` (checked by ``_removable``) with their singleton classes and member
+        declarations; returns the documents whose references mention their names."""
+        if self._times_raw is not None:
+            self._load_times()
+        self._own_chains()
+        names: set[str] = set()
+        for decl_id in gone:
+            rec = self.decls.get(decl_id)
+            if rec is None:
+                continue
+            names.add(rec.unqualified)
+            doomed = self._holders(decl_id)
+            for holder in doomed:
+                hrec = self.decls.pop(holder)
+                self.by_name.pop(hrec.name, None)
+                for member in hrec.members.values():
+                    mrec = self.decls.get(member)
+                    if mrec is not None and mrec.kind in MEMBER_DECL_KINDS:
+                        self.decls.pop(member)
+                        self.by_name.pop(mrec.name, None)
+                self._ancestors.pop(holder, None)
+                self._times.pop(holder, None)
+                self._superclass_done.discard(holder)
+                self._member_index.pop(holder, None)
+                self._lookup_keys.pop(holder, None)
+            owner = rec.owner
+            if owner is not None and owner in self.decls and self.decls[owner].members.get(rec.unqualified) == decl_id:
+                del own(owner).members[rec.unqualified]
+        self._lookup_cache.clear()
+        self._alias_cache.clear()
+        return self._mentioning(names, index)
+
+    def _declare_added(
+        self, index: int, new: FileResult, added: list[int], own: Callable[[int], DeclarationRecord]
+    ) -> tuple[dict[int, set[str] | None], set[int]]:
+        """Declare namespaces and constants that an edit added to document ``index`` (already
+        installed), when no other document's definitions notice them: the lookups that mention
+        the new names find the same before and after (``Mentions``), the names are plain, and
+        their superclasses and mixins resolve. Declares them as phase 1 would, with their
+        singleton classes and ancestors; returns the documents whose references name the new
+        names, with those names (their references are resolved again by the caller), and the
+        namespaces elsewhere whose superclass or mixins now find a new declaration (their
+        chains are computed again by the caller)."""
+        # Chains are added for the new namespaces: the previous state keeps its own tables.
+        self._own_chains()
+        # This document's own mentions, outside what is being added or replayed anyway.
+        skip = set(added)
+        own_mentions = path_names(new, lambda i, d: i not in skip and d.kind not in MEMBER_DEF_KINDS)
+        # Other documents' lookups of the added names, as they answer before the addition.
+        candidates = {p.segments[-1] for i in added if (p := new.definitions[i].path) is not None}
+        lookups_before = self._snapshot_lookups(candidates, index)
+        names: set[str] = set()
+        created: list[int] = []
+        rechained: set[int] = set()
+        for i in added:
+            self._declare_one_added(index, new.definitions, i, own, own_mentions, names, created, rechained)
+        # Lookups cached before may have missed the new names.
+        self._lookup_cache.clear()
+        self._alias_cache.clear()
+        rechain = self._check_lookups(lookups_before, candidates) | rechained
+        self._check_added_ancestry(index, new.definitions, added)
+        self._complete_added(index, new.definitions, added, created, rechained)
+        # A reopening can make a constant visible to references of a document that defines it
+        # only further down (see ``lookup_path_at``): those naming it are resolved again too.
+        row = self.def_decl[index]
+        reopened = {self.decls[decl].unqualified for i in added if (decl := row[i]) is not None and decl not in created and self.decls[decl].kind in ("Class", "Module")}
+        return self._mentioning(names | reopened, index), rechain
+
+    def _declare_one_added(
+        self,
+        index: int,
+        defs: list[DefinitionRecord],
+        i: int,
+        own: Callable[[int], DeclarationRecord],
+        own_mentions: set[str],
+        names: set[str],
+        created: list[int],
+        rechained: set[int],
+    ) -> None:
+        """Declare added definition ``i``: a new plain name (added to ``names``, its
+        declaration to ``created``), a reopening without superclass or mixins, or another
+        ``class << self`` body of an existing singleton class."""
+        d = defs[i]
+        if d.kind not in ("Class", "Module", "Constant", "SingletonClass"):
+            raise ReplayUnsafe(f"an added {d.kind} needs a full resolve")
+        if inside_method(defs, d):
+            self.state.diagnostics.append(dynamic_constant(index, d))
+            return
+        site = self.cref(index, d.parent)
+        if site is None:
+            raise ReplayUnsafe("an added definition sits in an undeclared scope")
+        reopened: int | None = None
+        if d.kind == "SingletonClass":
+            attached = self._namespace_owner(index, d.parent)
+            if d.target is not None or attached is None:
+                raise ReplayUnsafe("only ``class << self`` bodies are declared incrementally")
+            if attached not in created:
+                # Another body of an existing singleton class: it must have had one already
+                # (a first body would declare that singleton class's own singleton class).
+                single = self.decls[attached].singleton
+                if single is None or self.decls[single].singleton is None or d.mixins or d.deferred_mixins:
+                    raise ReplayUnsafe("a first or mixing ``class << self`` body needs a full resolve")
+                reopened = single
+        else:
+            path = d.path
+            assert path is not None
+            name = path.segments[-1]
+            owner = site[0] if site else self.object_id
+            existing = self._member_constant(owner, name) if len(path.segments) == 1 and not path.absolute else None
+            if existing is not None and d.kind in ("Class", "Module") and self.decls[existing].kind == d.kind:
+                # A reopening adds a definition; with a superclass or mixins, its chain is
+                # computed again (with its descendants') by the caller.
+                if existing == owner:
+                    raise ReplayUnsafe(f"{name} reopens its own scope")
+                if d.superclass is not None or d.superclass_self or d.mixins or d.deferred_mixins:
+                    rechained.add(existing)
+                reopened = existing
+            else:
+                if existing is not None and self.decls[existing].kind == "Todo" and d.kind in ("Class", "Module"):
+                    rechained.add(existing)  # A placeholder becomes the namespace it stood for.
+                if len(path.segments) != 1 or path.absolute or name in names or name in CONCERN_NAMES:
+                    raise ReplayUnsafe(f"{name} is not a plain new name")
+                if name in own_mentions:
+                    raise ReplayUnsafe(f"{name} is mentioned in its own document")
+                if self._object_mixin_conflict(owner, name):
+                    raise ReplayUnsafe("a top-level class may reopen another through Object's mixins")
+                names.add(name)
+                own(owner)
+        if reopened is not None:
+            own(reopened)
+        if not self._declare_definition(index, i, d, False):
+            raise ReplayUnsafe("an added definition cannot be declared")
+        decl_id = self.def_decl[index][i]
+        if decl_id is not None and len(self.decls[decl_id].definitions) > 1:
+            self._writable(decl_id).definitions.sort()  # Program order, as phase 1 leaves it.
+        if reopened is not None:
+            if decl_id != reopened:
+                raise ReplayUnsafe("a reopening declared something else")
+        elif decl_id is not None and decl_id not in created and d.kind != "SingletonClass":
+            if decl_id not in (self._created or ()) and decl_id not in rechained:
+                # It was there already (``class Broken`` becoming ``module Broken``: the old
+                # declaration goes with its definition, the new one takes the same name).
+                raise ReplayUnsafe(f"{name} is declared again by an addition")
+            created.append(decl_id)
+
+    def _check_added_ancestry(self, index: int, defs: list[DefinitionRecord], added: list[int]) -> None:
+        """Added superclasses and mixins name a class and modules, or nothing yet (their
+        placeholders are declared with the chains and checked by ``Placeholders``)."""
+        for i in added:
+            d = defs[i]
+            decl_id = self.def_decl[index][i]
+            if d.superclass is not None and not d.superclass_self:
+                site = self.cref(index, d.parent)
+                if site is None or decl_id is None:
+                    raise ReplayUnsafe("an added superclass sits in an undeclared scope")
+                target = self._superclass_target(decl_id, index, d.superclass, site)
+                if target is not None and self.decls[target].kind not in ("Class", "Todo"):
+                    raise ReplayUnsafe("an added superclass does not resolve to a class")
+            for n, m in enumerate((*d.mixins, *d.deferred_mixins)):
+                if m.target is not None:
+                    site = self.cref(index, i) if d.lexical else self.cref(index, d.parent)
+                    if site is None:
+                        raise ReplayUnsafe("an added mixin sits in an undeclared scope")
+                    if n < len(d.mixins):
+                        target = self.lookup_namespace_at(m.target, site, index, i if d.lexical else d.parent)
+                    else:
+                        target = self.lookup_namespace(m.target, site)
+                    if target is not None and self.decls[target].kind not in ("Module", "Todo"):
+                        raise ReplayUnsafe("an added mixin does not resolve to a module")
+
+    def _complete_added(self, index: int, defs: list[DefinitionRecord], added: list[int], created: list[int], rechained: set[int]) -> None:
+        """Singleton classes and chains of the new namespaces, as a full resolve makes them,
+        and their entries in the descendant index (``rechained`` ones, promoted placeholders
+        and reopenings with a superclass or mixins, have theirs; the caller computes their
+        chains again). Raises ReplayUnsafe if that declared
+        anything a full resolve may not (``_check_declared``)."""
+        for decl_id in created:
+            if self.decls[decl_id].kind in ("Class", "Module"):
+                self.singleton(decl_id)
+        namespaces = [d for d in created if self.decls[d].is_namespace]
+        # ``class << self`` bodies declare their singleton class's singleton class (see ``run``).
+        created_set = set(created)
+        bodies = {
+            b for i in added if defs[i].kind == "SingletonClass" and (b := self.def_decl[index][i]) is not None and self.decls[b].attached in created_set
+        }
+        for decl_id in namespaces:
+            self.ancestors(decl_id)
+            self.ancestors(self.singleton(decl_id))
+        for body in bodies:
+            self.ancestors(self.singleton(body))
+        self._check_declared(created_set, {*namespaces, *bodies})
+        created_set -= rechained  # They were in the index already.
+        fresh_ids: set[int] = set(created_set)
+        for holder in (*namespaces, *bodies):
+            single = self.decls[holder].singleton
+            if single is not None:
+                fresh_ids.add(single)
+        if self._descendant_index is not None:
+            for new_id in fresh_ids:
+                if self.decls[new_id].is_namespace:
+                    for anc in self._ancestors.get(new_id, ()):
+                        if anc != new_id:
+                            self._descendant_index.setdefault(anc, []).append(new_id)

@@ -1,0 +1,66 @@
+"""The context of one incremental update: what its steps (``Incremental``) share.
+
+It owns the copy-on-write bookkeeping of the state being built, so that no step copies a
+record or a row twice and none writes into the published state it started from.
+"""
+
+from __future__ import annotations
+
+from rdx.model.declarations import DeclarationRecord
+from rdx.model.records import FileResult
+from rdx.model.store import ResolvedState
+from rdx.ruby.resolve.edits import SkeletonDiff
+
+__all__ = ["UpdateContext", "merge_refresh"]
+
+
+class UpdateContext:
+    """What one incremental update carries between its steps: the document and its two
+    versions, their alignment, the previous (published) state and the one being built, the
+    declarations that go, the documents whose references to refresh, and which records and
+    definition rows the new state already owns (copy-on-write)."""
+
+    def __init__(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff, prev: ResolvedState, state: ResolvedState, gone: list[int]) -> None:
+        self.index, self.old, self.new, self.diff = index, old, new, diff
+        self.prev, self.state, self.gone = prev, state, gone
+        self.refresh: dict[int, set[str] | None] = {}
+        # Names of namespaces that lose a reopening here, and what other documents' lookups
+        # of those names found before (a constant left defined only further down in the
+        # document that looks it up is no longer visible there while it loads).
+        self.reopened: set[str] = set()
+        self.lookups_before: dict[int, tuple] = {}
+        # Placeholders that the removed or changed lookups found (``Placeholders``).
+        self.placeholders: set[int] = set()
+        # Namespaces that stay as placeholders -> whether as a superclass (``_demotable``).
+        self.demoted: dict[int, bool] = {}
+        # Namespaces that lost a reopening with a superclass or mixins: their chains change.
+        self.rechain: set[int] = set()
+        self._records: set[int] = set()
+        self._rows: set[int] = {index}
+
+    def own(self, decl_id: int) -> DeclarationRecord:
+        """The record of ``decl_id`` in the new state, copied on first use."""
+        decls = self.state.declarations
+        if decl_id not in self._records:
+            decls[decl_id] = decls[decl_id].copy()
+            self._records.add(decl_id)
+        return decls[decl_id]
+
+    def own_row(self, doc: int) -> list[int | None]:
+        """Document ``doc``'s definition -> declaration row in the new state, copied on first use."""
+        rows = self.state.definition_declarations
+        if doc not in self._rows:
+            rows[doc] = list(rows[doc])
+            self._rows.add(doc)
+        return rows[doc]
+
+
+def merge_refresh(into: dict[int, set[str] | None], more: dict[int, set[str] | None]) -> None:
+    """Documents to refresh: a set of names refreshes only the references naming them, None
+    every reference of the document; None wins."""
+    for doc, names in more.items():
+        if doc in into:
+            have = into[doc]
+            into[doc] = None if have is None or names is None else have | names
+        else:
+            into[doc] = names

@@ -1,0 +1,447 @@
+"""Ranked declaration search: intent-style queries ("format number as currency") over names,
+doc comments, namespaces and paths, ranked by BM25 and then by what makes code search good.
+
+Retrieval is SQLite FTS5 (Porter-stemmed words, BM25 with per-column weights) over one row
+per declaration: its name split into sub-words (``number_to_currency`` -> number to currency,
+``MessageVerifier`` -> message verifier), its namespace, the first paragraph of its doc
+comment, the rest of it, and the file path with the parameter names (``strptime(date,
+format)``). Candidates are the best rows over every column,
+over the doc alone, over the name alone, and for related words ("folder" -> dir); they are
+then re-scored:
+
+- how much of the query the declaration covers, each word weighted by its rarity (IDF) and
+  by where it was found (name > summary > namespace > rest of the doc > path), a related
+  word counting for less than the word itself;
+- the query naming the declaration (exactly, or as a prefix) comes first;
+- a prior: documented public API over private methods, variables, undocumented, generated,
+  vendored and test code; singleton classes are not indexed (their methods are), so
+  ``Foo::<Foo>`` is never listed beside ``Foo``;
+- ties broken by name, so the order is deterministic.
+
+The index lives in an in-memory SQLite database: everything about a declaration is in its
+rows (nothing per declaration in Python), so it is saved and restored whole as the bytes of
+the database (``image``/``from_image``, SQLite's serialize API), keyed by the fingerprint of the
+documents it describes; the caller stores those bytes in a checksummed cache file.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+import threading
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from rdx.model.declarations import DeclarationRecord
+from rdx.model.foreign import ForeignState
+from rdx.model.store import ResolvedState
+from rdx.search.ranked_query import STOP_WORDS, fts_word, parse_query, split_words
+from rdx.search.ranked_score import Rescoring, snake_join
+from rdx.search.synonyms import related_words
+
+__all__ = ["SYMBOLS_NAME", "SymbolIndex"]
+
+# A checksummed envelope holding the database's bytes (``rdx.cache.envelope``), not a database.
+SYMBOLS_NAME = "symbols.msgpack"
+_SCHEMA = 4
+_TEXT_WORD = re.compile(r"[A-Za-z]+|\d+")
+# Parameter names in a signature ("(number, options = {})" -> number, options).
+_PARAM = re.compile(r"(?<![=:.\w])[*&]{0,2}([a-z_][a-z0-9_]*)")
+_KIND_WORDS = {
+    "Class": "class", "Module": "module", "Method": "method", "Constant": "constant", "ConstantAlias": "constant alias",
+    "GlobalVariable": "global variable", "InstanceVariable": "instance variable", "ClassVariable": "class variable",
+}
+_SKIPPED_KINDS = frozenset({"SingletonClass", "Todo"})
+_VARIABLES = frozenset({"InstanceVariable", "ClassVariable", "GlobalVariable"})
+_CANDIDATES = 300
+# A word in more than one row in this many is too common to pick candidates with (measured on
+# the judged set: 1/20 gives one more hit in 116 queries at 13 ms p50, 1/60 gives 9.4 ms).
+_COMMON = 60
+_DOC_WORDS = 150  # Words of the doc comment beyond its summary that re-scoring reads.
+# BM25 column weights: words, namespace, summary, rest of the doc, path, kind.
+_WEIGHTS = (6.0, 1.0, 3.0, 1.0, 0.5, 0.5)
+# Learned associations (``_learn``): seen together at least this often, with at least this
+# pointwise mutual information, in at least this share of the doc word's declarations.
+_LEARN_MIN, _LEARN_PMI, _LEARN_SHARE = 3, 2.5, 0.05
+_LOW_VALUE_PATH = re.compile(r"/(test|tests|spec|specs|examples?|generated|vendor|templates?|benchmarks?)/|_(test|spec)\.rb$")
+_SCHEMA_SQL = """
+CREATE VIRTUAL TABLE sym USING fts5(words, namespace, summary, doc, path, kind, tokenize = 'porter unicode61');
+CREATE VIRTUAL TABLE terms USING fts5vocab(sym, 'row');
+CREATE TABLE decl(
+    rowid INTEGER PRIMARY KEY, name TEXT NOT NULL, unq TEXT NOT NULL, kind TEXT NOT NULL,
+    path TEXT NOT NULL, prior REAL NOT NULL, words TEXT NOT NULL, lang TEXT NOT NULL);
+CREATE INDEX decl_unq ON decl(lower(unq));
+CREATE INDEX decl_name ON decl(lower(name));
+CREATE TABLE meta(key TEXT PRIMARY KEY, value);
+CREATE TABLE learned(word TEXT PRIMARY KEY, others TEXT NOT NULL);
+"""
+
+
+def _comment_text(lines: Iterable[str]) -> tuple[str, str]:
+    """(first paragraph, rest) of a doc comment, without the ``#`` marks."""
+    summary: list[str] = []
+    rest: list[str] = []
+    target = summary
+    for raw in lines:
+        line = raw.lstrip().lstrip("#").strip()
+        if not line:
+            if summary:
+                target = rest
+            continue
+        if line.startswith(("=begin", "=end", "-*-", "frozen_string_literal", "rubocop:", ":call-seq:", ":nodoc:")):
+            continue
+        target.append(line)
+    return " ".join(summary), " ".join(rest[:80])
+
+
+def _prior(kind: str, path: str, private: bool, doc_words: int, dependency: bool = False) -> float:
+    """What a declaration is worth before the query: documented public API over the rest, the
+    project's own code over its gems'."""
+    score = min(math.log1p(doc_words), 6.0) * 0.12
+    if private:
+        score -= 0.8
+    if kind in _VARIABLES:
+        score -= 1.5
+    elif kind in ("Constant", "ConstantAlias"):
+        score -= 0.3
+    if _LOW_VALUE_PATH.search(path):
+        score -= 2.0
+    if dependency:
+        score -= 1.0
+    return score
+
+
+
+def _rowid(did: int) -> int:
+    return did - (1 << 64) if did >= 1 << 63 else did
+
+
+def _declaration_id(rowid: int) -> int:
+    return rowid + (1 << 64) if rowid < 0 else rowid
+
+
+class _Row:
+    __slots__ = ("id", "kind", "language", "name", "path", "prior", "unqualified", "words")
+
+    def __init__(self, rowid: int, name: str, unq: str, kind: str, path: str, prior: float, words: str, language: str) -> None:
+        self.language = language
+        self.id = _declaration_id(rowid)
+        self.name = name
+        self.unqualified = unq
+        self.kind = kind
+        self.path = path
+        self.prior = prior
+        self.words = words.split()
+
+
+class SymbolIndex(Rescoring):
+    """The ranked-search index of one resolved state: built once (about two and a half
+    seconds for ninety thousand declarations), saved beside the snapshot, and carried from
+    revision to revision by ``advance``, which re-indexes only the declarations of changed
+    documents."""
+
+    def __init__(self, db: sqlite3.Connection, state: ResolvedState, foreign: ForeignState | None = None) -> None:
+        self._lock = threading.RLock()
+        self._db = db
+        self.state = state
+        # The other languages' declarations indexed here (``rdx.languages.view``), if any.
+        self.foreign = foreign
+        self._stemmer = sqlite3.connect(":memory:", check_same_thread=False)
+        self._stemmer.executescript(
+            "CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'porter unicode61');"
+            "CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance');"
+        )
+        self._stem_cache: dict[str, str] = {}
+        self._split_cache: dict[str, str] = {}
+        self._learned: dict[str, tuple[str, ...]] = {}
+        self._shared: dict[str, str] = {}
+        # Rows and their stemmed fields, read from the database when first re-scored.
+        self._rows: dict[int, _Row] = {}
+        self._fields: dict[int, tuple[str, str, str, str, str, str]] = {}
+        (self._count,) = db.execute("SELECT count(*) FROM decl").fetchone()
+
+    @classmethod
+    def build(cls, state: ResolvedState, foreign: ForeignState | None = None) -> SymbolIndex:
+        db = sqlite3.connect(":memory:", check_same_thread=False)
+        db.executescript(_SCHEMA_SQL)
+        index = cls(db, state, foreign)
+        index._insert(state, state.declarations.values())
+        if foreign is not None:
+            index._insert_foreign(foreign, foreign.declarations)
+        index._learn()
+        db.execute("INSERT INTO sym(sym) VALUES('optimize')")
+        (index._count,) = db.execute("SELECT count(*) FROM decl").fetchone()
+        return index
+
+    @classmethod
+    def from_image(cls, image: bytes | memoryview, fingerprint: str, state: ResolvedState, foreign: ForeignState | None = None) -> SymbolIndex | None:
+        """The index whose database ``image`` holds (the bytes of ``image()``, which the caller
+        stored and checked against its checksum), when it was made for exactly the documents
+        ``fingerprint`` names and by this schema; else None. A database SQLite refuses raises
+        ``sqlite3.DatabaseError``."""
+        db = sqlite3.connect(":memory:", check_same_thread=False)
+        try:
+            db.deserialize(image)
+            row = db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+            schema = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        except sqlite3.Error:
+            db.close()
+            raise
+        if row is None or row[0] != fingerprint or schema is None or schema[0] != _SCHEMA:
+            db.close()
+            return None
+        return cls(db, state, foreign)
+
+    def image(self, fingerprint: str) -> bytes:
+        """The whole database as bytes, marked as made for the documents ``fingerprint`` names
+        (the caller writes it; queries do no file I/O)."""
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES('fingerprint', ?), ('schema', ?)", (fingerprint, _SCHEMA))
+            self._db.commit()
+            return self._db.serialize()
+
+    # -- building --------------------------------------------------------------------------
+
+    def _words_of(self, text: str) -> str:
+        found = self._split_cache.get(text)
+        if found is None:
+            if len(self._split_cache) > 200_000:
+                self._split_cache.clear()
+            found = self._split_cache[text] = " ".join(split_words(text))
+        return found
+
+    def _insert(self, state: ResolvedState, records: Iterable[DeclarationRecord]) -> None:
+        texts = []
+        decls = []
+        for rec in records:
+            if rec.kind in _SKIPPED_KINDS or not rec.definitions:
+                continue
+            comments: list[str] = []
+            path = ""
+            params = ""
+            dependency = True
+            for key, index in rec.definitions:
+                doc = state.documents.get(key)
+                if doc is None:
+                    continue
+                dependency = dependency and doc.library is not None
+                if not path:
+                    path = doc.path or doc.uri
+                definition = doc.definitions[index]
+                comments.extend(definition.comments)
+                if definition.params and not params:
+                    params = definition.params
+            summary, rest = _comment_text(comments)
+            owner = state.declarations.get(rec.owner) if rec.owner is not None else None
+            unq = rec.unqualified.rstrip("()")
+            words = self._words_of(unq)
+            doc_words = (summary.count(" ") + 1 if summary else 0) + (rest.count(" ") + 1 if rest else 0)
+            rowid = _rowid(rec.id)
+            name_text = f"{words} {unq.lower()}" if " " in words else words or unq.lower()
+            namespace = self._words_of(owner.name) if owner is not None else ""
+            texts.append((rowid, name_text, namespace, summary, rest, (self._words_of("/".join(path.split("/")[-3:])) + " " + " ".join(_PARAM.findall(params))).strip(), _KIND_WORDS.get(rec.kind, rec.kind.lower())))
+            decls.append((rowid, rec.name, unq, rec.kind, path, _prior(rec.kind, path, rec.visibility == "private", doc_words, dependency), words, "ruby"))
+        self._store(texts, decls)
+
+    def _insert_foreign(self, foreign: ForeignState, ids: Iterable[int]) -> None:
+        """Rows for declarations of other languages: the same fields, from their symbols (doc
+        comment or docstring, signature, the file of the first definition)."""
+        texts = []
+        decls = []
+        for did in ids:
+            decl = foreign.declarations.get(did)
+            if decl is None:
+                continue
+            uri, index = decl.definitions[0]
+            doc = foreign.files[uri]
+            symbol = doc.symbols[index]
+            path = doc.path or doc.uri
+            summary, rest = _comment_text((symbol.doc or "").splitlines())
+            words = self._words_of(decl.unqualified)
+            doc_words = (summary.count(" ") + 1 if summary else 0) + (rest.count(" ") + 1 if rest else 0)
+            namespace = decl.name[: -len(decl.unqualified)].rstrip(".:\\")
+            rowid = _rowid(did)
+            name_text = f"{words} {decl.unqualified.lower()}" if " " in words else words or decl.unqualified.lower()
+            params = " ".join(_PARAM.findall(symbol.signature or ""))
+            kind_words = f"{decl.kind} {decl.language}"
+            texts.append((rowid, name_text, self._words_of(namespace), summary, rest, (self._words_of("/".join(path.split("/")[-3:])) + " " + params).strip(), kind_words))
+            private = decl.unqualified.startswith("_") and not decl.unqualified.startswith("__")
+            decls.append((rowid, decl.name, decl.unqualified, decl.kind, path, _prior(decl.kind, path, private, doc_words), words, decl.language))
+        self._store(texts, decls)
+
+    def _store(self, texts: Sequence[tuple[object, ...]], decls: Sequence[tuple[object, ...]]) -> None:
+        with self._db:
+            self._db.executemany("INSERT INTO sym(rowid, words, namespace, summary, doc, path, kind) VALUES(?, ?, ?, ?, ?, ?, ?)", texts)
+            self._db.executemany("INSERT INTO decl VALUES(?, ?, ?, ?, ?, ?, ?, ?)", decls)
+
+    def _learn(self) -> None:
+        """The project's own vocabulary: words of doc summaries strongly associated with words
+        of the names they document (pointwise mutual information over every documented
+        declaration: "directory" -> dir, "iterate" -> each, "pretty" -> pp). Queries use them
+        like the related-words table. Learned once, when the index is built."""
+        pairs: Counter[tuple[str, str]] = Counter()
+        doc_words: Counter[str] = Counter()
+        name_words: Counter[str] = Counter()
+        documented = 0
+        for words, summary in self._db.execute("SELECT words, summary FROM sym WHERE summary != ''"):
+            documented += 1
+            names = {w for w in words.split() if w not in STOP_WORDS and "_" not in w and len(w) > 1}
+            said = {w for w in _TEXT_WORD.findall(summary.lower()) if w not in STOP_WORDS and len(w) > 2}
+            doc_words.update(said)
+            name_words.update(names)
+            pairs.update((a, b) for a in said for b in names if a != b)
+        learned: dict[str, list[tuple[float, str]]] = {}
+        for (a, b), count in pairs.items():
+            if count < _LEARN_MIN:
+                continue
+            pmi = math.log(count * documented / (doc_words[a] * name_words[b]))
+            share = count / doc_words[a]
+            if pmi > _LEARN_PMI and share > _LEARN_SHARE:
+                learned.setdefault(a, []).append((share * pmi, b))
+        with self._db:
+            self._db.executemany(
+                "INSERT INTO learned VALUES(?, ?)", ((a, " ".join(b for _, b in sorted(found, reverse=True)[:3])) for a, found in learned.items())
+            )
+
+    def _related(self, word: str) -> tuple[str, ...]:
+        """Words that may stand for ``word``: the general table, then the project's own."""
+        found = self._learned.get(word)
+        if found is None:
+            row = self._db.execute("SELECT others FROM learned WHERE word = ?", (word,)).fetchone()
+            found = self._learned[word] = tuple(dict.fromkeys(related_words(word) + (tuple(row[0].split()) if row else ())))
+        return found
+
+    def advance(self, state: ResolvedState, foreign: ForeignState | None = None) -> SymbolIndex:
+        """This index, brought to ``state`` (a later revision of the same graph): the
+        declarations of documents that changed, appeared or went are indexed again. The index
+        then belongs to ``state``'s view (an older view that searches again builds its own)."""
+        with self._lock:
+            old = self.state
+            changed = [k for k in old.documents if state.documents.get(k) is not old.documents[k]]
+            changed += [k for k in state.documents if k not in old.documents]
+            affected: set[int] = set()
+            for key in changed:
+                for table in (old.definition_declarations, state.definition_declarations):
+                    affected.update(d for d in table.get(key, ()) if d is not None)
+            self._forget(affected)
+            self._insert(state, (state.declarations[d] for d in sorted(affected) if d in state.declarations))
+            if foreign is not None and foreign is not self.foreign:
+                self._advance_foreign(foreign)
+            (self._count,) = self._db.execute("SELECT count(*) FROM decl").fetchone()
+            self.state = state
+        return self
+
+    def _forget(self, affected: set[int]) -> None:
+        """Drop the rows (and the cached fields) of declarations about to be indexed again."""
+        with self._db:
+            gone = [(_rowid(d),) for d in affected]
+            self._db.executemany("DELETE FROM sym WHERE rowid = ?", gone)
+            self._db.executemany("DELETE FROM decl WHERE rowid = ?", gone)
+        for did in affected:
+            self._rows.pop(did, None)
+            self._fields.pop(did, None)
+
+    def _advance_foreign(self, foreign: ForeignState) -> None:
+        old = self.foreign
+        if old is None:
+            self._insert_foreign(foreign, foreign.declarations)
+        else:
+            changed = [u for u in set(old.files) | set(foreign.files) if old.files.get(u) is not foreign.files.get(u)]
+            affected = {d for u in changed for table in (old.symbol_declarations, foreign.symbol_declarations) for d in table.get(u, ())}
+            self._forget(affected)
+            self._insert_foreign(foreign, sorted(affected))
+        self.foreign = foreign
+
+    # -- queries ---------------------------------------------------------------------------
+
+    def search(
+        self, query: str, *, kind: str | None = None, path: str | None = None, limit: int = 20, language: str | None = None
+    ) -> list[int]:
+        """Declaration ids, best first."""
+        parsed = parse_query(query)
+        words = parsed.words
+        with self._lock:
+            ids: list[int] = []
+            if parsed.expression is not None:
+                expression = (self._selective(words) if parsed.plain else None) or parsed.expression
+                ids = self._candidates(expression, words if parsed.plain else [])
+            if not parsed.excludes:
+                ids += self._named(query.strip().lower())
+                joined = snake_join(query)
+                if joined:
+                    ids += self._named(joined)
+            rows = [
+                r
+                for r in self._load_rows(list(dict.fromkeys(ids)))
+                if (kind is None or r.kind == kind) and (path is None or path in r.path) and (language is None or r.language == language)
+            ]
+            if not rows:
+                return []
+            scored = self._rescore(rows, query, words)
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        return [did for _, _, did in scored[:limit]]
+
+    def _named(self, q: str) -> list[int]:
+        """Declarations named exactly ``q`` (qualified or not, any case)."""
+        rows = self._db.execute("SELECT rowid FROM decl WHERE lower(unq) = ? OR lower(name) = ? ORDER BY name", (q.removesuffix("()"), q)).fetchall()
+        return [_declaration_id(r[0]) for r in rows]
+
+    def _load_rows(self, ids: list[int]) -> list[_Row]:
+        missing = [i for i in ids if i not in self._rows]
+        for start in range(0, len(missing), 500):
+            chunk = missing[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for r in self._db.execute(f"SELECT rowid, name, unq, kind, path, prior, words, lang FROM decl WHERE rowid IN ({marks})", [_rowid(i) for i in chunk]):
+                row = _Row(*r)
+                self._rows[row.id] = row
+            for rowid, namespace, summary, doc, rpath in self._db.execute(
+                f"SELECT rowid, namespace, summary, doc, path FROM sym WHERE rowid IN ({marks})", [_rowid(i) for i in chunk]
+            ):
+                did = _declaration_id(rowid)
+                if did in self._rows:
+                    row = self._rows[did]
+                    self._fields[did] = (
+                        self._stem_text(row.words),
+                        self._stem_text(_TEXT_WORD.findall(summary.lower())),
+                        self._shared_stem_text(namespace),
+                        self._stem_text(_TEXT_WORD.findall(doc.lower())[:_DOC_WORDS]),
+                        self._shared_stem_text(rpath),
+                        " " + " ".join(_TEXT_WORD.findall(summary.lower())) + " ",
+                    )
+        return [self._rows[i] for i in ids if i in self._rows]
+
+    def _selective(self, words: list[str]) -> str | None:
+        """The words of a plain query without the common ones (in more than one row in sixty):
+        BM25 would score thousands of rows for them to pick candidates (most of a query's
+        time), and re-scoring still counts them. None when every word is common."""
+        stems = self._stems(words)
+        counts = dict(self._db.execute(f"SELECT term, doc FROM terms WHERE term IN ({','.join('?' * len(stems))})", sorted(stems)).fetchall())
+        kept = [w for w in dict.fromkeys(words) if counts.get(self._stem_cache.get(w, w), 0) <= self._count / _COMMON]
+        return " OR ".join(fts_word(w) for w in kept) if kept else None
+
+    def _candidates(self, expression: str, words: list[str]) -> list[int]:
+        """The best rows by BM25 over every column, over the doc comment alone (long names
+        and namespaces otherwise crowd out a declaration whose doc says what was asked), over
+        the name alone, and over names and summaries for the related words of ``words`` (those
+        of a plain query: an operator's constraint must hold for every candidate)."""
+        ids: list[int] = []
+        # The general table only: adding the learned words here costs more time than it finds.
+        related = " OR ".join(fts_word(r) for w in dict.fromkeys(words) for r in related_words(w) if r not in words)
+        for columns, query, weights, count in (
+            ("", expression, _WEIGHTS, _CANDIDATES),
+            ("{summary doc} : ", expression, (0, 0, 2.0, 1.0, 0, 0), _CANDIDATES),
+            ("{words} : ", expression, _WEIGHTS, _CANDIDATES // 2),
+            ("{words summary} : ", related, _WEIGHTS, _CANDIDATES // 2),
+        ):
+            if not query:
+                continue
+            try:
+                rows = self._db.execute(
+                    "SELECT rowid FROM sym WHERE sym MATCH ? ORDER BY bm25(sym, ?, ?, ?, ?, ?, ?) LIMIT ?",
+                    (f"{columns}({query})" if columns else query, *weights, count),
+                ).fetchall()
+            except sqlite3.OperationalError:
+                return ids  # An expression FTS5 refuses (e.g. a lone NOT): nothing more to add.
+            ids += [_declaration_id(r[0]) for r in rows]
+        return ids

@@ -1,0 +1,140 @@
+"""Re-scoring of ranked-search candidates (``SymbolIndex``'s second stage, see
+``rdx.search.ranked``): IDF-weighted coverage of the query's stems by field (name > summary >
+namespace > doc > path; related words count for a share), adjacent-word bonuses, exact,
+prefix and snake_case name bonuses, and the prior. A mixin of ``SymbolIndex``: the index
+supplies its database, stemmer and caches."""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from typing import TYPE_CHECKING
+
+from rdx.search.ranked_query import STOP_WORDS
+
+if TYPE_CHECKING:
+    from rdx.search.ranked import _Row
+
+__all__ = ["Rescoring", "snake_join"]
+
+_TEXT_WORD = re.compile(r"[A-Za-z]+|\d+")
+# Where a query word was found, as a share of its IDF: name, summary, namespace, doc, path.
+_FIELD = (1.0, 0.75, 0.45, 0.4, 0.25)
+# A related word ("folder" asked, "dir" found) counts for this share of the word itself.
+_RELATED_SHARE = 0.6
+# Per pair of adjacent asked words found side by side in a summary.
+_PHRASE = 0.3
+
+
+def snake_join(query: str) -> str | None:
+    """``"find by"`` -> ``"find_by"``: two to four plain words may name a snake_case method."""
+    words = query.strip().lower().split()
+    if 2 <= len(words) <= 4 and all(w.isidentifier() for w in words):
+        return "_".join(words)
+    return None
+
+
+class Rescoring:
+    """The re-scoring half of ``SymbolIndex`` (see the module docstring)."""
+
+    _db: sqlite3.Connection
+    _stemmer: sqlite3.Connection
+    _stem_cache: dict[str, str]
+    _shared: dict[str, str]
+    _fields: dict[int, tuple[str, str, str, str, str, str]]
+    _count: int
+
+    def _related(self, word: str) -> tuple[str, ...]:
+        raise NotImplementedError
+
+    def _rescore(self, rows: list[_Row], query: str, words: list[str]) -> list[tuple[float, str, int]]:
+        wanted = sorted(self._stems(words))
+        idf = self._idf(wanted)
+        # Stand-ins for each asked word (its related words' stems), found at a lower weight.
+        alternatives: dict[str, set[str]] = {}
+        for w in words:
+            stem = self._stem_cache.get(w, w)
+            alternatives.setdefault(stem, set()).update(x for x in self._stems(list(self._related(w))) if x != stem)
+        probes = [
+            (f" {t} ", idf[t], re.compile(" (?:" + "|".join(map(re.escape, sorted(alternatives[t]))) + ") ").search if alternatives.get(t) else None)
+            for t in wanted
+        ]
+        total = sum(idf.values()) or 1.0
+        plain = [w for w in _TEXT_WORD.findall(query.lower())]
+        phrases = [f" {a} {b} " for a, b in zip(plain, plain[1:], strict=False) if a not in STOP_WORDS and b not in STOP_WORDS]
+        q = query.strip().lower()
+        # Declarations the query names exactly, or (one word of three letters or more) begins.
+        named = {r.id: 100.0 for r in rows if q in (r.unqualified.lower(), r.name.lower())}
+        if len(q) > 2 and " " not in q:
+            named.update({r.id: 20.0 for r in rows if r.id not in named and r.unqualified.lower().startswith(q)})
+        joined = snake_join(query)
+        if joined:  # "find by" names find_by
+            named.update({r.id: 30.0 for r in rows if r.id not in named and r.unqualified.lower() == joined})
+        f_name, f_summary, f_namespace, f_doc, f_path = _FIELD
+        r_name, r_summary, r_namespace = (x * _RELATED_SHARE for x in _FIELD[:3])
+        scored = []
+        for rank, row in enumerate(rows):
+            name, summary, namespace, doc, rpath, said = self._fields[row.id]
+            covered = 0.0
+            asked = 0
+            for probe, weight, others in probes:
+                if probe in name:
+                    covered += f_name * weight
+                    asked += 1
+                elif probe in summary:
+                    covered += f_summary * weight
+                elif others is not None and others(name):
+                    covered += r_name * weight
+                elif others is not None and others(summary):
+                    covered += r_summary * weight
+                elif probe in namespace:
+                    covered += f_namespace * weight
+                elif probe in doc:
+                    covered += f_doc * weight
+                elif others is not None and others(namespace):
+                    covered += r_namespace * weight
+                elif probe in rpath:
+                    covered += f_path * weight
+            score = 10.0 * covered / total + row.prior - rank * 0.0005 + named.get(row.id, 0.0)
+            if phrases:
+                # Two asked words side by side in the summary ("foreign key", "snake case").
+                score += _PHRASE * sum(1 for p in phrases if p in said)
+            if asked and asked == len(set(row.words)):
+                score += 0.5  # Every word of the name was asked for.
+            scored.append((score, row.name, row.id))
+        return scored
+
+    def _stem_text(self, words: list[str]) -> str:
+        """Stems of ``words`` as ``" a b "``: membership is a substring test, in C."""
+        if not words:
+            return " "
+        self._stems(words)
+        cache = self._stem_cache
+        return " " + " ".join(dict.fromkeys(cache[w] for w in words)) + " "
+
+    def _shared_stem_text(self, text: str) -> str:
+        found = self._shared.get(text)
+        if found is None:
+            found = self._shared[text] = self._stem_text(text.split())
+        return found
+
+    def _idf(self, terms: list[str]) -> dict[str, float]:
+        n = self._count or 1
+        counts = dict(self._db.execute(f"SELECT term, doc FROM terms WHERE term IN ({','.join('?' * len(terms))})", terms).fetchall()) if terms else {}
+        return {t: math.log(1 + (n - counts.get(t, 0) + 0.5) / (counts.get(t, 0) + 0.5)) for t in terms}
+
+    def _stems(self, words: list[str]) -> set[str]:
+        """The Porter stems FTS5 indexes ``words`` under (new words asked of SQLite in one go)."""
+        cache = self._stem_cache
+        missing = [w for w in dict.fromkeys(words) if w not in cache]
+        if missing:
+            db = self._stemmer
+            db.execute("INSERT INTO t(rowid, x) VALUES(1, ?)", (" ".join(missing),))
+            for term, offset in db.execute("SELECT term, offset FROM v WHERE doc = 1"):
+                if offset < len(missing):
+                    cache[missing[offset]] = term
+            db.execute("DELETE FROM t")
+            for w in missing:
+                cache.setdefault(w, w)  # Words the tokenizer drops (punctuation) stem to themselves.
+        return {cache[w] for w in words}
