@@ -93,6 +93,8 @@ class Builder(Lookup):
         # declarations created meanwhile (placeholders among them, see ``Placeholders``).
         self._own_record: Callable[[int], DeclarationRecord] | None = None
         self._created: list[int] | None = None
+        # The declarations the running update deletes (an addition must not reopen them).
+        self._going: set[int] = set()
 
     def _writable(self, decl_id: int) -> DeclarationRecord:
         """The record of ``decl_id``, safe to change: during an update, the new state's copy."""

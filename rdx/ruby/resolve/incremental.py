@@ -166,6 +166,7 @@ class Incremental(Placeholders):
             self.phase = Phase.SETTLED
             self._own_record = None
             self._created = None
+            self._going = set()
 
     def _replay_members(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> ResolvedState:
         """Apply an aligned edit of document ``index``: the steps of the module docstring, each
@@ -203,7 +204,7 @@ class Incremental(Placeholders):
         state = successor(prev, docs, decls, by_name, def_decl, self._moved_diagnostics(index, old, new, diff))
         u = UpdateContext(index, old, new, diff, prev, state, gone)
         u.reopened, u.lookups_before, u.placeholders, u.demoted = reopened, lookups_before, placeholders, demoted
-        self._own_record, self._created = u.own, []
+        self._own_record, self._created, self._going = u.own, [], set(gone)
         for body_decl, pair in bodies:
             body = u.own(body_decl)
             body.definitions = [p for p in body.definitions if p != pair]

@@ -156,6 +156,8 @@ class Placeholders(SkeletonEdits):
                 raise ReplayUnsafe("a placeholder is found only by lookups that do not create one")
             if rec.definitions or any(m in decls for m in rec.members.values()):
                 raise ReplayUnsafe(f"placeholder {rec.name} holds declarations")
+            if any(d not in self._holders(todo) for h in self._holders(todo) for d in self._current_descendants(h)):
+                raise ReplayUnsafe(f"placeholder {rec.name} is still in a chain")
             self._drop_declaration(u, todo)
             removed.add(rec.unqualified)
         return removed
@@ -194,3 +196,5 @@ class Placeholders(SkeletonEdits):
             del u.own(owner).members[rec.unqualified]
         self._lookup_cache.clear()
         self._alias_cache.clear()
+        for crefs in self._crefs.values():
+            crefs.clear()  # A cached lexical scope may pass through what went.

@@ -259,6 +259,8 @@ class SkeletonEdits(Invalidation):
                 # computed again (with its descendants') by the caller.
                 if existing == owner:
                     raise ReplayUnsafe(f"{name} reopens its own scope")
+                if existing in self._going:
+                    raise ReplayUnsafe(f"{name} is declared again by an addition")
                 if d.superclass is not None or d.superclass_self or d.mixins or d.deferred_mixins:
                     rechained.add(existing)
                 reopened = existing
