@@ -251,8 +251,13 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         changed = store.replaced | store.added | store.removed
         if self._view is not None and self._resolver is not None and store.resolved is not None:
             with paused_gc():
-                state = self._update(self._resolver)
+                # The documents' keys before the update (a removed one's goes with it): what the
+                # carried-over search index indexes again.
+                resolver = self._resolver
+                changed_keys = {k for uri in changed if (k := resolver.key_of(uri)) is not None}
+                state = self._update(resolver)
                 if state is not None:
+                    changed_keys.update(k for uri in changed if (k := resolver.key_of(uri)) is not None)
                     store.mark_resolved(state)
                     # A replaced view that holds big query indexes (search, call sites) is kept
                     # until ``prepare_queries`` (idle time) or the next such view: freeing them
@@ -265,7 +270,7 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
                     self._view = self._publish(state, old.foreign_ready if old is not None else None, changed)
                     if old is not None and old.symbol_index is not None:
                         # Carried over: only the declarations of the edited documents change.
-                        self._view.symbol_index = old.symbol_index.advance(state, self._view.foreign.state)
+                        self._view.symbol_index = old.symbol_index.advance(state, self._view.foreign.state, changed_keys)
                         old.symbol_index = None
                     if old is not None and old is not self._retired:
                         old.retire()

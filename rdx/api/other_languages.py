@@ -102,11 +102,11 @@ class ForeignSide:
         ) or (previous is not None and changed is not None and any(uri in previous.files for uri in changed))
 
         def compute() -> ForeignState:
+            if previous is not None and changed is not None and not layout_changed and not foreign_changed:
+                return previous  # A Ruby edit: nothing to read, not even the layout.
             docs = list(documents.values())
             layout = self.layout(docs)
             if previous is not None and changed is not None and not layout_changed:
-                if not foreign_changed:
-                    return previous
                 return advance(previous, {d.uri: d for d in docs}, changed, layout)
             return self._cached_build(docs, layout)
 

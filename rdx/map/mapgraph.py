@@ -25,10 +25,12 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx  # type: ignore[import-untyped]
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+# networkx and numpy (half a second to import) load with the first map, not with ``import rdx``:
+# every CLI command and server start pays for the import of rdx.
 
 from rdx.model.store import CORE_URI
 from rdx.ruby.query.handles import View
@@ -69,6 +71,8 @@ class MapGraph:
         self._edges: dict[tuple[int, int], float] = defaultdict(float)
         self._uses: dict[tuple[int, int], float] = defaultdict(float)
         self._build()
+        import networkx as nx  # type: ignore[import-untyped]
+
         self.graph = nx.DiGraph()
         self.graph.add_nodes_from(range(len(self.files) + len(self.decls)))
         self.graph.add_weighted_edges_from((a, b, w) for (a, b), w in self._edges.items())
@@ -253,6 +257,7 @@ class MapGraph:
         """Per declaration (in node order): whether a map may list it: not in a test file, and
         not a method only a macro or a schema column defines that nothing uses (a model with
         ten columns has two hundred of those; the ones the code calls are shown)."""
+        import numpy as np
         if self._shown is None:
             self._shown = np.array(
                 [not is_test_path(self.paths.get(h, h)) and not self._idle_generated(d) if (h := self.home(d)) is not None else False for d in self.decls],
@@ -302,6 +307,8 @@ class MapGraph:
     def _matrix(self) -> tuple[Any, np.ndarray]:
         """The row-normalized transition matrix, built once per graph with networkx (its
         PageRank would convert the graph again on every call: most of a focused map's time)."""
+        import networkx as nx  # type: ignore[import-untyped]
+        import numpy as np
         if self._transitions is None:
             import scipy as sp  # type: ignore[import-untyped]
 
@@ -317,6 +324,8 @@ class MapGraph:
         """networkx's PageRank (``_pagerank_scipy``: the same power iteration, personalization
         and dangling weights; ``tests/test_repomap.py`` checks the two agree) over the matrix
         built once."""
+        import networkx as nx  # type: ignore[import-untyped]
+        import numpy as np
         n = len(self.graph)
         if n == 0:
             return np.zeros(0)

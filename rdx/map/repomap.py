@@ -16,9 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import cache
+from typing import TYPE_CHECKING
 
 import msgspec
-import numpy as np
+
+if TYPE_CHECKING:
+    import numpy as np
 
 from rdx.map.mapformat import LEGEND, Entry, describe, relocated, render, short_path
 from rdx.map.mapgraph import MapGraph, is_test_path
@@ -70,6 +73,8 @@ def _ranked(graph: MapGraph, ranks: np.ndarray, hidden: frozenset[str], limit: i
     """At most ``limit`` declarations the map may show, best first (ties by name order of
     discovery): not in test files, not in ``hidden`` files (the focus files themselves)."""
     offset = len(graph.files)
+    import numpy as np  # Loaded with the first map (see ``rdx.map.mapgraph``).
+
     order = np.lexsort((np.arange(len(graph.decls)), -ranks[offset:]))
     eligible = graph.shown_mask()
     out = []
