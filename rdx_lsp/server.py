@@ -100,6 +100,7 @@ class RdxLanguageServer(LanguageServer):
         self.failure: str | None = None
         self._ready: concurrent.futures.Future[rdx.Graph] = concurrent.futures.Future()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._startup: asyncio.Task[None] | None = None
         self.open_documents: set[str] = set()
         # Edits received per document, so a request can tell its text changed while it waited.
         self.versions: dict[str, int] = {}
@@ -141,6 +142,8 @@ class RdxLanguageServer(LanguageServer):
                 graph.resolve()
                 say("end", message=f"{len(graph.documents)} files")
                 self._ready.set_result(graph)
+                if self._loop is not None:
+                    self._loop.call_soon_threadsafe(self._start_when_ready)
             except Exception as exc:  # Reported to every request, which fail with it.
                 log.exception("indexing failed")
                 self.failure = f"rdx could not index {root}: {exc}"
@@ -159,7 +162,22 @@ class RdxLanguageServer(LanguageServer):
                 self.graph = graph
                 for uri in sorted(self.open_documents):
                     self._index_buffer(uri)
+                # Buffers opened while the index was built had nothing published yet.
+                for uri in sorted(self.open_documents):
+                    self.publish(uri)
         return self.graph
+
+    def _start_when_ready(self) -> None:
+        assert self._loop is not None
+        self._startup = self._loop.create_task(self._when_ready())
+
+    async def _when_ready(self) -> None:
+        """Once indexing ends, take the graph in (and publish the open buffers' diagnostics)
+        without waiting for the first request to do it."""
+        try:
+            await self.ready()
+        except Exception:  # Reported to every request instead (``failure``).
+            pass
 
     def buffer(self, uri: str) -> str | None:
         if uri not in self.open_documents:

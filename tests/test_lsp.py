@@ -3,6 +3,7 @@ copy of the demo project with a multibyte line."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import sys
 from pathlib import Path
@@ -185,3 +186,22 @@ async def test_bad_requests_get_errors_and_the_server_keeps_serving(client: Lang
         )
     found = await client.text_document_definition_async(pos(lsp.DefinitionParams, root / "lib/shop/models/order.rb", 18, 16))
     assert spans(found, root) == [("lib/shop.rb", 7, 2)]
+
+
+@pytest.mark.asyncio
+async def test_a_buffer_opened_while_indexing_gets_its_diagnostics_without_an_edit(client: LanguageClient, tmp_path: Path) -> None:
+    """Issue 22: the buffers opened while the index is built are published once it is ready,
+    not at their first edit."""
+    root = project_of(tmp_path)
+    path = root / "lib/opened_early.rb"
+    text = "module Shop\n  def broken(\nend\n"
+    path.write_text(text)
+    await start(client, root)
+    # Opened at once, while the server still indexes; nothing else is sent.
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri(path), "ruby", 1, text)))
+    for _ in range(50):
+        if client.diagnostics.get(uri(path)):
+            break
+        await asyncio.wait_for(client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 60)
+    diagnostics = client.diagnostics[uri(path)]
+    assert diagnostics and any(d.severity == lsp.DiagnosticSeverity.Error for d in diagnostics)

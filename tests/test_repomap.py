@@ -162,3 +162,17 @@ def test_the_corpus_map_is_deterministic(debian_graph: rdx.Graph) -> None:
     first = debian_graph.repo_map(2048, focus=[path])
     assert debian_graph.repo_map(2048, focus=[path]).text == first.text
     assert "# focus (not listed, the agent has them): 3.1.0/net/http.rb" in first.text
+
+
+def test_a_prepended_module_is_listed_and_the_class_is_not_its_own_mixin():
+    """Issue 22: with a prepend the class is not first in its chain (solidus' Spree::Order
+    printed itself as a mixin and lost its first prepend)."""
+    g = rdx.Graph(core=False)
+    g.index_source(
+        "file:///m/a.rb",
+        "module Patch\n  def total; end\nend\nmodule Extra; end\nclass Base; end\n"
+        "class Order < Base\n  prepend Patch\n  include Extra\n  def total; end\nend\nOrder.new.total\n",
+    )
+    g.resolve()
+    line = next(x for x in g.repo_map(max_tokens=500).text.splitlines() if x.startswith("c Order"))
+    assert line.endswith("< Base +Patch,Extra"), line

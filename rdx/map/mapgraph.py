@@ -206,7 +206,9 @@ class MapGraph:
         chain = self.view.chain(decl_id)
         superclass = state.declarations[decl_id].superclass
         direct = []
-        for ancestor in chain[1:]:
+        for ancestor in chain:
+            if ancestor == decl_id:
+                continue  # Prepended modules come before the namespace itself.
             rec = state.declarations.get(ancestor)
             if rec is not None and rec.name not in _UBIQUITOUS and self._keep(ancestor):
                 direct.append(ancestor)
