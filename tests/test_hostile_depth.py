@@ -65,6 +65,9 @@ HOSTILE: dict[str, tuple[dict[str, str], list[str]]] = {
         ["Good#ok()", "A#a()", "A#after()"],
     ),
 }
+# Diagnostics a case gets besides "too-deep": ``include`` in the block of an unknown method
+# (``f { include Comparable }``) is left out with a note (tests/test_mixins_in_blocks.py).
+OTHER_DIAGNOSTICS = {"directives_in_blocks_20k": [["deep.rb", "mixin-in-block"]]}
 
 _DRIVER = textwrap.dedent(
     """
@@ -100,7 +103,7 @@ def test_hostile_nesting_is_a_diagnostic_within_bounded_memory(tmp_path: Path, c
         (tmp_path / name).write_text(text)
     answer = index_in_subprocess(tmp_path, wanted)
     assert answer["present"] == wanted
-    assert answer["diagnostics"] == [["deep.rb", "too-deep"]]
+    assert answer["diagnostics"] == sorted([["deep.rb", "too-deep"], *OTHER_DIAGNOSTICS.get(case, [])])
 
 
 def declarations_of(source: str) -> tuple[set[str], list[str]]:

@@ -131,3 +131,47 @@ def test_loops_over_constants_holding_literal_lists_match_ruby(tmp_path: Path) -
     methods = sorted(m.unqualified_name.removesuffix("()") for m in g["L"].members if m.kind == "Method")
     assert methods == [m for m in lines[1].split() if not m.startswith("never_")]
     assert any(m.startswith("never_") for m in lines[1].split())
+
+
+# sequel/model/plugins.rb (Debian's ruby-sequel), cut down: a block with an empty parameter
+# list (``do ||``) made the loop registration fail with IndexError, and the whole file was
+# lost to an internal-error diagnostic (issue 22).
+EMPTY_BLOCK_PARAMETERS = """
+module Sequel
+  module Plugins
+    def self.inherited_instance_variables(mod, hash)
+      mod.send(:define_method, :inherited_instance_variables) do ||
+        super().merge!(hash)
+      end
+    end
+
+    [1].each { || }
+    %i[a b].each do ||
+    end
+
+    def self.after_def_method; end
+  end
+end
+"""
+
+
+def test_blocks_with_empty_parameter_lists_keep_the_file(tmp_path: Path) -> None:
+    from test_differential_ruby import check_against_ruby
+
+    import rdx
+
+    path = tmp_path / "sequel" / "plugins.rb"
+    path.parent.mkdir()
+    path.write_text(EMPTY_BLOCK_PARAMETERS)
+    g = rdx.Graph()
+    g.index_all([str(path)])
+    g.resolve()
+    assert [d.code for d in g.diagnostics] == []
+    assert {"Sequel::Plugins::<Plugins>#inherited_instance_variables()", "Sequel::Plugins::<Plugins>#after_def_method()"} <= {d.name for d in g.declarations}
+    (tmp_path / "ruby").mkdir()
+    check_against_ruby(
+        tmp_path / "ruby",
+        {"a.rb": EMPTY_BLOCK_PARAMETERS},
+        targets=["Sequel::Plugins"],
+        methods=[("Sequel::Plugins.singleton_class", "inherited_instance_variables"), ("Sequel::Plugins.singleton_class", "after_def_method")],
+    )

@@ -303,3 +303,47 @@ def test_splatted_constants_rdx_does_not_follow(tmp_path: Path) -> None:
     ruby, ours = _ruby_and_rdx(tmp_path, SPLAT_NOT_FOLLOWED)
     assert all(ruby[spec] for spec in ruby)
     assert ours == {spec: [] for spec in ruby}
+
+
+# solidus_admin's Preview concern (issue 22): ``delegate`` to a constant defines the names as
+# one to a method does, so ``private :helpers`` after it finds the method.
+DELEGATE_TO_A_CONSTANT = """
+module Admin
+  class BaseController
+    def self.helpers = :helpers
+  end
+end
+module Preview
+  extend ActiveSupport::Concern
+  included do
+    delegate :helpers, to: Admin::BaseController
+    private :helpers
+  end
+end
+class Example
+  include Preview
+  delegate :answer, "other", to: Admin::BaseController
+end
+"""
+
+
+def test_delegate_to_a_constant_defines_its_names(tmp_path: Path) -> None:
+    script = f"""
+require "active_support"
+require "active_support/concern"
+require "active_support/core_ext/module/delegation"
+require "json"
+{DELEGATE_TO_A_CONSTANT}
+vis = ->(k, m) {{ k.private_method_defined?(m) ? "private" : k.public_method_defined?(m) ? "public" : "-" }}
+puts JSON.generate(%i[helpers answer other].to_h {{ |m| [m, vis.(Example, m)] }})
+"""
+    ruby = _ask_active_record(script, tmp_path)
+    g = rdx.Graph()
+    g.index_source("file:///app/preview.rb", DELEGATE_TO_A_CONSTANT)
+    g.resolve()
+    ours = {}
+    for name in ruby:
+        found = g["Example"].find_member(f"{name}()")
+        ours[name] = found.visibility if found is not None else "-"
+    assert ours == ruby == {"helpers": "private", "answer": "public", "other": "public"}
+    assert [d.code for d in g.diagnostics] == []

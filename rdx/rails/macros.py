@@ -193,10 +193,15 @@ def _delegate(walker: Any, node: Any, macro: str, scope: Any) -> None:
     if ns is None:
         return
     options = _pairs(node)
-    target = _literal(options["to"]) if "to" in options else None
-    if not isinstance(target, str):
-        return
+    if "to" not in options:
+        return  # ActiveSupport raises ArgumentError.
+    # ``to:`` names a method (``:author``, ``"@x"``) or is code such as a constant
+    # (``to: SolidusAdmin::BaseController``): either way the names are defined, but only a
+    # method name can make a ``prefix: true`` (ActiveSupport raises for the others).
+    target = _literal(options["to"])
     prefix_option = _literal(options["prefix"]) if "prefix" in options else None
+    if prefix_option is True and not isinstance(target, str):
+        return
     prefix = f"{target}_" if prefix_option is True else (f"{prefix_option}_" if isinstance(prefix_option, str) else "")
     for name, arg in _names(walker, node, strings=True):
         _define(walker, node, arg, [prefix + name], ns)

@@ -8,8 +8,10 @@ Each handler takes the discovery walker (``rdx.ruby.discover.parse``), the call 
 name and the scope around the call, and appends records through the walker's small API
 (``_directive_scope``, ``_add``, ``_const_path``, ``_comments_above``, ``_symbol_args``). Only
 literal arguments count, names a loop over a literal list stands for or computes, and the
-literal list a splatted constant holds (``rdx.ruby.evaluate.loops``).
-This module never imports the walker's module at run time.
+literal list a splatted constant holds (``rdx.ruby.evaluate.loops``). A mixin in a block acts
+on the block's self (``mixin_self``): the namespace around it only where rdx knows the block
+keeps self (loops, ``class_eval`` on self), and nothing where it does not (``let``,
+``describe``, ``on_load``). This module never imports the walker's module at run time.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from rdx.model.kinds import MixinKind
 from rdx.model.records import ConstPath, ExternalMixin, Mixin, Require
 from rdx.rails.macros import RAILS_DIRECTIVES
 from rdx.ruby.discover.definitions import anonymous_namespace, constant
-from rdx.ruby.discover.scope import Scope
+from rdx.ruby.discover.scope import BlockSelf, Scope
 from rdx.ruby.evaluate.loops import expand_names, iteration_values, loop_at
 from rdx.ruby.evaluate.unroll import Const, NewModule, Str, Value
 from rdx.ruby.syntax import node_text, symbol_name
@@ -29,7 +31,7 @@ from rdx.ruby.syntax import node_text, symbol_name
 if TYPE_CHECKING:
     from rdx.ruby.discover.parse import Walker
 
-__all__ = ["DIRECTIVES", "alias_pairs", "MIXIN_CALLS", "SEND", "define_constants", "external_mixin", "hook_mixin", "on_alias", "on_undef", "send_mixin"]
+__all__ = ["DIRECTIVES", "alias_pairs", "MIXIN_CALLS", "SEND", "define_constants", "external_mixin", "hook_mixin", "mixin_self", "on_alias", "on_undef", "send_mixin"]
 
 _ATTR_KINDS = {
     "attr_reader": "AttrReader",
@@ -46,13 +48,14 @@ SEND = frozenset({"send", "__send__", "public_send"})
 
 
 def _mixin(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
-    if scope is None and name == "extend":
-        return  # Top-level ``extend`` extends the main object only, not Object.
-    ns = w._directive_scope(node, scope)
-    if ns is None:
-        return
     args = node.child_by_field_name("arguments")
     if args is None:
+        return
+    ns = mixin_self(w, node, name, scope)
+    if isinstance(ns, ConstPath):
+        external_mixin(w, node, name, ns, scope)  # In ``Foo.class_eval do ... end``.
+        return
+    if ns is None:
         return
     ns.calls += 1
     into = (w.deferred_mixins if ns.deferred else w.mixins).setdefault(ns.index, [])
@@ -69,6 +72,41 @@ def _mixin(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
             if i and arg.type == "identifier":
                 ns.calls += 1  # ``MODULES.each { |m| include m }``: one call per iteration, in order.
             into.append(Mixin(cast(MixinKind, name), path, ns.calls, node.start_byte))
+
+
+def mixin_self(w: Walker, node: Any, verb: str, scope: Scope | None) -> Scope | ConstPath | None:
+    """What a ``self``-call of ``include``/``prepend``/``extend`` (``verb``) mixes into: the
+    namespace body around it (Object's at top level), or the constant a ``Foo.class_eval do``
+    block around it runs on. None when it is no mixin of the graph's: a call in another call's
+    arguments (RSpec's ``expect(x).to include(:a)``), in a method body, a top-level ``extend``
+    (the main object's), in a ``Class.new do`` block (an anonymous class: kept only for a
+    class a constant names, rdx.ruby.evaluate.shared), or in the block of a method whose self
+    rdx does not know (``let``, ``describe``, ``on_load``), which gets an informative
+    "mixin-in-block" diagnostic: its self is never guessed to be the namespace around it."""
+    if (scope is not None and scope.is_method) or w.in_arguments():
+        return None
+    block = w.self_block(node.start_byte, scope.body_start if scope is not None else -1)
+    if block is not None:
+        kind = block.self_kind
+        if kind == BlockSelf.RECEIVER:
+            return block.receiver
+        if kind == BlockSelf.UNKNOWN:
+            where = f"the block of '{block.callee}'" if block.callee else "a lambda"
+            around = w.definitions[scope.index].name if scope is not None else "Object"
+            w._diag(
+                "mixin-in-block",
+                f"'{verb}' in {where} mixes into no namespace here: self in a block is whatever the method given it makes it,"
+                f" which rdx does not know (not necessarily {around})",
+                node,
+                "info",
+            )
+            return None
+        if scope is None:
+            return None  # Top-level ``Class.new do include M end``.
+        w.anonymous_bodies.add((block.start, block.end))
+    if scope is None:
+        return None if verb == "extend" else w._top_object(node)  # Top-level ``extend`` extends the main object only.
+    return scope
 
 
 def _mixin_targets(w: Walker, arg: Any) -> list[ConstPath | None]:
@@ -133,17 +171,22 @@ def send_mixin(w: Walker, node: Any, receiver: ConstPath | None, scope: Scope | 
     if verb not in MIXIN_CALLS:
         return
     paths = [p for a in args.named_children[1:] if (p := w._const_path(a)) is not None and not p.dynamic]
+    if receiver is None:
+        target = mixin_self(w, node, verb, scope)
+        if target is None:
+            return
+        if isinstance(target, ConstPath):
+            receiver = target  # ``send(:include, M)`` in ``Foo.class_eval do ... end``.
     if receiver is not None:
         w.external_calls += 1
         for path in paths:
             w.external_mixins.append(ExternalMixin(receiver, scope.index if scope else -1, Mixin(cast(MixinKind, verb), path, w.external_calls, node.start_byte)))
         return
-    ns = w._directive_scope(node, scope)
-    if ns is None:
-        return
-    ns.calls += 1
+    assert isinstance(target, Scope)
+    target.calls += 1
+    into = (w.deferred_mixins if target.deferred else w.mixins).setdefault(target.index, [])
     for path in paths:
-        w.mixins.setdefault(ns.index, []).append(Mixin(cast(MixinKind, verb), path, ns.calls, node.start_byte))
+        into.append(Mixin(cast(MixinKind, verb), path, target.calls, node.start_byte))
 
 
 # -- attributes, aliases, define_method --------------------------------------------------------

@@ -9,13 +9,16 @@ The walker keeps the walk state and a small API (``_add``, ``_const_path``, ``_s
 ``_directive_scope``...) that the handler modules use: ``definitions`` (class, module, def,
 assignments), ``directives`` (calls on self such as ``include``, ``attr_*``, ``private``),
 ``receivers`` (the same on a constant, ``Foo.include M``), ``calls`` (operators and other
-implicit calls), ``rails`` (Rails macros) and ``loops`` (iteration over literal lists).
+implicit calls), ``rails`` (Rails macros) and ``loops`` (iteration over literal lists). It
+knows what self is in each block it is inside (``Block``: a ``self``-call there mixes into the
+namespace around only when the block keeps self), and ``gaps`` works around the grammar's
+known gaps (valid Ruby tree-sitter-ruby cannot parse).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import tree_sitter
@@ -39,12 +42,13 @@ from rdx.rails.facts import rails_facts
 from rdx.ruby.discover import calls, definitions, directives
 from rdx.ruby.discover.calls import READ_AND_WRITE, receiver_of
 from rdx.ruby.discover.directives import DIRECTIVES, MIXIN_CALLS, SEND, external_mixin, hook_mixin, send_mixin
+from rdx.ruby.discover.gaps import GRAMMAR_LIMITATION, parenthesized_statements_gap, reparse_methods_named_self, restore_method_names
 from rdx.ruby.discover.receivers import RECEIVER_DIRECTIVES
-from rdx.ruby.discover.scope import Scope
+from rdx.ruby.discover.scope import Block, BlockSelf, Scope
 from rdx.ruby.evaluate.loadfacts import cross_file_facts
 from rdx.ruby.evaluate.loadtime import inline_load_time_calls, note_call
 from rdx.ruby.evaluate.loops import Loop, expand_names, loop_at, register_loop
-from rdx.ruby.evaluate.shared import share_bodies
+from rdx.ruby.evaluate.shared import drop_anonymous_mixins, share_bodies
 from rdx.ruby.syntax import BLOCK_TYPES, node_text, symbol_name
 
 __all__ = ["MAX_NESTING", "MAX_SYNTAX_DEPTH", "RubyParser", "Walker", "discover_source"]
@@ -77,9 +81,13 @@ class RubyParser:
         self._parser = tree_sitter.Parser(_LANGUAGE)
 
     def discover(self, uri: str, source: bytes, path: str | None = None) -> FileResult:
-        tree = self._parser.parse(source)
+        tree, renamed = reparse_methods_named_self(source, self._parser.parse(source))
         walker = Walker(uri, source)
         walker.walk(tree.root_node)
+        if renamed:
+            restore_method_names(walker, renamed)  # ``def self(token)`` (rdx.ruby.discover.gaps).
+        if walker.anonymous_bodies:
+            drop_anonymous_mixins(walker)
         if walker.shared_bodies:
             share_bodies(walker)
         for index, mixins in walker.mixins.items():
@@ -159,6 +167,7 @@ class Walker:
         self.load_calls: list[tuple[Any, int, bool]] = []
         self._error_until = -1
         self._cursor: Any = None
+        self._probe: Any = None  # A cursor for looking up from the walk's (``in_arguments``).
         # The tree's root (``program``), from which literal lookups go down (rdx.ruby.evaluate.literals).
         self.root: Any = None
         self.check_missing = False
@@ -166,11 +175,16 @@ class Walker:
         # node's subtree, so what is nested too deep costs nothing more than the parse.
         self.cut = False
         self._too_deep_reported = False
-        # The blocks (``{ }``, ``do ... end``, lambdas) around the node being visited, as
-        # (start, end), closed lazily like ``scopes``: asking whether a node sits in a block
-        # costs O(1) instead of a walk up its parents (each ``parent`` is O(depth) in
-        # tree-sitter, so such walks are quadratic in the nesting).
-        self._blocks: list[tuple[int, int]] = []
+        # The blocks (``{ }``, ``do ... end``, lambdas) around the node being visited, closed
+        # lazily like ``scopes``: asking whether a node sits in a block costs O(1) instead of a
+        # walk up its parents (each ``parent`` is O(depth) in tree-sitter, so such walks are
+        # quadratic in the nesting). A call with a block says what self is in it before the
+        # walk reaches the block (``_block_selves``, by the block's start).
+        self._blocks: list[Block] = []
+        self._block_selves: dict[int, tuple[BlockSelf, str, ConstPath | None]] = {}
+        # Ranges of ``Class.new do ... end`` blocks whose mixins the walk gave to the namespace
+        # around them: they stay only where a constant names the class (rdx.ruby.evaluate.shared).
+        self.anonymous_bodies: set[tuple[int, int]] = set()
 
     # -- walking -------------------------------------------------------------------------
 
@@ -457,6 +471,9 @@ class Walker:
         recv = node.child_by_field_name("receiver")
         register_loop(self.loops, node, recv, name, self.root)
         receiver_kind, receiver, receiver_text = receiver_of(self, recv)
+        block = node.child_by_field_name("block")
+        if block is not None:
+            self._block_selves[block.start_byte] = self._block_self(block, name, recv, receiver_kind, receiver)
         role = self.setter_calls.get((start, node.end_byte))
         if role == READ_AND_WRITE:  # ``x.y += 1`` reads ``y`` first.
             self.method_refs.append(MethodRef(name, meth.start_byte, meth.end_byte, scope.index if scope else -1, receiver_kind, receiver, receiver_text))
@@ -501,17 +518,68 @@ class Walker:
     # -- directives: calls on self with a meaning for the graph (rdx.ruby.discover.directives) --
 
     def on_block(self, node: Any) -> None:
-        self.in_block(node.start_byte)
-        self._blocks.append((node.start_byte, node.end_byte))
+        start = node.start_byte
+        self.in_block(start)
+        kind, callee, receiver = self._block_selves.pop(start, _UNKNOWN_SELF)
+        self._blocks.append(Block(start, node.end_byte, kind, callee, receiver))
+
+    def _block_self(self, block: Any, name: str, recv: Any, receiver_kind: ReceiverKind, receiver: ConstPath | None) -> tuple[BlockSelf, str, ConstPath | None]:
+        """What self is in the block of a call of ``name`` (see ``BlockSelf``)."""
+        loops = self.loops
+        if (loops and loops[-1].start == block.start_byte) or (recv is not None and name in _SELF_KEEPING_ITERATORS):
+            return BlockSelf.SAME, name, None  # A loop rdx unrolls, or a core iterator.
+        if name in _EVAL_CALLS:
+            if receiver_kind <= ReceiverKind.SELF:
+                return BlockSelf.SAME, name, None
+            if receiver_kind == ReceiverKind.CONSTANT and receiver is not None:
+                return BlockSelf.RECEIVER, name, receiver
+        elif receiver_kind == ReceiverKind.CONSTANT and receiver is not None and (receiver.segments[-1], name) in _ANONYMOUS_FACTORIES and len(receiver.segments) == 1:
+            return BlockSelf.ANONYMOUS, name, None
+        return BlockSelf.UNKNOWN, name, None
 
     def in_block(self, start: int, since: int = -1) -> bool:
         """Whether the node being visited, at byte ``start``, sits in a block that starts
         after byte ``since`` (the start of the namespace around it, say). Only for the node the
         walk is at: blocks it has left behind are forgotten."""
         blocks = self._blocks
-        while blocks and blocks[-1][1] <= start:
+        while blocks and blocks[-1].end <= start:
             blocks.pop()
-        return bool(blocks) and blocks[-1][0] > since
+        return bool(blocks) and blocks[-1].start > since
+
+    def self_block(self, start: int, since: int = -1) -> Block | None:
+        """The innermost block around the node being visited (at byte ``start``) that starts
+        after byte ``since`` and changes self (or may: ``BlockSelf.UNKNOWN``); None when every
+        such block keeps the self around it."""
+        self.in_block(start)
+        for block in reversed(self._blocks):
+            if block.start <= since:
+                return None
+            if block.self_kind != BlockSelf.SAME:
+                return block
+        return None
+
+    def ancestors(self) -> Iterator[Any]:
+        """The ancestors of the node the walk is at, innermost first, read with a second cursor
+        set to the walk's: ``goto_parent`` costs O(1) on a cursor, ``Node.parent`` O(depth).
+        (``TreeCursor.copy`` crashes py-tree-sitter 0.26; ``reset_to`` does not.)"""
+        cursor = self._probe
+        if cursor is None:
+            cursor = self._probe = self.root.walk()
+        cursor.reset_to(self._cursor)
+        while cursor.goto_parent():
+            yield cursor.node
+
+    def in_arguments(self) -> bool:
+        """Whether the node the walk is at is part of another call's arguments rather than a
+        statement of its own (``expect(x).to include(:a)``), up to the statement list or block
+        around it."""
+        for node in self.ancestors():
+            t = node.type
+            if t == "argument_list":
+                return True
+            if t in _STATEMENT_LISTS:
+                return False
+        return False
 
     def _directive_scope(self, node: Any, scope: Scope | None) -> Scope | None:
         """The namespace body a directive applies to, or None inside a method body.
@@ -525,10 +593,28 @@ class Walker:
         return scope
 
     def on_error(self, node: Any) -> None:
-        text = node_text(node)[:40].splitlines()[0] if node.end_byte > node.start_byte else ""
-        self._diag("syntax-error", f"syntax error near {text!r}", node)
+        gap = parenthesized_statements_gap(node, self.ancestors())
+        if gap is not None:
+            self._diag(GRAMMAR_LIMITATION, gap, node, "warning")  # Valid Ruby (rdx.ruby.discover.gaps).
+        else:
+            text = node_text(node)[:40].splitlines()[0] if node.end_byte > node.start_byte else ""
+            self._diag("syntax-error", f"syntax error near {text!r}", node)
         self._error_until = max(self._error_until, node.end_byte)
         definitions.recover_namespace(self, node)
+
+_UNKNOWN_SELF: tuple[BlockSelf, str, ConstPath | None] = (BlockSelf.UNKNOWN, "", None)
+# Methods that run their block at once on the self around it, on any receiver.
+_SELF_KEEPING_ITERATORS = frozenset(
+    {"each", "each_with_index", "each_with_object", "reverse_each", "each_pair", "each_key", "each_value", "map", "flat_map", "times", "tap", "then"}
+)
+# Methods that run their block with the receiver as self.
+_EVAL_CALLS = frozenset({"class_eval", "module_eval", "class_exec", "module_exec", "instance_eval", "instance_exec"})
+# ``Class.new(Base) do ... end`` and its kin: the block runs with a new class (or module) as self.
+_ANONYMOUS_FACTORIES = frozenset({("Class", "new"), ("Module", "new"), ("Struct", "new"), ("Data", "define")})
+# Nodes whose children are statements (or that end an expression: blocks, bodies).
+_STATEMENT_LISTS = frozenset(
+    {"program", "body_statement", "block_body", "then", "else", "do", "begin", "ensure", "parenthesized_statements", "begin_block", "end_block", *BLOCK_TYPES}
+)
 
 _HANDLERS: dict[str, Callable[[Walker, Any], Any]] = {
     "class": definitions.on_namespace,

@@ -1,12 +1,39 @@
 """The open scopes of one discovery walk (``rdx.ruby.discover.parse``): a namespace body or a
-method body, with the default visibility in force as the walk passes through it.
+method body, with the default visibility in force as the walk passes through it; and the
+blocks around the node being visited, with what ``self`` is in each (``BlockSelf``).
 
 It holds walk-time state only; nothing here crosses the process boundary.
 """
 
 from __future__ import annotations
 
-__all__ = ["Scope"]
+from enum import IntEnum
+from typing import NamedTuple
+
+from rdx.model.records import ConstPath
+
+__all__ = ["Block", "BlockSelf", "Scope"]
+
+
+class BlockSelf(IntEnum):
+    """What ``self`` is in a block, as far as the walk knows: a ``self``-call there (``include
+    M``) acts on the namespace around the block only when the block keeps it (``SAME``)."""
+
+    SAME = 0  # The self around the block: core iterators (``[A, B].each``), ``class_eval`` on self.
+    ANONYMOUS = 1  # A new anonymous class or module: ``Class.new(Base) do ... end`` not assigned to a constant.
+    RECEIVER = 2  # A constant: ``Foo.class_eval do ... end`` (``Block.receiver``).
+    UNKNOWN = 3  # Whatever the called method makes it (``let``, ``describe``, ``on_load``), or a lambda's.
+
+
+class Block(NamedTuple):
+    """A block (``{ }``, ``do ... end``, a lambda) the walk is inside: its byte range, its self,
+    the method it is given to (for messages) and, for ``RECEIVER``, the constant it runs on."""
+
+    start: int
+    end: int
+    self_kind: BlockSelf
+    callee: str = ""
+    receiver: ConstPath | None = None
 
 
 class Scope:

@@ -11,7 +11,9 @@ unrolled class, or the scope around the loop when the class is made through a lo
 class and a copy of them, with the definitions nested in them, to each other one. A copy's id
 is made from its offset and ``Class#name``, so that ids stay unique. Mixins called in the block
 (``include M``) are given to each class too. Constants and namespaces written in the block stay
-where they are: their scope is lexical.
+where they are: their scope is lexical. The mixins of a block no constant names a class of
+(``let(:k) { Class.new(Object) { include M } }``) mix into an anonymous class: ``drop_anonymous_mixins``
+takes them back from the namespace around the block.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
     from rdx.model.records import DefinitionRecord, Mixin
     from rdx.ruby.discover.parse import Walker
 
-__all__ = ["share_bodies"]
+__all__ = ["drop_anonymous_mixins", "share_bodies"]
 
 # Members the block defines on the class it runs on (self and the default definee there).
 _SHARED_KINDS = frozenset(
@@ -45,6 +47,18 @@ def share_bodies(w: Walker) -> None:
             for member in members:
                 _copy_subtree(w, member, owner)
         _share_mixins(w, start, end, owners)
+
+
+def drop_anonymous_mixins(w: Walker) -> None:
+    """Forget the mixins the walk gave to the namespace around a ``Class.new do ... end`` block
+    (``Walker.anonymous_bodies``) that no constant names a class of: an anonymous class's."""
+    ranges = [r for r in w.anonymous_bodies if r not in w.shared_bodies]
+    if not ranges:
+        return
+    for table in (w.mixins, w.deferred_mixins):
+        for index, mixins in table.items():
+            if any(start <= m.start < end for m in mixins for start, end in ranges):
+                table[index] = [m for m in mixins if not any(start <= m.start < end for start, end in ranges)]
 
 
 def _direct_members(definitions: list[DefinitionRecord], start: int, end: int, owners: set[int]) -> list[int]:
