@@ -67,10 +67,19 @@ async def _at(ls: RdxLanguageServer, uri: str, position: lsp.Position) -> tuple[
     return graph, lines, path, line, column
 
 
+def _asked(call: Any, path: str, line: int, column: int, nothing: Any = None) -> Any:
+    """A position question; a position the indexed document does not have (past its end:
+    the text may have changed since the client computed it) names nothing."""
+    try:
+        return call(path, line, column)
+    except rdx.InvalidArgumentError:
+        return nothing
+
+
 async def _declaration(ls: RdxLanguageServer, uri: str, position: lsp.Position) -> tuple[rdx.Graph, Lines, rdx.Declaration | None]:
     """The graph, the request's lines and the declaration named at the position (or None)."""
     graph, lines, path, line, column = await _at(ls, uri, position)
-    return graph, lines, graph.declaration_at(path, line, column)
+    return graph, lines, _asked(graph.declaration_at, path, line, column)
 
 
 def _decl_locations(lines: Lines, decl: rdx.Declaration) -> list[lsp.Location]:
@@ -91,6 +100,11 @@ def _hover_markdown(hover: rdx.Hover) -> str:
     if hover.signature and not title.endswith(hover.signature):
         title = (title[:-2] if title.endswith("()") else title) + hover.signature
     parts = [f"```\n{title}\n```", f"*{hover.kind}*" + (f" in `{hover.owner}`" if hover.owner else "")]
+    if not hover.certain:
+        # The guess definition_at makes too: the call's receiver has no known type.
+        parts.append("*uncertain*: the receiver's type is unknown; " + (
+            "one of " + ", ".join(f"`{c}`" for c in hover.candidates[:12]) if len(hover.candidates) > 1 else "the only method of that name"
+        ))
     if hover.ancestors:
         parts.append("ancestors: " + " > ".join(f"`{a}`" for a in hover.ancestors[:12]))
     if hover.comments:
@@ -141,7 +155,7 @@ def register(server: RdxLanguageServer) -> None:  # noqa: C901 - one registratio
 
     async def definition(ls: RdxLanguageServer, params: lsp.TextDocumentPositionParams) -> list[lsp.Location] | None:
         graph, lines, path, line, column = await _at(ls, params.text_document.uri, params.position)
-        target = graph.definition_at(path, line, column)
+        target = _asked(graph.definition_at, path, line, column)
         if target is None:
             return None
         return [lines.location(loc) for loc in target.locations if loc.uri.startswith("file://")]
@@ -183,7 +197,7 @@ def register(server: RdxLanguageServer) -> None:  # noqa: C901 - one registratio
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     async def hover(ls: RdxLanguageServer, params: lsp.HoverParams) -> lsp.Hover | None:
         graph, _, path, line, column = await _at(ls, params.text_document.uri, params.position)
-        found = graph.hover_at(path, line, column)
+        found = _asked(graph.hover_at, path, line, column)
         if found is None:
             return None
         return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=_hover_markdown(found)))
@@ -193,7 +207,7 @@ def register(server: RdxLanguageServer) -> None:  # noqa: C901 - one registratio
         graph, _, path, line, column = await _at(ls, params.text_document.uri, params.position)
         items = [
             lsp.CompletionItem(label=c.label, kind=_COMPLETION_KINDS.get(c.kind, lsp.CompletionItemKind.Variable), detail=c.detail, data={"name": c.detail})
-            for c in graph.completions_at(path, line, column)[:200]
+            for c in _asked(graph.completions_at, path, line, column, [])[:200]
         ]
         return lsp.CompletionList(is_incomplete=len(items) >= 200, items=items)
 

@@ -76,6 +76,13 @@ class Page(_PageMeta):
     items: list[Item]
 
 
+class Targets(Page):
+    # definition_at's answer: ``certain`` is false for a guess by name (a call whose receiver's
+    # type is unknown), whose items are the methods of that name. (Comments, not a docstring:
+    # a docstring would be sent with the schema.)
+    certain: bool = True
+
+
 class RefItem(_Out):
     at: str = Field(description="L:C-L:C")
     name: str
@@ -119,6 +126,13 @@ class DeclarationOut(_Out):
     members: list[Item] = []
     truncated: bool = False
     revision: int = 0
+
+
+class HoverOut(DeclarationOut):
+    # hover_at's answer: ``certain`` is false for a guess by name (a call whose receiver's type
+    # is unknown), as definition_at's; several methods of that name are listed in ``candidates``.
+    certain: bool = True
+    candidates: list[str] | None = None
 
 
 class MapOut(_Out):

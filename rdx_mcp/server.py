@@ -17,7 +17,9 @@ only the text index, which is thread-safe. So a search, which stops at its time 
 from __future__ import annotations
 
 import json
+import logging
 import os
+import sys
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -39,6 +41,7 @@ from rdx_mcp.models import (
     FilePath,
     Filter,
     FlatRef,
+    HoverOut,
     Item,
     MapOut,
     MaxTokens,
@@ -50,6 +53,7 @@ from rdx_mcp.models import (
     RefPage,
     Stats,
     Status,
+    Targets,
     compact_schema,
     envelope_tokens,
     page_of,
@@ -69,6 +73,32 @@ MAX_TIMEOUT = 60.0  # The most a call may ask for: a server answers many clients
 # Tools that run without the workspace lock (see the module docstring).
 _UNLOCKED = frozenset({"index_status", "search_code"})
 
+log = logging.getLogger("rdx.mcp")
+
+
+def _configure_logging() -> None:
+    """One plain line on stderr per record, WARNING and above: the SDK would install rich's
+    handler (a multi-line box per record) and log every tool error at INFO. rdx logs each tool
+    error itself, as one WARNING line (``_RdxServer.call_tool``); the SDK's own INFO line about
+    it is silenced. Left alone when the host process configured logging already."""
+    logging.getLogger("mcp.server.mcpserver.server").setLevel(logging.WARNING)
+    if not logging.getLogger().handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("rdx mcp: %(levelname)s %(message)s"))
+        logging.basicConfig(level=logging.WARNING, handlers=[handler])
+
+
+def _log_tool_error(name: str, error: ToolError) -> ToolError:
+    """Log a tool error as one line (its JSON message, without the SDK's prefix) and return it."""
+    text = str(error)
+    try:
+        body = json.loads(text[text.index("{") :])
+        line = f"{body.get('type')}: {body.get('message')}"
+    except ValueError:
+        line = text
+    log.warning("tool %s failed: %s", rdx.excerpt(name), line.replace("\n", "\\n").replace("\r", "\\r"))
+    return error
+
 
 class _RdxServer(MCPServer):
     """MCPServer whose argument and internal errors also read ``{type, message, suggestion}``."""
@@ -82,14 +112,15 @@ class _RdxServer(MCPServer):
                 problems = "; ".join(
                     f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in cause.errors()
                 )
-                raise _error("invalid_argument", f"{name}: {problems}", "fix the named arguments (see the tool's input schema)") from None
+                raise _log_tool_error(name, _error("invalid_argument", f"{name}: {problems}", "fix the named arguments (see the tool's input schema)")) from None
             text = str(exc)
             if '{"type"' in text:
                 # Our own error object, without the SDK's "Error executing tool ..." prefix.
-                raise ToolError(text[text.index('{"type"') :]) from None
+                raise _log_tool_error(name, ToolError(text[text.index('{"type"') :])) from None
             if type(exc).__name__ == "UnexpectedToolError":
+                log.error("tool %s raised an unexpected exception", rdx.excerpt(name), exc_info=cause)
                 raise _error("internal", f"{rdx.excerpt(name)} failed: {rdx.excerpt(repr(cause), 300)}", "this is a bug in rdx; other tools still work") from None
-            raise _error("invalid_argument", str(exc), "check the tool name and arguments") from None
+            raise _log_tool_error(name, _error("invalid_argument", str(exc), "check the tool name and arguments")) from None
         if isinstance(result, CallToolResult) and isinstance(result.structured_content, dict) and len(result.content) == 1:
             block = result.content[0]
             if isinstance(block, TextContent):
@@ -134,21 +165,28 @@ def build_server(workspace: Workspace) -> MCPServer:
         register = real_tool(self, *a, **kw)
         return lambda fn: register(fn if fn.__name__ in _UNLOCKED else locked(fn))
 
+    _configure_logging()
     server: MCPServer = _RdxServer(
         "rdx",
         instructions="Semantic code graph of a Ruby project: declarations (Foo::Bar, Foo#bar(), Foo::<Foo>), ancestors, references.",
         version=rdx.__version__,
+        log_level="WARNING",
     )
     server.tool = tool.__get__(server)  # type: ignore[method-assign]
 
     def declaration(g: rdx.Graph, name: str) -> rdx.Declaration:
         decl = g.get(name)
         if decl is None:
-            wanted = name.split("#")[-1].split("::")[-1] or name
-            method = "#" in name
-            near = [d.name for d in g.search(wanted, limit=50) if (d.kind == "Method") == method][:5] if wanted.strip() else []
+            near = g.suggest(name)  # The nearest names, typos first: what every surface offers.
             raise _error("not_found", f"no declaration named {rdx.excerpt(name)}", f"did you mean: {', '.join(near)}" if near else "use search_declarations")
         return decl
+
+    def at(call: Any, file_path: str, line: int, column: int) -> Any:
+        """A position question; a position outside the file is an invalid argument."""
+        try:
+            return call(position(file_path), line, column)
+        except rdx.InvalidArgumentError as exc:
+            raise _error("invalid_argument", str(exc), "pass a line and column that exist in the file (line 1-based, column 0-based)") from None
 
     def language_of(d: rdx.Declaration) -> str | None:
         language = getattr(d, "language", "ruby")
@@ -279,7 +317,8 @@ def build_server(workspace: Workspace) -> MCPServer:
             raise _error("invalid_argument", str(exc), "pass a constant path such as Foo::Bar") from None
         if d is None:
             inside = rdx.excerpt(" > ".join(nesting)) if nesting else "the top level"
-            raise _error("not_found", f"{rdx.excerpt(name)} does not resolve inside {inside}", "check the nesting")
+            near = g.suggest(name, nesting=nesting or [])
+            raise _error("not_found", f"{rdx.excerpt(name)} does not resolve inside {inside}", "check the nesting" + (f"; did you mean: {', '.join(near)}" if near else ""))
         return item(d)
 
     def position(file_path: str) -> str:
@@ -288,28 +327,37 @@ def build_server(workspace: Workspace) -> MCPServer:
     @server.tool(description="Go to definition from a position (line 1-based, column 0-based).")
     def definition_at(
         file_path: FilePath, line: Annotated[int, Field(ge=1)], column: Annotated[int, Field(ge=0)], max_tokens: MaxTokens = None
-    ) -> Page:
+    ) -> Targets:
         g = workspace.graph()
-        target = g.definition_at(position(file_path), line, column)
+        target = at(g.definition_at, file_path, line, column)
         if target is None:
             raise _error("not_found", f"nothing to go to at {rdx.excerpt(file_path)}:{line}:{column}", "point at a constant, a method call or a require")
-        items = [Item(name=target.name, kind=target.kind, location=workspace.loc(loc)) for loc in target.locations]
-        return whole(items, g.revision, max_tokens)
+        if not target.certain:
+            # A guess by name (the receiver's type is unknown): each method of that name.
+            items = [Item(name=n, kind=target.kind, location=workspace.loc(loc)) for n, loc in zip(target.candidates, target.locations, strict=False)]
+        else:
+            items = [Item(name=target.name, kind=target.kind, location=workspace.loc(loc)) for loc in target.locations]
+        return Targets(**whole(items, g.revision, max_tokens).model_dump(), certain=target.certain)
 
     @server.tool(description="Name, kind, signature, owner, ancestors and comments at a position.")
-    def hover_at(file_path: FilePath, line: Annotated[int, Field(ge=1)], column: Annotated[int, Field(ge=0)]) -> DeclarationOut:
+    def hover_at(file_path: FilePath, line: Annotated[int, Field(ge=1)], column: Annotated[int, Field(ge=0)]) -> HoverOut:
         g = workspace.graph()
-        hover = g.hover_at(position(file_path), line, column)
+        hover = at(g.hover_at, file_path, line, column)
         if hover is None:
             raise _error("not_found", f"nothing known at {rdx.excerpt(file_path)}:{line}:{column}", "point at a name")
-        return DeclarationOut(
+        several = not hover.certain and len(hover.candidates) > 1
+        return HoverOut(
             name=hover.name,
             kind=hover.kind,
             owner=hover.owner,
             visibility=hover.visibility,
-            definitions=[DefinitionOut(kind=hover.kind, location=workspace.loc(hover.location), comments=hover.comments, signature=hover.signature)],
+            definitions=[] if several else [
+                DefinitionOut(kind=hover.kind, location=workspace.loc(hover.location), comments=hover.comments, signature=hover.signature)
+            ],
             ancestors=hover.ancestors,
             revision=g.revision,
+            certain=hover.certain,
+            candidates=hover.candidates if several else None,
         )
 
     @server.tool(
@@ -327,7 +375,7 @@ def build_server(workspace: Workspace) -> MCPServer:
         max_tokens: MaxTokens = None,
         timeout: Annotated[float, Field(gt=0, le=MAX_TIMEOUT)] = GREP_TIMEOUT,  # Seconds; then complete=false.
     ) -> CodePage:
-        g = workspace.graph()
+        g = workspace.text()  # The graph's text index, or before it is ready, the text index alone.
         clamped = limit > MAX_CODE_LINES
         limit = min(limit, MAX_CODE_LINES)
         try:
@@ -362,7 +410,7 @@ def build_server(workspace: Workspace) -> MCPServer:
         end = offset + len(hits)
         return CodePage(
             total=page.total, offset=offset, limit=limit, next_offset=end if end < page.total else None, limit_clamped=clamped,
-            truncated=truncated, revision=g.revision, matched_files=page.files, files=files, complete=page.complete,
+            truncated=truncated, revision=getattr(g, "revision", 0), matched_files=page.files, files=files, complete=page.complete,
         )
 
     @server.tool(
@@ -397,12 +445,14 @@ def build_server(workspace: Workspace) -> MCPServer:
         done, total = workspace._progress
         if g is None:
             return Status(state="failed" if workspace._error else "indexing", indexed_files=done, total_files=total)
+        files = len(g.documents) - 1  # Without Ruby's core stub.
         return Status(
             state="ready",
             revision=g.revision,
-            files=len(g.documents) - 1,
-            indexed_files=done,
-            total_files=total,
+            files=files,
+            # Every file is indexed once ready (progress only counted those parsed again).
+            indexed_files=files,
+            total_files=files,
             pending_changes=len(workspace.pending),
             last_indexed=workspace.last_indexed,
         )

@@ -2,7 +2,8 @@
 
 It indexes in a background thread (warm from the ``.rdx/`` snapshot when there is one) and
 keeps the graph fresh from file-system events, so tools answer at once: before the first index
-is ready they return an ``indexing`` error with progress.
+is ready they return an ``indexing`` error with progress, except grep (``search_code``), which
+answers from the text index as soon as it is synced, before any Ruby is parsed.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ class Workspace:
         self.cache_dir = cache_dir
         self._lock = threading.RLock()
         self._graph: rdx.Graph | None = None
+        # The text index alone, for grep until the graph is ready (see ``text``).
+        self._text: rdx.TextSearch | None = None
         self._progress = (0, 0)
         self._error: str | None = None
         self.last_indexed: float | None = None
@@ -50,6 +53,12 @@ class Workspace:
 
     def _run(self, watch: bool) -> None:
         try:
+            # The text index first (synced from one walk, without parsing): grep answers from
+            # it while the graph loads. Graph.open then finds it synced.
+            self._text = rdx.TextSearch.open(self.root, cache_dir=self.cache_dir)
+        except Exception:  # Graph.open reports what is wrong; grep waits for the graph.
+            self._text = None
+        try:
             graph = rdx.Graph.open([self.root], cache_dir=self.cache_dir, progress=self._on_progress, freeze_gc=True)
             graph.resolve()
             # Before the graph is shared, so no tool call waits for it (they say "indexing").
@@ -59,6 +68,7 @@ class Workspace:
             return
         with self._lock:
             self._graph = graph
+            self._text = None  # The graph's own text index answers from now on.
             self.last_indexed = time.time()
         if watch:
             self._watch()
@@ -89,6 +99,14 @@ class Workspace:
             done, total = self._progress
             raise _error("indexing", f"the project is still being indexed ({done} of {total or '?'} files)", "retry in a few seconds")
         return self._graph
+
+    def text(self) -> rdx.Graph | rdx.TextSearch:
+        """What grep searches: the ready graph, or until it is ready, the project's text index
+        (opened first thing), else an ``indexing`` tool error."""
+        graph, text = self._graph, self._text
+        if graph is None and text is not None and self._error is None:
+            return text
+        return self.graph()
 
     def rel(self, path: str | None) -> str | None:
         if path is None:

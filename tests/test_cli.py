@@ -45,11 +45,11 @@ def test_index_json(project, capsys):
 
 
 def test_show_text_and_json(project, capsys):
-    code, out, _ = run(capsys, "show", "App::User", "-C", str(project))
+    code, out, _ = run(capsys, "show", "App::User", "-p", str(project))
     assert code == 0
     assert "App::User (Class)" in out
     assert "ancestors: App::User > Comparable > App::Model > Object > Kernel > BasicObject" in out
-    code, out, _ = run(capsys, "show", "App::Model#save()", "-C", str(project), "--json")
+    code, out, _ = run(capsys, "show", "App::Model#save()", "--project", str(project), "--json")
     data = json.loads(out)
     assert data["kind"] == "Method" and data["owner"] == "App::Model"
     assert data["definitions"][0]["signature"] == "(validate: true)"
@@ -57,22 +57,22 @@ def test_show_text_and_json(project, capsys):
 
 
 def test_show_unknown_name_is_one_line_error(project, capsys):
-    code, out, err = run(capsys, "show", "App::Nope", "-C", str(project))
+    code, out, err = run(capsys, "show", "App::Nope", "-p", str(project))
     assert code == 1 and out == ""
     assert err.startswith("rdx: error: no declaration named 'App::Nope'") and err.count("\n") == 1
 
 
 def test_resolve_with_nesting(project, capsys):
-    code, out, _ = run(capsys, "resolve", "Model", "--nesting", "App,User", "-C", str(project))
+    code, out, _ = run(capsys, "resolve", "Model", "--nesting", "App,User", "-p", str(project))
     assert code == 0 and out.startswith("App::Model (Class)")
-    code, out, _ = run(capsys, "resolve", "Nope", "--nesting", "App", "-C", str(project))
+    code, out, _ = run(capsys, "resolve", "Nope", "--nesting", "App", "-p", str(project))
     assert code == 1 and "does not resolve" in out
 
 
 def test_search_modes(project, capsys):
-    code, out, _ = run(capsys, "search", "Use", "--mode", "prefix", "--kind", "Class", "-C", str(project), "--json")
+    code, out, _ = run(capsys, "search", "Use", "--mode", "prefix", "--kind", "Class", "-p", str(project), "--json")
     assert code == 0 and [d["name"] for d in json.loads(out)] == ["App::User"]
-    code, out, _ = run(capsys, "search", "zzzzqqq", "-C", str(project))
+    code, out, _ = run(capsys, "search", "zzzzqqq", "-p", str(project))
     assert code == 1 and "no matches" in out
 
 
@@ -114,22 +114,22 @@ def test_demo_answers_questions(capsys):
 
 
 def test_console_script_runs_as_a_subprocess(project):
-    proc = subprocess.run([sys.executable, "-m", "rdx.cli.main", "show", "App::User", "-C", str(project)], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "rdx.cli.main", "show", "App::User", "-p", str(project)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "App::User (Class)" in proc.stdout
 
 
 def test_navigation_commands(project, capsys):
     b = project / "lib" / "b.rb"
-    code, out, _ = run(capsys, "refs", "App::Model", "-C", str(project))
+    code, out, _ = run(capsys, "refs", "App::Model", "-p", str(project))
     assert code == 0 and out.strip().endswith("b.rb:2:15-2:20  Model")
-    code, out, _ = run(capsys, "def", f"{b}:2:17", "-C", str(project), "--json")
+    code, out, _ = run(capsys, "def", f"{b}:2:17", "-p", str(project), "--json")
     assert code == 0 and json.loads(out)["name"] == "App::Model"
-    code, out, _ = run(capsys, "hover", f"{b}:4:10", "-C", str(project))
+    code, out, _ = run(capsys, "hover", f"{b}:4:10", "-p", str(project))
     assert code == 0 and out.startswith("App::User#name() (Method)")
-    code, out, _ = run(capsys, "complete", f"{b}:2:18", "-C", str(project), "--json")
+    code, out, _ = run(capsys, "complete", f"{b}:2:18", "-p", str(project), "--json")
     assert code == 0 and [c["label"] for c in json.loads(out)][0] == "Model"
-    code, _, err = run(capsys, "def", f"{b}:x:1", "-C", str(project))
+    code, _, err = run(capsys, "def", f"{b}:x:1", "-p", str(project))
     assert code == 2 and "PATH:LINE:COLUMN" in err
 
 
@@ -173,12 +173,143 @@ def test_other_languages_on_the_command_line(capsys):
     from rdx.cli.demo import example_root
 
     root = example_root()
-    code, out, _ = run(capsys, "show", "receipts.printer.Printer", "-C", root, "--no-cache")
+    code, out, _ = run(capsys, "show", "receipts.printer.Printer", "-p", root, "--no-cache")
     assert code == 0 and out.startswith("receipts.printer.Printer (python class)")
     assert "line (method)" in out and "Prints one receipt line per order line." in out
-    code, out, _ = run(capsys, "search", "format money", "--language", "typescript", "-C", root, "--no-cache", "--json")
+    code, out, _ = run(capsys, "search", "format money", "--language", "typescript", "-p", root, "--no-cache", "--json")
     assert code == 0 and json.loads(out)[0] == {"name": "formatMoney", "kind": "function", "language": "typescript", "location": json.loads(out)[0]["location"]}
-    code, out, _ = run(capsys, "refs", "receipts.money.format_cents", "-C", root, "--no-cache")
+    code, out, _ = run(capsys, "refs", "receipts.money.format_cents", "-p", root, "--no-cache")
     assert code == 0 and "printer.py:14:" in out
-    code, out, _ = run(capsys, "hover", f"{root}/web/cart.ts:10:12", "-C", root, "--no-cache")
+    code, out, _ = run(capsys, "hover", f"{root}/web/cart.ts:10:12", "-p", root, "--no-cache")
     assert code == 0 and out.splitlines()[0] == "formatMoney (function)" and "Formats an amount for display." in out
+    # Typos of other languages' names are suggested as Ruby's are.
+    for typo, meant in (("receipts.printer.Printr", "receipts.printer.Printer"), ("formatMony", "formatMoney")):
+        code, _, err = run(capsys, "show", typo, "-p", root, "--no-cache")
+        assert code == 1 and f"did you mean {meant}" in err, err
+
+
+# -- issue 22: the rough edges a new user hit ---------------------------------------------------
+
+TYPOS = {
+    "lib/shop.rb": (
+        "module Spree\n  class Order\n    def total; end\n  end\n  class Coder; end\nend\n"
+        "module Shop\n  class Order; end\nend\nmodule Gem\n  class Specification; end\nend\n"
+    ),
+    "lib/run.rb": (
+        "class Runner\n  def run(x, y)\n    x.total\n    y.label\n    Spree::Order.new.total\n  end\nend\n"
+        "class Tag\n  def label; end\nend\nclass Badge\n  def label; end\nend\n"
+    ),
+}
+
+
+@pytest.fixture
+def typos(tmp_path: Path) -> Path:
+    for name, text in TYPOS.items():
+        write(tmp_path / name, text)
+    return tmp_path
+
+
+def test_dry_run_counts_and_names_the_gems_the_real_run_indexes(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("RDX_GEM_CACHE", str(tmp_path / "gem-cache"))
+    root = tmp_path / "app"
+    write(root / "lib/machine.rb", "class Machine < Widget::Crank\nend\n")
+    write(root / "Gemfile.lock", "GEM\n  remote: https://rubygems.org/\n  specs:\n    widget (1.2.0)\n    gadget (1.0.0)\n")
+    gems = root / "vendor/bundle/ruby/3.1.0/gems"
+    write(gems / "widget-1.2.0/lib/widget.rb", "module Widget\n  class Crank; end\nend\n")
+    write(gems / "widget-1.2.0/lib/widget/version.rb", "module Widget\n  VERSION = '1.2.0'\nend\n")
+    write(gems / "gadget-1.0.0/lib/gadget.rb", "module Gadget; end\n")
+    code, out, _ = run(capsys, "index", str(root), "--dry-run")
+    assert code == 0
+    assert out.splitlines()[0] == "would index 4 files: 1 of the project and 3 of 2 gems locked in Gemfile.lock"
+    assert "       1  gadget 1.0.0" in out.splitlines() and "       2  widget 1.2.0" in out.splitlines()
+    code, out, _ = run(capsys, "index", "--dry-run", "-p", str(root), "--json")
+    planned = json.loads(out)
+    assert (planned["files"], planned["gem_files"], planned["total_files"]) == (1, 3, 4)
+    assert sorted((g["name"], g["version"], g["files"]) for g in planned["gems"]) == [("gadget", "1.0.0", 1), ("widget", "1.2.0", 2)]
+    assert not (root / ".rdx").exists()  # a dry run writes nothing
+    code, out, _ = run(capsys, "index", str(root), "--json")
+    assert code == 0 and json.loads(out)["documents"] == planned["total_files"]  # what the real run indexes
+
+
+def test_project_is_p_everywhere_and_C_is_context_lines(project, capsys, monkeypatch):
+    (project / ".git").mkdir()
+    for argv in (["index", "-p", str(project)], ["stats", "--project", str(project)], ["map", "-p", str(project), "--tokens", "200"]):
+        code, out, err = run(capsys, *argv)
+        assert code == 0 and out, (argv, err)
+    code, out, _ = run(capsys, "grep", "Model", "-C", "1", "-p", str(project), "--json")  # -C: lines of context
+    hits = json.loads(out)["hits"]
+    assert code == 0 and hits[0]["before"] == ["  # The base model."]
+    monkeypatch.chdir(project)
+    code, out, _ = run(capsys, "grep", "class User", "-C", "1", "lib")
+    assert code == 0 and out.splitlines()[0] == "lib/b.rb-1-module App"
+    # -C where no context is shown says what it means now, instead of taking a directory.
+    for argv in (["show", "App::User", "-C", str(project)], ["index", "-C", str(project)], ["refs", "App::Model", "-C", "2"]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and "lines of context" in err and "--project/-p" in err, argv
+    code, _, err = run(capsys, "index", str(project), "-p", str(project / "lib"))
+    assert code == 2 and "given twice" in err
+
+
+def test_a_typo_gets_the_intended_declaration_first_and_no_python_advice(typos, capsys):
+    for name, first in (("Spree::Oder", "Spree::Order"), ("Spree::Odrer", "Spree::Order"), ("Gem::Specificatoin", "Gem::Specification"),
+                        ("Sprea::Order", "Spree::Order"), ("Spree::Order#totl", "Spree::Order#total()"), ("Spree::Order#total", "Spree::Order#total()")):
+        code, out, err = run(capsys, "show", name, "-p", str(typos))
+        assert code == 1 and out == "" and err.count("\n") == 1, name
+        assert err.startswith(f"rdx: error: no declaration named {name!r}; did you mean {first}"), err
+        assert "Graph." not in err and "try " not in err, err
+    code, _, err = run(capsys, "refs", "Spree::Oder", "-p", str(typos))
+    assert code == 1 and "did you mean Spree::Order," in err
+    code, out, _ = run(capsys, "resolve", "Ordr", "--nesting", "Spree", "-p", str(typos))
+    assert code == 1 and "did you mean Spree::Order" in out
+    code, out, _ = run(capsys, "search", "Gem::Specificatoin", "--mode", "fuzzy", "-p", str(typos), "--json")
+    assert code == 0 and json.loads(out)[0]["name"] == "Gem::Specification"
+    code, out, _ = run(capsys, "search", "Spree::Oder", "--mode", "fuzzy", "-p", str(typos), "--json")
+    assert [d["name"] for d in json.loads(out)][:2] == ["Spree::Order", "Spree::Coder"]
+    code, out, _ = run(capsys, "search", "Gem::Specificatoin", "-p", str(typos), "--json")  # ranked: a name that matches nothing else
+    assert code == 0 and json.loads(out)[0]["name"] == "Gem::Specification"
+
+
+def test_positions_outside_the_file_are_usage_errors(typos, capsys):
+    run_rb = typos / "lib/run.rb"
+    for command in ("def", "hover", "complete"):
+        code, out, err = run(capsys, command, f"{run_rb}:99999:0", "-p", str(typos))
+        assert code == 2 and out == "" and "line 99999 does not exist (the file has 14 lines)" in err, (command, err)
+        code, out, err = run(capsys, command, f"{run_rb}:3:500", "-p", str(typos))
+        assert code == 2 and "column 500 is past the end of line 3 (11 bytes long)" in err, (command, err)
+    code, out, _ = run(capsys, "hover", f"{run_rb}:3:11", "-p", str(typos))  # the end of a line is a position
+    assert code == 0 and out.startswith("Spree::Order#total()")
+    import rdx
+
+    g = rdx.Graph.open(typos)
+    with pytest.raises(rdx.InvalidArgumentError, match="line 99999 does not exist"):
+        g.definition_at(str(run_rb), 99999, 0)
+    with pytest.raises(rdx.InvalidArgumentError, match="column 12 is past the end of line 3"):
+        g.hover_at(str(run_rb), 3, 12)
+    assert g.definition_at(str(typos / "lib/none.rb"), 99999, 0) is None  # a file the graph does not hold: nothing
+
+
+def test_def_and_hover_agree_on_a_guess_by_name(typos, capsys):
+    run_rb = typos / "lib/run.rb"
+    # ``x.total``: x's type is unknown, and one method is named total: both name it, uncertain.
+    code, out, _ = run(capsys, "def", f"{run_rb}:3:7", "-p", str(typos), "--json")
+    target = json.loads(out)
+    assert code == 0 and target["certain"] is False and target["candidates"] == ["Spree::Order#total()"]
+    code, out, _ = run(capsys, "hover", f"{run_rb}:3:7", "-p", str(typos), "--json")
+    hover = json.loads(out)
+    assert code == 0 and hover["certain"] is False and hover["name"] == "Spree::Order#total()" and hover["owner"] == "Spree::Order"
+    code, out, _ = run(capsys, "hover", f"{run_rb}:3:7", "-p", str(typos))
+    assert out.splitlines()[0] == "Spree::Order#total() (Method; uncertain: the receiver's type is unknown, so this is a guess by name)"
+    # ``y.label``: two methods of that name, listed by both.
+    code, out, _ = run(capsys, "def", f"{run_rb}:4:7", "-p", str(typos), "--json")
+    target = json.loads(out)
+    assert target["certain"] is False and sorted(target["candidates"]) == ["Badge#label()", "Tag#label()"] and len(target["locations"]) == 2
+    code, out, _ = run(capsys, "hover", f"{run_rb}:4:7", "-p", str(typos), "--json")
+    hover = json.loads(out)
+    assert hover["certain"] is False and hover["name"] == "label()" and sorted(hover["candidates"]) == ["Badge#label()", "Tag#label()"]
+    code, out, _ = run(capsys, "def", f"{run_rb}:4:7", "-p", str(typos))
+    assert "uncertain" in out.splitlines()[0] and any(line.endswith("Tag#label()") for line in out.splitlines())
+    # A receiver rdx knows: certain, in both.
+    code, out, _ = run(capsys, "def", f"{run_rb}:5:22", "-p", str(typos), "--json")
+    assert json.loads(out)["certain"] is True and json.loads(out)["name"] == "Spree::Order#total()"
+    code, out, _ = run(capsys, "hover", f"{run_rb}:5:22", "-p", str(typos), "--json")
+    assert json.loads(out)["certain"] is True

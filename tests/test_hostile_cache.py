@@ -242,7 +242,7 @@ def test_a_full_disk_answers_from_memory_and_leaves_nothing_behind(project, tmp_
 
 
 def test_the_cli_says_so_in_one_line_and_answers(project, full_disk, capsys):
-    assert rdx.cli.main.main(["show", "Review", "-C", str(project)]) == 0
+    assert rdx.cli.main.main(["show", "Review", "-p", str(project)]) == 0
     captured = capsys.readouterr()
     assert "Review (Class)" in captured.out
     disk_lines = [line for line in captured.err.splitlines() if "no space left on device" in line]
@@ -261,7 +261,7 @@ def test_an_unwritable_cache_dir_is_reported_and_answers_still_come(project, tmp
     assert rdx.cli.main.main(["index", str(project), "--cache-dir", cache]) == 1  # its job was the cache
     captured = capsys.readouterr()
     assert "indexed" in captured.out and f"cannot write the cache at {cache}: not a directory" in captured.err
-    assert rdx.cli.main.main(["show", "Review", "-C", str(project), "--cache-dir", cache]) == 0
+    assert rdx.cli.main.main(["show", "Review", "-p", str(project), "--cache-dir", cache]) == 0
     captured = capsys.readouterr()
     assert "Review (Class)" in captured.out and "cannot write the cache" in captured.err
 

@@ -340,3 +340,140 @@ def test_every_list_tool_honours_max_tokens(project):
                 assert not answer["truncated"] and answer == full, name
             if "total" in answer:
                 assert answer["total"] == full["total"], name  # The total still counts every item.
+
+
+# -- issue 22: the rough edges a new user hit ---------------------------------------------------
+
+TYPOS = {
+    "lib/shop.rb": "module Spree\n  class Order\n    def total; end\n  end\nend\nmodule Gem\n  class Specification; end\nend\n",
+    "lib/run.rb": "class Runner\n  def run(x, y)\n    x.total\n    y.label\n  end\nend\nclass Tag\n  def label; end\nend\nclass Badge\n  def label; end\nend\n",
+}
+
+
+def test_typos_suggest_the_intended_declaration_first(project):
+    for name, text in TYPOS.items():
+        write(project / name, text)
+
+    async def steps(client):
+        names = ["Spree::Oder", "Spree::Odrer", "Gem::Specificatoin", "Sprea::Order", "Spree::Order#totl"]
+        missing = [error(await client.call_tool("get_declaration", {"name": n})) for n in names]
+        refs = error(await client.call_tool("find_constant_references", {"name": "Spree::Oder"}))
+        resolved = error(await client.call_tool("resolve_constant", {"name": "Ordr", "nesting": ["Spree"]}))
+        fuzzy = data(await client.call_tool("search_declarations", {"query": "Gem::Specificatoin", "match_mode": "fuzzy"}))
+        return missing, refs, resolved, fuzzy
+
+    missing, refs, resolved, fuzzy = call(project, steps)
+    firsts = [m["suggestion"].removeprefix("did you mean: ").split(", ")[0] for m in missing]
+    assert firsts == ["Spree::Order", "Spree::Order", "Gem::Specification", "Spree::Order", "Spree::Order#total()"]
+    # NoMethodError (core) holds "oder" too, but is no typo of Spree::Oder: it comes after.
+    assert all(m["type"] == "not_found" and "Graph." not in m["suggestion"] for m in missing)
+    assert refs["suggestion"].startswith("did you mean: Spree::Order")
+    assert "did you mean: Spree::Order" in resolved["suggestion"]
+    assert fuzzy["items"][0]["name"] == "Gem::Specification"
+
+
+def test_positions_outside_a_file_and_guesses_by_name(project):
+    for name, text in TYPOS.items():
+        write(project / name, text)
+
+    async def steps(client):
+        past_line = error(await client.call_tool("definition_at", {"file_path": "lib/run.rb", "line": 99999, "column": 0}))
+        past_column = error(await client.call_tool("hover_at", {"file_path": "lib/run.rb", "line": 3, "column": 500}))
+        one = (data(await client.call_tool("definition_at", {"file_path": "lib/run.rb", "line": 3, "column": 7})),
+               data(await client.call_tool("hover_at", {"file_path": "lib/run.rb", "line": 3, "column": 7})))
+        two = (data(await client.call_tool("definition_at", {"file_path": "lib/run.rb", "line": 4, "column": 7})),
+               data(await client.call_tool("hover_at", {"file_path": "lib/run.rb", "line": 4, "column": 7})))
+        known = data(await client.call_tool("definition_at", {"file_path": "lib/user.rb", "line": 2, "column": 18}))
+        return past_line, past_column, one, two, known
+
+    past_line, past_column, one, two, known = call(project, steps)
+    assert past_line["type"] == "invalid_argument" and "line 99999 does not exist (the file has 13 lines)" in past_line["message"]
+    assert past_column["type"] == "invalid_argument" and "column 500 is past the end of line 3" in past_column["message"]
+    # definition_at and hover_at answer a call on an unknown receiver alike: a guess, marked.
+    target, hover = one
+    assert target["certain"] is False and [i["name"] for i in target["items"]] == ["Spree::Order#total()"]
+    assert hover["certain"] is False and hover["name"] == "Spree::Order#total()" and hover["owner"] == "Spree::Order"
+    target, hover = two
+    assert target["certain"] is False and sorted(i["name"] for i in target["items"]) == ["Badge#label()", "Tag#label()"]
+    assert hover["certain"] is False and hover["name"] == "label()" and sorted(hover["candidates"]) == ["Badge#label()", "Tag#label()"]
+    assert known["certain"] is True
+
+
+def test_index_status_counts_the_files_once_ready(project):
+    async def steps(client):
+        return data(await client.call_tool("index_status", {}))
+
+    first = call(project, steps)  # indexed from scratch
+    again = call(project, steps)  # warm from the snapshot: nothing parsed, every file indexed
+    for status in (first, again):
+        assert status["state"] == "ready" and status["files"] == status["indexed_files"] == status["total_files"] == 32
+
+
+def test_tool_errors_are_one_warning_line_on_stderr(project):
+    """In a process of its own (logging configured as ``rdx mcp`` has it): a failing tool call
+    logs one plain WARNING line, without the SDK's INFO record or rich's box."""
+    import subprocess
+
+    script = (
+        "import anyio, sys\n"
+        "from mcp import Client\n"
+        "from rdx_mcp import Workspace, build_server\n"
+        "ws = Workspace(sys.argv[1], watch=False).start()\n"
+        "assert ws.wait_ready()\n"
+        "server = build_server(ws)\n"
+        "async def main():\n"
+        "    async with Client(server) as client:\n"
+        "        r = await client.call_tool('get_declaration', {'name': 'App::Usr'})\n"
+        "        assert r.is_error\n"
+        "        r = await client.call_tool('search_code', {'pattern': 'x', 'limit': 0})\n"
+        "        assert r.is_error\n"
+        "anyio.run(main)\n"
+        "print('done')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script, str(project)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout == "done\n", proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 2, proc.stderr
+    assert lines[0].startswith("rdx mcp: WARNING tool 'get_declaration' failed: not_found: no declaration named 'App::Usr'")
+    assert lines[1].startswith("rdx mcp: WARNING tool 'search_code' failed: invalid_argument: search_code: limit")
+    assert "INFO" not in proc.stderr and "╭" not in proc.stderr and "│" not in proc.stderr
+
+
+def test_grep_answers_from_the_text_index_while_the_graph_loads(project, monkeypatch):
+    import threading
+
+    import rdx
+
+    release = threading.Event()
+    real_open = rdx.Graph.open
+
+    def slow_open(*args, **kwargs):
+        release.wait(60)
+        return real_open(*args, **kwargs)
+
+    monkeypatch.setattr(rdx.Graph, "open", slow_open)
+    workspace = Workspace(str(project), watch=False).start()
+    server = build_server(workspace)
+
+    async def main():
+        async with Client(server) as client:
+            for _ in range(600):
+                if workspace._text is not None:
+                    break
+                await anyio.sleep(0.05)
+            early = data(await client.call_tool("search_code", {"pattern": "class User"}))
+            waiting = error(await client.call_tool("get_declaration", {"name": "App::User"}))
+            status = data(await client.call_tool("index_status", {}))
+            release.set()
+            assert workspace.wait_ready()
+            later = data(await client.call_tool("search_code", {"pattern": "class User"}))
+            return early, waiting, status, later
+
+    try:
+        early, waiting, status, later = anyio.run(main)
+    finally:
+        release.set()
+        workspace.stop()
+    assert [(f["path"], [x["line"] for x in f["lines"]]) for f in early["files"]] == [("lib/user.rb", [2])]
+    assert waiting["type"] == "indexing" and status["state"] == "indexing"
+    assert later["files"] == early["files"] and later["revision"] > 0

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rdx.search.names import SearchIndex, search_declarations
+from rdx.search.names import SearchIndex, search_declarations, typo_distance
 from tests.conftest import build_graph
 
 FIXTURE = {
@@ -75,7 +75,12 @@ def test_indexed_search_equals_scoring_everything(records, index, query, mode):
     assert names(search_declarations(records, query, mode, index=index)) == names(search_declarations(records, query, mode))
 
 
-@pytest.mark.parametrize("query", ["save", "Sha256", "sha", "hexd", "<=>", "[]", "empty?", "$glob", "valid", "AR", "ab\ncd", "re"])
+@pytest.mark.parametrize(
+    "query",
+    ["save", "Sha256", "sha", "hexd", "<=>", "[]", "empty?", "$glob", "valid", "AR", "ab\ncd", "re",
+     # Typos, qualified or not: the candidates the index selects include every typo scored.
+     "Bsae", "ActiveRecord::Bsae", "ActiveRecrod", "Validatoins", "find_by_sqll", "ActiveRecord::Base#fnd_by", "Activ::Base", "hexdigets"],
+)
 def test_indexed_search_equals_scoring_everything_on_chosen_queries(records, index, query):
     for mode in ("fuzzy", "prefix", "exact"):
         for kind in (None, "Method", "Class"):
@@ -92,3 +97,32 @@ def test_prepared_indexes_answer_like_lazily_built_ones():
         for mode in ("fuzzy", "prefix", "exact"):
             assert names(prepared.search(query, match_mode=mode)) == names(lazy.search(query, match_mode=mode))
     assert [r.location for r in prepared.references_to("ActiveRecord::Base#save!()")] == [r.location for r in lazy.references_to("ActiveRecord::Base#save!()")]
+
+
+def _osa(a: str, b: str) -> int:
+    """Optimal string alignment distance, the textbook table."""
+    d = [[i + j if not i or not j else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
+
+
+@settings(max_examples=500, deadline=None)
+@given(a=st.text(alphabet="abc", max_size=8), b=st.text(alphabet="abc", max_size=8), limit=st.integers(0, 3))
+def test_typo_distance_is_the_bounded_optimal_string_alignment(a, b, limit):
+    exact = _osa(a, b)
+    assert typo_distance(a, b, limit) == (exact if exact <= limit else limit + 1)
+
+
+def test_typos_rank_the_intended_name_first(graph):
+    assert names(graph.search("Validatoins", match_mode="fuzzy"))[0] == "ActiveRecord::Validations"  # a transposition
+    assert names(graph.search("ActiveRecord::Bsae", match_mode="fuzzy"))[0] == "ActiveRecord::Base"
+    assert names(graph.search("ActiveRecord::Base#find_by_sqll", match_mode="fuzzy"))[0] == "ActiveRecord::Base#find_by_sql()"
+    assert graph.suggest("ActiveRecord::Bsae")[0] == "ActiveRecord::Base"
+    assert graph.suggest("hexdigets")[0] == "SHA256Digest#hexdigest()"
+    # Names shorter than four characters take no typos in search (too many names are near them).
+    assert "ActiveRecord::Base" not in names(graph.search("Bsa", match_mode="fuzzy"))
+    assert set(names(graph.search("Bsae", match_mode="fuzzy"))[:2]) == {"ActiveRecord::Base", "Random::Base"}  # the shorter first

@@ -88,3 +88,15 @@ def test_a_real_server_process_on_loopback(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_not_found_answers_suggest_the_intended_declaration_first(tmp_path: Path) -> None:
+    files = {"lib/gem.rb": "module Gem\n  class Specification; end\nend\nmodule Spree\n  class Order; end\nend\n"}
+    with ready_workspace(tmp_path, files) as workspace, TestClient(build_app(workspace), base_url="http://127.0.0.1") as c:
+        for name, first in (("Gem::Specificatoin", "Gem::Specification"), ("Spree::Oder", "Spree::Order")):
+            response = c.get("/declarations/" + urllib.parse.quote(name, safe=""))
+            body = response.json()
+            assert response.status_code == 404 and body["type"] == "not_found"
+            assert body["suggestion"].startswith(f"did you mean: {first}"), body
+        found = c.get("/search", params={"query": "Gem::Specificatoin", "match_mode": "fuzzy"}).json()
+        assert found["items"][0]["name"] == "Gem::Specification"

@@ -19,10 +19,10 @@ from rdx.api.navigating import Navigable
 from rdx.api.other_languages import ForeignSide
 from rdx.api.persisting import Persistent, check_jobs, documents_fingerprint, settle
 from rdx.api.reporting import Reporting
-from rdx.api.searching import find_declarations, symbol_index
+from rdx.api.searching import find_declarations, foreign_suggestions, suggest, symbol_index
 from rdx.languages.view import ForeignDeclarationHandle, ForeignView
 from rdx.map.repomap import RepoMap
-from rdx.model.errors import EncodingFailureError, InvalidArgumentError, IOFailureError, NotFoundError
+from rdx.model.errors import EncodingFailureError, InvalidArgumentError, IOFailureError, NotFoundError, excerpt
 from rdx.model.foreign import ForeignState
 from rdx.model.public import Diagnostic
 from rdx.model.records import ConstPath, FileResult
@@ -394,8 +394,45 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
     def __getitem__(self, name: str) -> Declaration:
         decl = self.get(name)
         if decl is None:
-            raise NotFoundError(f"no declaration named {name!r}; try Graph.search({name!r}) for similar names")
+            raise NotFoundError(f"no declaration named {excerpt(name)}; Graph.suggest({excerpt(name)}) lists the nearest names")
         return decl
+
+    def suggest(self, name: str, limit: int = 5, nesting: Sequence[str] = ()) -> list[str]:
+        """Names of the declarations ``name`` may have meant (it names none, or not the one
+        wanted), nearest first: typos of one or two edits (transpositions included) of its last
+        segment, ranked by their distance to the whole name (``Spree::Oder`` ->
+        ``Spree::Order``), then fuzzy name matches of the last segment. A constant written
+        inside ``nesting`` (outermost first, as ``resolve_constant`` takes it) is looked for
+        under the innermost namespace first. A name that is not Ruby-qualified (no ``::`` or
+        ``#``) also gets other languages' names a typo away: first when it is dotted
+        (``pkg.mod.Clas``), with its last part's ranked matches, else after Ruby's typos. What
+        every surface (the command line, MCP, HTTP) offers as "did you mean"."""
+        view = self._ready()
+        if isinstance(nesting, str) or not all(isinstance(n, str) for n in nesting):
+            raise InvalidArgumentError(f"nesting must be a list of constant paths, got {nesting!r}")
+        found: list[str] = []
+        if nesting and isinstance(name, str) and not name.startswith("::"):
+            scope = "::".join(n.strip(":") for n in nesting if n.strip(":"))
+            found = suggest(view, f"{scope}::{name}", limit) if scope else []
+        if isinstance(name, str) and ("::" in name or "#" in name):
+            return (found + [n for n in suggest(view, name, limit) if n not in found])[:limit]
+        typos = suggest(view, name, limit, fill=False)
+        rest = [n for n in suggest(view, name, limit) if n not in typos]
+        foreign = foreign_suggestions(view.foreign.state.by_name, name, limit)
+        if "." in name and name.strip(". "):
+            # Another language's name: its last part ranked over every language comes next.
+            last = name.strip(". ").rsplit(".", 1)[-1]
+            try:
+                near = [d.name for d in self.search(last, limit=limit * 2)] if last.strip() and len(foreign) < limit else []
+            except InvalidArgumentError:
+                near = []
+            ordered = foreign + typos + near + rest
+        else:
+            ordered = typos + foreign + rest
+        for n in ordered:
+            if n not in found:
+                found.append(n)
+        return found[:limit]
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self.get(name) is not None

@@ -37,7 +37,7 @@ from rdx.ruby.query.handles import View
 from rdx.ruby.resolve.driver import Resolver
 from rdx.search.text_workspace import ProjectText, any_file
 from rdx.workspace.config import WorkspaceConfig, load_config
-from rdx.workspace.dependencies import load_dependencies
+from rdx.workspace.dependencies import PlannedGem, load_dependencies, plan_dependencies
 from rdx.workspace.files import (
     FileEntry,
     ProjectRoots,
@@ -356,3 +356,12 @@ class Persistent:
             entries += extra
             problems += more
         return [e.path for e in entries], problems, config
+
+    @classmethod
+    def plan_dependencies(cls, root: str | os.PathLike[str]) -> tuple[list[PlannedGem], list[Diagnostic]]:
+        """The gems ``Graph.open(root)`` would index besides the project's files (those
+        ``Gemfile.lock`` locks, found where they are installed), each with its version and
+        file count, and the problems it would report (see ``plan`` for the project's files)."""
+        paths, _, config = cls.plan(root)
+        root = os.path.abspath(cls._roots(root)[0])
+        return plan_dependencies(root, config, project=frozenset(path_to_uri(p) for p in paths))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from rdx.cache.snapshot import discard, load_blob, save_blob, unwritable, writer_lock
 from rdx.model.declarations import DECLARATION_KINDS, DeclarationRecord
@@ -14,10 +14,10 @@ from rdx.model.errors import InvalidArgumentError
 from rdx.model.languages import FOREIGN_LANGUAGES
 from rdx.model.symbols import SymbolKind
 from rdx.ruby.query.handles import View
-from rdx.search.names import MATCH_MODES, SearchIndex, search_declarations
+from rdx.search.names import MATCH_MODES, SearchIndex, search_declarations, suggest_names, typo_budget, typo_distance
 from rdx.search.ranked import SYMBOLS_NAME, SymbolIndex
 
-__all__ = ["SEARCH_MODES", "find_declarations", "symbol_index"]
+__all__ = ["SEARCH_MODES", "find_declarations", "foreign_suggestions", "suggest", "symbol_index"]
 
 SEARCH_MODES = ("ranked", *MATCH_MODES)
 RANKED_LIMIT = 100
@@ -118,13 +118,51 @@ def _find(
     return [rec.id for rec in (found if limit is None else found[:limit])]
 
 
-def _names(view: View, query: str, mode: str, kind: str | None) -> list[DeclarationRecord]:
+def _name_index(view: View) -> SearchIndex:
     if view.search_index is None:
         view.search_index = SearchIndex(view.state.declarations.values())
-    documents = view.state.documents
-    if not any(d.library is not None for d in documents.values()):
-        return search_declarations(view.state.declarations.values(), query, mode, kind, view.search_index)
-    return search_declarations(view.state.declarations.values(), query, mode, kind, view.search_index, lambda rec: view.origin(rec.id) == "dependency")
+    return view.search_index  # type: ignore[no-any-return]
+
+
+def _demoted(view: View) -> Callable[[DeclarationRecord], bool] | None:
+    """The gems' declarations, which rank after the project's (None: the project has none)."""
+    if not any(d.library is not None for d in view.state.documents.values()):
+        return None
+    return lambda rec: view.origin(rec.id) == "dependency"
+
+
+def _names(view: View, query: str, mode: str, kind: str | None, typos: bool = True) -> list[DeclarationRecord]:
+    index = _name_index(view)
+    return search_declarations(view.state.declarations.values(), query, mode, kind, index, _demoted(view), typos)
+
+
+def suggest(view: View, name: str, limit: int, fill: bool = True) -> list[str]:
+    """Names of the Ruby declarations ``name`` may have meant, nearest first (see
+    ``rdx.search.names.suggest_names``; ``Graph.suggest`` adds other languages'); only its
+    typos unless ``fill``."""
+    if not isinstance(name, str):
+        raise InvalidArgumentError(f"declaration names are strings, got {name!r}")
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+        raise InvalidArgumentError(f"limit must be a non-negative integer, got {limit!r}")
+    return [rec.name for rec in suggest_names(name, _name_index(view), limit, _demoted(view), fill)]
+
+
+def foreign_suggestions(names: Iterable[str], name: str, limit: int) -> list[str]:
+    """Other languages' qualified ``names`` a typo away from ``name`` (``pkg.mod.Clas``), as
+    ``suggest_names`` measures them for Ruby: the whole name within two edits, or its last part
+    (after the last dot) within its budget; nearest whole name first, then the shorter."""
+    wanted = name.strip().lower()
+    last = wanted.rsplit(".", 1)[-1]
+    near, far = typo_budget(wanted), typo_budget(last)
+    ranked: list[tuple[int, int, int, str]] = []
+    for candidate in names:
+        lowered = candidate.lower()
+        whole = typo_distance(wanted, lowered, near)
+        part = typo_distance(last, lowered.rsplit(".", 1)[-1], far)
+        if whole <= near or part <= far:
+            ranked.append((whole, part, len(candidate), candidate))
+    ranked.sort()
+    return [n for _, _, _, n in ranked[:limit]]
 
 
 def _defined_in(view: View, rec: DeclarationRecord, path: str) -> bool:
@@ -146,7 +184,9 @@ def _ranked(view: View, query: str, kind: str | None, path: str | None, limit: i
     # One name-like word ("find_by", "ActRec"): names matching it (exactly, by prefix, by
     # sub-words, fuzzily) come first, then what the docs say.
     found: list[int] = []
-    for rec in _names(view, query, "fuzzy", kind):
+    # Typos of the name only when nothing matches otherwise: the words of the docs come next.
+    names = _names(view, query, "fuzzy", kind, typos=False) or _names(view, query, "fuzzy", kind)
+    for rec in names:
         if len(found) >= limit:
             break
         if rec.kind != "SingletonClass" and (path is None or _defined_in(view, rec, path)):

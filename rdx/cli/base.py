@@ -1,5 +1,7 @@
 """What every ``rdx`` command shares: exit statuses, the usage error, the argument parser
-class and the ``--cache-dir``/``--no-cache`` choice."""
+class, the ``--cache-dir``/``--no-cache`` choice, and the option names: ``--project``/``-p``
+names the project root in every command, ``-C`` is lines of context (``rdx grep -C 2``), as
+in grep and ripgrep, and nothing else."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ from collections.abc import Sequence
 
 from rdx.model.public import Diagnostic
 
-__all__ = ["EXIT_ERROR", "EXIT_USAGE", "Parser", "Usage", "cache_choice", "forget_warnings", "warn_about_cache"]
+__all__ = [
+    "EXIT_ERROR", "EXIT_USAGE", "Parser", "Usage", "cache_choice", "forget_warnings", "no_context", "root_option", "take_root", "warn_about_cache",
+]
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -22,6 +26,35 @@ class Usage(Exception):
 class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         raise Usage(message)
+
+
+class _NotContext(argparse.Action):
+    """``-C`` where no lines of context are shown: it named the project root in earlier
+    versions of show, search, refs...; say what it means now rather than take a directory."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option_string: str | None = None) -> None:
+        raise Usage("-C is lines of context (rdx grep -C 2, as in grep and rg); name the project root with --project/-p")
+
+
+def no_context(p: argparse.ArgumentParser) -> None:
+    """Register ``-C`` (hidden) on a command that shows no lines of context."""
+    p.add_argument("-C", nargs="?", dest="_context_elsewhere", action=_NotContext, help=argparse.SUPPRESS)
+
+
+def root_option(p: argparse.ArgumentParser) -> None:
+    """``--project``/``-p`` on a command that also takes the root as its PATH argument."""
+    p.add_argument("--project", "-p", dest="project_root", default=None, metavar="PROJECT", help="project root (the same as PATH)")
+    no_context(p)
+
+
+def take_root(args: argparse.Namespace) -> None:
+    """Put ``--project`` in ``args.path`` for commands that take the root as PATH too."""
+    root = getattr(args, "project_root", None)
+    if root is None:
+        return
+    if getattr(args, "path", ".") not in (".", root):
+        raise Usage(f"the project root is given twice ({args.path!r} and --project {root!r}); give one")
+    args.path = root
 
 
 def cache_choice(args: argparse.Namespace) -> str | None | bool:

@@ -1,6 +1,7 @@
 """The ``rdx`` command line: a thin layer over the public API.
 
-Every command indexes a project (``--project``, default: the current directory), resolves it,
+Every command indexes a project (``--project``/``-p``, or the PATH argument of those that take
+one; default: the current directory), resolves it,
 and answers one question, as text or ``--json``. Errors are one line on stderr and a non-zero
 exit status, never a traceback.
 """
@@ -18,11 +19,22 @@ from typing import Any
 import msgspec
 
 import rdx
-from rdx.cli.base import EXIT_ERROR, EXIT_USAGE, Parser, Usage, cache_choice, forget_warnings, warn_about_cache
+from rdx.cli.base import (
+    EXIT_ERROR,
+    EXIT_USAGE,
+    Parser,
+    Usage,
+    cache_choice,
+    forget_warnings,
+    no_context,
+    root_option,
+    take_root,
+    warn_about_cache,
+)
 from rdx.cli.demo import add_demo_parser
 from rdx.cli.map import add_map_parser
 from rdx.cli.search import GREP_PARSER, add_grep_parser, add_serve_parser
-from rdx.model.errors import RdxError
+from rdx.model.errors import NotFoundError, RdxError
 
 __all__ = ["main"]
 
@@ -192,21 +204,43 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _dry_run(args: argparse.Namespace) -> int:
-    """List what would be indexed, counted per directory, and what would be skipped."""
+    """List what would be indexed: the project's files, counted per directory, the gems
+    Gemfile.lock locks (name, version, files), and what would be skipped."""
     paths, skipped, config = rdx.Graph.plan(args.path)
+    gems, gem_problems = rdx.Graph.plan_dependencies(args.path)
     root = os.path.abspath(args.path)
     per_dir: dict[str, int] = {}
     for p in paths:
         d = os.path.relpath(os.path.dirname(p), root) if os.path.isdir(root) else os.path.dirname(p)
         per_dir[d] = per_dir.get(d, 0) + 1
+    gem_files = sum(g.files for g in gems)
     data = {
         "config": config.source,
         "files": len(paths),
+        "gem_files": gem_files,
+        "total_files": len(paths) + gem_files,
         "directories": dict(sorted(per_dir.items())),
+        "gems": [{"name": g.name, "version": g.version, "locked": g.locked, "files": g.files} for g in gems],
         "skipped": [str(p) for p in skipped],
+        "gem_problems": [d.message for d in gem_problems],
     }
-    lines = [f"would index {len(paths)} files" + (f" (config: {config.source})" if config.source else "")]
+    config_note = f" (config: {config.source})" if config.source else ""
+    if gems:
+        lines = [
+            f"would index {len(paths) + gem_files:,} files: {len(paths):,} of the project{config_note} "
+            f"and {gem_files:,} of {len(gems)} gem{'s' if len(gems) != 1 else ''} locked in Gemfile.lock"
+        ]
+    else:
+        lines = [f"would index {len(paths):,} file{'s' if len(paths) != 1 else ''}{config_note}"]
     lines += [f"  {count:6d}  {d}" for d, count in sorted(per_dir.items())]
+    if gems:
+        lines.append(f"gems ({len(gems)}):")
+        for g in sorted(gems, key=lambda g: g.name):
+            other = f" (locked {g.locked})" if g.locked != g.version else ""
+            lines.append(f"  {g.files:6d}  {g.name} {g.version}{other}")
+    if gem_problems:
+        lines.append(f"gem problems ({len(gem_problems)}):")
+        lines += [f"  {d.message}" for d in gem_problems]
     if skipped:
         lines.append(f"would skip {len(skipped)}:")
         lines += [f"  {p}" for p in skipped]
@@ -238,9 +272,19 @@ def _show_text(s: rdx.DeclarationSummary) -> str:
     return "\n".join(lines)
 
 
+def _declaration(graph: rdx.Graph, name: str) -> rdx.Declaration:
+    """The declaration named ``name``, or a one-line error offering the nearest names."""
+    decl = graph.get(name)
+    if decl is None:
+        near = graph.suggest(name)
+        hint = f"did you mean {', '.join(near)}?" if near else "rdx search finds declarations by words or part of a name"
+        raise NotFoundError(f"no declaration named {rdx.excerpt(name)}; {hint}")
+    return decl
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     graph, _, _, _ = _index(args.project, args.jobs, True, cache_choice(args))
-    summary = graph[args.name].summary()
+    summary = _declaration(graph, args.name).summary()
     _emit(args, _summary_json(summary), _show_text(summary))
     return 0
 
@@ -251,7 +295,8 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     d = graph.resolve_constant(args.name, nesting)
     if d is None:
         where = " > ".join(nesting) or "top level"
-        _emit(args, None, f"{args.name} does not resolve inside {where}")
+        near = graph.suggest(args.name, nesting=nesting)
+        _emit(args, None, f"{args.name} does not resolve inside {where}" + (f"; did you mean {', '.join(near)}?" if near else ""))
         return EXIT_ERROR
     _emit(args, _decl_json(d), f"{d.name} ({d.kind})" + (f" at {d.location}" if d.location else ""))
     return 0
@@ -289,7 +334,7 @@ def _position(text: str) -> tuple[str, int, int]:
 
 def cmd_refs(args: argparse.Namespace) -> int:
     graph, _, _, _ = _index(args.project, args.jobs, True, cache_choice(args))
-    refs = graph.references_to(args.name)
+    refs = graph.references_to(_declaration(graph, args.name))
     lines = [f"{r.location}  {r.name}{'' if r.certain else '  (receiver unknown)'}" for r in refs]
     _emit(args, [msgspec.to_builtins(r) for r in refs], "\n".join(lines) or "no references")
     return 0
@@ -302,26 +347,46 @@ def _graph_at(args: argparse.Namespace) -> tuple[rdx.Graph, str, int, int]:
     return graph, path, line, column
 
 
+def _at(call: Any, path: str, line: int, column: int) -> Any:
+    """A position question; a position outside the file (a line it does not have, a column
+    past its line's end) is a usage error, as a malformed position is."""
+    try:
+        return call(path, line, column)
+    except rdx.InvalidArgumentError as exc:
+        raise Usage(str(exc)) from None
+
+
+# How the command line marks a guess by name (``certain=False``) in def and hover.
+_GUESS = "uncertain: the receiver's type is unknown, so this is a guess by name"
+
+
 def cmd_def(args: argparse.Namespace) -> int:
     graph, path, line, column = _graph_at(args)
-    target = graph.definition_at(path, line, column)
+    target = _at(graph.definition_at, path, line, column)
     if target is None:
         _emit(args, None, "nothing to go to at that position")
         return EXIT_ERROR
-    _emit(args, msgspec.to_builtins(target), "\n".join([f"{target.name} ({target.kind})", *(f"  {loc}" for loc in target.locations)]))
+    if target.certain:
+        lines = [f"{target.name} ({target.kind})", *(f"  {loc}" for loc in target.locations)]
+    else:
+        lines = [f"{target.name} ({target.kind}; {_GUESS})", *(f"  {loc}  {name}" for loc, name in zip(target.locations, target.candidates, strict=False))]
+    _emit(args, msgspec.to_builtins(target), "\n".join(lines))
     return 0
 
 
 def cmd_hover(args: argparse.Namespace) -> int:
     graph, path, line, column = _graph_at(args)
-    hover = graph.hover_at(path, line, column)
+    hover = _at(graph.hover_at, path, line, column)
     if hover is None:
         _emit(args, None, "nothing known at that position")
         return EXIT_ERROR
     title = hover.name
     if hover.signature and title.endswith("()"):
         title = title[:-2] + hover.signature
-    lines = [f"{title} ({hover.kind})"]
+    lines = [f"{title} ({hover.kind})" if hover.certain else f"{title} ({hover.kind}; {_GUESS})"]
+    if not hover.certain and len(hover.candidates) > 1:
+        lines.append(f"  one of {len(hover.candidates)} methods of that name:")
+        lines += [f"    {name}" for name in hover.candidates]
     if hover.owner:
         lines.append(f"  owner: {hover.owner}")
     if hover.ancestors:
@@ -333,7 +398,7 @@ def cmd_hover(args: argparse.Namespace) -> int:
 
 def cmd_complete(args: argparse.Namespace) -> int:
     graph, path, line, column = _graph_at(args)
-    items = graph.completions_at(path, line, column)[: args.limit]
+    items = _at(graph.completions_at, path, line, column)[: args.limit]
     _emit(args, [msgspec.to_builtins(c) for c in items], "\n".join(f"{c.label}  ({c.kind}) {c.detail}" for c in items) or "no completions")
     return 0
 
@@ -408,10 +473,12 @@ def _build_parser() -> argparse.ArgumentParser:
         p.add_argument("--cache-dir", default=None, help="where the index snapshot lives (default: .rdx/ in the project)")
         p.add_argument("--no-cache", action="store_true", help="neither read nor write the index snapshot")
         if project:
-            p.add_argument("--project", "-C", default=".", help="project root to index (default: current directory)")
+            p.add_argument("--project", "-p", default=".", help="project root to index (default: current directory)")
+            no_context(p)
 
     p = sub.add_parser("index", help="index a project and print a summary")
     p.add_argument("path", nargs="?", default=".", help="directory or file (default: current directory)")
+    root_option(p)
     p.add_argument("--dry-run", action="store_true", help="list what would be indexed, per directory, and stop")
     p.add_argument("--verify", action="store_true", help="check every checksum of the cache, repair what is damaged, say what was found")
     common(p, project=False)
@@ -443,7 +510,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("lsp", help="a language server (LSP over stdio) for editors; the root comes from the client")
     p.add_argument("--stdio", action="store_true", help="accepted for editors that pass it (stdio is the only transport)")
     p.set_defaults(func=cmd_lsp)
-    add_map_parser(sub, common, _index)
+    add_map_parser(sub, common, _index, root_option)
 
     p = sub.add_parser("refs", help="references to a declaration (constants through aliases, method calls)")
     p.add_argument("name", help="fully qualified name, e.g. Foo::Bar or Foo#bar()")
@@ -464,6 +531,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("watch", help="keep the index fresh while files change, printing each update")
     p.add_argument("path", nargs="?", default=".")
+    root_option(p)
     p.add_argument("--jobs", "-j", type=int, default=None)
     p.add_argument("--cache-dir", default=None)
     p.add_argument("--debounce", type=int, default=200, help="milliseconds to group changes (default 200)")
@@ -472,16 +540,18 @@ def _build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("mcp", help="serve the project to AI agents over MCP (stdio, or --http HOST:PORT)")
     p.add_argument("path", nargs="?", default=".")
+    root_option(p)
     p.add_argument("--http", default=None, help="loopback HOST:PORT for streamable HTTP")
     p.add_argument("--cache-dir", default=None)
     p.add_argument("--session-idle-timeout", type=float, default=None, metavar="SECONDS", help="--http: close idle sessions after this long (default 300)")
     p.add_argument("--max-sessions", type=int, default=None, help="--http: sessions open at once (default 256)")
     p.set_defaults(func=cmd_mcp)
 
-    add_serve_parser(sub)
+    add_serve_parser(sub, root_option)
 
     p = sub.add_parser("stats", help="counts of files, definitions, declarations and references")
     p.add_argument("path", nargs="?", default=".")
+    root_option(p)
     common(p, project=False)
     p.set_defaults(func=cmd_stats)
 
@@ -503,6 +573,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "command", None):
             parser.print_help()
             return EXIT_USAGE
+        take_root(args)
         if getattr(args, "jobs", None) is not None and args.jobs < 1:
             raise Usage(f"--jobs must be at least 1, got {args.jobs}")
         for attr in ("path", "project"):

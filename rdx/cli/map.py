@@ -14,9 +14,10 @@ from rdx.cli.base import Usage, cache_choice
 __all__ = ["add_map_parser"]
 
 
-def add_map_parser(sub: Any, common: Callable[..., None], index: Callable[..., Any]) -> None:
+def add_map_parser(sub: Any, common: Callable[..., None], index: Callable[..., Any], root_option: Callable[..., None]) -> None:
     p = sub.add_parser("map", help="a token-budgeted map of the repository's most important declarations, for LLMs")
     p.add_argument("path", nargs="?", default=".", help="project root (default: current directory)")
+    root_option(p)
     p.add_argument("--tokens", "-t", type=int, default=2048, help="hard ceiling in cl100k_base tokens (default: 2048)")
     p.add_argument(
         "--focus", "-f", action="append", default=[], help="a file being edited or a declaration name to rank around (repeatable)"

@@ -116,7 +116,7 @@ def add_grep_parser(sub: Any, common: Callable[..., None]) -> None:
         "--timeout", type=float, default=GREP_TIMEOUT, metavar="SECONDS",
         help=f"stop after this long and print what was found, with a note on stderr (default {GREP_TIMEOUT:g}; 0: no limit)",
     )
-    p.add_argument("--project", default=None, help="project root (default: the nearest directory with .rdx/ or .git above PATH)")
+    p.add_argument("--project", "-p", default=None, help="project root (default: the nearest directory with .rdx/ or .git above PATH)")
     common(p, project=False)
     p.set_defaults(func=cmd_grep)
     GREP_PARSER[:] = [p]
@@ -141,9 +141,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 
-def add_serve_parser(sub: Any) -> None:
+def add_serve_parser(sub: Any, root_option: Callable[..., None]) -> None:
     p = sub.add_parser("serve", help="serve a JSON API over HTTP: /grep, /search, /declarations/NAME, /stats")
     p.add_argument("path", nargs="?", default=".")
+    root_option(p)
     p.add_argument("--port", type=int, default=8765)
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: loopback only; any other needs a token)")
     p.add_argument(

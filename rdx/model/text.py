@@ -14,7 +14,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
 
-__all__ = ["line_starts", "offset_to_position", "position_to_offset"]
+__all__ = ["line_count", "line_span", "line_starts", "offset_to_position", "position_to_offset"]
 
 LineTable = bytes | Sequence[int]
 
@@ -52,3 +52,18 @@ def position_to_offset(starts: LineTable, line: int, column: int) -> int:
     if line > len(starts):
         return starts[-1]
     return starts[line - 1] + max(column, 0)
+
+
+def line_count(starts: LineTable) -> int:
+    """How many lines a document has (the text after its last newline is one, even empty)."""
+    return len(_table(starts))
+
+
+def line_span(starts: LineTable, line: int, size: int = 0) -> tuple[int, int | None]:
+    """Byte offsets where 1-based ``line`` starts and ends (its newline excluded); the end of
+    the last line is ``size``, None when ``size`` does not reach it (unknown)."""
+    table = _table(starts)
+    begin = table[line - 1]
+    if line < len(table):
+        return begin, table[line] - 1
+    return begin, size if size >= begin else None

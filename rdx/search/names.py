@@ -1,19 +1,29 @@
-"""Declaration name search: exact, prefix and fuzzy matching with a deterministic ranking.
+"""Declaration name search: exact, prefix and fuzzy matching with a deterministic ranking,
+and the suggestions for a name that names nothing (``suggest_names``).
 
 Reads a resolved state only. Fuzzy matching splits names into sub-word tokens (``::``, ``#``,
 ``_`` and camel-case boundaries) so ``ActRec`` finds ``ActiveRecord`` and ``find_by`` finds
 ``find_by_sql``; ties are broken by name so results are stable across runs.
+
+Typos: a name whose unqualified part is within a few edits of the query's last segment
+(optimal string alignment, Damerau–Levenshtein's adjacent transpositions included: ``Oder``,
+``Specificatoin``) matches too. The edits allowed grow with the segment's length
+(``typo_budget``): none below four characters, one up to seven, two from eight; a qualified
+query also matches its last segment under a namespace a typo away (``Sprea::Order``). Typos
+rank after the prefix matches and before the substrings, one edit before two; between typos of
+a qualified query (``Spree::Oder``), the one nearest to the whole name comes first.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Callable, Iterable
 
 from rdx.model.declarations import DeclarationRecord
 
-__all__ = ["MATCH_MODES", "search_declarations"]
+__all__ = ["MATCH_MODES", "search_declarations", "suggest_names", "typo_budget", "typo_distance"]
 
 MATCH_MODES = ("exact", "prefix", "fuzzy")
 _TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+|[^\w\s:#]+")
@@ -45,6 +55,99 @@ def _token_string(name: str) -> str:
             _TOKEN_STRINGS.clear()
         found = _TOKEN_STRINGS[name] = " ".join(_tokens(name))
     return found
+
+
+def typo_distance(a: str, b: str, limit: int) -> int:
+    """The optimal string alignment distance between ``a`` and ``b`` (insertions, deletions,
+    substitutions and transpositions of adjacent characters, each costing one; no substring
+    edited twice), or ``limit + 1`` as soon as it is known to exceed ``limit``."""
+    if a == b:
+        return 0
+    over = limit + 1
+    la, lb = len(a), len(b)
+    if abs(la - lb) > limit:
+        return over
+    # A common prefix and suffix cost nothing: only the middles are aligned.
+    start = 0
+    while start < la and start < lb and a[start] == b[start]:
+        start += 1
+    while la > start and lb > start and a[la - 1] == b[lb - 1]:
+        la -= 1
+        lb -= 1
+    a, b = a[start:la], b[start:lb]
+    la, lb = len(a), len(b)
+    if not la or not lb:
+        return la + lb if la + lb <= limit else over
+    # Only the cells within ``limit`` of the diagonal can stay within ``limit``; the others
+    # stay ``over``. Rows: ``before`` (i - 2), ``prev`` (i - 1), ``cur`` (i).
+    before = [over] * (lb + 1)
+    prev = [j if j <= limit else over for j in range(lb + 1)]
+    for i in range(1, la + 1):
+        ca = a[i - 1]
+        cur = [over] * (lb + 1)
+        if i <= limit:
+            cur[0] = i
+        low = over
+        for j in range(i - limit if i > limit else 1, (i + limit if i + limit < lb else lb) + 1):
+            cb = b[j - 1]
+            v = prev[j - 1] + (ca != cb)
+            x = prev[j] + 1
+            if x < v:
+                v = x
+            x = cur[j - 1] + 1
+            if x < v:
+                v = x
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                x = before[j - 2] + 1
+                if x < v:
+                    v = x
+            cur[j] = v
+            if v < low:
+                low = v
+        if low > limit:
+            return over
+        before, prev = prev, cur
+    return prev[lb] if prev[lb] <= limit else over
+
+
+def typo_budget(segment: str) -> int:
+    """Edits a name segment of this length may be off by and still match: a short one is
+    too easily one edit from unrelated names."""
+    n = len(segment)
+    return 0 if n < 4 else 1 if n < 8 else 2
+
+
+def _last_segment(lowered: str) -> str:
+    """The unqualified part of a lower-cased query, as ``SearchIndex`` keeps unqualified
+    names: ``spree::order#total()`` -> ``total``."""
+    return lowered.rstrip("()").rsplit("#", 1)[-1].rsplit("::", 1)[-1]
+
+
+def _whole(lowered: str) -> str:
+    return lowered.removeprefix("::").rstrip("()")
+
+
+def _dropped(typed: str, name: str) -> int:
+    """How many of the letters typed ``name`` lacks (at most 9): a typo more often misses or
+    swaps letters than mistypes one."""
+    return min(9, sum((Counter(typed) - Counter(name)).values()))
+
+
+def _typo_rank(last: str, whole: str | None, budget: int, name: str, unq: str) -> tuple[int, int] | None:
+    """(edits, edits to the whole name capped at 9) when the declaration ``name`` (unqualified
+    ``unq``) is a typo of the query: its last segment ``last`` within ``budget`` edits of
+    ``unq``, or, for a qualified query (``whole``), the same last segment under a namespace a
+    typo away (``Sprea::Order``). None otherwise, and for an exact match (the other tiers')."""
+    d = typo_distance(last, unq, budget)
+    if d > budget:
+        return None
+    if whole is None:
+        return (d, d) if d else None
+    if d == 0:
+        near = typo_budget(whole)
+        dw = typo_distance(whole, _whole(name), near)
+        return (1, dw) if 0 < dw <= near else None
+    return d, typo_distance(whole, _whole(name), 8)
 
 
 class _Haystack:
@@ -84,7 +187,10 @@ class SearchIndex:
     unqualified names, their sub-word tokens, and haystacks of each for fast candidate
     selection. Candidates are then scored exactly as an unindexed search would."""
 
-    __slots__ = ("_by_name", "_by_unqualified", "_names", "_sorted_names", "_sorted_unqualified", "_tokens", "_unqualified", "entries")
+    __slots__ = (
+        "_by_length", "_by_name", "_by_unqualified", "_entries_of", "_names", "_sorted_names", "_sorted_unqualified", "_tokens", "_unqualified",
+        "entries",
+    )
 
     def __init__(self, records: Iterable[DeclarationRecord]) -> None:
         self.entries = [(rec, rec.name.lower(), rec.unqualified.lower().rstrip("()")) for rec in records]
@@ -95,12 +201,50 @@ class SearchIndex:
         self._by_unqualified: dict[str, list[int]] = {}
         self._sorted_names: list[tuple[str, int]] | None = None
         self._sorted_unqualified: list[tuple[str, int]] = []
+        # For typos: the distinct unqualified names by length, and the entries of each.
+        self._by_length: dict[int, list[str]] | None = None
+        self._entries_of: dict[str, list[int]] = {}
 
     def prepare(self) -> None:
         """Build what the first queries would build lazily (token haystack, lookup tables)."""
         self._token_haystack()
         self.exact("")
         self.prefix("\uffff")
+        self.typo_candidates("", 0)
+
+    def typo_candidates(self, last: str, budget: int) -> list[int]:
+        """Entries whose unqualified name is within ``budget`` edits of ``last`` (lower-cased),
+        ``last`` itself included."""
+        if self._by_length is None:
+            by_length: dict[int, list[str]] = {}
+            entries_of = self._entries_of
+            for i, (_, _, unq) in enumerate(self.entries):
+                found = entries_of.get(unq)
+                if found is None:
+                    entries_of[unq] = [i]
+                    by_length.setdefault(len(unq), []).append(unq)
+                else:
+                    found.append(i)
+            self._by_length = by_length
+        if not last:
+            return []
+        out = list(self._entries_of.get(last, ()))
+        if budget <= 0:
+            return out
+        by_length, entries_of = self._by_length, self._entries_of
+        size = len(last)
+        # Each edit breaks at most three of ``last``'s two-letter pairs (a transposition: the
+        # pair it swaps and both neighbours), so a name holding fewer of them than that allows
+        # is too far without aligning it.
+        pairs = {last[i : i + 2] for i in range(size - 1)}
+        needed = len(pairs) - 3 * budget
+        for length in range(size - budget, size + budget + 1):
+            for unq in by_length.get(length, ()):
+                if needed > 0 and sum(pair in unq for pair in pairs) < needed:
+                    continue
+                if unq != last and typo_distance(last, unq, budget) <= budget:
+                    out += entries_of[unq]
+        return out
 
     def tokens(self, rec: DeclarationRecord) -> list[str]:
         text = _token_string(rec.name)
@@ -113,13 +257,13 @@ class SearchIndex:
             self._tokens = _Haystack([" " + _token_string(e[0].name) for e in self.entries])
         return self._tokens
 
-    def fuzzy_candidates(self, query: str) -> set[int] | None:
+    def fuzzy_candidates(self, query: str, typo: _Typo | None = None) -> set[int] | None:
         """Entries that may match ``query`` fuzzily (a superset of the matches), or None when
         the query cannot be searched this way and every entry must be scored."""
         if "\n" in query or not query:
             return None
         q = query.lower()
-        found: set[int] = set()
+        found: set[int] = set(self.typo_candidates(typo[0], typo[2])) if typo is not None else set()
         self._unqualified.find_all(q, found)  # equal, prefix or substring of the unqualified name
         self._names.find_all(q, found)  # substring of the qualified name
         qt = _tokens(query)
@@ -160,13 +304,55 @@ class SearchIndex:
         return out
 
 
-def _fuzzy_score(query: str, rec: DeclarationRecord, name: str | None = None, unq: str | None = None, index: SearchIndex | None = None, qt: list[str] | None = None) -> float | None:
+# A query's typo search: (last segment, whole qualified name or None, edits allowed).
+_Typo = tuple[str, str | None, int]
+
+
+def _typo_query(query: str) -> _Typo | None:
+    """What a query's typos are measured on; None when its last segment is too short for any."""
+    q = query.lower()
+    last = _last_segment(q)
+    budget = typo_budget(last)
+    if budget == 0 or "\n" in q:
+        return None
+    return last, (_whole(q) if "::" in q or "#" in q else None), budget
+
+
+def _fuzzy_score(
+    query: str,
+    rec: DeclarationRecord,
+    name: str | None = None,
+    unq: str | None = None,
+    index: SearchIndex | None = None,
+    qt: list[str] | None = None,
+    typo: _Typo | None = None,
+) -> float | None:
     """Lower is better; None when ``query`` does not match at all."""
     q = query.lower()
     if name is None:
         name = rec.name.lower()
     if unq is None:
         unq = rec.unqualified.lower().rstrip("()")
+    score = _plain_score(query, q, rec, name, unq, index, qt)
+    if typo is not None and (score is None or score > _TYPO_TIER):
+        # One edit ranks before two; among typos of a qualified query, the nearer whole name;
+        # then one that keeps the first letter (``Oder``: ``Order`` before ``Coder``) and every
+        # letter typed (``Order`` before ``Over``).
+        ranked = _typo_rank(typo[0], typo[1], typo[2], name, unq)
+        if ranked is not None:
+            first = unq[:1] != typo[0][:1]
+            # Last, the shorter name (``Strng``: ``String`` before ``ActionCable::VERSION::STRING``).
+            return (
+                _TYPO_TIER + (ranked[0] - 1) / 5 + min(ranked[1], 9) / 100 + first / 500 + _dropped(typo[0], unq) / 5000
+                + len(unq) / 100000 + min(len(name), 999) / 10**8
+            )
+    return score
+
+
+_TYPO_TIER = 1.5  # After prefixes (1.x), before substrings (2.x).
+
+
+def _plain_score(query: str, q: str, rec: DeclarationRecord, name: str, unq: str, index: SearchIndex | None, qt: list[str] | None) -> float | None:
     if unq == q or name == q:
         return 0.0
     if unq.startswith(q):
@@ -202,12 +388,15 @@ def search_declarations(
     kind: str | None = None,
     index: SearchIndex | None = None,
     demoted: Callable[[DeclarationRecord], bool] | None = None,
+    typos: bool = True,
 ) -> list[DeclarationRecord]:
     """All matching records, best first (then by name). With an ``index`` (built from the same
     records), only candidates it selects are scored; the answer is the same. Records ``demoted``
-    says yes to (a project's gems) come after the others of the same match tier."""
+    says yes to (a project's gems) come after the others of the same match tier. Fuzzy matching
+    takes typos of the last segment unless ``typos`` is false (see the module docstring)."""
     if mode not in MATCH_MODES:
         raise ValueError(f"match mode {mode!r} is not one of {', '.join(MATCH_MODES)}")
+    typo = _typo_query(query) if typos and mode == "fuzzy" else None
     entries: Iterable[tuple[DeclarationRecord, str | None, str | None]]
     if index is None:
         entries = ((rec, None, None) for rec in records)
@@ -218,7 +407,7 @@ def search_declarations(
         elif mode == "prefix":
             chosen = set(index.prefix(query))
         else:
-            chosen = index.fuzzy_candidates(query)
+            chosen = index.fuzzy_candidates(query, typo)
         entries = index.entries if chosen is None else [index.entries[i] for i in sorted(chosen)]
     scored: list[tuple[float, str, DeclarationRecord]] = []
     qt = _tokens(query)
@@ -234,10 +423,71 @@ def search_declarations(
             elif rec.unqualified.startswith(query):
                 scored.append((1.0, rec.name, rec))
         else:
-            score = _fuzzy_score(query, rec, name, unq, index, qt)
+            score = _fuzzy_score(query, rec, name, unq, index, qt, typo)
             if score is not None:
                 scored.append((score, rec.name, rec))
     if demoted is not None:
         scored = [(score + 0.5, name, rec) if demoted(rec) else (score, name, rec) for score, name, rec in scored]
     scored.sort(key=lambda x: (x[0], x[1]))
     return [rec for _, _, rec in scored]
+
+
+# What a constant path names: namespaces and constants (the other kinds are members: ``Foo#x``).
+_CONSTANT_KINDS = frozenset({"Class", "Module", "SingletonClass", "Todo", "Constant", "ConstantAlias"})
+
+
+def suggest_names(
+    query: str,
+    index: SearchIndex,
+    limit: int = 5,
+    demoted: Callable[[DeclarationRecord], bool] | None = None,
+    fill: bool = True,
+) -> list[DeclarationRecord]:
+    """What the name ``query``, which names no declaration, may have meant, nearest first.
+
+    Typos first: declarations whose unqualified name is within a few edits of the query's last
+    segment (transpositions count as one; one edit for three to seven characters, two from
+    eight), or that have its last segment under another namespace (``Spree::Order`` ->
+    ``Shop::Order``). Members (methods, variables) come first for a name that is not
+    capitalized, constants for a capitalized one; then they rank by their distance to the whole query when it is qualified
+    (``Spree::Oder`` -> ``Spree::Order`` before ``Shop::Order`` and ``Spree::Coder``), the same
+    first letter, every letter typed (``Oder`` -> ``Order`` before ``Over``), the project
+    before its gems, the shorter name. A qualified name suggests only methods when it names one
+    (``#``), only constants when it is a constant path. Then, to fill ``limit``, what fuzzy name
+    search finds for the last segment (unless ``fill`` is false)."""
+    text = query.strip()
+    q = text.lower()
+    last = _last_segment(q)
+    if not last:
+        return []
+    whole = _whole(q) if "::" in q or "#" in q else None
+    budget = max(typo_budget(last), 1 if len(last) >= 3 else 0)
+    method = "#" in q or q.endswith("()") or (whole is None and not text[:1].isupper())
+    # A qualified name says what it names: a method (``#``) or a constant path (``::``).
+    strict = whole is not None
+
+    def mismatch(rec: DeclarationRecord) -> bool:
+        # Members (methods, instance and class variables) after ``#``; constants after ``::``.
+        return (rec.kind not in _CONSTANT_KINDS) != method
+
+    def wanted(rec: DeclarationRecord) -> bool:
+        return (rec.kind != "SingletonClass" or "<" in q) and not (strict and mismatch(rec))
+
+    ranked: list[tuple[tuple[object, ...], DeclarationRecord]] = []
+    for i in index.typo_candidates(last, budget):
+        rec, name, unq = index.entries[i]
+        if not wanted(rec):
+            continue
+        d = typo_distance(last, unq, budget)
+        primary = typo_distance(whole, _whole(name), 8) if whole is not None else d
+        key = (mismatch(rec), primary, unq[:1] != last[:1], _dropped(last, unq), demoted is not None and demoted(rec), d, len(rec.name), rec.name)
+        ranked.append((key, rec))
+    ranked.sort(key=lambda x: x[0])
+    out = [rec for _, rec in ranked[:limit]]
+    if fill and len(out) < limit:
+        seen = {rec.id for rec in out}
+        segment = text.rstrip("()").rsplit("#", 1)[-1].rsplit("::", 1)[-1]
+        more = [rec for rec in search_declarations((), segment, "fuzzy", None, index, demoted, typos=False) if rec.id not in seen and wanted(rec)]
+        more.sort(key=mismatch)  # stable: the fuzzy order within each group
+        out += more[: limit - len(out)]
+    return out

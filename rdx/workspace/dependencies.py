@@ -27,7 +27,7 @@ from rdx.workspace.files import FileEntry, collect_files, is_ruby_file, path_to_
 from rdx.workspace.gems import LOCKFILE, InstalledGem, locate, read_lockfile
 from rdx.workspace.pool import discover_files
 
-__all__ = ["DependencyLoad", "load_dependencies"]
+__all__ = ["DependencyLoad", "PlannedGem", "load_dependencies", "plan_dependencies"]
 
 
 class DependencyLoad(msgspec.Struct, kw_only=True):
@@ -38,6 +38,39 @@ class DependencyLoad(msgspec.Struct, kw_only=True):
     gems: int = 0
     cached: int = 0
     parsed_files: int = 0
+
+
+class PlannedGem(msgspec.Struct, frozen=True):
+    """A gem ``Graph.open`` would index: its name, the version installed (and indexed), the
+    version the lockfile locks, and how many of its files would be indexed."""
+
+    name: str
+    version: str
+    locked: str
+    files: int
+
+
+def plan_dependencies(root: str, config: WorkspaceConfig, *, project: frozenset[str] = frozenset(), use_ruby: bool = True) -> tuple[list[PlannedGem], list[Diagnostic]]:
+    """What ``load_dependencies`` would index for ``root``, without parsing or caching
+    anything: each gem found and its file count (files of ``project``, URIs the project
+    indexes itself, and files an earlier gem claimed are not counted again), and the same
+    problems (missing gems, other versions, an unreadable lockfile)."""
+    lockfile = os.path.join(root, LOCKFILE)
+    if not config.gems or not os.path.isfile(lockfile):
+        return [], []
+    try:
+        locked = read_lockfile(read_regular(lockfile).decode("utf-8", "replace"))
+    except OSError as exc:
+        return [], [Diagnostic("lockfile-unreadable", f"cannot read {lockfile}: {exc.strerror or exc}", "warning", lockfile)]
+    installed, problems = locate(root, locked, use_ruby=use_ruby)
+    versions = {g.name: g.version for g in locked}
+    claimed: set[str] = set(project)
+    planned: list[PlannedGem] = []
+    for gem in installed:
+        entries = [e for e in _entries(gem) if e.uri not in claimed]
+        claimed.update(e.uri for e in entries)
+        planned.append(PlannedGem(gem.name, gem.version, versions.get(gem.name, gem.version), len(entries)))
+    return planned, [Diagnostic(p.code, p.message, p.severity, lockfile) for p in problems]
 
 
 def _entries(gem: InstalledGem) -> list[FileEntry]:

@@ -59,15 +59,23 @@ class Reference(msgspec.Struct, frozen=True):
 
 
 class Target(msgspec.Struct, frozen=True):
-    """Where something at a position is defined: a declaration, or a required document."""
+    """Where something at a position is defined: a declaration, or a required document.
+    ``certain`` is False for a guess by name: a call whose receiver is unknown goes to every
+    method of that name (``candidates``, their qualified names, one per location)."""
 
     name: str
     kind: str
     locations: list[Location]
     revision: int = -1
+    certain: bool = True
+    candidates: list[str] = []
 
 
 class Hover(msgspec.Struct, frozen=True):
+    """What is at a position. ``certain`` is False for the same guess ``definition_at`` makes
+    (a call whose receiver is unknown): one method of that name is described as such; several
+    give the method's name and their qualified names (``candidates``)."""
+
     name: str
     kind: str
     location: Location | None = None
@@ -77,6 +85,8 @@ class Hover(msgspec.Struct, frozen=True):
     ancestors: list[str] = []
     comments: list[str] = []
     revision: int = -1
+    certain: bool = True
+    candidates: list[str] = []
 
 
 class Completion(msgspec.Struct, frozen=True):
@@ -252,18 +262,13 @@ def definition_at(view: View, path: str, line: int, column: int) -> Target | Non
             return None
         return Target(req.path, "Document", [Location(target.path or target.uri, 1, 0, 1, 0, target.uri)], revision=view.revision)
     if found[0] == "method" and view.state.method_receivers[doc][found[1]] is None:
-        # Unknown receiver: every method of that name is a candidate.
-        name = result.method_refs[found[1]].name + "()"
-        locations = [
-            Definition(view, d, i).location
-            for rec in view.state.declarations.values()
-            if rec.kind == "Method" and rec.unqualified == name
-            for d, i in rec.definitions[:1]
-        ]
-        # Project code first: the core stub's locations only matter when nothing else matches.
-        own = [loc for loc in locations if loc.uri != CORE_URI]
-        locations = own or locations
-        return Target(name, "Method", locations[:50], revision=view.revision) if locations else None
+        guesses = _guesses(view, result.method_refs[found[1]].name + "()")
+        if not guesses:
+            return None
+        return Target(
+            result.method_refs[found[1]].name + "()", "Method", [loc for _, loc in guesses], revision=view.revision, certain=False,
+            candidates=[view.state.declarations[d].name for d, _ in guesses],
+        )
     decl_id = _declaration_at(view, doc, offset)
     if decl_id is None:
         return None
@@ -282,13 +287,47 @@ def _require_target(view: View, doc: FileResult, req) -> FileResult | None:  # t
     return next((d for d in view.state.documents.values() if d.path and d.path.endswith("/" + name)), None)
 
 
+MAX_GUESSES = 50  # Methods a guess by name lists at most.
+
+
+def _guesses(view: View, name: str) -> list[tuple[int, Location]]:
+    """What a call of ``name`` (``label()``) whose receiver is unknown may run: every method of
+    that name, with its first definition's location; the project's and gems' first (the core
+    stub's only when nothing else matches), at most ``MAX_GUESSES``."""
+    found = [
+        (rec.id, Definition(view, d, i).location)
+        for rec in view.state.declarations.values()
+        if rec.kind == "Method" and rec.unqualified == name
+        for d, i in rec.definitions[:1]
+    ]
+    own = [(d, loc) for d, loc in found if loc.uri != CORE_URI]
+    return (own or found)[:MAX_GUESSES]
+
+
 def hover_at(view: View, path: str, line: int, column: int) -> Hover | None:
     doc = _doc_index(view, path)
     if doc is None:
         return None
-    decl_id = _declaration_at(view, doc, _offset(view.state.documents[doc], line, column))
+    result = view.state.documents[doc]
+    offset = _offset(result, line, column)
+    found = _thing_at(view, doc, offset)
+    if found is not None and found[0] == "method" and view.state.method_receivers[doc][found[1]] is None:
+        # The guess ``definition_at`` makes, marked as one.
+        name = result.method_refs[found[1]].name + "()"
+        guesses = _guesses(view, name)
+        if not guesses:
+            return None
+        if len(guesses) > 1:
+            names = [view.state.declarations[d].name for d, _ in guesses]
+            return Hover(name=name, kind="Method", revision=view.revision, certain=False, candidates=names)
+        return _hover(view, guesses[0][0], certain=False)
+    decl_id = _declaration_at(view, doc, offset)
     if decl_id is None:
         return None
+    return _hover(view, decl_id)
+
+
+def _hover(view: View, decl_id: int, certain: bool = True) -> Hover:
     d = Declaration(view, decl_id)
     defs = d.definitions
     signature = next((x.signature for x in defs if x.signature), None)
@@ -303,6 +342,8 @@ def hover_at(view: View, path: str, line: int, column: int) -> Hover | None:
         ancestors=[a.name for a in d.ancestors] if d.kind in ("Class", "Module", "SingletonClass", "Todo") else [],
         comments=d.comments,
         revision=view.revision,
+        certain=certain,
+        candidates=[] if certain else [d.name],
     )
 
 
