@@ -6,6 +6,7 @@ progress is provisional and not kept (``_partial_hits``)."""
 from __future__ import annotations
 
 import heapq
+import weakref
 from collections.abc import Iterable, Sequence
 
 import msgspec
@@ -105,12 +106,29 @@ class Chains:
         return self.chain_of
 
 
+class Linearization:
+    """The ``ChainSource`` of a resolver: chains computed on demand (``Ancestors._chain``).
+    It refers to its resolver weakly, so that a resolver, which reads chains through it, is
+    no reference cycle (a dropped one goes at once, even with the collector frozen)."""
+
+    __slots__ = ("resolver",)
+
+    def __init__(self, resolver: Ancestors) -> None:
+        self.resolver = weakref.ref(resolver)
+
+    def ancestors(self, decl_id: int) -> tuple[int, ...]:
+        resolver = self.resolver()
+        assert resolver is not None
+        return resolver._chain(decl_id)[0]
+
+
 class Ancestors(Concerns):
     """Linearization; mixed into the Resolver."""
 
     def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
         super().__init__(documents, restoring)
         self.chains = Chains(self.state)
+        self.use_chains(Linearization(self))
 
     def _invalidate(self, keep_concerns: bool = False) -> None:
         """Drop every chain and cache computed so far (concern answers too, unless kept)."""
@@ -289,9 +307,6 @@ class Ancestors(Concerns):
         self.chains.times_of = self.chains.times_of.copy()
         self.state.ancestors = self.chains.chain_of
         self.chains.owner_state = self.state
-
-    def ancestors(self, decl_id: int) -> tuple[int, ...]:
-        return self._chain(decl_id)[0]
 
     def _chain(self, decl_id: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Linearized ancestors and, parallel to them, when each entry joined this chain.

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
+from typing import Protocol
 
 from rdx.model.records import ConstPath
 from rdx.model.store import ResolvedState
@@ -72,21 +73,47 @@ class LookupCaches:
         return True
 
 
+class ChainSource(Protocol):
+    """What lookups need from ancestor chains: the linearized ancestors of a declaration
+    (itself alone when it has none)."""
+
+    def ancestors(self, decl_id: int) -> tuple[int, ...]: ...
+
+
+class PublishedChains:
+    """The chains of a published state, as they are (queries compute none)."""
+
+    __slots__ = ("published",)
+
+    def __init__(self, state: ResolvedState) -> None:
+        self.published = state
+
+    def ancestors(self, decl_id: int) -> tuple[int, ...]:
+        return self.published.ancestors.get(decl_id, (decl_id,))
+
+
 class Lookup:
     """Scopes, constant lookup, alias following and member lookup over one resolved state.
 
     Reads only: a lookup never declares or changes a record, so one built over a published
     state (``Lookup(state)``) answers the same forever, whatever later revisions do. Its
-    caches are its own. The Resolver is a Lookup too, over the state it is building, whose
-    chains it computes on demand (it overrides ``ancestors``)."""
+    caches are its own. It reads chains through a ``ChainSource``: by default the published
+    state's; the Resolver is a Lookup too, over the state it is building, with a source that
+    computes chains on demand (``Ancestors``)."""
 
     # The state a lookup reads and its tables: bound here (``read``), written into only by
     # ``builder`` (see ``test_resolution_state_has_one_writer``).
-    VIEW = ("by_name", "decls", "def_decl", "docs", "object_id", "state")
+    VIEW = ("ancestors", "by_name", "decls", "def_decl", "docs", "object_id", "state")
 
-    def __init__(self, state: ResolvedState) -> None:
+    def __init__(self, state: ResolvedState, chains: ChainSource | None = None) -> None:
         self.read(state)
         self.caches = LookupCaches(state.documents)
+        self.use_chains(chains if chains is not None else PublishedChains(state))
+
+    def use_chains(self, chains: ChainSource) -> None:
+        """Read ancestor chains from ``chains`` from now on."""
+        # The source's own bound method: ``ancestors`` is called on every constant lookup.
+        self.ancestors: Callable[[int], tuple[int, ...]] = chains.ancestors
 
     def read(self, state: ResolvedState) -> None:
         """Read ``state`` from now on: its documents and tables (the lookup binds them; only
@@ -97,10 +124,6 @@ class Lookup:
         self.by_name = state.by_name
         self.def_decl = state.definition_declarations
         self.object_id = state.object_id
-
-    def ancestors(self, decl_id: int) -> tuple[int, ...]:
-        """The linearized ancestors of a declaration (itself alone when it has none)."""
-        return self.state.ancestors.get(decl_id, (decl_id,))
 
     def _scope_decl(self, doc: int, index: int) -> int | None:
         return self.def_decl[doc][index] if index >= 0 else self.object_id
