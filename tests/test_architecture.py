@@ -180,6 +180,7 @@ def _resolution_fields() -> tuple[dict[str, str], set[str], tuple[str, ...]]:
     """The parts of the resolver's state, found in the modules themselves: every class of
     ``rdx/ruby/resolve/`` with ``HELD_AS`` is a part, owned by the module that defines it; its
     fields are its ``__slots__`` (and ``HELD_AS``, the attribute the resolver holds it as).
+    A module's ``OWNED_STATE_FIELDS`` are fields of the resolved state only it writes.
     Returns field -> owner module, the fields of plain records (msgspec structs of the model
     and slotted classes of the resolver's modules that are not parts), and ``Lookup.VIEW``."""
     import dataclasses
@@ -197,6 +198,8 @@ def _resolution_fields() -> tuple[dict[str, str], set[str], tuple[str, ...]]:
     modules = [importlib.import_module(f"rdx.ruby.resolve.{m.name}") for m in pkgutil.iter_modules(rdx.ruby.resolve.__path__)]
     modules += [importlib.import_module(f"rdx.model.{m.name}") for m in pkgutil.iter_modules(rdx.model.__path__)]
     for module in modules:
+        for name in getattr(module, "OWNED_STATE_FIELDS", ()):
+            owners[name] = module.__name__.rsplit(".", 1)[1]  # Fields of the state only it writes.
         for cls in vars(module).values():
             if not inspect.isclass(cls) or cls.__module__ != module.__name__:
                 continue

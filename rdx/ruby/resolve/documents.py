@@ -90,8 +90,7 @@ class DocumentEdits(Incremental):
         def_decl = prev.definition_declarations.copy()
         def_decl[key] = []
         state = successor(prev, docs, prev.declarations, prev.by_name, def_decl, prev.diagnostics)
-        state.constant_targets[key] = []
-        state.method_receivers[key] = []
+        self._open_rows(state, key)
         self.read(state)
         self.caches.open_document(key, new.uri)
         self.member_book.load()
@@ -108,8 +107,9 @@ class DocumentEdits(Incremental):
         state = self.refresh_members(FileResult(uri=old.uri, path=old.path), order_checked=True)
         if state is None:
             return None
-        for table in (state.documents, state.definition_declarations, state.constant_targets, state.method_receivers):
-            del table[key]
+        del state.documents[key]
+        del state.definition_declarations[key]
+        self._drop_rows(state, key)
         state.diagnostics = [x for x in state.diagnostics if x.doc != key]
         self.caches.close_document(key, uri)
         self._forget_reference_names(key)

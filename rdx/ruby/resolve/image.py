@@ -28,8 +28,7 @@ class Image(References):
         # Built in C (zip of the names with the ids): a dict comprehension takes twice as long.
         state.by_name = dict(zip(map(_NAME, decls.values()), decls, strict=True))
         state.definition_declarations = image.definition_declarations
-        state.constant_targets = image.constant_targets
-        state.method_receivers = image.method_receivers
+        self._install_rows(state, image.constant_targets, image.method_receivers)
         state.diagnostics = image.diagnostics
         state.ancestors = self.chains.restore(image.ancestor_ids, image.ancestors, image.times, decls)
         state.object_id = image.object_id

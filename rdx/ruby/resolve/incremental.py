@@ -88,7 +88,7 @@ class Incremental(Placeholders):
         previous = self.state
         state = successor(previous, docs, previous.declarations, previous.by_name, previous.definition_declarations, diagnostics)
         self.read(state)
-        state.constant_targets[index], state.method_receivers[index] = self._document_references(index)
+        self._store_references(state, index, None)
         return state
 
     def _replay_scope(self, seeds: set[int], keys: set[str], edited: int) -> set[int]:
@@ -381,11 +381,7 @@ class Incremental(Placeholders):
                 refresh[doc] = None
         state = u.state
         for doc in sorted(refresh):
-            names = refresh[doc]
-            if names is None:
-                state.constant_targets[doc], state.method_receivers[doc] = self._document_references(doc)
-            else:
-                state.constant_targets[doc], state.method_receivers[doc] = self._references_naming(doc, names)
+            self._store_references(state, doc, refresh[doc])
 
     def _note_members(self, u: UpdateContext, new_members: list[tuple[int, int | None]]) -> None:
         """Keep the member index and the mention index current for the document."""
