@@ -111,12 +111,17 @@ class Linearization:
     It refers to its resolver weakly, so that a resolver, which reads chains through it, is
     no reference cycle (a dropped one goes at once, even with the collector frozen)."""
 
-    __slots__ = ("resolver",)
+    __slots__ = ("known", "resolver")
 
     def __init__(self, resolver: Ancestors) -> None:
         self.resolver = weakref.ref(resolver)
+        self.known = resolver.chains
 
     def ancestors(self, decl_id: int) -> tuple[int, ...]:
+        # A chain already computed is answered here, in one call: every constant lookup asks.
+        cached = self.known.chain_of.get(decl_id)
+        if cached is not None:
+            return cached
         resolver = self.resolver()
         assert resolver is not None
         return resolver._chain(decl_id)[0]
