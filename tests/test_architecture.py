@@ -269,7 +269,8 @@ def test_resolution_state_has_one_writer():
     item assignment or deletion, or mutating call (``append``, ``pop``, ``clear``...) on a
     part's field happens in another module of ``rdx/ruby/resolve/``. The tables a lookup reads
     (``Lookup.VIEW``, through ``self`` in a role class) are bound by ``lookup`` and written into
-    only by ``builder`` (a local alias of a table escapes this check: none is written). Any other
+    only by ``builder`` (writes through a local alias escape this check: the updates build the
+    next state's tables as local copies before ``Lookup.read`` binds them). Any other
     attribute written must be a field of a plain record (a msgspec struct of the model, or a
     slotted class that is not a part), so a new field of the resolver is classified or fails."""
     owners, records, view, roles = _resolution_fields()
