@@ -169,7 +169,127 @@ def test_an_edit_to_any_resolved_field_is_seen_by_the_edit_diff():
         assert (after != before) == (DEFINITION_FIELD_ROLES[field] != FieldRole.POSITION), field
 
 
-def test_resolution_modules_stay_small():
-    sizes = {p.name: len(p.read_text().splitlines()) for p in (ROOT / "rdx" / "ruby" / "resolve").glob("*.py")}
-    assert "resolver.py" not in sizes
-    assert max(sizes.values()) <= 450, sizes
+# Calls that change the container they are made on.
+MUTATING_METHODS = frozenset(
+    {"append", "extend", "insert", "pop", "popitem", "clear", "update", "setdefault", "add", "discard", "remove", "sort",
+     "difference_update", "intersection_update", "symmetric_difference_update"}
+)
+
+
+def _resolution_fields() -> tuple[dict[str, str], set[str], tuple[str, ...]]:
+    """The parts of the resolver's state, found in the modules themselves: every class of
+    ``rdx/ruby/resolve/`` with ``HELD_AS`` is a part, owned by the module that defines it; its
+    fields are its ``__slots__`` (and ``HELD_AS``, the attribute the resolver holds it as).
+    A module's ``OWNED_STATE_FIELDS`` are fields of the resolved state only it writes.
+    Returns field -> owner module, the fields of plain records (msgspec structs of the model
+    and slotted classes of the resolver's modules that are not parts), and ``Lookup.VIEW``."""
+    import dataclasses
+    import importlib
+    import inspect
+    import pkgutil
+
+    import msgspec
+
+    import rdx.model
+    import rdx.ruby.resolve
+
+    owners: dict[str, str] = {}
+    records: set[str] = set()
+    modules = [importlib.import_module(f"rdx.ruby.resolve.{m.name}") for m in pkgutil.iter_modules(rdx.ruby.resolve.__path__)]
+    modules += [importlib.import_module(f"rdx.model.{m.name}") for m in pkgutil.iter_modules(rdx.model.__path__)]
+    for module in modules:
+        for name in getattr(module, "OWNED_STATE_FIELDS", ()):
+            owners[name] = module.__name__.rsplit(".", 1)[1]  # Fields of the state only it writes.
+        for cls in vars(module).values():
+            if not inspect.isclass(cls) or cls.__module__ != module.__name__:
+                continue
+            if "HELD_AS" in vars(cls):
+                owner = module.__name__.rsplit(".", 1)[1]
+                assert "__slots__" in vars(cls), f"part {cls.__name__} declares its fields in __slots__"
+                for name in (*cls.__slots__, cls.HELD_AS):
+                    assert owners.get(name, owner) == owner, f"{name} is a field of two parts"
+                    owners[name] = owner
+            elif issubclass(cls, msgspec.Struct):
+                records.update(cls.__struct_fields__)
+            elif dataclasses.is_dataclass(cls) and module.__name__.startswith("rdx.model."):
+                records.update(f.name for f in dataclasses.fields(cls))
+            elif "__slots__" in vars(cls) and module.__name__.startswith("rdx.ruby.resolve."):
+                records.update(cls.__slots__)
+    from rdx.ruby.resolve.lookup import Lookup
+
+    roles = {cls.__name__ for module in modules for cls in vars(module).values() if inspect.isclass(cls) and issubclass(cls, Lookup)}
+    return owners, records, Lookup.VIEW, roles
+
+
+def _writes(tree: ast.AST) -> list[tuple[ast.expr, str, bool, int, str | None]]:
+    """Every write to an attribute in ``tree``: (the object written, the attribute, whether
+    the attribute itself is rebound rather than its contents changed, line, the class whose
+    body holds it)."""
+    out: list[tuple[ast.expr, str, bool, int, str | None]] = []
+    enclosing: dict[int, str] = {}
+    for cls in ast.walk(tree):
+        if isinstance(cls, ast.ClassDef):
+            for sub in ast.walk(cls):
+                enclosing[id(sub)] = cls.name
+
+    def target(t: ast.expr) -> None:
+        if isinstance(t, (ast.Tuple, ast.List)):
+            for e in t.elts:
+                target(e)
+        elif isinstance(t, ast.Starred):
+            target(t.value)
+        elif isinstance(t, ast.Attribute):
+            out.append((t.value, t.attr, True, t.lineno, enclosing.get(id(t))))
+        elif isinstance(t, ast.Subscript):
+            base = t.value
+            while isinstance(base, ast.Subscript):
+                base = base.value
+            if isinstance(base, ast.Attribute):
+                out.append((base.value, base.attr, False, t.lineno, enclosing.get(id(t))))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                target(t)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            target(node.target)
+        elif isinstance(node, ast.Delete):
+            for t in node.targets:
+                target(t)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATING_METHODS:
+            held = node.func.value
+            if isinstance(held, ast.Attribute):
+                out.append((held.value, held.attr, False, node.lineno, enclosing.get(id(node))))
+    return out
+
+
+def test_resolution_state_has_one_writer():
+    """Architecture invariant: every piece of the resolver's state is a field of one part,
+    and only the part's module writes it: no assignment, augmented assignment, ``del``,
+    item assignment or deletion, or mutating call (``append``, ``pop``, ``clear``...) on a
+    part's field happens in another module of ``rdx/ruby/resolve/``. The tables a lookup reads
+    (``Lookup.VIEW``, through ``self`` in a role class) are bound by ``lookup`` and written into
+    only by ``builder`` (writes through a local alias escape this check: the updates build the
+    next state's tables as local copies before ``Lookup.read`` binds them). Any other
+    attribute written must be a field of a plain record (a msgspec struct of the model, or a
+    slotted class that is not a part), so a new field of the resolver is classified or fails."""
+    owners, records, view, roles = _resolution_fields()
+    problems = []
+    for path in sorted((ROOT / "rdx" / "ruby" / "resolve").glob("*.py")):
+        module = path.stem
+        for obj, attr, rebinds, line, cls in _writes(ast.parse(path.read_text())):
+            where = f"{path.name}:{line} {ast.unparse(obj)}.{attr}"
+            on_self = isinstance(obj, ast.Name) and obj.id == "self" and cls in roles
+            if attr in owners:
+                if owners[attr] != module:
+                    problems.append(f"{where}: written outside {owners[attr]}.py, its owner")
+            elif attr in view and on_self:
+                if rebinds and module != "lookup":
+                    problems.append(f"{where}: a lookup's view is bound only by lookup.py (``Lookup.read``)")
+                if not rebinds and module != "builder":
+                    problems.append(f"{where}: the declaration tables are written only by builder.py")
+            elif attr not in records:
+                problems.append(f"{where}: {attr} is a field of no part and of no record")
+    assert not problems, "\n".join(problems)
+
+

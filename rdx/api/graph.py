@@ -285,7 +285,7 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
             self.last_fallback = None
         order = LoadOrder(store.documents.values())
         resolver = Resolver(keyed(order.ordered))
-        resolver._order = order
+        resolver.use_order(order)
         with paused_gc():
             state = resolver.run()
             store.mark_resolved(state)
@@ -323,7 +323,8 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
             if quick is None:
                 # Compute the whole load order again; the other documents must keep theirs.
                 current = {k: d for k, d in resolver.docs.items() if d.uri not in store.removed}
-                quick, resolver._order = place(current, store.documents.values())
+                quick, placed_order = place(current, store.documents.values())
+                resolver.use_order(placed_order)
             if quick is None:
                 self.last_fallback = "the load order of the other files changes"
                 return None

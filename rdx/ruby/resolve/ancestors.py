@@ -6,14 +6,15 @@ progress is provisional and not kept (``_partial_hits``)."""
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+import weakref
+from collections.abc import Iterable, Sequence
 
 import msgspec
 
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.kinds import MixinKind
-from rdx.model.records import ConstPath
-from rdx.model.store import ResolutionDiagnostic
+from rdx.model.records import ConstPath, FileResult
+from rdx.model.store import ResolutionDiagnostic, ResolvedState
 from rdx.ruby.resolve import insertion
 from rdx.ruby.resolve.concerns import Concerns
 from rdx.ruby.resolve.insertion import Building
@@ -42,25 +43,145 @@ class MixinOp(msgspec.Struct, frozen=True):
     target: ConstPath | int | None
     external: bool
 
+class Chains:
+    """The ancestor chains (owned by this module): per namespace its linearized ancestors
+    (``chain_of``, the table the state publishes) and when each entry joined (``times_of``;
+    restored from an image still encoded in ``times_raw`` until needed); the chains being
+    built (``in_progress``) with the length of the superclass part of each (a stack, one per
+    frame); the namespaces whose superclass is computed; the state whose chain tables are its
+    own (see ``Ancestors._own_chains``); and the descendant index (namespace -> namespaces
+    with it among their ancestors, built on first use, with stale entries)."""
+
+    __slots__ = ("chain_of", "descendant_index", "in_progress", "owner_state", "super_lengths", "superclass_done", "times_of", "times_raw")
+    HELD_AS = "chains"
+
+    def __init__(self, state: ResolvedState) -> None:
+        self.chain_of: dict[int, tuple[int, ...]] = {}
+        self.times_of: dict[int, tuple[int, ...]] = {}
+        self.times_raw: msgspec.Raw | None = None
+        self.in_progress: dict[int, tuple[list[int], list[int]]] = {}
+        self.super_lengths: list[int] = []
+        self.superclass_done: set[int] = set()
+        self.owner_state: ResolvedState | None = state
+        self.descendant_index: dict[int, list[int]] | None = None
+
+    def forget(self, namespaces: Iterable[int]) -> None:
+        """Forget the chains and superclasses of ``namespaces`` (computed again on demand)."""
+        for ns in namespaces:
+            self.chain_of.pop(ns, None)
+            self.times_of.pop(ns, None)
+            self.superclass_done.discard(ns)
+
+    def drop_chain(self, decl_id: int) -> None:
+        """Forget one chain, keeping its superclass (Object's, while phase 1 runs)."""
+        self.chain_of.pop(decl_id, None)
+
+    def note_descendants(self, changed: Iterable[int], old: dict[int, tuple[int, ...] | None]) -> None:
+        """Add the descendant index entries of chains that changed (lost ancestors stay, stale)."""
+        index = self.descendant_index
+        if index is None:
+            return
+        for ns in changed:
+            before = set(old[ns] or ())
+            for anc in self.chain_of.get(ns, ()):
+                if anc != ns and anc not in before:
+                    index.setdefault(anc, []).append(ns)  # Lost ancestors are filtered on read.
+
+    def add_descendants(self, namespaces: Iterable[int]) -> None:
+        """Index the chains of new ``namespaces`` (when the index is built)."""
+        index = self.descendant_index
+        if index is None:
+            return
+        for new_id in namespaces:
+            for anc in self.chain_of.get(new_id, ()):
+                if anc != new_id:
+                    index.setdefault(anc, []).append(new_id)
+
+    def restore(self, ids: list[int], chains: list[tuple[int, ...]], times: msgspec.Raw, declared: Iterable[int]) -> dict[int, tuple[int, ...]]:
+        """The chains of a saved image (their times decoded on first use); every superclass
+        is known. Returns the chain table, for the state to publish."""
+        self.chain_of = dict(zip(ids, chains, strict=True))
+        self.times_raw = times.copy()  # A copy: the Raw would keep the whole file alive.
+        self.superclass_done = set(declared)
+        return self.chain_of
+
+
+class Linearization:
+    """The ``ChainSource`` of a resolver: chains computed on demand (``Ancestors._chain``).
+    It refers to its resolver weakly, so that a resolver, which reads chains through it, is
+    no reference cycle (a dropped one goes at once, even with the collector frozen)."""
+
+    __slots__ = ("known", "resolver")
+
+    def __init__(self, resolver: Ancestors) -> None:
+        self.resolver = weakref.ref(resolver)
+        self.known = resolver.chains
+
+    def ancestors(self, decl_id: int) -> tuple[int, ...]:
+        # A chain already computed is answered here, in one call: every constant lookup asks.
+        cached = self.known.chain_of.get(decl_id)
+        if cached is not None:
+            return cached
+        resolver = self.resolver()
+        assert resolver is not None
+        return resolver._chain(decl_id)[0]
+
+
 class Ancestors(Concerns):
     """Linearization; mixed into the Resolver."""
 
+    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
+        super().__init__(documents, restoring)
+        self.chains = Chains(self.state)
+        self.use_chains(Linearization(self))
+
+    def _invalidate(self, keep_concerns: bool = False) -> None:
+        """Drop every chain and cache computed so far (concern answers too, unless kept)."""
+        self.chains.times_of.clear()
+        self.concern_book.reset(keep_concerns)
+        self.chains.chain_of.clear()
+        self.chains.superclass_done.clear()
+        self.caches.forget_lookups()
+
+    def _drop_chain(self, decl_id: int) -> None:
+        self.chains.drop_chain(decl_id)
+
+    def _descendants(self) -> dict[int, list[int]]:
+        """Namespace -> the namespaces that have it among their ancestors, built on first use.
+
+        Edits that change chains append new entries and leave stale ones (a namespace that
+        lost that ancestor, or is gone): readers that must be exact filter through
+        ``_current_descendants``; the others use it as an over-approximation."""
+        chains = self.chains
+        if chains.descendant_index is None:
+            index: dict[int, list[int]] = {}
+            for decl_id, chain in chains.chain_of.items():
+                for anc in chain:
+                    if anc != decl_id:
+                        index.setdefault(anc, []).append(decl_id)
+            chains.descendant_index = index
+        return chains.descendant_index
+
+    def _current_descendants(self, ns: int) -> list[int]:
+        """The namespaces that have ``ns`` among their ancestors now (stale entries dropped)."""
+        return [d for d in self._descendants().get(ns, ()) if d in self.decls and ns in self.chains.chain_of.get(d, ())]
+
     def superclass(self, decl_id: int) -> int | None:
         rec = self.decls[decl_id]
-        if decl_id in self._superclass_done:
+        if decl_id in self.chains.superclass_done:
             return rec.superclass
-        self._superclass_done.add(decl_id)
-        hits_before = len(self._partial_hits)
+        self.chains.superclass_done.add(decl_id)
+        hits_before = len(self.caches.partial_hits)
         result = self._compute_superclass(decl_id, rec)
-        if len(self._partial_hits) != hits_before:
-            self._superclass_done.discard(decl_id)  # Provisional: resolved from a partial chain.
+        if len(self.caches.partial_hits) != hits_before:
+            self.chains.superclass_done.discard(decl_id)  # Provisional: resolved from a partial chain.
         return result
 
     def _compute_superclass(self, decl_id: int, rec: DeclarationRecord) -> int | None:
         if rec.kind == "SingletonClass":
             rec.superclass = self._singleton_superclass(rec)
             return rec.superclass
-        if rec.kind != "Class" or decl_id == self.basic_object_id:
+        if rec.kind != "Class" or decl_id == self.build.basic_object_id:
             rec.superclass = None if rec.kind != "Todo" else rec.superclass
             return rec.superclass
         chosen = None
@@ -78,12 +199,12 @@ class Ancestors(Concerns):
                 continue
             target = self._superclass_target(decl_id, doc, d.superclass, site)
             if target is None:
-                if self.phase == Phase.NAMESPACES:
+                if self.build.phase == Phase.NAMESPACES:
                     continue
                 target = self._placeholder(d.superclass, site, len(d.superclass.segments))
                 self.decls[target].superclass = self.object_id
             trec = self.decls[target]
-            if trec.kind == "Todo" and trec.superclass is None and self._created is not None:
+            if trec.kind == "Todo" and trec.superclass is None and self.build.created is not None:
                 # Made for a mixin or a scope, and now a superclass too: a full resolve gives it
                 # a superclass or not depending on which lookup came first.
                 raise ReplayUnsafe("a placeholder is both a mixin and a superclass")
@@ -114,15 +235,15 @@ class Ancestors(Concerns):
     def _singleton_superclass(self, rec: DeclarationRecord) -> int | None:
         attached = rec.attached
         if attached is None:
-            return self.class_id
+            return self.build.class_id
         arec = self.decls[attached]
         if arec.kind in ("Module", "Todo") and arec.superclass is None:
-            return self.module_id
-        if attached == self.basic_object_id:
-            return self.class_id
+            return self.build.module_id
+        if attached == self.build.basic_object_id:
+            return self.build.class_id
         sup = self.superclass(attached)
         if sup is None:
-            return self.module_id if arec.kind != "Class" else self.class_id
+            return self.build.module_id if arec.kind != "Class" else self.build.class_id
         return self.singleton(sup)
 
     def _mixin_ops(self, decl_id: int) -> list[MixinOp]:
@@ -146,7 +267,7 @@ class Ancestors(Concerns):
             d = self.docs[doc].definitions[index]
             if d.kind in NAMESPACE_DEF_KINDS:
                 add(doc, index, d.start, d.mixins, ("include", "prepend"), False)
-        for doc, scope, m in self._external.get(decl_id, ()):
+        for doc, scope, m in self.externals.external_of.get(decl_id, ()):
             if m.kind != "extend":
                 add(doc, scope, m.start, [m], ("include", "prepend"), True)
         if rec.kind == "SingletonClass" and rec.attached is not None:
@@ -154,10 +275,10 @@ class Ancestors(Concerns):
                 d = self.docs[doc].definitions[index]
                 if d.kind in NAMESPACE_DEF_KINDS and d.kind != "SingletonClass":
                     add(doc, index, d.start, d.mixins, ("extend",), False)
-            for doc, scope, m in self._external.get(rec.attached, ()):
+            for doc, scope, m in self.externals.external_of.get(rec.attached, ()):
                 if m.kind == "extend":
                     add(doc, scope, m.start, [m], ("extend",), True)
-            if self.phase != Phase.NAMESPACES and not self.is_concern(rec.attached):
+            if self.build.phase != Phase.NAMESPACES and not self.is_concern(rec.attached):
                 # Including a concern extends the class with the concern's ClassMethods (and
                 # those of the concerns it depends on, first); ``def self.included(base)``
                 # hooks that call ``base.extend(X)`` do the same for any module.
@@ -175,25 +296,22 @@ class Ancestors(Concerns):
         return ops
 
     def _load_times(self) -> None:
-        assert self._times_raw is not None
-        times = msgspec.msgpack.decode(self._times_raw, type=list[tuple[int, ...]])
-        self._times_raw = None
-        self._times = dict(zip(self._ancestors, times, strict=True))
+        assert self.chains.times_raw is not None
+        times = msgspec.msgpack.decode(self.chains.times_raw, type=list[tuple[int, ...]])
+        self.chains.times_raw = None
+        self.chains.times_of = dict(zip(self.chains.chain_of, times, strict=True))
 
     def _own_chains(self) -> None:
         """Give the state being built its own chain tables before an update changes them
         (once per update: ``_chains_owned`` names the state that owns them)."""
-        if self._chains_owned is self.state:
+        if self.chains.owner_state is self.state:
             return
-        if self._times_raw is not None:
+        if self.chains.times_raw is not None:
             self._load_times()
-        self._ancestors = self._ancestors.copy()
-        self._times = self._times.copy()
-        self.state.ancestors = self._ancestors
-        self._chains_owned = self.state
-
-    def ancestors(self, decl_id: int) -> tuple[int, ...]:
-        return self._chain(decl_id)[0]
+        self.chains.chain_of = self.chains.chain_of.copy()
+        self.chains.times_of = self.chains.times_of.copy()
+        self.state.ancestors = self.chains.chain_of
+        self.chains.owner_state = self.state
 
     def _chain(self, decl_id: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Linearized ancestors and, parallel to them, when each entry joined this chain.
@@ -202,26 +320,28 @@ class Ancestors(Concerns):
         classes themselves). Ruby skips a module "already in the chain" by looking at the
         superclasses as they are at that moment, so a superclass's include made later (in load
         order) does not stop an earlier include in the subclass."""
-        if self._times_raw is not None:
+        chains = self.chains
+        if chains.times_raw is not None:
             self._load_times()
-        cached = self._ancestors.get(decl_id)
+        cached = chains.chain_of.get(decl_id)
         if cached is not None:
-            return cached, self._times[decl_id]
-        partial = self._in_progress.get(decl_id)
+            return cached, chains.times_of[decl_id]
+        partial = chains.in_progress.get(decl_id)
         if partial is not None:
             # A lookup made while computing this chain sees it as far as it got, as in Ruby,
             # where each include runs after the previous ones. Whatever is computed from a
-            # partial chain is provisional and is not cached (see ``_partial_hits``).
-            self._partial_hits.append(decl_id)
+            # partial chain is provisional and is not cached (see ``LookupCaches.partial_hits``).
+            self.caches.note_partial(decl_id)
             return tuple(partial[0][1:]), tuple(partial[1][1:])
         rec = self.decls[decl_id]
         if not rec.is_namespace:
             return (decl_id,), (-1,)
         b = Building([HEAD, decl_id], [-1, -1], [0, 0])
-        self._in_progress[decl_id] = (b.chain, b.times)
-        depth = len(self._super_len)
-        hits_before = len(self._partial_hits)
-        self._concern_deps[decl_id] = []
+        chains.in_progress[decl_id] = (b.chain, b.times)
+        super_lengths = chains.super_lengths
+        depth = len(super_lengths)
+        hits_before = len(self.caches.partial_hits)
+        self.concern_book.start(decl_id)
         try:
             sup = self.superclass(decl_id)
             if sup is not None:
@@ -230,12 +350,12 @@ class Ancestors(Concerns):
                 b.times.extend(sup_times)
                 b.tokens.extend([0] * len(sup_chain))
             b.super_len = len(b.chain) - 2
-            self._super_len.append(b.super_len)
+            super_lengths.append(b.super_len)
             self._apply_mixins(decl_id, rec, b)
         finally:
-            del self._in_progress[decl_id]
-            if len(self._super_len) > depth:
-                self._super_len.pop()
+            del chains.in_progress[decl_id]
+            if len(super_lengths) > depth:
+                super_lengths.pop()
         chain, times = b.chain, b.times
         if chain.count(decl_id) > 1:
             # A module mixed in through one that (provisionally) had this one among its
@@ -245,21 +365,16 @@ class Ancestors(Concerns):
             times[:] = [times[i] for i in keep]
         result = tuple(chain[1:])
         result_times = tuple(times[1:])
-        hits = self._partial_hits[hits_before:]
-        del self._partial_hits[hits_before:]
-        others = [h for h in hits if h != decl_id]
-        if others:
-            self._partial_hits.extend(others)  # Still provisional for the frames that use us.
-        else:
-            self._ancestors[decl_id] = result
-            self._times[decl_id] = result_times
+        if self.caches.settle_partial(hits_before, decl_id):
+            chains.chain_of[decl_id] = result
+            chains.times_of[decl_id] = result_times
         return result, result_times
 
     def _apply_mixins(self, decl_id: int, rec: DeclarationRecord, b: Building) -> None:
         """Run the chain's own mixin calls in program order, and between them the mixins that
         modules already in the chain make later (Ruby 3 propagates those into includers)."""
         origin = 1
-        concern = self.phase != Phase.NAMESPACES and rec.kind == "Module" and self.is_concern(decl_id)
+        concern = self.build.phase != Phase.NAMESPACES and rec.kind == "Module" and self.is_concern(decl_id)
         late: list[tuple[int, tuple[int, int, int], int, MixinKind, int]] = []
         for op in self._mixin_ops(decl_id):
             key, kind = op.key, op.kind
@@ -276,7 +391,7 @@ class Ancestors(Concerns):
             if kind == "include":
                 if concern and self.is_concern(module):
                     # A concern including a concern only records it as a dependency.
-                    self._concern_deps.setdefault(decl_id, []).append(module)
+                    self.concern_book.note_dependency(decl_id, module)
                     continue
                 added = self._include_with_dependencies(b, module, origin, set(), when)
             else:
@@ -290,7 +405,7 @@ class Ancestors(Concerns):
         loaded through ``autoload`` (which the load order does not follow) and are complete
         by the time anything includes them, so none of their mixins is late."""
         chain, times = self._chain(module)
-        if self.phase != Phase.NAMESPACES and self.is_concern(module):
+        if self.build.phase != Phase.NAMESPACES and self.is_concern(module):
             return chain
         return insertion.present_at(chain, times, when)
 
@@ -300,7 +415,7 @@ class Ancestors(Concerns):
             pos = b.position(token)
             module, joined = b.chain[pos], b.times[pos]
             times = self._chain(module)[1]
-            if not times or max(times) <= joined or (self.phase != Phase.NAMESPACES and self.is_concern(module)):
+            if not times or max(times) <= joined or (self.build.phase != Phase.NAMESPACES and self.is_concern(module)):
                 continue
             for op in self._mixin_ops(module):
                 when = (op.key[0] << 32) | op.key[1]
@@ -338,7 +453,7 @@ class Ancestors(Concerns):
         added: list[int] = []
         if module not in seen:
             seen.add(module)
-            for dep in self._concern_deps.get(module, ()):
+            for dep in self.concern_book.concern_deps.get(module, ()):
                 added += self._include_with_dependencies(b, dep, origin, seen, when)
         added += insertion.include(b, modules, origin, when, self._is_class_entry)
         rec = self.decls[module]
@@ -375,10 +490,10 @@ class Ancestors(Concerns):
             return None
         module = self.lookup_namespace_at(target, site, doc, index) if load_time else self.lookup_namespace(target, site)
         if module is None:
-            if self.phase == Phase.NAMESPACES:
+            if self.build.phase == Phase.NAMESPACES:
                 return None
             module = self._placeholder(target, site, len(target.segments))
-        if self._created is not None and self.decls[module].kind == "Todo" and self.decls[module].superclass is not None:
+        if self.build.created is not None and self.decls[module].kind == "Todo" and self.decls[module].superclass is not None:
             raise ReplayUnsafe("a placeholder is both a superclass and a mixin")
         if self.decls[module].kind not in ("Module", "Todo"):
             self.state.diagnostics.append(

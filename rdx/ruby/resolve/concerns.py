@@ -12,18 +12,61 @@ is not followed."""
 
 from __future__ import annotations
 
+from rdx.model.records import FileResult
 from rdx.ruby.resolve.namespaces import Namespaces
+
+
+class ConcernBook:
+    """What the concern rules remember (owned by this module): concern module id -> the
+    concerns it includes (recorded while its chain is computed, applied on inclusion), and
+    whether a module is a concern."""
+
+    __slots__ = ("concern_cache", "concern_deps")
+    HELD_AS = "concern_book"
+
+    def __init__(self) -> None:
+        self.concern_deps: dict[int, list[int]] = {}
+        self.concern_cache: dict[int, bool] = {}
+
+    def reset(self, keep_answers: bool = False) -> None:
+        """Forget the dependencies (their chains are computed again) and, unless kept, the answers."""
+        if not keep_answers:
+            self.concern_cache.clear()
+        self.concern_deps.clear()
+
+    def start(self, decl_id: int) -> None:
+        """``decl_id``'s chain is being computed: its dependencies are recorded anew."""
+        self.concern_deps[decl_id] = []
+
+    def note_dependency(self, decl_id: int, module: int) -> None:
+        self.concern_deps.setdefault(decl_id, []).append(module)
+
+    def forget_answer(self, decl_id: int) -> None:
+        self.concern_cache.pop(decl_id, None)
+
+    def forget(self, decl_id: int) -> None:
+        self.concern_cache.pop(decl_id, None)
+        self.concern_deps.pop(decl_id, None)
+
+    def restore(self, deps: dict[int, list[int]], answers: dict[int, bool]) -> None:
+        self.concern_deps = deps
+        self.concern_cache = answers
 
 
 class Concerns(Namespaces):
     """Concern rules; mixed into the Resolver."""
 
+    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
+        super().__init__(documents, restoring)
+        self.concern_book = ConcernBook()
+
     def is_concern(self, decl_id: int) -> bool:
         """Whether a module extends ActiveSupport::Concern (Rails defers its concern includes)."""
-        cached = self._concern_cache.get(decl_id)
+        cache = self.concern_book.concern_cache
+        cached = cache.get(decl_id)
         if cached is not None:
             return cached
-        self._concern_cache[decl_id] = False
+        cache[decl_id] = False
         result = False
         rec = self.decls[decl_id]
         if rec.kind == "Module":
@@ -35,7 +78,7 @@ class Concerns(Namespaces):
                         found = self.lookup_namespace(m.target, site) if site is not None else None
                         if found is not None and self.decls[found].name == "ActiveSupport::Concern":
                             result = True
-        self._concern_cache[decl_id] = result
+        cache[decl_id] = result
         return result
 
     def included_extensions(self, module: int) -> list[int]:
@@ -63,7 +106,7 @@ class Concerns(Namespaces):
             steps: list[tuple[int, bool]] = []
             if self.is_concern(current):
                 self.ancestors(current)  # Records the concern's own concern dependencies.
-                steps += [(dep, False) for dep in self._concern_deps.get(current, ())]
+                steps += [(dep, False) for dep in self.concern_book.concern_deps.get(current, ())]
                 cm = self.follow(self._member_constant(current, "ClassMethods"))
                 if cm is not None and self.decls[cm].kind == "Module":
                     steps.append((cm, True))

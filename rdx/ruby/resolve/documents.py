@@ -17,32 +17,51 @@ from rdx.ruby.resolve.incremental import Incremental
 from rdx.ruby.resolve.order import LoadOrder
 
 
+class DocumentBook:
+    """The load order with what places added and removed files cheaply (owned by this
+    module; built on first use, dropped when it cannot place an edit)."""
+
+    __slots__ = ("load_order",)
+    HELD_AS = "document_book"
+
+    def __init__(self) -> None:
+        self.load_order: LoadOrder | None = None
+
+
 class DocumentEdits(Incremental):
     """Keys, additions and removals of documents; mixed into the Resolver."""
+
+    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
+        super().__init__(documents, restoring)
+        self.document_book = DocumentBook()
+
+    def use_order(self, order: LoadOrder | None) -> None:
+        """The load order of the documents, as the caller computed it (None: unknown)."""
+        self.document_book.load_order = order
 
     def prepare_updates(self) -> None:
         """Build every index an incremental update reads, so that the first edit does not pay
         for them: descendants, mentions, reference names, member bookkeeping, load order."""
-        if self._times_raw is not None:
+        if self.chains.times_raw is not None:
             self._load_times()
-        self._load_members()
+        self.member_book.load()
         self.key_of("")
         self._descendants()
         self._mention_index()
         self._documents_mentioning(set(), -1)
-        if self._order is None:
-            self._order = LoadOrder(self.docs.values())
+        if self.document_book.load_order is None:
+            self.document_book.load_order = LoadOrder(self.docs.values())
 
     def place_documents(self, added: list[FileResult], removed: list[str]) -> dict[str, int] | None:
         """Keys for ``added`` documents, once ``removed`` ones are gone, when that moves no
         other document in load order (``order.LoadOrder``); None when the order must be
         computed anew (the caller then tries ``order.place`` over all documents)."""
-        order = self._order
+        order = self.document_book.load_order
         if order is None:
-            order = self._order = LoadOrder(self.docs.values())
+            order = self.document_book.load_order = LoadOrder(self.docs.values())
         for uri in removed:
             if not order.remove(uri):
-                self._order = None
+                self.document_book.load_order = None
                 return None
         keys = list(self.docs)  # In key order (every table is).
         placed: dict[str, int] = {}
@@ -54,7 +73,7 @@ class DocumentEdits(Incremental):
         for doc in added:
             key = order.add(doc, key_of, keys)
             if key is None:
-                self._order = None
+                self.document_book.load_order = None
                 return None
             placed[doc.uri] = key
             bisect.insort(keys, key)
@@ -71,14 +90,11 @@ class DocumentEdits(Incremental):
         def_decl = prev.definition_declarations.copy()
         def_decl[key] = []
         state = successor(prev, docs, prev.declarations, prev.by_name, def_decl, prev.diagnostics)
-        state.constant_targets[key] = []
-        state.method_receivers[key] = []
-        self.state, self.docs, self.def_decl = state, docs, def_decl
-        if self._keys is not None:
-            self._keys[new.uri] = key
-        self._crefs[key] = {}
-        self._load_members()
-        self._doc_owners[key] = set()
+        self._open_rows(state, key)
+        self.read(state)
+        self.caches.open_document(key, new.uri)
+        self.member_book.load()
+        self.member_book.open_document(key)
         self._remention(key, set())
         return self.refresh_members(new, order_checked=True)
 
@@ -91,13 +107,12 @@ class DocumentEdits(Incremental):
         state = self.refresh_members(FileResult(uri=old.uri, path=old.path), order_checked=True)
         if state is None:
             return None
-        for table in (state.documents, state.definition_declarations, state.constant_targets, state.method_receivers):
-            del table[key]
+        del state.documents[key]
+        del state.definition_declarations[key]
+        self._drop_rows(state, key)
         state.diagnostics = [x for x in state.diagnostics if x.doc != key]
-        if self._keys is not None:
-            self._keys.pop(uri, None)
+        self.caches.close_document(key, uri)
         self._forget_reference_names(key)
-        for bookkeeping in (self._crefs, self._doc_owners, self._reference_names):
-            bookkeeping.pop(key, None)  # type: ignore[attr-defined]
+        self.member_book.close_document(key)
         self._remention(key, None)
         return state

@@ -2,39 +2,73 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
+from typing import Self
+
 import msgspec
 
-from rdx.model.store import MemberBookkeeping, ResolvedImage
+from rdx.model.records import FileResult
+from rdx.model.store import ResolvedImage
 from rdx.ruby.resolve.loadcalls import AppliedMixin
 from rdx.ruby.resolve.references import References
+
+_NAME = attrgetter("name")
 
 
 class Image(References):
     """Export and restore; mixed into the Resolver."""
 
-
-    def _load_members(self) -> None:
-        if self._members_raw is None:
-            return
-        book = msgspec.msgpack.decode(self._members_raw, type=MemberBookkeeping)
-        self._members_raw = None
-        self._member_index = book.member_index
-        self._doc_owners = {k: set(o) for k, o in book.doc_owners.items()}
-        self._lookup_keys = {k: set(v) for k, v in book.lookup_keys.items()}
+    @classmethod
+    def restore(cls, documents: dict[int, FileResult], image: ResolvedImage) -> Self:
+        """A resolver in the state ``export`` saved; ``documents`` are the image's, in its order."""
+        self = cls(documents, restoring=True)
+        state = self.state
+        decls = image.declarations
+        state.declarations = decls
+        # Built in C (zip of the names with the ids): a dict comprehension takes twice as long.
+        state.by_name = dict(zip(map(_NAME, decls.values()), decls, strict=True))
+        state.definition_declarations = image.definition_declarations
+        self._install_rows(state, image.constant_targets, image.method_receivers)
+        state.diagnostics = image.diagnostics
+        state.ancestors = self.chains.restore(image.ancestor_ids, image.ancestors, image.times, decls)
+        state.object_id = image.object_id
+        self.read(state)
+        by_name = state.by_name
+        self.build.well_known(by_name["BasicObject"], by_name["Kernel"], by_name["Module"], by_name["Class"])
+        self.externals.restore(image.object_mixins)
+        if any(r.load_calls for r in documents.values()):
+            # Mixins of load-time calls across files: bound again, in the same order (the
+            # image numbers them after each document's own external mixins).
+            index = self._callee_index()
+            for doc, r in documents.items():
+                if r.load_calls and (a := self._applied_mixins(index, doc, r)):
+                    self.load_book.set_applied(doc, a)
+        for ns, doc, position in image.externals:
+            own = documents[doc].external_mixins
+            if position >= len(own):
+                applied = self.load_book.applied.get(doc, [])
+                if position - len(own) < len(applied):
+                    self.externals.attach(ns, doc, -1, applied[position - len(own)].mixin)
+                continue
+            ext = own[position]
+            self.externals.attach(ns, doc, ext.mixin_site, ext.mixin)
+        self.concern_book.restore(image.concern_deps, image.concern_cache)
+        self.build.restore(image.member_created)
+        self.member_book.restore(image.members, image.removed_keys)
+        return self
 
     def export(self, fingerprint: str) -> ResolvedImage:
         """The resolved state and the bookkeeping later queries and edits need, as plain data."""
-        if self._times_raw is not None:
+        if self.chains.times_raw is not None:
             self._load_times()
-        self._load_members()
         state = self.state
         externals = []
-        for ns, entries in self._external.items():
+        for ns, entries in self.externals.external_of.items():
             for doc, _scope, mixin in entries:
                 own = self.docs[doc].external_mixins
                 if isinstance(mixin, AppliedMixin):
                     # A load-time call's (``loadcalls``): numbered after the document's own.
-                    position = len(own) + next(i for i, a in enumerate(self._applied[doc]) if a.mixin is mixin)
+                    position = len(own) + next(i for i, a in enumerate(self.load_book.applied[doc]) if a.mixin is mixin)
                 else:
                     position = next(i for i, e in enumerate(own) if e.mixin is mixin)
                 externals.append((ns, doc, position))
@@ -45,24 +79,16 @@ class Image(References):
             definition_declarations=self.def_decl,
             constant_targets=state.constant_targets,
             method_receivers=state.method_receivers,
-            ancestor_ids=list(self._ancestors),
-            ancestors=list(self._ancestors.values()),
+            ancestor_ids=list(self.chains.chain_of),
+            ancestors=list(self.chains.chain_of.values()),
             diagnostics=state.diagnostics,
             object_id=self.object_id,
-            object_mixins=self._object_mixins,
+            object_mixins=self.externals.object_mixins,
             externals=externals,
-            concern_deps=self._concern_deps,
-            concern_cache=self._concern_cache,
-            member_created=sorted(self._member_created),
-            removed_keys={k: sorted(v) for k, v in self._removed_keys.items()},
-            members=msgspec.Raw(
-                msgspec.msgpack.encode(
-                    MemberBookkeeping(
-                        member_index=self._member_index,
-                        doc_owners={k: sorted(o, key=lambda x: -1 if x is None else x) for k, o in self._doc_owners.items()},
-                        lookup_keys={k: sorted(v) for k, v in self._lookup_keys.items()},
-                    )
-                )
-            ),
-            times=msgspec.Raw(msgspec.msgpack.encode([self._times[d] for d in self._ancestors])),
+            concern_deps=self.concern_book.concern_deps,
+            concern_cache=self.concern_book.concern_cache,
+            member_created=sorted(self.build.member_created),
+            removed_keys={k: sorted(v) for k, v in self.member_book.removed_keys.items()},
+            members=self.member_book.encoded(),
+            times=msgspec.Raw(msgspec.msgpack.encode([self.chains.times_of[d] for d in self.chains.chain_of])),
         )

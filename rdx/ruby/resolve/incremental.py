@@ -42,8 +42,28 @@ from rdx.ruby.resolve.vocabulary import (
 )
 
 
+class UpdateBook:
+    """What the updates report (owned by this module): why the last one gave up (for the
+    benchmark and ``Graph.last_resolve``)."""
+
+    __slots__ = ("fallback",)
+    HELD_AS = "updates"
+
+    def __init__(self) -> None:
+        self.fallback: str | None = None
+
+
 class Incremental(Placeholders):
     """Refresh paths; mixed into the Resolver."""
+
+    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
+        super().__init__(documents, restoring)
+        self.updates = UpdateBook()
+
+    @property
+    def fallback(self) -> str | None:
+        """Why the last incremental update gave up, if it did."""
+        return self.updates.fallback
 
     def refresh_document(self, new: FileResult) -> ResolvedState | None:
         """A new state for an edit of one document that leaves its definitions as they were
@@ -56,7 +76,7 @@ class Incremental(Placeholders):
         index = self.key_of(new.uri)
         if index is None:
             return None
-        self._touched_docs.add(index)
+        self.mention_book.touch(index)
         old = self.docs[index]
         if signature(old) != signature(new):
             return None
@@ -65,11 +85,10 @@ class Incremental(Placeholders):
             return None
         docs = self.docs.copy()
         docs[index] = new
-        self.docs = docs
         previous = self.state
         state = successor(previous, docs, previous.declarations, previous.by_name, previous.definition_declarations, diagnostics)
-        self.state = state
-        state.constant_targets[index], state.method_receivers[index] = self._document_references(index)
+        self.read(state)
+        self._store_references(state, index, None)
         return state
 
     def _replay_scope(self, seeds: set[int], keys: set[str], edited: int) -> set[int]:
@@ -85,7 +104,7 @@ class Incremental(Placeholders):
         changed, so the replay gives it back as it was. The member index entries of the
         ``edited`` document are stale; the caller put its keys in."""
         descendants = self._descendants()
-        lookups = self._lookup_keys
+        lookups = self.member_book.lookup_keys
         scope: set[int] = set()
         stack = list(seeds)
         while True:
@@ -105,7 +124,7 @@ class Incremental(Placeholders):
             while grew:
                 grew = False
                 for ns in scope:
-                    for doc, i in self._member_index.get(ns, ()):
+                    for doc, i in self.member_book.member_index.get(ns, ()):
                         if doc == edited:
                             continue
                         d = self.docs[doc].definitions[i]
@@ -135,38 +154,35 @@ class Incremental(Placeholders):
         index = self.key_of(new.uri)
         if index is None:
             return None
-        self._touched_docs.add(index)
-        self._load_members()
+        self.mention_book.touch(index)
+        self.member_book.load()
         old = self.docs[index]
         conflict = self.load_call_conflict(index, old, new)
         if conflict is not None:
-            self.fallback = conflict
+            self.updates.fallback = conflict
             return None
         old_skeleton, new_skeleton = skeleton(old), skeleton(new)
         if (old.load_calls or new.load_calls) and (old_skeleton is None or new_skeleton is None or old_skeleton[0] != new_skeleton[0]):
-            self.fallback = "a document with load-time calls of other files' methods changes its namespaces"
+            self.updates.fallback = "a document with load-time calls of other files' methods changes its namespaces"
             return None
         if old_skeleton is None or new_skeleton is None:
-            self.fallback = "a member definition carries mixins or scopes an external mixin"
+            self.updates.fallback = "a member definition carries mixins or scopes an external mixin"
             return None
         if old_skeleton[0] == new_skeleton[0]:
             diff = SkeletonDiff(dict(zip(old_skeleton[1], new_skeleton[1], strict=True)), [], [], [])
         else:
             aligned = skeleton_diff(old_skeleton, new_skeleton, order_checked)
             if aligned is None:
-                self.fallback = "the namespaces of the two versions do not align (or external mixins changed)"
+                self.updates.fallback = "the namespaces of the two versions do not align (or external mixins changed)"
                 return None
             diff = aligned
         try:
             return self._replay_members(index, old, new, diff)
         except ReplayUnsafe as exc:
-            self.fallback = str(exc)
+            self.updates.fallback = str(exc)
             return None  # The published states are intact; the caller drops this resolver.
         finally:
-            self.phase = Phase.SETTLED
-            self._own_record = None
-            self._created = None
-            self._going = set()
+            self.build.end_update()
 
     def _replay_members(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> ResolvedState:
         """Apply an aligned edit of document ``index``: the steps of the module docstring, each
@@ -204,7 +220,7 @@ class Incremental(Placeholders):
         state = successor(prev, docs, decls, by_name, def_decl, self._moved_diagnostics(index, old, new, diff))
         u = UpdateContext(index, old, new, diff, prev, state, gone)
         u.reopened, u.lookups_before, u.placeholders, u.demoted = reopened, lookups_before, placeholders, demoted
-        self._own_record, self._created, self._going = u.own, [], set(gone)
+        self.build.begin_update(u.own, set(gone))
         for body_decl, pair in bodies:
             body = u.own(body_decl)
             body.definitions = [p for p in body.definitions if p != pair]
@@ -229,14 +245,10 @@ class Incremental(Placeholders):
                 moved_defs.append((doc, i))
             rec.definitions = moved_defs
         def_decl[index] = row
-        self.docs, self.decls, self.by_name, self.def_decl = docs, decls, by_name, def_decl
-        self.state = state
-        self._crefs[index] = {}
+        self.read(state)
+        self.caches.open_document(index, None)
         if old.external_mixins:
-            renamed = {id(a.mixin): (index, b.mixin_site, b.mixin) for a, b in zip(old.external_mixins, new.external_mixins, strict=True)}
-            self._external = {
-                ns: [renamed.get(id(e[2]), e) if e[0] == index else e for e in entries] for ns, entries in self._external.items()
-            }
+            self.externals.renumber(index, old.external_mixins, new.external_mixins)
         return u
 
     def _moved_diagnostics(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> list[ResolutionDiagnostic]:
@@ -273,8 +285,8 @@ class Incremental(Placeholders):
         rechained = self._rechain(chain_seeds, u.own, {h for g in u.gone for h in self._holders(g)}) if chain_seeds else set()
         if rechained:
             merge_refresh(u.refresh, self._documents_reading(rechained))
-        assert self._created is not None
-        created = {d for d in self._created if d in self.decls and self.decls[d].kind == "Todo"}
+        assert self.build.created is not None
+        created = {d for d in self.build.created if d in self.decls and self.decls[d].kind == "Todo"}
         if diff.added or diff.changed:
             self._check_found(u, {*diff.added, *(n for _, n in diff.changed)}, created)
         if created:
@@ -305,19 +317,19 @@ class Incremental(Placeholders):
             keys.update(member_keys(new.definitions[i]))
             if new_owner is not None and (new.definitions[i].kind == "MethodAlias" or new.definitions[i].kind == "MethodVisibility"):
                 self._note_lookup(new_owner, new.definitions[i])
-        seeds = {o for o in self._doc_owners[index] | {o for _, o in new_members} if o is not None}
+        seeds = {o for o in self.member_book.doc_owners[index] | {o for _, o in new_members} if o is not None}
         for ns in rechained:
             # A changed chain changes what this namespace's aliases and visibility changes find.
-            wanted = self._lookup_keys.get(ns)
+            wanted = self.member_book.lookup_keys.get(ns)
             if wanted:
                 seeds.add(ns)
                 keys |= wanted
         scope = self._replay_scope(seeds, keys, index)
-        if not scope.isdisjoint(self._member_created):
+        if not scope.isdisjoint(self.build.member_created):
             raise ReplayUnsafe("the edit touches a namespace the member phase created")
         owner_of: dict[tuple[int, int], int | None] = {}
         for ns in scope:
-            for key in self._member_index.get(ns, ()):
+            for key in self.member_book.member_index.get(ns, ()):
                 if key[0] != index:
                     owner_of[key] = ns
         for i, new_owner in new_members:
@@ -330,7 +342,7 @@ class Incremental(Placeholders):
         """Drop the members of the scope (keeping the namespaces and constants it holds) and
         apply the member definitions of ``order`` again, each seeing the program as it is at
         its position (``Phase.REPLAY``)."""
-        docs, decls, by_name = self.docs, self.decls, self.by_name
+        docs, decls = self.docs, self.decls
         for doc, _ in order:
             u.own_row(doc)
         # Other documents' member diagnostics are reported again by the replay.
@@ -344,8 +356,7 @@ class Incremental(Placeholders):
             for name, member in rec.members.items():
                 mrec = decls.get(member)
                 if mrec is not None and mrec.kind in MEMBER_DECL_KINDS and mrec.owner == ns:
-                    del decls[member]
-                    by_name.pop(mrec.name, None)
+                    self._delete(member)
                     for doc, i in mrec.definitions:
                         if doc != u.index and self.def_decl[doc][i] == member:
                             u.own_row(doc)[i] = None
@@ -354,10 +365,9 @@ class Incremental(Placeholders):
             rec.members = kept
         for key in order:
             doc, i = key
-            self.phase = Phase.REPLAY
-            self._replay_at = (scope, key)
+            self.build.enter(Phase.REPLAY, (scope, key))
             self._apply_member(doc, i, docs[doc].definitions[i], owner_of[key])
-        self.phase = Phase.SETTLED
+        self.build.enter(Phase.SETTLED)
 
     def _refresh_references(self, u: UpdateContext, order: list[tuple[int, int]]) -> None:
         """References again: all of this document's and of documents whose methods changed
@@ -371,24 +381,10 @@ class Incremental(Placeholders):
                 refresh[doc] = None
         state = u.state
         for doc in sorted(refresh):
-            names = refresh[doc]
-            if names is None:
-                state.constant_targets[doc], state.method_receivers[doc] = self._document_references(doc)
-            else:
-                state.constant_targets[doc], state.method_receivers[doc] = self._references_naming(doc, names)
+            self._store_references(state, doc, refresh[doc])
 
     def _note_members(self, u: UpdateContext, new_members: list[tuple[int, int | None]]) -> None:
         """Keep the member index and the mention index current for the document."""
         index = u.index
-        for old_owner in self._doc_owners[index]:
-            if old_owner is not None and old_owner in self._member_index:
-                self._member_index[old_owner] = [k for k in self._member_index[old_owner] if k[0] != index]
-        for i, new_owner in new_members:
-            if new_owner is not None:
-                self._member_index.setdefault(new_owner, []).append((index, i))
-        new_owners = {o for _, o in new_members}
-        for touched in new_owners:
-            if touched is not None:
-                self._member_index[touched].sort()
-        self._doc_owners[index] = new_owners
+        self.member_book.note_document(index, new_members)
         self._remention(index, path_names(u.new))

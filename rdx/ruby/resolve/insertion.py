@@ -16,7 +16,7 @@ from itertools import count
 IsClass = Callable[[int], bool]
 
 
-@dataclass
+@dataclass(slots=True)
 class Building:
     """One chain being built: entries, join times and tokens (see the module docstring)."""
 

@@ -53,34 +53,25 @@ class Invalidation(Mentions):
         """Compute the chains of ``seeds`` (namespaces whose superclass or mixins changed) and of
         everything whose chain depends on theirs again; returns the namespaces whose chain
         changed. Their records are copied first (``own``): computing a superclass writes it."""
-        if self._times_raw is not None:
+        if self.chains.times_raw is not None:
             self._load_times()
         closure = self._chain_closure(seeds, exclude)
         if self.object_id in closure:
             raise ReplayUnsafe("Object's ancestors change: every lookup may change")
-        old = {ns: self._ancestors.get(ns) for ns in closure}
+        old = {ns: self.chains.chain_of.get(ns) for ns in closure}
         # The previous state keeps its own tables.
         self._own_chains()
         for ns in closure:
             own(ns)
-            self._ancestors.pop(ns, None)
-            self._times.pop(ns, None)
-            self._superclass_done.discard(ns)
+        self.chains.forget(closure)
         for ns in seeds:
-            self._concern_cache.pop(ns, None)
-        self._lookup_cache.clear()
-        self._alias_cache.clear()
+            self.concern_book.forget_answer(ns)
+        self.caches.forget_lookups()
         self._drop_chain_diagnostics(closure)
         for ns in sorted(closure, key=lambda n: self.decls[n].name):
             self.ancestors(ns)
-        changed = {ns for ns in closure if self._ancestors.get(ns) != old[ns]}
-        index = self._descendant_index
-        if index is not None:
-            for ns in changed:
-                before = set(old[ns] or ())
-                for anc in self._ancestors.get(ns, ()):
-                    if anc != ns and anc not in before:
-                        index.setdefault(anc, []).append(ns)  # Lost ancestors are filtered on read.
+        changed = {ns for ns in closure if self.chains.chain_of.get(ns) != old[ns]}
+        self.chains.note_descendants(changed, old)
         return changed
 
     def _drop_chain_diagnostics(self, namespaces: set[int]) -> None:
@@ -90,7 +81,7 @@ class Invalidation(Mentions):
             for doc, i in self.decls[ns].definitions:
                 d = self.docs[doc].definitions[i]
                 spans.update((doc, s, e) for s, e in spans_of(d))
-            for doc, _scope, mixin in self._external.get(ns, ()):
+            for doc, _scope, mixin in self.externals.external_of.get(ns, ()):
                 if isinstance(mixin.target, ConstPath):  # Not a load-time call's (``loadcalls``).
                     spans.add((doc, mixin.target.start, mixin.target.end))
         self.state.diagnostics = [
@@ -111,22 +102,3 @@ class Invalidation(Mentions):
         out: dict[int, set[str] | None] = dict(self._mentioning(names, -1))
         out.update(dict.fromkeys(scoped))
         return out
-
-    def _descendants(self) -> dict[int, list[int]]:
-        """Namespace -> the namespaces that have it among their ancestors, built on first use.
-
-        Edits that change chains append new entries and leave stale ones (a namespace that
-        lost that ancestor, or is gone): readers that must be exact filter through
-        ``_current_descendants``; the others use it as an over-approximation."""
-        if self._descendant_index is None:
-            index: dict[int, list[int]] = {}
-            for decl_id, chain in self._ancestors.items():
-                for anc in chain:
-                    if anc != decl_id:
-                        index.setdefault(anc, []).append(decl_id)
-            self._descendant_index = index
-        return self._descendant_index
-
-    def _current_descendants(self, ns: int) -> list[int]:
-        """The namespaces that have ``ns`` among their ancestors now (stale entries dropped)."""
-        return [d for d in self._descendants().get(ns, ()) if d in self.decls and ns in self._ancestors.get(d, ())]

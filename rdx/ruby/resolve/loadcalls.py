@@ -29,7 +29,7 @@ from rdx.ruby.resolve.builder import Builder
 from rdx.ruby.resolve.edits import IDENTITY_FIELDS, fields_of, strip_path
 from rdx.ruby.resolve.vocabulary import MEMBER_DEF_KINDS, Site
 
-__all__ = ["AppliedMixin", "LoadCalls"]
+__all__ = ["AppliedMixin", "LoadCallBook", "LoadCalls"]
 
 MAX_DEPTH = 4
 # (namespace, method name) -> the definitions callable so, in program order: (doc, end, index).
@@ -66,20 +66,44 @@ class _Frame:
         self.position = 0
 
 
+class LoadCallBook:
+    """What binding load-time calls across files keeps (owned by this module): per document,
+    every mixin its calls apply (guarded ones included; the image refers to them by
+    position); the templates by (document, method index); the method names the calls use."""
+
+    __slots__ = ("applied", "called_names", "templates")
+    HELD_AS = "load_book"
+
+    def __init__(self) -> None:
+        self.applied: dict[int, list[Applied]] = {}
+        self.templates: dict[tuple[int, int], MethodEffects] = {}
+        self.called_names: set[str] | None = None
+
+    def reset_applied(self) -> None:
+        self.applied = {}
+
+    def set_applied(self, doc: int, applied: list[Applied]) -> None:
+        self.applied[doc] = applied
+
+
 class LoadCalls(Builder):
     """Binding of cross-file load-time calls; mixed into the Resolver."""
+
+    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
+        super().__init__(documents, restoring)
+        self.load_book = LoadCallBook()
 
     def _callee_index(self) -> CalleeIndex:
         """The methods callable on a namespace under a name some load-time call or template
         uses, and the templates by (doc, method index); remembers those names."""
         names: set[str] = set()
-        self._templates = {}
+        self.load_book.templates = {}
         for doc, result in self.docs.items():
             names.update(c.name for c in result.load_calls)
             for t in result.method_effects:
-                self._templates[(doc, t.method)] = t
+                self.load_book.templates[(doc, t.method)] = t
                 names.update(e.name for e in t.effects if not e.mixin)
-        self._called_names = names
+        self.load_book.called_names = names
         index: CalleeIndex = {}
         if not names:
             return index
@@ -130,7 +154,7 @@ class LoadCalls(Builder):
             found = (cdoc, i)
         if found is None:
             return None
-        template = self._templates.get(found)
+        template = self.load_book.templates.get(found)
         return (found[0], template) if template is not None else None
 
     def _value(self, op: Operand, site: Site, self_ns: int | None, bound: list[int | None]) -> int | None:
@@ -201,15 +225,15 @@ class LoadCalls(Builder):
 
     def load_call_names(self) -> set[str]:
         """The method names load-time calls and templates use (computed on first use)."""
-        if self._called_names is None:
+        if self.load_book.called_names is None:
             self._callee_index()
-        assert self._called_names is not None
-        return self._called_names
+        assert self.load_book.called_names is not None
+        return self.load_book.called_names
 
     def load_call_conflict(self, index: int, old: FileResult, new: FileResult) -> str | None:
         """Why a member edit of document ``index`` from ``old`` to ``new`` may change what a
         load-time call across files applies (then only a full resolve is sound), or None."""
-        if index in self._applied:
+        if index in self.load_book.applied:
             return "its load-time calls apply mixins of another file's method"
         if _calls_key(old) != _calls_key(new):
             return "its load-time calls of other files' methods change"

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterable
+from typing import Protocol
 
 from rdx.model.records import ConstPath
 from rdx.model.store import ResolvedState
@@ -14,40 +15,122 @@ from rdx.ruby.resolve.vocabulary import (
 )
 
 
+class LookupCaches:
+    """What lookups remember (owned by this module): per document, each scope definition's
+    lexical scopes; alias targets; constant lookups by (name, site); the chains returned while
+    still in progress (provisional: nothing computed from them is cached; only resolution
+    adds to it, see ``Ancestors``); URI -> document key, built on first use."""
+
+    __slots__ = ("alias_cache", "crefs", "lookup_cache", "partial_hits", "uri_keys")
+    HELD_AS = "caches"
+
+    def __init__(self, documents: Iterable[int]) -> None:
+        self.crefs: dict[int, dict[int, Site]] = {key: {} for key in documents}
+        self.alias_cache: dict[int, int | None] = {}
+        self.lookup_cache: dict[tuple[str, Site], int | None] = {}
+        self.partial_hits: list[int] = []
+        self.uri_keys: dict[str, int] | None = None
+
+    def forget_lookups(self) -> None:
+        """Drop the cached constant lookups and alias targets (declarations or chains changed)."""
+        self.lookup_cache.clear()
+        self.alias_cache.clear()
+
+    def forget_constant_lookups(self) -> None:
+        """Drop the cached constant lookups (a placeholder was declared)."""
+        self.lookup_cache.clear()
+
+    def forget_scopes(self) -> None:
+        """Drop every cached lexical scope (a declaration on the way may have gone)."""
+        for crefs in self.crefs.values():
+            crefs.clear()
+
+    def open_document(self, key: int, uri: str | None) -> None:
+        """Document ``key`` is new or replaced: no scope of it is known yet."""
+        self.crefs[key] = {}
+        if uri is not None and self.uri_keys is not None:
+            self.uri_keys[uri] = key
+
+    def close_document(self, key: int, uri: str) -> None:
+        self.crefs.pop(key, None)
+        if self.uri_keys is not None:
+            self.uri_keys.pop(uri, None)
+
+    def note_partial(self, decl_id: int) -> None:
+        """A chain still being computed was returned (whatever it serves is provisional)."""
+        self.partial_hits.append(decl_id)
+
+    def settle_partial(self, since: int, decl_id: int) -> bool:
+        """Close the frame of ``decl_id``'s chain, begun when ``since`` partial hits were
+        recorded: True when its result is final (only its own chain was seen partial); other
+        hits stay provisional for the frames that use this one."""
+        hits = self.partial_hits[since:]
+        del self.partial_hits[since:]
+        others = [h for h in hits if h != decl_id]
+        if others:
+            self.partial_hits.extend(others)
+            return False
+        return True
+
+
+class ChainSource(Protocol):
+    """What lookups need from ancestor chains: the linearized ancestors of a declaration
+    (itself alone when it has none)."""
+
+    def ancestors(self, decl_id: int) -> tuple[int, ...]: ...
+
+
+class PublishedChains:
+    """The chains of a published state, as they are (queries compute none)."""
+
+    __slots__ = ("published",)
+
+    def __init__(self, state: ResolvedState) -> None:
+        self.published = state
+
+    def ancestors(self, decl_id: int) -> tuple[int, ...]:
+        return self.published.ancestors.get(decl_id, (decl_id,))
+
+
 class Lookup:
     """Scopes, constant lookup, alias following and member lookup over one resolved state.
 
     Reads only: a lookup never declares or changes a record, so one built over a published
     state (``Lookup(state)``) answers the same forever, whatever later revisions do. Its
-    caches are its own. The Resolver is a Lookup too, over the state it is building, whose
-    chains it computes on demand (it overrides ``ancestors``)."""
+    caches are its own. It reads chains through a ``ChainSource``: by default the published
+    state's; the Resolver is a Lookup too, over the state it is building, with a source that
+    computes chains on demand (``Ancestors``)."""
 
-    def __init__(self, state: ResolvedState) -> None:
+    # The state a lookup reads and its tables: bound here (``read``), written into only by
+    # ``builder`` (see ``test_resolution_state_has_one_writer``).
+    VIEW = ("ancestors", "by_name", "decls", "def_decl", "docs", "object_id", "state")
+
+    def __init__(self, state: ResolvedState, chains: ChainSource | None = None) -> None:
+        self.read(state)
+        self.caches = LookupCaches(state.documents)
+        self.use_chains(chains if chains is not None else PublishedChains(state))
+
+    def use_chains(self, chains: ChainSource) -> None:
+        """Read ancestor chains from ``chains`` from now on."""
+        # The source's own bound method: ``ancestors`` is called on every constant lookup.
+        self.ancestors: Callable[[int], tuple[int, ...]] = chains.ancestors
+
+    def read(self, state: ResolvedState) -> None:
+        """Read ``state`` from now on: its documents and tables (the lookup binds them; only
+        ``builder`` writes into them)."""
         self.state = state
         self.docs = state.documents
         self.decls = state.declarations
         self.by_name = state.by_name
         self.def_decl = state.definition_declarations
         self.object_id = state.object_id
-        # Per document: scope definition index -> its cref.
-        self._crefs: dict[int, dict[int, Site]] = {key: {} for key in state.documents}
-        self._alias_cache: dict[int, int | None] = {}
-        self._lookup_cache: dict[tuple[str, Site], int | None] = {}
-        # Chains returned while still in progress (only while resolving; see ``Ancestors``).
-        self._partial_hits: list[int] = []
-        # URI -> document key (``key_of``), built on first use.
-        self._keys: dict[str, int] | None = None
-
-    def ancestors(self, decl_id: int) -> tuple[int, ...]:
-        """The linearized ancestors of a declaration (itself alone when it has none)."""
-        return self.state.ancestors.get(decl_id, (decl_id,))
 
     def _scope_decl(self, doc: int, index: int) -> int | None:
         return self.def_decl[doc][index] if index >= 0 else self.object_id
 
     def cref(self, doc: int, index: int) -> Site | None:
         """Lexical scopes at a scope definition (innermost first); None if not yet declared."""
-        crefs = self._crefs[doc]
+        crefs = self.caches.crefs[doc]
         cached = crefs.get(index)
         if cached is not None:
             return cached
@@ -107,9 +190,10 @@ class Lookup:
         return None
 
     def _alias_target(self, decl_id: int) -> int | None:
-        if decl_id in self._alias_cache:
-            return self._alias_cache[decl_id]
-        self._alias_cache[decl_id] = None  # Guards cycles while resolving.
+        cache = self.caches.alias_cache
+        if decl_id in cache:
+            return cache[decl_id]
+        cache[decl_id] = None  # Guards cycles while resolving.
         rec = self.decls[decl_id]
         target = None
         # The value a constant holds is its last assignment in load order (Ruby warns "already
@@ -126,7 +210,7 @@ class Lookup:
                     if target == decl_id:
                         target = None
                     break
-        self._alias_cache[decl_id] = target
+        cache[decl_id] = target
         return target
 
     def _member_constant(self, ns: int, name: str) -> int | None:
@@ -147,9 +231,12 @@ class Lookup:
         """Unqualified constant lookup: lexical scopes, ancestors of the innermost, Object;
         the constants in ``exclude`` are passed over (the lookup goes on behind them)."""
         key = (name, site)
-        if not exclude and key in self._lookup_cache:
-            return self._lookup_cache[key]
-        hits_before = len(self._partial_hits)
+        caches = self.caches
+        cache = caches.lookup_cache
+        if not exclude and key in cache:
+            return cache[key]
+        partial = caches.partial_hits
+        hits_before = len(partial)
         result = None
         for ns in site:
             result = self._member_constant(ns, name)
@@ -166,8 +253,8 @@ class Lookup:
                 if result is not None and result not in exclude:
                     break
                 result = None
-        if not exclude and len(self._partial_hits) == hits_before:
-            self._lookup_cache[key] = result
+        if not exclude and len(partial) == hits_before:
+            cache[key] = result
         return result
 
     def lookup_scoped(self, ns: int, name: str) -> int | None:
@@ -321,7 +408,8 @@ class Lookup:
 
     def key_of(self, uri: str) -> int | None:
         """The document key of a URI in the current state."""
-        keys = self._keys
+        caches = self.caches
+        keys = caches.uri_keys
         if keys is None:
-            keys = self._keys = {d.uri: k for k, d in self.docs.items()}
+            keys = caches.uri_keys = {d.uri: k for k, d in self.docs.items()}
         return keys.get(uri)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+import msgspec
+
 from rdx.model.declarations import DeclarationRecord
-from rdx.model.records import DefinitionRecord
-from rdx.model.store import ResolutionDiagnostic
+from rdx.model.records import DefinitionRecord, FileResult
+from rdx.model.store import MemberBookkeeping, ResolutionDiagnostic
 from rdx.ruby.resolve.ancestors import Ancestors
 from rdx.ruby.resolve.vocabulary import (
     MEMBER_DEF_KINDS,
@@ -20,8 +24,85 @@ def _written(d: DefinitionRecord) -> str:
     return f"{d.receiver.text}.define_method(:{d.name})" if d.instance_receiver else f"def {d.receiver.text}.{d.name}"
 
 
+class MemberBook:
+    """What member edits need (owned by this module; see ``refresh_members``): member
+    definitions by the namespace they write into, in program order; per document, the
+    namespaces its members write into; the methods ``remove_method`` removed, by namespace;
+    namespace -> member keys (``m()``) its aliases and visibility changes look up. Restored
+    from an image still encoded (``members_raw``) until needed."""
+
+    __slots__ = ("doc_owners", "lookup_keys", "member_index", "members_raw", "removed_keys")
+    HELD_AS = "member_book"
+
+    def __init__(self, documents: Iterable[int]) -> None:
+        self.member_index: dict[int, list[tuple[int, int]]] = {}
+        self.doc_owners: dict[int, set[int | None]] = {key: set() for key in documents}
+        self.removed_keys: dict[int, set[str]] = {}
+        self.lookup_keys: dict[int, set[str]] = {}
+        self.members_raw: msgspec.Raw | None = None
+
+    def load(self) -> None:
+        """Decode the bookkeeping restored from an image, if not done yet."""
+        if self.members_raw is None:
+            return
+        book = msgspec.msgpack.decode(self.members_raw, type=MemberBookkeeping)
+        self.members_raw = None
+        self.member_index = book.member_index
+        self.doc_owners = {k: set(o) for k, o in book.doc_owners.items()}
+        self.lookup_keys = {k: set(v) for k, v in book.lookup_keys.items()}
+
+    def restore(self, raw: msgspec.Raw, removed_keys: dict[int, list[str]]) -> None:
+        self.members_raw = raw.copy()  # A copy: the Raw would keep the whole file alive.
+        self.removed_keys = {k: set(v) for k, v in removed_keys.items()}
+
+    def encoded(self) -> msgspec.Raw:
+        """The bookkeeping as the image stores it (see ``load``)."""
+        self.load()
+        return msgspec.Raw(
+            msgspec.msgpack.encode(
+                MemberBookkeeping(
+                    member_index=self.member_index,
+                    doc_owners={k: sorted(o, key=lambda x: -1 if x is None else x) for k, o in self.doc_owners.items()},
+                    lookup_keys={k: sorted(v) for k, v in self.lookup_keys.items()},
+                )
+            )
+        )
+
+    def forget(self, ns: int) -> None:
+        """Namespace ``ns`` is gone."""
+        self.member_index.pop(ns, None)
+        self.lookup_keys.pop(ns, None)
+
+    def open_document(self, doc: int) -> None:
+        self.doc_owners[doc] = set()
+
+    def close_document(self, doc: int) -> None:
+        self.doc_owners.pop(doc, None)
+
+    def note_document(self, doc: int, new_members: list[tuple[int, int | None]]) -> None:
+        """Document ``doc``'s member definitions are now ``new_members`` (index, owner)."""
+        for old_owner in self.doc_owners[doc]:
+            if old_owner is not None and old_owner in self.member_index:
+                self.member_index[old_owner] = [k for k in self.member_index[old_owner] if k[0] != doc]
+        for i, new_owner in new_members:
+            if new_owner is not None:
+                self.member_index.setdefault(new_owner, []).append((doc, i))
+        new_owners = {o for _, o in new_members}
+        for touched in new_owners:
+            if touched is not None:
+                self.member_index[touched].sort()
+        self.doc_owners[doc] = new_owners
+
+    def note_lookup(self, owner: int, key: str) -> None:
+        self.lookup_keys.setdefault(owner, set()).add(key)
+
+
 class Members(Ancestors):
     """The member phase; mixed into the Resolver."""
+
+    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
+        super().__init__(documents, restoring)
+        self.member_book = MemberBook(documents)
 
     def _phase_members(self) -> None:
         """Methods, attributes, aliases, variables and visibility changes, in program order:
@@ -31,12 +112,12 @@ class Members(Ancestors):
         Each member definition writes into one namespace (its owner; ``module_function`` also
         into the owner's singleton class), computed from the skeleton alone. The phase records
         which definitions write where, so a later edit can replay just those namespaces."""
-        self.phase = Phase.MEMBERS
-        index_map = self._member_index
+        self.build.enter(Phase.MEMBERS)
+        index_map = self.member_book.member_index
         for doc, result in self.docs.items():
             defs = result.definitions
             method_owners: dict[int, int | None] = {}
-            owners_here = self._doc_owners[doc]
+            owners_here = self.member_book.doc_owners[doc]
             for index, d in enumerate(defs):
                 kind = d.kind
                 if kind in MEMBER_DEF_KINDS:
@@ -54,12 +135,12 @@ class Members(Ancestors):
                     self._attach(doc, index, rec.id)
                 elif kind == "ConstantVisibility":
                     self._apply_constant_visibility(doc, index, d)
-        self.phase = Phase.SETTLED
+        self.build.enter(Phase.SETTLED)
 
     def _note_lookup(self, owner: int, d: DefinitionRecord) -> None:
         """Record the inherited member an alias or visibility change may read."""
         name = d.old_name if d.kind == "MethodAlias" else d.name
-        self._lookup_keys.setdefault(owner, set()).add(f"{name}()")
+        self.member_book.note_lookup(owner, f"{name}()")
 
     def _singleton_of(self, decl_id: int, create: bool) -> int:
         if create:
@@ -204,7 +285,7 @@ class Members(Ancestors):
                 self.state.diagnostics.append(
                     ResolutionDiagnostic(doc, "unknown-method", f"remove_method names {d.name!r}, which is not defined here", d.start, d.end, "warning"))
                 return
-            self._removed_keys.setdefault(owner, set()).add(key)
+            self.member_book.removed_keys.setdefault(owner, set()).add(key)
             self._forget(method)
             return
         if d.visibility == "undefined":
@@ -242,13 +323,13 @@ class Members(Ancestors):
         that position is worked out from its definitions before it (absent when there are
         none); when that needs more than the last one (an alias, ``module_function``) or a
         method was removed on the way, the replay is abandoned for a full resolve."""
-        if self.phase != Phase.REPLAY:
+        if self.build.phase != Phase.REPLAY:
             found = self.find_member(decl_id, member)
             return None if found is None else (found, self.decls[found].visibility)
-        scope, at = self._replay_at
+        scope, at = self.build.replay_at
         for anc in self.ancestors(decl_id):
             outside = anc not in scope
-            if outside and member in self._removed_keys.get(anc, ()):
+            if outside and member in self.member_book.removed_keys.get(anc, ()):
                 raise ReplayUnsafe(f"{self.decls[anc].name} had {member} removed")
             found = self.decls[anc].members.get(member)
             if found is None:

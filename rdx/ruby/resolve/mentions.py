@@ -10,7 +10,7 @@ after the edit tells whether any answer changed. If none did, the edit stays inc
 
 from __future__ import annotations
 
-from rdx.model.records import ConstPath
+from rdx.model.records import ConstPath, FileResult
 from rdx.ruby.resolve.edits import load_time_paths, path_names
 from rdx.ruby.resolve.image import Image
 from rdx.ruby.resolve.vocabulary import ReplayUnsafe
@@ -26,29 +26,55 @@ Evaluation = tuple[Answer, ...]
 ANCESTRY, OTHER, SCOPE = 0, 1, 2
 
 
+class MentionBook:
+    """Who mentions a name (owned by this module): per document, the names its definitions'
+    lookups mention, and name -> those documents (for edits that add namespaces and
+    constants, built on first use); per document, its FileResult and the names its
+    references use, and name -> those documents (``_documents_mentioning``), with the
+    documents edited since, whose entries may be stale."""
+
+    __slots__ = ("mention_index", "path_names", "reference_index", "reference_names", "touched_docs")
+    HELD_AS = "mention_book"
+
+    def __init__(self) -> None:
+        self.path_names: dict[int, set[str]] | None = None
+        self.mention_index: dict[str, set[int]] | None = None
+        self.reference_names: dict[int, tuple[FileResult, set[str]]] = {}
+        self.reference_index: dict[str, set[int]] | None = None
+        self.touched_docs: set[int] = set()
+
+    def touch(self, doc: int) -> None:
+        """Document ``doc`` is being edited: its reference names may be stale."""
+        self.touched_docs.add(doc)
+
+
 class Mentions(Image):
     """The mention index and lookup re-checks; mixed into the Resolver."""
 
+    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
+        super().__init__(documents, restoring)
+        self.mention_book = MentionBook()
+
     def _mentioned_names(self) -> dict[int, set[str]]:
         """Per document, every name its definitions' lookups mention (see ``path_names``)."""
-        if self._path_names is None:
-            self._path_names = {key: path_names(d) for key, d in self.docs.items()}
-        return self._path_names
+        if self.mention_book.path_names is None:
+            self.mention_book.path_names = {key: path_names(d) for key, d in self.docs.items()}
+        return self.mention_book.path_names
 
     def _mention_index(self) -> dict[str, set[int]]:
         """Name -> documents whose definitions' lookups mention it (built on first use, kept current)."""
-        if self._mentions is None:
+        if self.mention_book.mention_index is None:
             index: dict[str, set[int]] = {}
             for doc, names in self._mentioned_names().items():
                 for name in names:
                     index.setdefault(name, set()).add(doc)
-            self._mentions = index
-        return self._mentions
+            self.mention_book.mention_index = index
+        return self.mention_book.mention_index
 
     def _remention(self, doc: int, names: set[str] | None) -> None:
         """Document ``doc`` now mentions ``names`` (None: it is gone)."""
         per_doc = self._mentioned_names()
-        index = self._mentions
+        index = self.mention_book.mention_index
         old = per_doc.get(doc, set())
         if index is not None:
             for name in old - (names or set()):
@@ -134,7 +160,7 @@ class Mentions(Image):
         ``class name`` elsewhere reopens: Ruby looks such a name up through Object's ancestors,
         so a constant of a module that Object includes, or a top-level one that such a module
         also has, decides it."""
-        if not self._object_mixins or owner is None:
+        if not self.externals.object_mixins or owner is None:
             return False
         chain = self.ancestors(self.object_id)
         if owner != self.object_id:
@@ -179,15 +205,15 @@ class Mentions(Image):
     def _documents_mentioning(self, names: set[str], skip: int) -> set[int]:
         """Documents (but ``skip``) with a constant reference or call receiver naming one of
         ``names``, from an index of name -> documents built on first use and kept current."""
-        index = self._reference_index
+        index = self.mention_book.reference_index
         if index is None:
-            index = self._reference_index = {}
+            index = self.mention_book.reference_index = {}
             for doc in self.docs:
                 self._index_reference_names(doc)
         else:
             for doc in self._stale_reference_docs():
                 self._index_reference_names(doc)
-        self._touched_docs.clear()
+        self.mention_book.touched_docs.clear()
         found: set[int] = set()
         for name in names:
             found |= index.get(name, set())
@@ -196,8 +222,8 @@ class Mentions(Image):
 
     def _stale_reference_docs(self) -> list[int]:
         """Documents replaced since their names were indexed (the index keeps the version)."""
-        cache = self._reference_names
-        return [doc for doc in self._touched_docs if doc in self.docs and cache.get(doc, (None,))[0] is not self.docs[doc]]
+        cache = self.mention_book.reference_names
+        return [doc for doc in self.mention_book.touched_docs if doc in self.docs and cache.get(doc, (None,))[0] is not self.docs[doc]]
 
     def _index_reference_names(self, doc: int) -> None:
         self._forget_reference_names(doc)
@@ -208,15 +234,15 @@ class Mentions(Image):
         for call in result.method_refs:
             if call.receiver is not None:
                 used.update(call.receiver.segments)
-        self._reference_names[doc] = (result, used)
-        index = self._reference_index
+        self.mention_book.reference_names[doc] = (result, used)
+        index = self.mention_book.reference_index
         assert index is not None
         for name in used:
             index.setdefault(name, set()).add(doc)
 
     def _forget_reference_names(self, doc: int) -> None:
-        entry = self._reference_names.pop(doc, None)
-        index = self._reference_index
+        entry = self.mention_book.reference_names.pop(doc, None)
+        index = self.mention_book.reference_index
         if entry is not None and index is not None:
             for name in entry[1]:
                 docs = index.get(name)

@@ -7,7 +7,7 @@ written outside ``Foo``'s body to ``Foo``."""
 
 from __future__ import annotations
 
-from rdx.model.records import ConstPath, DefinitionRecord, ExternalMixin
+from rdx.model.records import ConstPath, DefinitionRecord, ExternalMixin, FileResult
 from rdx.model.store import CORE_URI, ResolutionDiagnostic
 from rdx.ruby.resolve.loadcalls import Applied, LoadCalls
 from rdx.ruby.resolve.vocabulary import (
@@ -19,8 +19,37 @@ from rdx.ruby.resolve.vocabulary import (
 )
 
 
+class ExternalBook:
+    """Mixins applied from outside a namespace's body (owned by this module): namespace id ->
+    (document, scope index, mixin), ``Foo.include(M)`` calls and the mixins of load-time calls
+    (``loadcalls``) in program order; whether any file includes modules into Object."""
+
+    __slots__ = ("external_of", "object_mixins")
+    HELD_AS = "externals"
+
+    def __init__(self) -> None:
+        self.external_of: dict[int, list] = {}
+        self.object_mixins = False
+
+    def attach(self, ns: int, doc: int, scope: int, mixin: object) -> None:
+        self.external_of.setdefault(ns, []).append((doc, scope, mixin))
+
+    def renumber(self, index: int, old: list[ExternalMixin], new: list[ExternalMixin]) -> None:
+        """Document ``index`` was replaced by a version with the same external mixins: its
+        entries now point at the new version's."""
+        renamed = {id(a.mixin): (index, b.mixin_site, b.mixin) for a, b in zip(old, new, strict=True)}
+        self.external_of = {ns: [renamed.get(id(e[2]), e) if e[0] == index else e for e in entries] for ns, entries in self.external_of.items()}
+
+    def restore(self, object_mixins: bool) -> None:
+        self.object_mixins = object_mixins
+
+
 class Namespaces(LoadCalls):
     """Phase 1; mixed into the Resolver."""
+
+    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
+        super().__init__(documents, restoring)
+        self.externals = ExternalBook()
 
     def _declare_definition(self, doc: int, index: int, d: DefinitionRecord, placeholders: bool) -> bool:
         """Try to declare one namespace/constant definition; True when done."""
@@ -64,11 +93,11 @@ class Namespaces(LoadCalls):
         kind = d.kind
         if kind in ("Class", "Module"):
             existing = self._member_constant(owner, name)
-            if existing is None and owner == self.object_id and self._object_mixins:
+            if existing is None and owner == self.object_id and self.externals.object_mixins:
                 # At top level, ``class Foo`` also reopens a Foo that Object gets from a module
                 # it includes (Ruby checks Object's ancestors for the constant). Object's chain
                 # may have grown since it was cached in this round: recompute it.
-                self._ancestors.pop(self.object_id, None)
+                self._drop_chain(self.object_id)
                 inherited = self.lookup_scoped(self.object_id, name)
                 if inherited is not None and self.decls[inherited].owner != self.object_id:
                     existing = inherited
@@ -114,7 +143,7 @@ class Namespaces(LoadCalls):
 
     def _phase_namespaces(self) -> None:
         # Whether any file includes modules into Object (top-level ``include M``).
-        self._object_mixins = any(
+        self.externals.object_mixins = any(
             d.kind == "Class" and d.name == "Object" and d.mixins for result in self.docs.values() if result.uri != CORE_URI for d in result.definitions
         )
         pending: list[tuple[int, int, DefinitionRecord]] = []
@@ -162,11 +191,11 @@ class Namespaces(LoadCalls):
         order; a guarded one (``unless Foo < M``) only when Foo lacks M so far."""
         guarded = False
         index = self._callee_index() if any(r.load_calls for r in self.docs.values()) else None
-        self._applied = {}
+        self.load_book.reset_applied()
         for doc, result in self.docs.items():
             applied = self._applied_mixins(index, doc, result) if index is not None and result.load_calls else []
             if applied:
-                self._applied[doc] = applied
+                self.load_book.set_applied(doc, applied)
             for item in _merged(result.external_mixins, applied):
                 if isinstance(item, Applied):
                     guarded |= self._apply_load_call_mixin(doc, item)
@@ -189,7 +218,7 @@ class Namespaces(LoadCalls):
             return False
         if ext.unless_present and self._already_present(doc, ext, target):
             return True
-        self._external.setdefault(target, []).append((doc, ext.mixin_site, ext.mixin))
+        self.externals.external_of.setdefault(target, []).append((doc, ext.mixin_site, ext.mixin))
         return ext.unless_present
 
     def _apply_load_call_mixin(self, doc: int, item: Applied) -> bool:
@@ -198,7 +227,7 @@ class Namespaces(LoadCalls):
             self._invalidate()  # Chains cached before the last external mixins were added are stale.
             if item.mixin.target in self.ancestors(item.namespace):
                 return True
-        self._external.setdefault(item.namespace, []).append((doc, -1, item.mixin))
+        self.externals.external_of.setdefault(item.namespace, []).append((doc, -1, item.mixin))
         return item.guarded
 
     def _already_present(self, doc: int, ext: ExternalMixin, target: int) -> bool:

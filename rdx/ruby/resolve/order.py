@@ -53,9 +53,11 @@ class LoadOrder:
     resolve them. ``add`` and ``remove`` keep it current when the change moves no other
     document; otherwise they say no and the caller computes the order anew."""
 
+    __slots__ = ("by_basename", "by_path", "by_uri", "ordered", "pulled", "required_by", "requirers", "root_order", "roots")
+
     def __init__(self, documents: Iterable[FileResult]) -> None:
         docs = sorted(documents, key=lambda d: _root_key(d.uri))
-        self.docs: dict[str, FileResult] = {d.uri: d for d in docs}
+        self.by_uri: dict[str, FileResult] = {d.uri: d for d in docs}
         self.root_order: list[tuple[bool, str]] = [_root_key(d.uri) for d in docs]
         self.by_path: dict[str, FileResult] = {}
         self.by_basename: dict[str, list[FileResult]] = {}
@@ -131,7 +133,7 @@ class LoadOrder:
         document requires a file of its name, and whatever it requires comes before it. Updates
         the order; None (nothing changed) otherwise. ``keys`` are the current keys, sorted."""
         name = posixpath.basename(doc.path) if doc.path else None
-        if doc.uri in self.docs or (name is not None and self.requirers.get(name)):
+        if doc.uri in self.by_uri or (name is not None and self.requirers.get(name)):
             return None
         at = bisect.bisect_left(self.root_order, _root_key(doc.uri))
         # Everything before its turn as a root was emitted before it; the last root walked
@@ -149,7 +151,7 @@ class LoadOrder:
         high = keys[nxt] if nxt < len(keys) else min(low + 2 * DOC_GAP, MAX_KEY)
         if high - low < 2:
             return None
-        self.docs[doc.uri] = doc
+        self.by_uri[doc.uri] = doc
         self.root_order.insert(at, _root_key(doc.uri))
         self.roots.add(doc.uri)
         self._index(doc)
@@ -161,19 +163,19 @@ class LoadOrder:
         """Forget document ``uri`` when that moves no other document: it pulled nothing in,
         and the requires that named it name no other file once it is gone. False (nothing
         changed) otherwise."""
-        doc = self.docs.get(uri)
+        doc = self.by_uri.get(uri)
         if doc is None or self.pulled.get(uri):
             return False
         self._unindex(doc)
         name = posixpath.basename(doc.path) if doc.path else None
         for requirer in self.required_by.get(uri, ()):
-            other = self.docs[requirer]
+            other = self.by_uri[requirer]
             for req in other.requires:
                 if posixpath.basename(_require_name(req)) == name and self.target(other, req) is not None:
                     self._index(doc)
                     return False
         self.required_by.pop(uri, None)
-        del self.docs[uri]
+        del self.by_uri[uri]
         at = bisect.bisect_left(self.root_order, _root_key(uri))
         if at < len(self.root_order) and self.root_order[at][1] == uri:
             del self.root_order[at]

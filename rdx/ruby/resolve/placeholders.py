@@ -169,32 +169,25 @@ class Placeholders(SkeletonEdits):
         if single is None:
             return
         srec = self.decls[single]
-        if srec.definitions or srec.members or srec.singleton is not None or single in self._member_created or self._current_descendants(single):
+        if srec.definitions or srec.members or srec.singleton is not None or single in self.build.member_created or self._current_descendants(single):
             return
         self._drop_declaration(u, single)
         u.own(todo).singleton = None
 
     def _drop_declaration(self, u: UpdateContext, decl_id: int) -> None:
         """Delete a placeholder (or a singleton class) with its singleton classes and chains."""
-        if self._times_raw is not None:
+        if self.chains.times_raw is not None:
             self._load_times()
         self._own_chains()
         rec = self.decls[decl_id]
         for holder in self._holders(decl_id):
-            hrec = self.decls.pop(holder)
-            self.by_name.pop(hrec.name, None)
-            self._ancestors.pop(holder, None)
-            self._times.pop(holder, None)
-            self._superclass_done.discard(holder)
-            self._member_index.pop(holder, None)
-            self._lookup_keys.pop(holder, None)
-            self._member_created.discard(holder)
-            self._concern_cache.pop(holder, None)
-            self._concern_deps.pop(holder, None)
+            self._delete(holder)
+            self.chains.forget((holder,))
+            self.member_book.forget(holder)
+            self.build.forget(holder)
+            self.concern_book.forget(holder)
         owner = rec.owner
         if owner is not None and owner in self.decls and rec.kind != "SingletonClass" and self.decls[owner].members.get(rec.unqualified) == decl_id:
             del u.own(owner).members[rec.unqualified]
-        self._lookup_cache.clear()
-        self._alias_cache.clear()
-        for crefs in self._crefs.values():
-            crefs.clear()  # A cached lexical scope may pass through what went.
+        self.caches.forget_lookups()
+        self.caches.forget_scopes()  # A cached lexical scope may pass through what went.

@@ -4,11 +4,37 @@ from __future__ import annotations
 
 from rdx.model.kinds import ReceiverKind
 from rdx.model.records import ConstRef, MethodRef
+from rdx.model.store import ResolvedState
 from rdx.ruby.resolve.members import Members
+
+# The rows of the resolved state that only this module writes (``tests/test_architecture.py``).
+OWNED_STATE_FIELDS = ("constant_targets", "method_receivers")
+
+Rows = tuple[list[int | None], list[int | None]]
 
 
 class References(Members):
     """The reference phase; mixed into the Resolver."""
+
+    def _store_references(self, state: ResolvedState, doc: int, names: set[str] | None) -> None:
+        """Resolve document ``doc``'s references again into ``state``: all of them (``names``
+        None), or those naming one of ``names``."""
+        rows = self._document_references(doc) if names is None else self._references_naming(doc, names)
+        state.constant_targets[doc], state.method_receivers[doc] = rows
+
+    def _open_rows(self, state: ResolvedState, doc: int) -> None:
+        """A new document has no references resolved yet."""
+        state.constant_targets[doc] = []
+        state.method_receivers[doc] = []
+
+    def _drop_rows(self, state: ResolvedState, doc: int) -> None:
+        del state.constant_targets[doc]
+        del state.method_receivers[doc]
+
+    def _install_rows(self, state: ResolvedState, constant_targets: dict[int, list[int | None]], method_receivers: dict[int, list[int | None]]) -> None:
+        """The rows of a restored image."""
+        state.constant_targets = constant_targets
+        state.method_receivers = method_receivers
 
     def _phase_references(self) -> None:
         const_targets: dict[int, list[int | None]] = {}
@@ -18,7 +44,7 @@ class References(Members):
         self.state.constant_targets = const_targets
         self.state.method_receivers = receivers
 
-    def _document_references(self, doc: int) -> tuple[list[int | None], list[int | None]]:
+    def _document_references(self, doc: int) -> Rows:
         """Resolved constant references and method-call receivers of one document."""
         result = self.docs[doc]
         targets: list[int | None] = []
@@ -64,7 +90,7 @@ class References(Members):
             ns = self.decls[ns].singleton  # None for a placeholder: nothing to look up there.
         return ns
 
-    def _references_naming(self, doc: int, names: set[str]) -> tuple[list[int | None], list[int | None]]:
+    def _references_naming(self, doc: int, names: set[str]) -> Rows:
         """The document's references again, where only those whose constant path (or call
         receiver) names one of ``names`` can have changed: the others keep their answers."""
         state = self.state

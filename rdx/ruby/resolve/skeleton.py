@@ -126,7 +126,7 @@ class SkeletonEdits(Invalidation):
         placeholders (``Todo``) and their singleton classes (the chains of subclasses'
         singleton classes need them). Raises ReplayUnsafe for anything else."""
         decls = self.decls
-        for d in self._created or ():
+        for d in self.build.created or ():
             rec = decls.get(d)
             if rec is None or d in created or rec.kind == "Todo":
                 continue
@@ -147,7 +147,7 @@ class SkeletonEdits(Invalidation):
     def _remove_declarations(self, index: int, gone: list[int], own: Callable[[int], DeclarationRecord]) -> dict[int, set[str] | None]:
         """Delete ``gone`` (checked by ``_removable``) with their singleton classes and member
         declarations; returns the documents whose references mention their names."""
-        if self._times_raw is not None:
+        if self.chains.times_raw is not None:
             self._load_times()
         self._own_chains()
         names: set[str] = set()
@@ -158,23 +158,17 @@ class SkeletonEdits(Invalidation):
             names.add(rec.unqualified)
             doomed = self._holders(decl_id)
             for holder in doomed:
-                hrec = self.decls.pop(holder)
-                self.by_name.pop(hrec.name, None)
+                hrec = self._delete(holder)
                 for member in hrec.members.values():
                     mrec = self.decls.get(member)
                     if mrec is not None and mrec.kind in MEMBER_DECL_KINDS:
-                        self.decls.pop(member)
-                        self.by_name.pop(mrec.name, None)
-                self._ancestors.pop(holder, None)
-                self._times.pop(holder, None)
-                self._superclass_done.discard(holder)
-                self._member_index.pop(holder, None)
-                self._lookup_keys.pop(holder, None)
+                        self._delete(member)
+                self.chains.forget((holder,))
+                self.member_book.forget(holder)
             owner = rec.owner
             if owner is not None and owner in self.decls and self.decls[owner].members.get(rec.unqualified) == decl_id:
                 del own(owner).members[rec.unqualified]
-        self._lookup_cache.clear()
-        self._alias_cache.clear()
+        self.caches.forget_lookups()
         return self._mentioning(names, index)
 
     def _declare_added(
@@ -202,8 +196,7 @@ class SkeletonEdits(Invalidation):
         for i in added:
             self._declare_one_added(index, new.definitions, i, own, own_mentions, names, created, rechained)
         # Lookups cached before may have missed the new names.
-        self._lookup_cache.clear()
-        self._alias_cache.clear()
+        self.caches.forget_lookups()
         rechain = self._check_lookups(lookups_before, candidates) | rechained
         self._check_added_ancestry(index, new.definitions, added)
         self._complete_added(index, new.definitions, added, created, rechained)
@@ -259,7 +252,7 @@ class SkeletonEdits(Invalidation):
                 # computed again (with its descendants') by the caller.
                 if existing == owner:
                     raise ReplayUnsafe(f"{name} reopens its own scope")
-                if existing in self._going:
+                if existing in self.build.going:
                     raise ReplayUnsafe(f"{name} is declared again by an addition")
                 if d.superclass is not None or d.superclass_self or d.mixins or d.deferred_mixins:
                     rechained.add(existing)
@@ -286,7 +279,7 @@ class SkeletonEdits(Invalidation):
             if decl_id != reopened:
                 raise ReplayUnsafe("a reopening declared something else")
         elif decl_id is not None and decl_id not in created and d.kind != "SingletonClass":
-            if decl_id not in (self._created or ()) and decl_id not in rechained:
+            if decl_id not in (self.build.created or ()) and decl_id not in rechained:
                 # It was there already (``class Broken`` becoming ``module Broken``: the old
                 # declaration goes with its definition, the new one takes the same name).
                 raise ReplayUnsafe(f"{name} is declared again by an addition")
@@ -344,9 +337,5 @@ class SkeletonEdits(Invalidation):
             single = self.decls[holder].singleton
             if single is not None:
                 fresh_ids.add(single)
-        if self._descendant_index is not None:
-            for new_id in fresh_ids:
-                if self.decls[new_id].is_namespace:
-                    for anc in self._ancestors.get(new_id, ()):
-                        if anc != new_id:
-                            self._descendant_index.setdefault(anc, []).append(new_id)
+        if self.chains.descendant_index is not None:
+            self.chains.add_descendants([n for n in fresh_ids if self.decls[n].is_namespace])

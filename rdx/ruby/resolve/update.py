@@ -20,6 +20,11 @@ class UpdateContext:
     declarations that go, the documents whose references to refresh, and which records and
     definition rows the new state already owns (copy-on-write)."""
 
+    __slots__ = (
+        "_records", "_rows", "demoted", "diff", "gone", "index", "lookups_before", "new", "old", "placeholders", "prev", "rechain", "refresh",
+        "reopened", "state",
+    )
+
     def __init__(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff, prev: ResolvedState, state: ResolvedState, gone: list[int]) -> None:
         self.index, self.old, self.new, self.diff = index, old, new, diff
         self.prev, self.state, self.gone = prev, state, gone
