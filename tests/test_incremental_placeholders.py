@@ -139,3 +139,11 @@ def test_graph_api_reports_no_stale_fallback_after_an_incremental_resolve():
     g.index_source("file:///s/a.rb", "class A < Missin; end\n")
     g.resolve()
     assert (g.last_resolve, g.last_fallback) == ("incremental", None)
+
+
+def test_renaming_a_class_its_own_file_still_subclasses_further_up_demotes_it():
+    files = {"file:///o/a.rb": "class Sub < Base\n  def s; end\nend\nclass Base\n  def b; end\nend\n", "file:///o/b.rb": "Sub.new.s\n"}
+    steps = [("file:///o/a.rb", files["file:///o/a.rb"].replace("class Base", "class BaseR")), ("file:///o/a.rb", files["file:///o/a.rb"])]
+    # Back again: promoting the placeholder its own file mentions is still a named fallback.
+    reasons = replay(files, steps)
+    assert reasons[0] is None and reasons[1] is not None and "own document" in reasons[1]

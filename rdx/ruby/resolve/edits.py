@@ -269,6 +269,19 @@ def spans_of(d: DefinitionRecord) -> set[tuple[int, int]]:
     return spans
 
 
+def outside_definitions(result: FileResult) -> set[str]:
+    """The names a document's lookups mention outside its definitions: its external mixins
+    (``Foo.include(M)``) and load-time calls' paths."""
+    names: set[str] = set()
+    for e in result.external_mixins:
+        names.update(e.target.segments)
+        if e.mixin.target is not None:
+            names.update(e.mixin.target.segments)
+    for path, _ in load_time_paths(result):
+        names.update(path.segments)
+    return names
+
+
 def path_names(result: FileResult, keep: Callable[[int, DefinitionRecord], bool] | None = None) -> set[str]:
     """Every name that a lookup of the document's definitions (or of those ``keep`` accepts)
     mentions: segments of superclasses, mixins, receivers and alias targets, the scope part of

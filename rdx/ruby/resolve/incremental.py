@@ -208,7 +208,7 @@ class Incremental(Placeholders):
         remap, removed = diff.remap, diff.removed
         # Placeholders the old lookups found may have to go (``Placeholders``).
         placeholders = self._found_todos(index, {*removed, *(o for o, _ in diff.changed)}) if removed or diff.changed else set()
-        demoted = self._demotable(index, old, removed) if removed else {}
+        demoted = self._demotable(index, old, new, diff) if removed else {}
         gone, bodies = self._removable(index, old, new, removed, demoted) if removed else ([], [])
         reopened = {self.decls[b].unqualified for b, _ in bodies if self.decls[b].kind in ("Class", "Module")}
         lookups_before = self._snapshot_lookups(reopened, index) if reopened else {}

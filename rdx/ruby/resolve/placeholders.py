@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rdx.model.records import ConstPath, FileResult
-from rdx.ruby.resolve.edits import path_names
+from rdx.ruby.resolve.edits import SkeletonDiff, outside_definitions, path_names
 from rdx.ruby.resolve.mentions import ANCESTRY, OTHER, SCOPE, Answer
 from rdx.ruby.resolve.skeleton import SkeletonEdits
 from rdx.ruby.resolve.update import UpdateContext
@@ -74,14 +74,21 @@ class Placeholders(SkeletonEdits):
                         out.append(answer)
         return out
 
-    def _demotable(self, index: int, old: FileResult, removed: list[int]) -> dict[int, bool]:
-        """The namespaces that removing definitions ``removed`` of document ``index`` leaves as
-        placeholders: each had only that definition, and only superclass lookups, or only
-        mixin and scope lookups, of other documents find it, with the shape they would give a
-        placeholder. Maps each to whether it is a superclass (a placeholder made for a
-        superclass has Object as its own superclass)."""
+    def _demotable(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> dict[int, bool]:
+        """The namespaces that removing definitions ``diff.removed`` of document ``index``
+        leaves as placeholders: each had only that definition, and only superclass lookups, or
+        only mixin and scope lookups, find it, with the shape they would give a placeholder:
+        lookups of other documents, and of this one's definitions that the edit keeps as they
+        were (this document's added or changed lookups must not name it). Maps each to whether
+        it is a superclass (a placeholder made for a superclass has Object as its own
+        superclass)."""
+        removed = diff.removed
         row = self.def_decl[index]
-        own_mentions = path_names(old, lambda i, d: i not in removed and d.kind not in MEMBER_DEF_KINDS)
+        changed_old = {o for o, _ in diff.changed}
+        kept = {o for o in diff.remap if o not in changed_old}
+        fresh = {*diff.added, *(n for _, n in diff.changed)}
+        unsure = path_names(new, lambda i, d: i in fresh and d.kind not in MEMBER_DEF_KINDS) | outside_definitions(new)
+        unsure |= path_names(old, lambda i, d: i in changed_old and d.kind not in MEMBER_DEF_KINDS) | outside_definitions(old)
         out: dict[int, bool] = {}
         for o in removed:
             d = old.definitions[o]
@@ -89,14 +96,15 @@ class Placeholders(SkeletonEdits):
             if d.kind not in ("Class", "Module") or decl_id is None:
                 continue
             rec = self.decls[decl_id]
-            if rec.kind != d.kind or rec.definitions != [(index, o)] or rec.unqualified in own_mentions or rec.unqualified in CONCERN_NAMES:
+            if rec.kind != d.kind or rec.definitions != [(index, o)] or rec.unqualified in unsure or rec.unqualified in CONCERN_NAMES:
                 continue
             roles: set[str] = set()
             name = rec.unqualified
-            for doc in sorted(self._documents_mentioning_paths({name}, index)):
+            lookups = [(doc, None) for doc in sorted(self._documents_mentioning_paths({name}, index))]
+            for doc, only in [*lookups, (index, kept)]:
                 paths: list[ConstPath | None] = []
                 defs = self.docs[doc].definitions
-                for (role, i, found), path in zip(self._evaluate(doc, {name}, paths=paths), paths, strict=True):
+                for (role, i, found), path in zip(self._evaluate(doc, {name}, only, paths=paths), paths, strict=True):
                     if decl_id not in found:
                         continue
                     k = found.index(decl_id)
