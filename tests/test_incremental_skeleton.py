@@ -142,7 +142,7 @@ def test_random_skeleton_edits_match_a_fresh_graph(chunk):
         i, t = run_skeleton_sequence(seed, reasons)
         incremental += i
         total += t
-    # Placeholders are incremental (issue 21); what still falls back is named, and rare: 12 of
+    # Placeholders are incremental (issue 21); what still falls back is named, and rare: 13 of
     # the 640 resolves of all four chunks when this was written (bench/bench_fallbacks.py
     # counts them over every seed, by reason).
     fell_back = sum(reasons.values())
