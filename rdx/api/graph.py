@@ -263,7 +263,10 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
                     # until ``prepare_queries`` (idle time) or the next such view: freeing them
                     # here would cost an edit a second on a large project.
                     old = self._view
-                    if old is not None and old.has_indexes:
+                    # Only a view with indexes of its own is kept: the views of a typing burst
+                    # (whose symbol index moves on) are freed at once, cheaply, and the prepared
+                    # one, whose indexes cost a fifth of a second to free, waits for idle time.
+                    if old is not None and old.has_own_indexes:
                         if self._retired is not None:
                             self._retired.retire()
                         self._retired = old

@@ -124,9 +124,11 @@ class View:
         return Location(result.path or result.uri, sl, sc, el, ec, result.uri)
 
     @property
-    def has_indexes(self) -> bool:
-        """Whether a question built one of the big indexes (search, call sites, descendants)."""
-        return self.search_index is not None or self.symbol_index is not None or self._call_sites is not None or self._descendants is not None or self.map_graph is not None
+    def has_own_indexes(self) -> bool:
+        """Whether a question built big indexes that stay with this view (search, call sites,
+        descendants, the map's graph); the ranked-search symbol index is not one of them: an
+        incremental resolve moves it on to the next revision."""
+        return self.search_index is not None or self._call_sites is not None or self._descendants is not None or self.map_graph is not None
 
     @property
     def lookup(self) -> Lookup:
