@@ -303,12 +303,7 @@ def path_names(result: FileResult, keep: Callable[[int, DefinitionRecord], bool]
             if m.target is not None:
                 names.update(m.target.segments)
     if keep is None:
-        for e in result.external_mixins:
-            names.update(e.target.segments)
-            if e.mixin.target is not None:
-                names.update(e.mixin.target.segments)
-        for path, _ in load_time_paths(result):
-            names.update(path.segments)
+        names |= outside_definitions(result)
     return names
 
 
