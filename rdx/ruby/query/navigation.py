@@ -246,13 +246,22 @@ def declaration_at(view: View, path: str, line: int, column: int) -> Declaration
     return view.declaration(_declaration_at(view, doc, _offset(view.state.documents[doc], line, column)))
 
 
-def definition_at(view: View, path: str, line: int, column: int) -> Target | None:
+def _position(view: View, path: str, line: int, column: int) -> tuple[int, FileResult, int, tuple | None] | None:
+    """The document at ``path``, its record, the byte offset and what sits there
+    (``_thing_at``); None for a document the graph does not hold."""
     doc = _doc_index(view, path)
     if doc is None:
         return None
     result = view.state.documents[doc]
     offset = _offset(result, line, column)
-    found = _thing_at(view, doc, offset)
+    return doc, result, offset, _thing_at(view, doc, offset)
+
+
+def definition_at(view: View, path: str, line: int, column: int) -> Target | None:
+    at = _position(view, path, line, column)
+    if at is None:
+        return None
+    doc, result, offset, found = at
     if found is None:
         return None
     if found[0] == "require":
@@ -305,12 +314,10 @@ def _guesses(view: View, name: str) -> list[tuple[int, Location]]:
 
 
 def hover_at(view: View, path: str, line: int, column: int) -> Hover | None:
-    doc = _doc_index(view, path)
-    if doc is None:
+    at = _position(view, path, line, column)
+    if at is None:
         return None
-    result = view.state.documents[doc]
-    offset = _offset(result, line, column)
-    found = _thing_at(view, doc, offset)
+    doc, result, offset, found = at
     if found is not None and found[0] == "method" and view.state.method_receivers[doc][found[1]] is None:
         # The guess ``definition_at`` makes, marked as one.
         name = result.method_refs[found[1]].name + "()"
