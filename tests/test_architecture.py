@@ -182,7 +182,7 @@ def _resolution_fields() -> tuple[dict[str, str], set[str], tuple[str, ...]]:
     fields are its ``__slots__`` (and ``HELD_AS``, the attribute the resolver holds it as).
     A module's ``OWNED_STATE_FIELDS`` are fields of the resolved state only it writes.
     Returns field -> owner module, the fields of plain records (msgspec structs of the model
-    and slotted classes of the resolver's modules that are not parts), and ``Lookup.VIEW``."""
+    and slotted classes of the resolver's modules that are not parts), and ``StateView.VIEW``."""
     import dataclasses
     import importlib
     import inspect
@@ -215,22 +215,30 @@ def _resolution_fields() -> tuple[dict[str, str], set[str], tuple[str, ...]]:
                 records.update(f.name for f in dataclasses.fields(cls))
             elif "__slots__" in vars(cls) and module.__name__.startswith("rdx.ruby.resolve."):
                 records.update(cls.__slots__)
-    from rdx.ruby.resolve.lookup import Lookup
+    from rdx.ruby.resolve.lookup import StateView
 
-    roles = {cls.__name__ for module in modules for cls in vars(module).values() if inspect.isclass(cls) and issubclass(cls, Lookup)}
-    return owners, records, Lookup.VIEW, roles
+    role_classes = {cls for module in modules for cls in vars(module).values() if inspect.isclass(cls) and issubclass(cls, StateView)}
+    # What a role is wired with: the parameters of its constructor (the binding, parts and the
+    # passes it calls), bound to ``self`` in ``__init__`` only.
+    wiring = {name for cls in role_classes if "__init__" in vars(cls) for name in inspect.signature(cls.__init__).parameters if name != "self"}
+    return owners, records, StateView.VIEW, {cls.__name__ for cls in role_classes}, wiring
 
 
-def _writes(tree: ast.AST) -> list[tuple[ast.expr, str, bool, int, str | None]]:
+def _writes(tree: ast.AST) -> list[tuple[ast.expr, str, bool, int, str | None, str | None]]:
     """Every write to an attribute in ``tree``: (the object written, the attribute, whether
     the attribute itself is rebound rather than its contents changed, line, the class whose
-    body holds it)."""
-    out: list[tuple[ast.expr, str, bool, int, str | None]] = []
+    body holds it, the function whose body holds it)."""
+    out: list[tuple[ast.expr, str, bool, int, str | None, str | None]] = []
     enclosing: dict[int, str] = {}
+    function: dict[int, str] = {}
     for cls in ast.walk(tree):
         if isinstance(cls, ast.ClassDef):
             for sub in ast.walk(cls):
                 enclosing[id(sub)] = cls.name
+    for fn in ast.walk(tree):
+        if isinstance(fn, ast.FunctionDef):
+            for sub in ast.walk(fn):
+                function.setdefault(id(sub), fn.name)  # Outermost first: methods, not inner functions.
 
     def target(t: ast.expr) -> None:
         if isinstance(t, (ast.Tuple, ast.List)):
@@ -239,13 +247,13 @@ def _writes(tree: ast.AST) -> list[tuple[ast.expr, str, bool, int, str | None]]:
         elif isinstance(t, ast.Starred):
             target(t.value)
         elif isinstance(t, ast.Attribute):
-            out.append((t.value, t.attr, True, t.lineno, enclosing.get(id(t))))
+            out.append((t.value, t.attr, True, t.lineno, enclosing.get(id(t)), function.get(id(t))))
         elif isinstance(t, ast.Subscript):
             base = t.value
             while isinstance(base, ast.Subscript):
                 base = base.value
             if isinstance(base, ast.Attribute):
-                out.append((base.value, base.attr, False, t.lineno, enclosing.get(id(t))))
+                out.append((base.value, base.attr, False, t.lineno, enclosing.get(id(t)), function.get(id(t))))
 
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign):
@@ -259,7 +267,7 @@ def _writes(tree: ast.AST) -> list[tuple[ast.expr, str, bool, int, str | None]]:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATING_METHODS:
             held = node.func.value
             if isinstance(held, ast.Attribute):
-                out.append((held.value, held.attr, False, node.lineno, enclosing.get(id(node))))
+                out.append((held.value, held.attr, False, node.lineno, enclosing.get(id(node)), function.get(id(node))))
     return out
 
 
@@ -267,19 +275,23 @@ def test_resolution_state_has_one_writer():
     """Architecture invariant: every piece of the resolver's state is a field of one part,
     and only the part's module writes it: no assignment, augmented assignment, ``del``,
     item assignment or deletion, or mutating call (``append``, ``pop``, ``clear``...) on a
-    part's field happens in another module of ``rdx/ruby/resolve/``. The tables a lookup reads
-    (``Lookup.VIEW``, through ``self`` in a role class) are bound by ``lookup`` and written into
-    only by ``builder`` (writes through a local alias escape this check: the updates build the
-    next state's tables as local copies before ``Lookup.read`` binds them). Any other
+    part's field happens in another module of ``rdx/ruby/resolve/``. Roles (the passes, lookups
+    and the resolver: ``StateView``s) hold parts and passes, bound in ``__init__`` only, from
+    their constructor's parameters (the resolver, ``driver.Resolver``, builds and holds them
+    all). The tables every role reads (``StateView.VIEW``) are bound by ``lookup`` and written
+    into only by ``builder`` (writes through a local alias escape this check: the updates build
+    the next state's tables as local copies before ``Binding.read`` binds them). Any other
     attribute written must be a field of a plain record (a msgspec struct of the model, or a
     slotted class that is not a part), so a new field of the resolver is classified or fails."""
-    owners, records, view, roles = _resolution_fields()
+    owners, records, view, roles, wiring = _resolution_fields()
     problems = []
     for path in sorted((ROOT / "rdx" / "ruby" / "resolve").glob("*.py")):
         module = path.stem
-        for obj, attr, rebinds, line, cls in _writes(ast.parse(path.read_text())):
+        for obj, attr, rebinds, line, cls, function in _writes(ast.parse(path.read_text())):
             where = f"{path.name}:{line} {ast.unparse(obj)}.{attr}"
             on_self = isinstance(obj, ast.Name) and obj.id == "self" and cls in roles
+            if on_self and rebinds and function == "__init__" and (attr in wiring or module == "driver"):
+                continue  # Wiring: a role holds the binding, parts and passes it was built with; the resolver, all it builds.
             if attr in owners:
                 if owners[attr] != module:
                     problems.append(f"{where}: written outside {owners[attr]}.py, its owner")

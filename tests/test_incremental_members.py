@@ -302,7 +302,7 @@ def test_random_additions_and_removals_match_a_fresh_graph(chunk):
 def test_a_class_added_incrementally_is_seen_as_a_descendant_by_later_edits():
     project = copy_project()
     g = fresh(render(project), core=False)
-    g._resolver._descendants()  # The replay's descendant index exists before the addition.
+    g._resolver.linearizer.descendants()  # The replay's descendant index exists before the addition.
     project["file:///m/b.rb"].append((["class Kid < A"], ["alias kid_c c"]))
     g.index_source("file:///m/b.rb", render(project)["file:///m/b.rb"])
     g.resolve()

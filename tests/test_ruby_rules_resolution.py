@@ -200,3 +200,33 @@ def test_dead_code_candidates_are_never_core_or_dependency_declarations(tmp_path
     assert [n for n, known in in_core.items() if known] == []
     assert "String#shout()" in names and "Widget#unused_helper()" in names and "OLD_LIMIT" in names
     assert not {"String", "Comparable", "Integer#to_s()", "GemThing", "GemThing#gem_helper()", "Widget#from_gem()"} & set(names)
+
+
+LATE_PREPENDS = """
+module A; end
+module B; end
+module C; end
+module I; end
+module ::Kernel; prepend A; prepend B; end
+module Base; end
+class User; include Base; end
+module Base; prepend A; end
+module Base; prepend B; include I; end
+module Base; prepend C; end
+class Later; include Base; end
+class Foo; end
+"""
+
+
+def test_modules_prepended_later_come_out_newest_first_in_every_includer(tmp_path):
+    """Prepends to a module that classes already include (``Kernel``, in every chain; the
+    debug gem prepends two interceptors to it) reach the includers newest first, as in the
+    module's own chain: ``Object, B, A, Kernel``, not ``Object, A, B, Kernel``."""
+    names = ["Foo", "Object", "Kernel", "Base", "User", "Later"]
+    probe = LATE_PREPENDS + "require 'json'\nputs JSON.generate({" + ", ".join(f'"{n}" => {n}.ancestors.map(&:name)' for n in names) + "})\n"
+    ruby = json.loads(run_ruby(probe, tmp_path))
+    g = build_graph({"late.rb": LATE_PREPENDS})
+    for name in names:
+        ours = [a.name for a in g[name].ancestors]
+        # Ruby's own core modules outside the stub's view (JSON's mixins, PP) are left out.
+        assert ours == [n for n in ruby[name] if n in ours or n in ("A", "B", "C", "I", "Base", "Kernel")], name

@@ -453,7 +453,7 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
             scope = _parse_path(text)
             if len(scope.segments) == 1 and not scope.absolute:
                 owner = site[0] if site else view.state.object_id
-                ns = resolver.follow(resolver._member_constant(owner, scope.segments[0]))
+                ns = resolver.follow(resolver.member_constant(owner, scope.segments[0]))
             else:
                 ns = resolver.lookup_namespace(scope, site)
             if ns is None or not view.state.declarations[ns].is_namespace:

@@ -8,22 +8,29 @@ from __future__ import annotations
 import heapq
 import weakref
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.kinds import MixinKind
-from rdx.model.records import ConstPath, FileResult
+from rdx.model.records import ConstPath
 from rdx.model.store import ResolutionDiagnostic, ResolvedState
 from rdx.ruby.resolve import insertion
-from rdx.ruby.resolve.concerns import Concerns
 from rdx.ruby.resolve.insertion import Building
+from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.vocabulary import (
     HEAD,
     NAMESPACE_DEF_KINDS,
     Phase,
     ReplayUnsafe,
 )
+
+if TYPE_CHECKING:
+    from rdx.ruby.resolve.builder import Build, Builder
+    from rdx.ruby.resolve.concerns import ConcernBook, Concerns
+    from rdx.ruby.resolve.lookup import Binding, Lookup, LookupCaches
+    from rdx.ruby.resolve.namespaces import ExternalBook
 
 
 class MixinOp(msgspec.Struct, frozen=True):
@@ -107,35 +114,55 @@ class Chains:
 
 
 class Linearization:
-    """The ``ChainSource`` of a resolver: chains computed on demand (``Ancestors._chain``).
-    It refers to its resolver weakly, so that a resolver, which reads chains through it, is
-    no reference cycle (a dropped one goes at once, even with the collector frozen)."""
+    """The ``ChainSource`` of a resolver's lookup: chains computed on demand
+    (``Ancestors.chain``). It refers to the pass weakly: the pass reads constants through the
+    lookup, which reads chains through this, and no reference cycle forms (a dropped resolver
+    goes at once, even with the collector frozen)."""
 
-    __slots__ = ("known", "resolver")
+    __slots__ = ("known", "linearizer")
 
-    def __init__(self, resolver: Ancestors) -> None:
-        self.resolver = weakref.ref(resolver)
-        self.known = resolver.chains
+    def __init__(self, linearizer: Ancestors) -> None:
+        self.linearizer = weakref.ref(linearizer)
+        self.known = linearizer.chains
 
     def ancestors(self, decl_id: int) -> tuple[int, ...]:
         # A chain already computed is answered here, in one call: every constant lookup asks.
         cached = self.known.chain_of.get(decl_id)
         if cached is not None:
             return cached
-        resolver = self.resolver()
-        assert resolver is not None
-        return resolver._chain(decl_id)[0]
+        linearizer = self.linearizer()
+        assert linearizer is not None
+        return linearizer.chain(decl_id)[0]
 
 
-class Ancestors(Concerns):
-    """Linearization; mixed into the Resolver."""
+class Ancestors(StateView):
+    """The linearization pass: superclasses and ancestor chains, computed on demand (the
+    resolver's lookup reads them through ``Linearization``) and kept in ``Chains``."""
 
-    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
-        super().__init__(documents, restoring)
-        self.chains = Chains(self.state)
-        self.use_chains(Linearization(self))
+    def __init__(
+        self,
+        binding: Binding,
+        *,
+        build: Build,
+        builder: Builder,
+        caches: LookupCaches,
+        chains: Chains,
+        concern_book: ConcernBook,
+        concerns: Concerns,
+        externals: ExternalBook,
+        lookup: Lookup,
+    ) -> None:
+        self.build = build
+        self.builder = builder
+        self.caches = caches
+        self.chains = chains
+        self.concern_book = concern_book
+        self.concerns = concerns
+        self.externals = externals
+        self.lookup = lookup
+        binding.join(self)
 
-    def _invalidate(self, keep_concerns: bool = False) -> None:
+    def invalidate(self, keep_concerns: bool = False) -> None:
         """Drop every chain and cache computed so far (concern answers too, unless kept)."""
         self.chains.times_of.clear()
         self.concern_book.reset(keep_concerns)
@@ -143,10 +170,10 @@ class Ancestors(Concerns):
         self.chains.superclass_done.clear()
         self.caches.forget_lookups()
 
-    def _drop_chain(self, decl_id: int) -> None:
+    def drop_chain(self, decl_id: int) -> None:
         self.chains.drop_chain(decl_id)
 
-    def _descendants(self) -> dict[int, list[int]]:
+    def descendants(self) -> dict[int, list[int]]:
         """Namespace -> the namespaces that have it among their ancestors, built on first use.
 
         Edits that change chains append new entries and leave stale ones (a namespace that
@@ -162,9 +189,9 @@ class Ancestors(Concerns):
             chains.descendant_index = index
         return chains.descendant_index
 
-    def _current_descendants(self, ns: int) -> list[int]:
+    def current_descendants(self, ns: int) -> list[int]:
         """The namespaces that have ``ns`` among their ancestors now (stale entries dropped)."""
-        return [d for d in self._descendants().get(ns, ()) if d in self.decls and ns in self.chains.chain_of.get(d, ())]
+        return [d for d in self.descendants().get(ns, ()) if d in self.decls and ns in self.chains.chain_of.get(d, ())]
 
     def superclass(self, decl_id: int) -> int | None:
         rec = self.decls[decl_id]
@@ -188,20 +215,20 @@ class Ancestors(Concerns):
         for doc, index in rec.definitions:
             d = self.docs[doc].definitions[index]
             if d.superclass_self:
-                outer = self.cref(doc, d.parent)
+                outer = self.lookup.cref(doc, d.parent)
                 if outer is not None and (outer[0] if outer else self.object_id) != decl_id:
                     chosen = chosen or (outer[0] if outer else self.object_id)
                 continue
             if d.superclass is None:
                 continue
-            site = self.cref(doc, d.parent)
+            site = self.lookup.cref(doc, d.parent)
             if site is None:
                 continue
-            target = self._superclass_target(decl_id, doc, d.superclass, site)
+            target = self.superclass_target(decl_id, doc, d.superclass, site)
             if target is None:
                 if self.build.phase == Phase.NAMESPACES:
                     continue
-                target = self._placeholder(d.superclass, site, len(d.superclass.segments))
+                target = self.builder.placeholder(d.superclass, site, len(d.superclass.segments))
                 self.decls[target].superclass = self.object_id
             trec = self.decls[target]
             if trec.kind == "Todo" and trec.superclass is None and self.build.created is not None:
@@ -222,12 +249,12 @@ class Ancestors(Concerns):
         rec.superclass = chosen if chosen is not None else self.object_id
         return rec.superclass
 
-    def _superclass_target(self, decl_id: int, doc: int, path: ConstPath, site: tuple[int, ...]) -> int | None:
+    def superclass_target(self, decl_id: int, doc: int, path: ConstPath, site: tuple[int, ...]) -> int | None:
         """The namespace a superclass expression names, evaluated where it is written: Ruby
         evaluates it before the new constant exists (``class SchemaDumper < SchemaDumper``
         or ``class A < A::D`` inside ``module A`` look past the class itself) and while the
         file loads (a class the same file defines further down is not there yet)."""
-        found = self.follow(self.lookup_path_at(path, site, doc, path.start, hidden=decl_id))
+        found = self.lookup.follow(self.lookup.lookup_path_at(path, site, doc, path.start, hidden=decl_id))
         if found is not None and self.decls[found].is_namespace:
             return found
         return None
@@ -244,7 +271,7 @@ class Ancestors(Concerns):
         sup = self.superclass(attached)
         if sup is None:
             return self.build.module_id if arec.kind != "Class" else self.build.class_id
-        return self.singleton(sup)
+        return self.builder.singleton(sup)
 
     def _mixin_ops(self, decl_id: int) -> list[MixinOp]:
         """The mixin operations that build a namespace's chain, in program order."""
@@ -278,7 +305,7 @@ class Ancestors(Concerns):
             for doc, scope, m in self.externals.external_of.get(rec.attached, ()):
                 if m.kind == "extend":
                     add(doc, scope, m.start, [m], ("extend",), True)
-            if self.build.phase != Phase.NAMESPACES and not self.is_concern(rec.attached):
+            if self.build.phase != Phase.NAMESPACES and not self.concerns.is_concern(rec.attached):
                 # Including a concern extends the class with the concern's ClassMethods (and
                 # those of the concerns it depends on, first); ``def self.included(base)``
                 # hooks that call ``base.extend(X)`` do the same for any module.
@@ -288,32 +315,32 @@ class Ancestors(Concerns):
                     module = self._mixin_target(rec.attached, op.doc, op.scope, op.target, op.external)
                     if module is None:
                         continue
-                    extensions = self.included_extensions(module)
+                    extensions = self.concerns.included_extensions(module)
                     doc, start, order = op.key
                     for n, cm in enumerate(extensions):
                         ops.append(MixinOp((doc, start, order * 1000 + n), MixinKind.INCLUDE, op.doc, op.scope, cm, op.external))
         ops.sort(key=lambda op: op.key)
         return ops
 
-    def _load_times(self) -> None:
+    def load_times(self) -> None:
         assert self.chains.times_raw is not None
         times = msgspec.msgpack.decode(self.chains.times_raw, type=list[tuple[int, ...]])
         self.chains.times_raw = None
         self.chains.times_of = dict(zip(self.chains.chain_of, times, strict=True))
 
-    def _own_chains(self) -> None:
+    def own_chains(self) -> None:
         """Give the state being built its own chain tables before an update changes them
         (once per update: ``_chains_owned`` names the state that owns them)."""
         if self.chains.owner_state is self.state:
             return
         if self.chains.times_raw is not None:
-            self._load_times()
+            self.load_times()
         self.chains.chain_of = self.chains.chain_of.copy()
         self.chains.times_of = self.chains.times_of.copy()
         self.state.ancestors = self.chains.chain_of
         self.chains.owner_state = self.state
 
-    def _chain(self, decl_id: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    def chain(self, decl_id: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Linearized ancestors and, parallel to them, when each entry joined this chain.
 
         Times are ``doc << 32 | offset`` of the mixin call that inserted the entry (-1 for the
@@ -322,7 +349,7 @@ class Ancestors(Concerns):
         order) does not stop an earlier include in the subclass."""
         chains = self.chains
         if chains.times_raw is not None:
-            self._load_times()
+            self.load_times()
         cached = chains.chain_of.get(decl_id)
         if cached is not None:
             return cached, chains.times_of[decl_id]
@@ -345,7 +372,7 @@ class Ancestors(Concerns):
         try:
             sup = self.superclass(decl_id)
             if sup is not None:
-                sup_chain, sup_times = self._chain(sup)
+                sup_chain, sup_times = self.chain(sup)
                 b.chain.extend(sup_chain)
                 b.times.extend(sup_times)
                 b.tokens.extend([0] * len(sup_chain))
@@ -374,7 +401,7 @@ class Ancestors(Concerns):
         """Run the chain's own mixin calls in program order, and between them the mixins that
         modules already in the chain make later (Ruby 3 propagates those into includers)."""
         origin = 1
-        concern = self.build.phase != Phase.NAMESPACES and rec.kind == "Module" and self.is_concern(decl_id)
+        concern = self.build.phase != Phase.NAMESPACES and rec.kind == "Module" and self.concerns.is_concern(decl_id)
         late: list[tuple[int, tuple[int, int, int], int, MixinKind, int]] = []
         for op in self._mixin_ops(decl_id):
             key, kind = op.key, op.kind
@@ -389,7 +416,7 @@ class Ancestors(Concerns):
                 # it in: Ruby raises ArgumentError (cyclic include detected), changing nothing.
                 continue
             if kind == "include":
-                if concern and self.is_concern(module):
+                if concern and self.concerns.is_concern(module):
                     # A concern including a concern only records it as a dependency.
                     self.concern_book.note_dependency(decl_id, module)
                     continue
@@ -404,8 +431,8 @@ class Ancestors(Concerns):
         """``module``'s chain as it was at ``when``; a concern's whole chain. Concerns are
         loaded through ``autoload`` (which the load order does not follow) and are complete
         by the time anything includes them, so none of their mixins is late."""
-        chain, times = self._chain(module)
-        if self.build.phase != Phase.NAMESPACES and self.is_concern(module):
+        chain, times = self.chain(module)
+        if self.build.phase != Phase.NAMESPACES and self.concerns.is_concern(module):
             return chain
         return insertion.present_at(chain, times, when)
 
@@ -414,8 +441,8 @@ class Ancestors(Concerns):
         for token in added:
             pos = b.position(token)
             module, joined = b.chain[pos], b.times[pos]
-            times = self._chain(module)[1]
-            if not times or max(times) <= joined or (self.build.phase != Phase.NAMESPACES and self.is_concern(module)):
+            times = self.chain(module)[1]
+            if not times or max(times) <= joined or (self.build.phase != Phase.NAMESPACES and self.concerns.is_concern(module)):
                 continue
             for op in self._mixin_ops(module):
                 when = (op.key[0] << 32) | op.key[1]
@@ -434,14 +461,18 @@ class Ancestors(Concerns):
             if kind == "include":
                 added = insertion.propagate_include(b, anchor, module, modules, when, self._is_class_entry)
             else:
-                added = insertion.propagate_prepend(b, anchor, modules, when)
+                # What the anchor's module had prepended before stays behind the new module.
+                owner = b.chain[b.position(anchor)]
+                own_chain = self.chain(owner)[0]
+                prepended = own_chain[: own_chain.index(owner)] if owner in own_chain else ()
+                added = insertion.propagate_prepend(b, anchor, modules, when, prepended)
             self._schedule_late(b, added, late)
         return b.chain.index(decl_id, 1)
 
     def _cyclic(self, module: int, decl_id: int, when: int) -> bool:
         """Whether ``module`` already has ``decl_id`` among its ancestors at ``when``: the
         mixin that came first in load order stands, the later one is Ruby's cyclic error."""
-        chain, times = self._chain(module)
+        chain, times = self.chain(module)
         if decl_id not in chain:
             return False
         joined = times[chain.index(decl_id)]
@@ -476,23 +507,23 @@ class Ancestors(Concerns):
         if isinstance(target, int):
             return target  # Already resolved (a concern's ClassMethods).
         if target is None and external:
-            site = self.cref(doc, index)
+            site = self.lookup.cref(doc, index)
             return (site[0] if site else self.object_id) if site is not None else None
         if target is None:
             rec = self.decls[decl_id]
             return rec.attached if rec.kind == "SingletonClass" else decl_id
         if external:
-            site = self.cref(doc, index)
+            site = self.lookup.cref(doc, index)
         else:
             d = self.docs[doc].definitions[index]
-            site = self.cref(doc, index) if d.lexical else self.cref(doc, d.parent)
+            site = self.lookup.cref(doc, index) if d.lexical else self.lookup.cref(doc, d.parent)
         if site is None:
             return None
-        module = self.lookup_namespace_at(target, site, doc, index) if load_time else self.lookup_namespace(target, site)
+        module = self.lookup.lookup_namespace_at(target, site, doc, index) if load_time else self.lookup.lookup_namespace(target, site)
         if module is None:
             if self.build.phase == Phase.NAMESPACES:
                 return None
-            module = self._placeholder(target, site, len(target.segments))
+            module = self.builder.placeholder(target, site, len(target.segments))
         if self.build.created is not None and self.decls[module].kind == "Todo" and self.decls[module].superclass is not None:
             raise ReplayUnsafe("a placeholder is both a superclass and a mixin")
         if self.decls[module].kind not in ("Module", "Todo"):

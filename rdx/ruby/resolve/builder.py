@@ -7,12 +7,12 @@ these methods, and only during a resolve (never from a query)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.ids import declaration_id
-from rdx.model.records import ConstPath, FileResult
-from rdx.model.store import ResolvedState
-from rdx.ruby.resolve.lookup import Lookup
+from rdx.model.records import ConstPath
+from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.vocabulary import (
     KIND_RANK,
     MEMBER_DECL_KINDS,
@@ -20,6 +20,9 @@ from rdx.ruby.resolve.vocabulary import (
     ReplayUnsafe,
     Site,
 )
+
+if TYPE_CHECKING:
+    from rdx.ruby.resolve.lookup import Binding, Lookup, LookupCaches
 
 
 class Build:
@@ -73,39 +76,29 @@ class Build:
         self.member_created.discard(decl_id)
 
 
-class Builder(Lookup):
-    """The only code that declares or attaches: the first of the role classes the Resolver is
-    a chain of (each role sees the ones before it: builder, load-time calls, namespaces,
-    concerns, ancestors, members, references, image, mentions, invalidation, skeleton edits,
-    placeholders, incremental, documents). Each role's state is a part held by the resolver
-    and written only by the role's module (``tests/test_architecture.py``)."""
+class Builder(StateView):
+    """The only code that declares or attaches: every pass that creates a declaration, a
+    singleton class or a placeholder, or attaches a definition, calls it. It reads through the
+    resolver's ``lookup`` and writes the tables the ``Binding`` holds, and ``Build``."""
 
-    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
-        state = ResolvedState(documents=documents)
-        if not restoring:
-            state.definition_declarations = {key: [None] * len(d.definitions) for key, d in documents.items()}
-        super().__init__(state)
-        self.build = Build()
+    def __init__(self, binding: Binding, *, build: Build, caches: LookupCaches, lookup: Lookup) -> None:
+        self.binding = binding
+        self.build = build
+        self.caches = caches
+        self.lookup = lookup
+        binding.join(self)
 
-    def _invalidate(self, keep_concerns: bool = False) -> None:
-        """Drop every chain and cache computed so far (``Ancestors`` implements it)."""
-        raise NotImplementedError
-
-    def _drop_chain(self, decl_id: int) -> None:
-        """Forget one cached chain, keeping its superclass (``Ancestors`` implements it)."""
-        raise NotImplementedError
-
-    def _writable(self, decl_id: int) -> DeclarationRecord:
+    def writable(self, decl_id: int) -> DeclarationRecord:
         """The record of ``decl_id``, safe to change: during an update, the new state's copy."""
         own = self.build.own_record
         return own(decl_id) if own is not None else self.decls[decl_id]
 
-    def _declare(self, name: str, unqualified: str, kind: str, owner: int | None) -> DeclarationRecord:
+    def declare(self, name: str, unqualified: str, kind: str, owner: int | None) -> DeclarationRecord:
         decl_id = self.by_name.get(name)
         if decl_id is not None:
             rec = self.decls[decl_id]
             if KIND_RANK.get(kind, -1) > KIND_RANK.get(rec.kind, 99):
-                rec = self._writable(decl_id)
+                rec = self.writable(decl_id)
                 rec.kind = kind  # A placeholder or plain constant becomes a namespace.
             return rec
         build = self.build
@@ -120,15 +113,15 @@ class Builder(Lookup):
         if owner is not None and kind != "SingletonClass" and kind != "GlobalVariable":
             members = self.decls[owner].members
             if unqualified not in members:
-                self._writable(owner).members[unqualified] = decl_id
+                self.writable(owner).members[unqualified] = decl_id
         return rec
 
-    def _qualify(self, owner: int, name: str) -> str:
+    def qualify(self, owner: int, name: str) -> str:
         if owner == self.object_id:
             return name
         return f"{self.decls[owner].name}::{name}"
 
-    def _bootstrap(self) -> None:
+    def bootstrap(self) -> None:
         """Declare the classes every chain needs even when the core stub is not indexed."""
         basic = DeclarationRecord(declaration_id("BasicObject"), "BasicObject", "BasicObject", "Class", None)
         self.decls[basic.id] = basic
@@ -137,64 +130,64 @@ class Builder(Lookup):
         self.decls[obj.id] = obj
         self.by_name["Object"] = obj.id
         self.state.object_id = obj.id
-        self.read(self.state)
+        self.binding.read(self.state)
         basic.owner = obj.id
         obj.owner = obj.id
         obj.members["Object"] = obj.id
         obj.members["BasicObject"] = basic.id
         obj.superclass = basic.id
-        kernel = self._declare("Kernel", "Kernel", "Module", obj.id).id
-        module = self._declare("Module", "Module", "Class", obj.id).id
-        self.build.well_known(basic.id, kernel, module, self._declare("Class", "Class", "Class", obj.id).id)
+        kernel = self.declare("Kernel", "Kernel", "Module", obj.id).id
+        module = self.declare("Module", "Module", "Class", obj.id).id
+        self.build.well_known(basic.id, kernel, module, self.declare("Class", "Class", "Class", obj.id).id)
 
     def singleton(self, decl_id: int) -> int:
         rec = self.decls[decl_id]
         if rec.singleton is not None:
             return rec.singleton
         name = f"{rec.name}::<{rec.unqualified}>"
-        single = self._declare(name, f"<{rec.unqualified}>", "SingletonClass", decl_id)
+        single = self.declare(name, f"<{rec.unqualified}>", "SingletonClass", decl_id)
         single.attached = decl_id
-        self._writable(decl_id).singleton = single.id
+        self.writable(decl_id).singleton = single.id
         if self.build.phase == Phase.MEMBERS and rec.kind != "Class" and rec.kind != "Module":
             self.build.member_created.add(single.id)
         return single.id
 
-    def _attach(self, doc: int, index: int, decl_id: int) -> None:
+    def attach(self, doc: int, index: int, decl_id: int) -> None:
         self.def_decl[doc][index] = decl_id
-        self._writable(decl_id).definitions.append((doc, index))
+        self.writable(decl_id).definitions.append((doc, index))
 
-    def _placeholder(self, path: ConstPath, site: Site, upto: int) -> int:
+    def placeholder(self, path: ConstPath, site: Site, upto: int) -> int:
         """Declare ``Todo`` namespaces for the unresolved part of ``path[:upto]``."""
         segments = path.segments[:upto]
         # Find the longest prefix that resolves; everything after becomes placeholders.
         current = self.object_id
         start = 0
         for n in range(len(segments), 0, -1):
-            found = self.lookup_namespace(path, site, n)
+            found = self.lookup.lookup_namespace(path, site, n)
             if found is not None:
                 current, start = found, n
                 break
         for seg in segments[start:]:
-            existing = self._member_constant(current, seg)
+            existing = self.lookup.member_constant(current, seg)
             if existing is not None:
-                followed = self.follow(existing)
+                followed = self.lookup.follow(existing)
                 if followed is not None and self.decls[followed].is_namespace:
                     current = followed
                     continue
-            current = self._declare(self._qualify(current, seg), seg, "Todo", current).id
+            current = self.declare(self.qualify(current, seg), seg, "Todo", current).id
         self.caches.forget_constant_lookups()
         return current
 
-    def _forget(self, decl_id: int) -> None:
+    def forget(self, decl_id: int) -> None:
         """Remove a member declaration (``remove_method``) and unlink its definitions."""
-        rec = self._delete(decl_id)
+        rec = self.delete(decl_id)
         if rec.owner is not None and self.decls[rec.owner].members.get(rec.unqualified) == decl_id:
             del self.decls[rec.owner].members[rec.unqualified]
         for doc, index in rec.definitions:
             if self.def_decl[doc][index] == decl_id:
                 self.def_decl[doc][index] = None
 
-    def _delete(self, decl_id: int) -> DeclarationRecord:
+    def delete(self, decl_id: int) -> DeclarationRecord:
         """Remove a declaration from the tables (its owner's member entry is the caller's)."""
         rec = self.decls.pop(decl_id)
         self.by_name.pop(rec.name, None)

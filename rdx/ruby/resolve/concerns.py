@@ -12,8 +12,12 @@ is not followed."""
 
 from __future__ import annotations
 
-from rdx.model.records import FileResult
-from rdx.ruby.resolve.namespaces import Namespaces
+from typing import TYPE_CHECKING
+
+from rdx.ruby.resolve.lookup import StateView
+
+if TYPE_CHECKING:
+    from rdx.ruby.resolve.lookup import Binding, Lookup
 
 
 class ConcernBook:
@@ -53,12 +57,13 @@ class ConcernBook:
         self.concern_cache = answers
 
 
-class Concerns(Namespaces):
-    """Concern rules; mixed into the Resolver."""
+class Concerns(StateView):
+    """The concern pass: which modules are ActiveSupport concerns, and what including one extends."""
 
-    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
-        super().__init__(documents, restoring)
-        self.concern_book = ConcernBook()
+    def __init__(self, binding: Binding, *, concern_book: ConcernBook, lookup: Lookup) -> None:
+        self.concern_book = concern_book
+        self.lookup = lookup
+        binding.join(self)
 
     def is_concern(self, decl_id: int) -> bool:
         """Whether a module extends ActiveSupport::Concern (Rails defers its concern includes)."""
@@ -74,8 +79,8 @@ class Concerns(Namespaces):
                 d = self.docs[doc].definitions[index]
                 for m in d.mixins:
                     if m.kind == "extend" and m.target is not None and m.target.segments[-1] == "Concern":
-                        site = self.cref(doc, index)
-                        found = self.lookup_namespace(m.target, site) if site is not None else None
+                        site = self.lookup.cref(doc, index)
+                        found = self.lookup.lookup_namespace(m.target, site) if site is not None else None
                         if found is not None and self.decls[found].name == "ActiveSupport::Concern":
                             result = True
         cache[decl_id] = result
@@ -105,9 +110,9 @@ class Concerns(Namespaces):
             seen.add(current)
             steps: list[tuple[int, bool]] = []
             if self.is_concern(current):
-                self.ancestors(current)  # Records the concern's own concern dependencies.
+                self.lookup.ancestors(current)  # Records the concern's own concern dependencies.
                 steps += [(dep, False) for dep in self.concern_book.concern_deps.get(current, ())]
-                cm = self.follow(self._member_constant(current, "ClassMethods"))
+                cm = self.lookup.follow(self.lookup.member_constant(current, "ClassMethods"))
                 if cm is not None and self.decls[cm].kind == "Module":
                     steps.append((cm, True))
             steps += self._deferred_steps(current)
@@ -124,8 +129,8 @@ class Concerns(Namespaces):
             for m in d.deferred_mixins:
                 if m.kind not in ("include", "extend") or m.target is None:
                     continue
-                site = self.cref(doc, index)
-                found = self.lookup_namespace(m.target, site) if site is not None else None
+                site = self.lookup.cref(doc, index)
+                found = self.lookup.lookup_namespace(m.target, site) if site is not None else None
                 if found is not None and self.decls[found].kind == "Module":
                     steps.append((found, m.kind == "extend"))
         return steps

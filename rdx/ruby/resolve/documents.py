@@ -9,12 +9,21 @@ empty document, after which its key and its rows go. The edits themselves are ``
 from __future__ import annotations
 
 import bisect
+from typing import TYPE_CHECKING
 
 from rdx.model.records import FileResult
 from rdx.model.store import ResolvedState
 from rdx.ruby.resolve.edits import successor
-from rdx.ruby.resolve.incremental import Incremental
+from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.order import LoadOrder
+
+if TYPE_CHECKING:
+    from rdx.ruby.resolve.ancestors import Ancestors, Chains
+    from rdx.ruby.resolve.incremental import Incremental
+    from rdx.ruby.resolve.lookup import Binding, Lookup, LookupCaches
+    from rdx.ruby.resolve.members import MemberBook
+    from rdx.ruby.resolve.mentions import Mentions
+    from rdx.ruby.resolve.references import References
 
 
 class DocumentBook:
@@ -28,12 +37,34 @@ class DocumentBook:
         self.load_order: LoadOrder | None = None
 
 
-class DocumentEdits(Incremental):
-    """Keys, additions and removals of documents; mixed into the Resolver."""
+class DocumentEdits(StateView):
+    """Keys, additions and removals of documents, as edits run by ``Incremental``."""
 
-    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
-        super().__init__(documents, restoring)
-        self.document_book = DocumentBook()
+    def __init__(
+        self,
+        binding: Binding,
+        *,
+        caches: LookupCaches,
+        chains: Chains,
+        document_book: DocumentBook,
+        linearizer: Ancestors,
+        lookup: Lookup,
+        member_book: MemberBook,
+        mentions: Mentions,
+        references: References,
+        updater: Incremental,
+    ) -> None:
+        self.binding = binding
+        self.caches = caches
+        self.chains = chains
+        self.document_book = document_book
+        self.linearizer = linearizer
+        self.lookup = lookup
+        self.member_book = member_book
+        self.mentions = mentions
+        self.references = references
+        self.updater = updater
+        binding.join(self)
 
     def use_order(self, order: LoadOrder | None) -> None:
         """The load order of the documents, as the caller computed it (None: unknown)."""
@@ -43,12 +74,12 @@ class DocumentEdits(Incremental):
         """Build every index an incremental update reads, so that the first edit does not pay
         for them: descendants, mentions, reference names, member bookkeeping, load order."""
         if self.chains.times_raw is not None:
-            self._load_times()
+            self.linearizer.load_times()
         self.member_book.load()
-        self.key_of("")
-        self._descendants()
-        self._mention_index()
-        self._documents_mentioning(set(), -1)
+        self.lookup.key_of("")
+        self.linearizer.descendants()
+        self.mentions.mention_index()
+        self.mentions.documents_mentioning(set(), -1)
         if self.document_book.load_order is None:
             self.document_book.load_order = LoadOrder(self.docs.values())
 
@@ -68,7 +99,7 @@ class DocumentEdits(Incremental):
 
         def key_of(uri: str) -> int | None:
             key = placed.get(uri)
-            return key if key is not None else self.key_of(uri)
+            return key if key is not None else self.lookup.key_of(uri)
 
         for doc in added:
             key = order.add(doc, key_of, keys)
@@ -90,29 +121,29 @@ class DocumentEdits(Incremental):
         def_decl = prev.definition_declarations.copy()
         def_decl[key] = []
         state = successor(prev, docs, prev.declarations, prev.by_name, def_decl, prev.diagnostics)
-        self._open_rows(state, key)
-        self.read(state)
+        self.references.open_rows(state, key)
+        self.binding.read(state)
         self.caches.open_document(key, new.uri)
         self.member_book.load()
         self.member_book.open_document(key)
-        self._remention(key, set())
-        return self.refresh_members(new, order_checked=True)
+        self.mentions.remention(key, set())
+        return self.updater.refresh_members(new, order_checked=True)
 
     def remove_document(self, uri: str) -> ResolvedState | None:
         """A new state without the document of ``uri``."""
-        key = self.key_of(uri)
+        key = self.lookup.key_of(uri)
         if key is None:
             return None
         old = self.docs[key]
-        state = self.refresh_members(FileResult(uri=old.uri, path=old.path), order_checked=True)
+        state = self.updater.refresh_members(FileResult(uri=old.uri, path=old.path), order_checked=True)
         if state is None:
             return None
         del state.documents[key]
         del state.definition_declarations[key]
-        self._drop_rows(state, key)
+        self.references.drop_rows(state, key)
         state.diagnostics = [x for x in state.diagnostics if x.doc != key]
         self.caches.close_document(key, uri)
-        self._forget_reference_names(key)
+        self.mentions.forget_reference_names(key)
         self.member_book.close_document(key)
-        self._remention(key, None)
+        self.mentions.remention(key, None)
         return state

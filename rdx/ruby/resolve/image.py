@@ -3,45 +3,80 @@
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Self
+from typing import TYPE_CHECKING
 
 import msgspec
 
-from rdx.model.records import FileResult
 from rdx.model.store import ResolvedImage
 from rdx.ruby.resolve.loadcalls import AppliedMixin
-from rdx.ruby.resolve.references import References
+from rdx.ruby.resolve.lookup import StateView
+
+if TYPE_CHECKING:
+    from rdx.ruby.resolve.ancestors import Ancestors, Chains
+    from rdx.ruby.resolve.builder import Build
+    from rdx.ruby.resolve.concerns import ConcernBook
+    from rdx.ruby.resolve.loadcalls import LoadCallBook, LoadCalls
+    from rdx.ruby.resolve.lookup import Binding
+    from rdx.ruby.resolve.members import MemberBook
+    from rdx.ruby.resolve.namespaces import ExternalBook
+    from rdx.ruby.resolve.references import References
 
 _NAME = attrgetter("name")
 
 
-class Image(References):
-    """Export and restore; mixed into the Resolver."""
+class Image(StateView):
+    """Export and restore of a resolver's parts, together: what one writes the other reads."""
 
-    @classmethod
-    def restore(cls, documents: dict[int, FileResult], image: ResolvedImage) -> Self:
-        """A resolver in the state ``export`` saved; ``documents`` are the image's, in its order."""
-        self = cls(documents, restoring=True)
+    def __init__(
+        self,
+        binding: Binding,
+        *,
+        build: Build,
+        chains: Chains,
+        concern_book: ConcernBook,
+        externals: ExternalBook,
+        linearizer: Ancestors,
+        load_book: LoadCallBook,
+        loadcalls: LoadCalls,
+        member_book: MemberBook,
+        references: References,
+    ) -> None:
+        self.binding = binding
+        self.build = build
+        self.chains = chains
+        self.concern_book = concern_book
+        self.externals = externals
+        self.linearizer = linearizer
+        self.load_book = load_book
+        self.loadcalls = loadcalls
+        self.member_book = member_book
+        self.references = references
+        binding.join(self)
+
+    def restore(self, image: ResolvedImage) -> None:
+        """Put the resolver in the state ``export`` saved (the documents it was built over are
+        the image's, in its order; see ``Resolver.restore``)."""
+        documents = self.docs
         state = self.state
         decls = image.declarations
         state.declarations = decls
         # Built in C (zip of the names with the ids): a dict comprehension takes twice as long.
         state.by_name = dict(zip(map(_NAME, decls.values()), decls, strict=True))
         state.definition_declarations = image.definition_declarations
-        self._install_rows(state, image.constant_targets, image.method_receivers)
+        self.references.install_rows(state, image.constant_targets, image.method_receivers)
         state.diagnostics = image.diagnostics
         state.ancestors = self.chains.restore(image.ancestor_ids, image.ancestors, image.times, decls)
         state.object_id = image.object_id
-        self.read(state)
+        self.binding.read(state)
         by_name = state.by_name
         self.build.well_known(by_name["BasicObject"], by_name["Kernel"], by_name["Module"], by_name["Class"])
         self.externals.restore(image.object_mixins)
         if any(r.load_calls for r in documents.values()):
             # Mixins of load-time calls across files: bound again, in the same order (the
             # image numbers them after each document's own external mixins).
-            index = self._callee_index()
+            index = self.loadcalls.callee_index()
             for doc, r in documents.items():
-                if r.load_calls and (a := self._applied_mixins(index, doc, r)):
+                if r.load_calls and (a := self.loadcalls.applied_mixins(index, doc, r)):
                     self.load_book.set_applied(doc, a)
         for ns, doc, position in image.externals:
             own = documents[doc].external_mixins
@@ -55,12 +90,11 @@ class Image(References):
         self.concern_book.restore(image.concern_deps, image.concern_cache)
         self.build.restore(image.member_created)
         self.member_book.restore(image.members, image.removed_keys)
-        return self
 
     def export(self, fingerprint: str) -> ResolvedImage:
         """The resolved state and the bookkeeping later queries and edits need, as plain data."""
         if self.chains.times_raw is not None:
-            self._load_times()
+            self.linearizer.load_times()
         state = self.state
         externals = []
         for ns, entries in self.externals.external_of.items():

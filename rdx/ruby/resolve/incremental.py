@@ -15,6 +15,8 @@ empty one at its new key; a removed document is the edit to an empty one, then i
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rdx.model.records import FileResult
 from rdx.model.store import ResolutionDiagnostic, ResolvedState
 from rdx.ruby.resolve.edits import (
@@ -29,7 +31,7 @@ from rdx.ruby.resolve.edits import (
     spans_of,
     successor,
 )
-from rdx.ruby.resolve.placeholders import Placeholders
+from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.update import UpdateContext, merge_refresh
 from rdx.ruby.resolve.vocabulary import (
     MAX_REPLAY_DEFINITIONS,
@@ -40,6 +42,19 @@ from rdx.ruby.resolve.vocabulary import (
     Phase,
     ReplayUnsafe,
 )
+
+if TYPE_CHECKING:
+    from rdx.ruby.resolve.ancestors import Ancestors
+    from rdx.ruby.resolve.builder import Build, Builder
+    from rdx.ruby.resolve.invalidation import Invalidation
+    from rdx.ruby.resolve.loadcalls import LoadCalls
+    from rdx.ruby.resolve.lookup import Binding, Lookup, LookupCaches
+    from rdx.ruby.resolve.members import MemberBook, Members
+    from rdx.ruby.resolve.mentions import MentionBook, Mentions
+    from rdx.ruby.resolve.namespaces import ExternalBook
+    from rdx.ruby.resolve.placeholders import Placeholders
+    from rdx.ruby.resolve.references import References
+    from rdx.ruby.resolve.skeleton import SkeletonEdits
 
 
 class UpdateBook:
@@ -53,12 +68,48 @@ class UpdateBook:
         self.fallback: str | None = None
 
 
-class Incremental(Placeholders):
-    """Refresh paths; mixed into the Resolver."""
+class Incremental(StateView):
+    """The incremental updater: one document replaced, composed from the same passes as a full run."""
 
-    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
-        super().__init__(documents, restoring)
-        self.updates = UpdateBook()
+    def __init__(
+        self,
+        binding: Binding,
+        *,
+        build: Build,
+        builder: Builder,
+        caches: LookupCaches,
+        externals: ExternalBook,
+        invalidation: Invalidation,
+        linearizer: Ancestors,
+        loadcalls: LoadCalls,
+        lookup: Lookup,
+        member_book: MemberBook,
+        member_pass: Members,
+        mention_book: MentionBook,
+        mentions: Mentions,
+        placeholders: Placeholders,
+        references: References,
+        skeleton: SkeletonEdits,
+        updates: UpdateBook,
+    ) -> None:
+        self.binding = binding
+        self.build = build
+        self.builder = builder
+        self.caches = caches
+        self.externals = externals
+        self.invalidation = invalidation
+        self.linearizer = linearizer
+        self.loadcalls = loadcalls
+        self.lookup = lookup
+        self.member_book = member_book
+        self.member_pass = member_pass
+        self.mention_book = mention_book
+        self.mentions = mentions
+        self.placeholders = placeholders
+        self.references = references
+        self.skeleton = skeleton
+        self.updates = updates
+        binding.join(self)
 
     @property
     def fallback(self) -> str | None:
@@ -73,7 +124,7 @@ class Incremental(Placeholders):
         Everything but the document's own references is then provably unchanged, so the new
         state shares the declarations and ancestors and only re-resolves that document's
         references and moves its diagnostics. The previous state is left intact."""
-        index = self.key_of(new.uri)
+        index = self.lookup.key_of(new.uri)
         if index is None:
             return None
         self.mention_book.touch(index)
@@ -87,8 +138,8 @@ class Incremental(Placeholders):
         docs[index] = new
         previous = self.state
         state = successor(previous, docs, previous.declarations, previous.by_name, previous.definition_declarations, diagnostics)
-        self.read(state)
-        self._store_references(state, index, None)
+        self.binding.read(state)
+        self.references.store_references(state, index, None)
         return state
 
     def _replay_scope(self, seeds: set[int], keys: set[str], edited: int) -> set[int]:
@@ -103,7 +154,7 @@ class Incremental(Placeholders):
         change copies under the same key. Every other member of a namespace reads nothing that
         changed, so the replay gives it back as it was. The member index entries of the
         ``edited`` document are stale; the caller put its keys in."""
-        descendants = self._descendants()
+        descendants = self.linearizer.descendants()
         lookups = self.member_book.lookup_keys
         scope: set[int] = set()
         stack = list(seeds)
@@ -151,13 +202,13 @@ class Incremental(Placeholders):
         order. The new state shares everything else with the previous one, which is left
         intact (records are copied before they change). ``order_checked``: the caller made sure
         that a change of requires leaves the load order as it was."""
-        index = self.key_of(new.uri)
+        index = self.lookup.key_of(new.uri)
         if index is None:
             return None
         self.mention_book.touch(index)
         self.member_book.load()
         old = self.docs[index]
-        conflict = self.load_call_conflict(index, old, new)
+        conflict = self.loadcalls.load_call_conflict(index, old, new)
         if conflict is not None:
             self.updates.fallback = conflict
             return None
@@ -192,9 +243,9 @@ class Incremental(Placeholders):
         new_members, scope, order, owner_of = self._member_scope(u, rechained)
         self._replay(u, scope, order, owner_of)
         if u.gone:
-            merge_refresh(u.refresh, self._remove_declarations(index, u.gone, u.own))
+            merge_refresh(u.refresh, self.skeleton.remove_declarations(index, u.gone, u.own))
         if u.placeholders:
-            merge_refresh(u.refresh, self._mentioning(self._drop_unused_placeholders(u, u.placeholders), index))
+            merge_refresh(u.refresh, self.mentions.mentioning(self.placeholders.drop_unused_placeholders(u, u.placeholders), index))
         self._refresh_references(u, order)
         self._note_members(u, new_members)
         u.state.diagnostics = list(dict.fromkeys(u.state.diagnostics))
@@ -207,11 +258,11 @@ class Incremental(Placeholders):
         prev = self.state
         remap, removed = diff.remap, diff.removed
         # Placeholders the old lookups found may have to go (``Placeholders``).
-        placeholders = self._found_todos(index, {*removed, *(o for o, _ in diff.changed)}) if removed or diff.changed else set()
-        demoted = self._demotable(index, old, new, diff) if removed else {}
-        gone, bodies = self._removable(index, old, new, removed, demoted) if removed else ([], [])
+        placeholders = self.placeholders.found_todos(index, {*removed, *(o for o, _ in diff.changed)}) if removed or diff.changed else set()
+        demoted = self.placeholders.demotable(index, old, new, diff) if removed else {}
+        gone, bodies = self.skeleton.removable(index, old, new, removed, demoted) if removed else ([], [])
         reopened = {self.decls[b].unqualified for b, _ in bodies if self.decls[b].kind in ("Class", "Module")}
-        lookups_before = self._snapshot_lookups(reopened, index) if reopened else {}
+        lookups_before = self.mentions.snapshot_lookups(reopened, index) if reopened else {}
         docs = self.docs.copy()
         docs[index] = new
         decls = prev.declarations.copy()
@@ -245,7 +296,7 @@ class Incremental(Placeholders):
                 moved_defs.append((doc, i))
             rec.definitions = moved_defs
         def_decl[index] = row
-        self.read(state)
+        self.binding.read(state)
         self.caches.open_document(index, None)
         if old.external_mixins:
             self.externals.renumber(index, old.external_mixins, new.external_mixins)
@@ -271,27 +322,27 @@ class Incremental(Placeholders):
         changed (documents reading them are queued for reference refresh). Placeholders the
         chains declare are checked (``Placeholders``) and references naming them refreshed."""
         diff = u.diff
-        refresh, chain_seeds = self._declare_added(u.index, u.new, diff.added, u.own) if diff.added else ({}, set())
+        refresh, chain_seeds = self.skeleton.declare_added(u.index, u.new, diff.added, u.own) if diff.added else ({}, set())
         merge_refresh(u.refresh, refresh)
         if u.reopened:
-            chain_seeds |= self._check_lookups(u.lookups_before, u.reopened)
-            merge_refresh(u.refresh, self._mentioning(u.reopened, u.index))
+            chain_seeds |= self.mentions.check_lookups(u.lookups_before, u.reopened)
+            merge_refresh(u.refresh, self.mentions.mentioning(u.reopened, u.index))
         chain_seeds |= u.rechain
         if u.demoted:
-            chain_seeds |= self._demote(u)
-            merge_refresh(u.refresh, self._mentioning({self.decls[d].unqualified for d in u.demoted}, u.index))
+            chain_seeds |= self.placeholders.demote(u)
+            merge_refresh(u.refresh, self.mentions.mentioning({self.decls[d].unqualified for d in u.demoted}, u.index))
         row = self.def_decl[u.index]
         chain_seeds |= {decl for _, n in diff.changed if (decl := row[n]) is not None}
-        rechained = self._rechain(chain_seeds, u.own, {h for g in u.gone for h in self._holders(g)}) if chain_seeds else set()
+        rechained = self.invalidation.rechain(chain_seeds, u.own, {h for g in u.gone for h in self.skeleton.holders(g)}) if chain_seeds else set()
         if rechained:
-            merge_refresh(u.refresh, self._documents_reading(rechained))
+            merge_refresh(u.refresh, self.invalidation.documents_reading(rechained))
         assert self.build.created is not None
         created = {d for d in self.build.created if d in self.decls and self.decls[d].kind == "Todo"}
         if diff.added or diff.changed:
-            self._check_found(u, {*diff.added, *(n for _, n in diff.changed)}, created)
+            self.placeholders.check_found(u, {*diff.added, *(n for _, n in diff.changed)}, created)
         if created:
-            self._check_created(u, created)
-            merge_refresh(u.refresh, self._mentioning({self.decls[d].unqualified for d in created}, u.index))
+            self.placeholders.check_created(u, created)
+            merge_refresh(u.refresh, self.mentions.mentioning({self.decls[d].unqualified for d in created}, u.index))
         return rechained
 
     def _member_scope(
@@ -305,7 +356,7 @@ class Incremental(Placeholders):
         method_owners: dict[int, int | None] = {}
         for i, d in enumerate(new.definitions):
             if d.kind in MEMBER_DEF_KINDS:
-                owner = self._member_owner(index, i, d, method_owners, False)
+                owner = self.member_pass.member_owner(index, i, d, method_owners, False)
                 if d.kind == "Method":
                     method_owners[i] = owner
                 new_members.append((i, owner))
@@ -316,7 +367,7 @@ class Incremental(Placeholders):
         for i, new_owner in new_members:
             keys.update(member_keys(new.definitions[i]))
             if new_owner is not None and (new.definitions[i].kind == "MethodAlias" or new.definitions[i].kind == "MethodVisibility"):
-                self._note_lookup(new_owner, new.definitions[i])
+                self.member_pass.note_lookup(new_owner, new.definitions[i])
         seeds = {o for o in self.member_book.doc_owners[index] | {o for _, o in new_members} if o is not None}
         for ns in rechained:
             # A changed chain changes what this namespace's aliases and visibility changes find.
@@ -356,7 +407,7 @@ class Incremental(Placeholders):
             for name, member in rec.members.items():
                 mrec = decls.get(member)
                 if mrec is not None and mrec.kind in MEMBER_DECL_KINDS and mrec.owner == ns:
-                    self._delete(member)
+                    self.builder.delete(member)
                     for doc, i in mrec.definitions:
                         if doc != u.index and self.def_decl[doc][i] == member:
                             u.own_row(doc)[i] = None
@@ -366,7 +417,7 @@ class Incremental(Placeholders):
         for key in order:
             doc, i = key
             self.build.enter(Phase.REPLAY, (scope, key))
-            self._apply_member(doc, i, docs[doc].definitions[i], owner_of[key])
+            self.member_pass.apply_member(doc, i, docs[doc].definitions[i], owner_of[key])
         self.build.enter(Phase.SETTLED)
 
     def _refresh_references(self, u: UpdateContext, order: list[tuple[int, int]]) -> None:
@@ -381,10 +432,10 @@ class Incremental(Placeholders):
                 refresh[doc] = None
         state = u.state
         for doc in sorted(refresh):
-            self._store_references(state, doc, refresh[doc])
+            self.references.store_references(state, doc, refresh[doc])
 
     def _note_members(self, u: UpdateContext, new_members: list[tuple[int, int | None]]) -> None:
         """Keep the member index and the mention index current for the document."""
         index = u.index
         self.member_book.note_document(index, new_members)
-        self._remention(index, path_names(u.new))
+        self.mentions.remention(index, path_names(u.new))

@@ -9,7 +9,7 @@ chain holds a module twice). Nothing here looks a name up or writes a declaratio
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from itertools import count
 
@@ -111,8 +111,12 @@ def propagate_include(b: Building, anchor: int, module: int, modules: Sequence[i
     return include(b, modules, pos, when, is_class, start=pos)
 
 
-def propagate_prepend(b: Building, anchor: int, modules: Sequence[int], when: int) -> list[int]:
+def propagate_prepend(b: Building, anchor: int, modules: Sequence[int], when: int, prepended: Collection[int] = ()) -> list[int]:
     """A module already in the chain prepends a module at ``when``: Ruby 3 inserts its chain
-    right ahead of that entry, without looking for duplicates."""
+    ahead of that entry and of the modules the entry's module had prepended before
+    (``prepended``, found right ahead of it: the newest prepend comes first, as in the
+    module's own chain), without looking for duplicates."""
     pos = b.position(anchor)
+    while pos > 0 and b.chain[pos - 1] in prepended:
+        pos -= 1
     return [b.insert(pos + i, m, when) for i, m in enumerate(modules)]

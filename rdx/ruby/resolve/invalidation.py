@@ -11,12 +11,20 @@ lexical scope in such a namespace, and documents that name it in a constant path
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
+from typing import TYPE_CHECKING
 
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import ConstPath
 from rdx.ruby.resolve.edits import spans_of
-from rdx.ruby.resolve.mentions import Mentions
+from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.vocabulary import ReplayUnsafe
+
+if TYPE_CHECKING:
+    from rdx.ruby.resolve.ancestors import Ancestors, Chains
+    from rdx.ruby.resolve.concerns import ConcernBook
+    from rdx.ruby.resolve.lookup import Binding, Lookup, LookupCaches
+    from rdx.ruby.resolve.mentions import Mentions
+    from rdx.ruby.resolve.namespaces import ExternalBook
 
 __all__ = ["CHAIN_CODES", "Invalidation"]
 
@@ -26,14 +34,35 @@ CHAIN_CODES = frozenset({"invalid-superclass", "superclass-mismatch", "invalid-m
 MAX_RECHAINED = 20000
 
 
-class Invalidation(Mentions):
-    """Chain invalidation; mixed into the Resolver."""
+class Invalidation(StateView):
+    """Chain invalidation of an update: which chains change, computed again with what reads them."""
+
+    def __init__(
+        self,
+        binding: Binding,
+        *,
+        caches: LookupCaches,
+        chains: Chains,
+        concern_book: ConcernBook,
+        externals: ExternalBook,
+        linearizer: Ancestors,
+        lookup: Lookup,
+        mentions: Mentions,
+    ) -> None:
+        self.caches = caches
+        self.chains = chains
+        self.concern_book = concern_book
+        self.externals = externals
+        self.linearizer = linearizer
+        self.lookup = lookup
+        self.mentions = mentions
+        binding.join(self)
 
     def _chain_closure(self, seeds: set[int], exclude: Collection[int] = ()) -> set[int]:
         """The seeds, every namespace that has one of them as an ancestor, and the singleton
         classes of all of those (with, again, what has those as ancestors); not ``exclude``
         (declarations about to go, whose definitions are gone already)."""
-        descendants = self._descendants()
+        descendants = self.linearizer.descendants()
         closure: set[int] = set()
         stack = list(seeds)
         while stack:
@@ -49,18 +78,18 @@ class Invalidation(Mentions):
                 stack.append(single)
         return closure
 
-    def _rechain(self, seeds: set[int], own: Callable[[int], DeclarationRecord], exclude: Collection[int] = ()) -> set[int]:
+    def rechain(self, seeds: set[int], own: Callable[[int], DeclarationRecord], exclude: Collection[int] = ()) -> set[int]:
         """Compute the chains of ``seeds`` (namespaces whose superclass or mixins changed) and of
         everything whose chain depends on theirs again; returns the namespaces whose chain
         changed. Their records are copied first (``own``): computing a superclass writes it."""
         if self.chains.times_raw is not None:
-            self._load_times()
+            self.linearizer.load_times()
         closure = self._chain_closure(seeds, exclude)
         if self.object_id in closure:
             raise ReplayUnsafe("Object's ancestors change: every lookup may change")
         old = {ns: self.chains.chain_of.get(ns) for ns in closure}
         # The previous state keeps its own tables.
-        self._own_chains()
+        self.linearizer.own_chains()
         for ns in closure:
             own(ns)
         self.chains.forget(closure)
@@ -69,7 +98,7 @@ class Invalidation(Mentions):
         self.caches.forget_lookups()
         self._drop_chain_diagnostics(closure)
         for ns in sorted(closure, key=lambda n: self.decls[n].name):
-            self.ancestors(ns)
+            self.lookup.ancestors(ns)
         changed = {ns for ns in closure if self.chains.chain_of.get(ns) != old[ns]}
         self.chains.note_descendants(changed, old)
         return changed
@@ -88,7 +117,7 @@ class Invalidation(Mentions):
             x for x in self.state.diagnostics if not (x.code in CHAIN_CODES and (x.doc, x.start, x.end) in spans)
         ]
 
-    def _documents_reading(self, namespaces: set[int]) -> dict[int, set[str] | None]:
+    def documents_reading(self, namespaces: set[int]) -> dict[int, set[str] | None]:
         """Documents whose constant lookups may read the chain of one of ``namespaces``: those
         with a lexical scope in one (a definition of it: all their references, None) and those
         naming one in a path (the references that name it)."""
@@ -99,6 +128,6 @@ class Invalidation(Mentions):
             scoped.update(doc for doc, _ in rec.definitions)
             if rec.kind != "SingletonClass":
                 names.add(rec.unqualified)
-        out: dict[int, set[str] | None] = dict(self._mentioning(names, -1))
+        out: dict[int, set[str] | None] = dict(self.mentions.mentioning(names, -1))
         out.update(dict.fromkeys(scoped))
         return out

@@ -21,13 +21,16 @@ templates change, or that changes a method of a name such a call uses.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rdx.model.kinds import MixinKind
 from rdx.model.records import DefinitionRecord, FileResult, LoadCall, MethodEffects, Operand, OperandKind
-from rdx.ruby.resolve.builder import Builder
 from rdx.ruby.resolve.edits import IDENTITY_FIELDS, fields_of, strip_path
+from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.vocabulary import MEMBER_DEF_KINDS, Site
+
+if TYPE_CHECKING:
+    from rdx.ruby.resolve.lookup import Binding, Lookup
 
 __all__ = ["AppliedMixin", "LoadCallBook", "LoadCalls"]
 
@@ -86,14 +89,15 @@ class LoadCallBook:
         self.applied[doc] = applied
 
 
-class LoadCalls(Builder):
-    """Binding of cross-file load-time calls; mixed into the Resolver."""
+class LoadCalls(StateView):
+    """The load-time call pass: binding of calls that run while files load, across files."""
 
-    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
-        super().__init__(documents, restoring)
-        self.load_book = LoadCallBook()
+    def __init__(self, binding: Binding, *, load_book: LoadCallBook, lookup: Lookup) -> None:
+        self.load_book = load_book
+        self.lookup = lookup
+        binding.join(self)
 
-    def _callee_index(self) -> CalleeIndex:
+    def callee_index(self) -> CalleeIndex:
         """The methods callable on a namespace under a name some load-time call or template
         uses, and the templates by (doc, method index); remembers those names."""
         names: set[str] = set()
@@ -160,7 +164,7 @@ class LoadCalls(Builder):
     def _value(self, op: Operand, site: Site, self_ns: int | None, bound: list[int | None]) -> int | None:
         """The namespace an operand stands for, or None."""
         if op.kind == OperandKind.CONSTANT and op.path is not None:
-            return self.lookup_namespace(op.path, site)
+            return self.lookup.lookup_namespace(op.path, site)
         if op.kind == OperandKind.SELF:
             return self_ns
         if op.kind == OperandKind.PARAM and 0 <= op.param < len(bound):
@@ -172,7 +176,7 @@ class LoadCalls(Builder):
         given = len(args)
         if not template.required <= given <= template.required + len(template.defaults):
             return None
-        site = self.cref(cdoc, template.scope)
+        site = self.lookup.cref(cdoc, template.scope)
         self_ns = self.def_decl[cdoc][template.namespace]
         if site is None or self_ns is None:
             return None
@@ -183,7 +187,7 @@ class LoadCalls(Builder):
 
     def _instantiate(self, doc: int, call: LoadCall, index: CalleeIndex) -> list[Applied]:
         """The mixins one load-time call applies, in the order Ruby applies them."""
-        site = self.cref(doc, call.scope)
+        site = self.lookup.cref(doc, call.scope)
         if site is None:
             return []
         here = site[0] if site else None
@@ -219,14 +223,14 @@ class LoadCalls(Builder):
             return []
         return [Applied(target, AppliedMixin(kind, m, n + k, start), guarded) for k, m in enumerate(reversed(modules)) if m is not None]
 
-    def _applied_mixins(self, index: CalleeIndex, doc: int, result: FileResult) -> list[Applied]:
+    def applied_mixins(self, index: CalleeIndex, doc: int, result: FileResult) -> list[Applied]:
         """Every mixin the load-time calls of one document apply (guarded ones included)."""
         return [a for call in result.load_calls for a in self._instantiate(doc, call, index)]
 
     def load_call_names(self) -> set[str]:
         """The method names load-time calls and templates use (computed on first use)."""
         if self.load_book.called_names is None:
-            self._callee_index()
+            self.callee_index()
         assert self.load_book.called_names is not None
         return self.load_book.called_names
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Collection, Iterable
 from typing import Protocol
 
@@ -80,6 +81,15 @@ class ChainSource(Protocol):
     def ancestors(self, decl_id: int) -> tuple[int, ...]: ...
 
 
+class ChainCache(Protocol):
+    """What a pass that changes declarations needs from the chains computed so far: to drop
+    them all (with every lookup cached from them), or one."""
+
+    def invalidate(self, keep_concerns: bool = False) -> None: ...
+
+    def drop_chain(self, decl_id: int) -> None: ...
+
+
 class PublishedChains:
     """The chains of a published state, as they are (queries compute none)."""
 
@@ -92,18 +102,58 @@ class PublishedChains:
         return self.published.ancestors.get(decl_id, (decl_id,))
 
 
-class Lookup:
+class StateView:
+    """The tables of one resolved state, bound as attributes (every lookup and pass reads
+    them on hot paths): the state, its documents, declarations, names, definition ->
+    declaration rows and Object's id. Bound only here (``read``); written into only by
+    ``builder`` (see ``test_resolution_state_has_one_writer``)."""
+
+    VIEW = ("by_name", "decls", "def_decl", "docs", "object_id", "state")
+
+    def read(self, state: ResolvedState) -> None:
+        """Read ``state`` from now on."""
+        self.state = state
+        self.docs = state.documents
+        self.decls = state.declarations
+        self.by_name = state.by_name
+        self.def_decl = state.definition_declarations
+        self.object_id = state.object_id
+
+
+class Binding:
+    """The state a resolution builds, and the passes that read it: when an update makes a
+    new state, ``read`` binds every pass to it. Passes are held weakly, so that a pass, which
+    holds its binding, makes no reference cycle with it (a dropped resolver goes at once,
+    even with the collector frozen)."""
+
+    __slots__ = ("readers", "state")
+
+    def __init__(self, state: ResolvedState) -> None:
+        self.state = state
+        self.readers: list[weakref.ref[StateView]] = []
+
+    def join(self, reader: StateView) -> None:
+        """``reader`` reads the state being built, now and after every ``read``."""
+        self.readers.append(weakref.ref(reader))
+        reader.read(self.state)
+
+    def read(self, state: ResolvedState) -> None:
+        """Every pass reads ``state`` from now on."""
+        self.state = state
+        for ref in self.readers:
+            reader = ref()
+            if reader is not None:
+                reader.read(state)
+
+
+class Lookup(StateView):
     """Scopes, constant lookup, alias following and member lookup over one resolved state.
 
     Reads only: a lookup never declares or changes a record, so one built over a published
     state (``Lookup(state)``) answers the same forever, whatever later revisions do. Its
     caches are its own. It reads chains through a ``ChainSource``: by default the published
-    state's; the Resolver is a Lookup too, over the state it is building, with a source that
-    computes chains on demand (``Ancestors``)."""
-
-    # The state a lookup reads and its tables: bound here (``read``), written into only by
-    # ``builder`` (see ``test_resolution_state_has_one_writer``).
-    VIEW = ("ancestors", "by_name", "decls", "def_decl", "docs", "object_id", "state")
+    state's; a resolver's lookup reads the state being built (it joins the resolver's
+    ``Binding``), with a source that computes chains on demand (``ancestors.Linearization``)."""
 
     def __init__(self, state: ResolvedState, chains: ChainSource | None = None) -> None:
         self.read(state)
@@ -114,16 +164,6 @@ class Lookup:
         """Read ancestor chains from ``chains`` from now on."""
         # The source's own bound method: ``ancestors`` is called on every constant lookup.
         self.ancestors: Callable[[int], tuple[int, ...]] = chains.ancestors
-
-    def read(self, state: ResolvedState) -> None:
-        """Read ``state`` from now on: its documents and tables (the lookup binds them; only
-        ``builder`` writes into them)."""
-        self.state = state
-        self.docs = state.documents
-        self.decls = state.declarations
-        self.by_name = state.by_name
-        self.def_decl = state.definition_declarations
-        self.object_id = state.object_id
 
     def _scope_decl(self, doc: int, index: int) -> int | None:
         return self.def_decl[doc][index] if index >= 0 else self.object_id
@@ -149,7 +189,7 @@ class Lookup:
         crefs[index] = site
         return site
 
-    def _namespace_owner(self, doc: int, index: int) -> int | None:
+    def namespace_owner(self, doc: int, index: int) -> int | None:
         """Where methods defined at scope ``index`` go: the nearest namespace, lexical or not."""
         defs = self.docs[doc].definitions
         i = index
@@ -174,7 +214,7 @@ class Lookup:
             return None
         if d.kind in NAMESPACE_DEF_KINDS:
             return self.decls[decl].singleton
-        return self._namespace_owner(doc, d.parent)
+        return self.namespace_owner(doc, d.parent)
 
     def follow(self, decl_id: int | None) -> int | None:
         """Follow constant aliases to the declaration they name (None on a cycle or miss)."""
@@ -185,11 +225,11 @@ class Lookup:
                 return decl_id
             if hops > MAX_ALIAS_HOPS:
                 return None
-            decl_id = self._alias_target(decl_id)
+            decl_id = self.alias_target(decl_id)
             hops += 1
         return None
 
-    def _alias_target(self, decl_id: int) -> int | None:
+    def alias_target(self, decl_id: int) -> int | None:
         cache = self.caches.alias_cache
         if decl_id in cache:
             return cache[decl_id]
@@ -213,7 +253,7 @@ class Lookup:
         cache[decl_id] = target
         return target
 
-    def _member_constant(self, ns: int, name: str) -> int | None:
+    def member_constant(self, ns: int, name: str) -> int | None:
         m = self.decls[ns].members.get(name)
         if m is not None and self.decls[m].kind in CONSTANT_KINDS:
             return m
@@ -239,7 +279,7 @@ class Lookup:
         hits_before = len(partial)
         result = None
         for ns in site:
-            result = self._member_constant(ns, name)
+            result = self.member_constant(ns, name)
             if result is not None and result not in exclude:
                 break
             result = None
@@ -249,7 +289,7 @@ class Lookup:
             if self.decls[inner].kind != "Class" and self.decls[inner].kind != "SingletonClass":
                 scopes.extend(self.ancestors(self.object_id))
             for anc in scopes:
-                result = self._member_constant(anc, name)
+                result = self.member_constant(anc, name)
                 if result is not None and result not in exclude:
                     break
                 result = None
@@ -263,7 +303,7 @@ class Lookup:
         for anc in self.constant_ancestors(ns):
             if anc == obj and ns != obj:
                 continue
-            m = self._member_constant(anc, name)
+            m = self.member_constant(anc, name)
             if m is not None:
                 if self.decls[m].private:
                     return None
@@ -277,7 +317,7 @@ class Lookup:
         if not segments or path.dynamic:
             return None
         if path.absolute:
-            current = self._member_constant(self.object_id, segments[0])
+            current = self.member_constant(self.object_id, segments[0])
             if current is None:
                 current = self.lookup_scoped(self.object_id, segments[0])
         else:

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from rdx.model.declarations import DeclarationRecord
-from rdx.model.records import DefinitionRecord, FileResult
+from rdx.model.records import DefinitionRecord
 from rdx.model.store import MemberBookkeeping, ResolutionDiagnostic
-from rdx.ruby.resolve.ancestors import Ancestors
+from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.vocabulary import (
     MEMBER_DEF_KINDS,
     NAMESPACE_DEF_KINDS,
     Phase,
     ReplayUnsafe,
 )
+
+if TYPE_CHECKING:
+    from rdx.ruby.resolve.builder import Build, Builder
+    from rdx.ruby.resolve.lookup import Binding, Lookup
 
 
 def _written(d: DefinitionRecord) -> str:
@@ -97,14 +102,17 @@ class MemberBook:
         self.lookup_keys.setdefault(owner, set()).add(key)
 
 
-class Members(Ancestors):
-    """The member phase; mixed into the Resolver."""
+class Members(StateView):
+    """The members pass: every method, alias, visibility change and attribute, in program order."""
 
-    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
-        super().__init__(documents, restoring)
-        self.member_book = MemberBook(documents)
+    def __init__(self, binding: Binding, *, build: Build, builder: Builder, lookup: Lookup, member_book: MemberBook) -> None:
+        self.build = build
+        self.builder = builder
+        self.lookup = lookup
+        self.member_book = member_book
+        binding.join(self)
 
-    def _phase_members(self) -> None:
+    def phase_members(self) -> None:
         """Methods, attributes, aliases, variables and visibility changes, in program order:
         ``private :m`` affects the ``m`` defined so far, and a later ``def m`` is public again,
         as in Ruby; an alias copies the visibility its original has at that point.
@@ -121,36 +129,36 @@ class Members(Ancestors):
             for index, d in enumerate(defs):
                 kind = d.kind
                 if kind in MEMBER_DEF_KINDS:
-                    owner = self._member_owner(doc, index, d, method_owners, True)
+                    owner = self.member_owner(doc, index, d, method_owners, True)
                     if kind == "Method":
                         method_owners[index] = owner
                     owners_here.add(owner)
                     if owner is not None:
                         index_map.setdefault(owner, []).append((doc, index))
                         if kind == "MethodAlias" or kind == "MethodVisibility":
-                            self._note_lookup(owner, d)
-                    self._apply_member(doc, index, d, owner)
+                            self.note_lookup(owner, d)
+                    self.apply_member(doc, index, d, owner)
                 elif kind in ("GlobalVariable", "GlobalVariableAlias"):
-                    rec = self._declare(d.name, d.name, "GlobalVariable", self.object_id)
-                    self._attach(doc, index, rec.id)
+                    rec = self.builder.declare(d.name, d.name, "GlobalVariable", self.object_id)
+                    self.builder.attach(doc, index, rec.id)
                 elif kind == "ConstantVisibility":
                     self._apply_constant_visibility(doc, index, d)
         self.build.enter(Phase.SETTLED)
 
-    def _note_lookup(self, owner: int, d: DefinitionRecord) -> None:
+    def note_lookup(self, owner: int, d: DefinitionRecord) -> None:
         """Record the inherited member an alias or visibility change may read."""
         name = d.old_name if d.kind == "MethodAlias" else d.name
         self.member_book.note_lookup(owner, f"{name}()")
 
     def _singleton_of(self, decl_id: int, create: bool) -> int:
         if create:
-            return self.singleton(decl_id)
+            return self.builder.singleton(decl_id)
         single = self.decls[decl_id].singleton
         if single is None:
             raise ReplayUnsafe(f"{self.decls[decl_id].name} has no singleton class yet")
         return single
 
-    def _member_owner(self, doc: int, index: int, d: DefinitionRecord, method_owners: dict[int, int | None], create: bool) -> int | None:
+    def member_owner(self, doc: int, index: int, d: DefinitionRecord, method_owners: dict[int, int | None], create: bool) -> int | None:
         """The namespace a member definition writes into (None when it cannot be placed).
 
         Depends only on the skeleton (namespaces, constants, mixins) and, for an instance
@@ -163,13 +171,13 @@ class Members(Ancestors):
             return self._self_class_created(doc, parent) if create else self._self_class_existing(doc, parent)
         if kind == "ClassVariable":
             return self._class_variable_owner(doc, d.parent)
-        owner = self._namespace_owner(doc, d.parent)
+        owner = self.lookup.namespace_owner(doc, d.parent)
         if owner is None:
             return None
         if kind == "Method":
             if d.receiver is not None:
-                site = self.cref(doc, d.parent)
-                target = self.lookup_namespace(d.receiver, site) if site is not None else None
+                site = self.lookup.cref(doc, d.parent)
+                target = self.lookup.lookup_namespace(d.receiver, site) if site is not None else None
                 if target is None or d.instance_receiver:  # ``Foo.define_method(:m)``: Foo itself.
                     return target
                 return self._singleton_of(target, create)
@@ -177,8 +185,8 @@ class Members(Ancestors):
         if d.receiver is not None:
             # ``Bar.alias_method``, ``Foo.private_constant``, ``Foo.private_class_method``: the
             # namespace the receiver names (its singleton class for the ``*_class_method`` forms).
-            site = self.cref(doc, d.parent)
-            target = self.lookup_namespace(d.receiver, site) if site is not None else None
+            site = self.lookup.cref(doc, d.parent)
+            target = self.lookup.lookup_namespace(d.receiver, site) if site is not None else None
             if target is None:
                 return None
             return self._singleton_of(target, create) if d.self_receiver else target
@@ -190,8 +198,8 @@ class Members(Ancestors):
         """``self_class`` for the member phase, which creates the singleton class it needs."""
         if index >= 0 and self.docs[doc].definitions[index].kind in NAMESPACE_DEF_KINDS:
             decl = self.def_decl[doc][index]
-            return None if decl is None else self.singleton(decl)
-        return self.self_class(doc, index)
+            return None if decl is None else self.builder.singleton(decl)
+        return self.lookup.self_class(doc, index)
 
     def _self_class_existing(self, doc: int, index: int) -> int | None:
         """``self_class`` outside a method body, without creating a singleton class."""
@@ -202,12 +210,12 @@ class Members(Ancestors):
             return None
         if self.docs[doc].definitions[index].kind in NAMESPACE_DEF_KINDS:
             return self._singleton_of(decl, False)
-        return self._namespace_owner(doc, self.docs[doc].definitions[index].parent)
+        return self.lookup.namespace_owner(doc, self.docs[doc].definitions[index].parent)
 
-    def _apply_member(self, doc: int, index: int, d: DefinitionRecord, owner: int | None) -> None:
+    def apply_member(self, doc: int, index: int, d: DefinitionRecord, owner: int | None) -> None:
         kind = d.kind
         if owner is None:
-            if kind == "Method" and d.receiver is not None and self._namespace_owner(doc, d.parent) is not None:
+            if kind == "Method" and d.receiver is not None and self.lookup.namespace_owner(doc, d.parent) is not None:
                 self.state.diagnostics.append(
                     ResolutionDiagnostic(doc, "unresolved-method-receiver", f"cannot resolve {d.receiver.text!r} in '{_written(d)}'", d.start, d.end, "warning")
                 )
@@ -215,7 +223,7 @@ class Members(Ancestors):
         if kind == "Method":
             if d.module_function:
                 self._method(owner, d.name, doc, index, "private")
-                single = self._method(self.singleton(owner), d.name, doc, index, "public", attach=False)
+                single = self._method(self.builder.singleton(owner), d.name, doc, index, "public", attach=False)
                 self.decls[single].definitions.append((doc, index))
             else:
                 self._method(owner, d.name, doc, index, d.visibility)
@@ -236,15 +244,15 @@ class Members(Ancestors):
 
     def _method(self, owner: int, name: str, doc: int, index: int, visibility: str, attach: bool = True) -> int:
         key = f"{name}()"
-        rec = self._declare(f"{self.decls[owner].name}#{key}", key, "Method", owner)
+        rec = self.builder.declare(f"{self.decls[owner].name}#{key}", key, "Method", owner)
         rec.visibility = visibility
         if attach:
-            self._attach(doc, index, rec.id)
+            self.builder.attach(doc, index, rec.id)
         return rec.id
 
     def _variable(self, owner: int, name: str, kind: str, doc: int, index: int) -> None:
-        rec = self._declare(f"{self.decls[owner].name}#{name}", name, kind, owner)
-        self._attach(doc, index, rec.id)
+        rec = self.builder.declare(f"{self.decls[owner].name}#{name}", name, kind, owner)
+        self.builder.attach(doc, index, rec.id)
 
     def _class_variable_owner(self, doc: int, index: int) -> int | None:
         """Class variables follow the lexical scope and skip singleton classes."""
@@ -258,23 +266,23 @@ class Members(Ancestors):
         return self.object_id
 
     def _apply_constant_visibility(self, doc: int, index: int, d: DefinitionRecord) -> None:
-        if self._namespace_owner(doc, d.parent) is None:
+        if self.lookup.namespace_owner(doc, d.parent) is None:
             return
-        site = self.cref(doc, d.parent)
+        site = self.lookup.cref(doc, d.parent)
         ns = site[0] if site else self.object_id
         if d.receiver is not None:  # ``Foo.private_constant :X`` acts on Foo.
-            found = self.lookup_namespace(d.receiver, site) if site is not None else None
+            found = self.lookup.lookup_namespace(d.receiver, site) if site is not None else None
             if found is None:
                 return
             ns = found
-        member = self._member_constant(ns, d.name)
+        member = self.lookup.member_constant(ns, d.name)
         if member is None:
             self.state.diagnostics.append(
                     ResolutionDiagnostic(doc, "unknown-constant", f"{d.visibility}_constant names {d.name!r}, which is not defined here", d.start, d.end, "warning")
             )
             return
         self.decls[member].private = d.visibility == "private"
-        self._attach(doc, index, member)
+        self.builder.attach(doc, index, member)
 
     def _apply_method_visibility(self, doc: int, index: int, d: DefinitionRecord, owner: int) -> None:
         key = f"{d.name}()"
@@ -286,21 +294,21 @@ class Members(Ancestors):
                     ResolutionDiagnostic(doc, "unknown-method", f"remove_method names {d.name!r}, which is not defined here", d.start, d.end, "warning"))
                 return
             self.member_book.removed_keys.setdefault(owner, set()).add(key)
-            self._forget(method)
+            self.builder.forget(method)
             return
         if d.visibility == "undefined":
             # ``undef``/``undef_method``: lookups stop here, inherited definitions included.
-            rec = self._declare(f"{self.decls[owner].name}#{key}", key, "Method", owner)
+            rec = self.builder.declare(f"{self.decls[owner].name}#{key}", key, "Method", owner)
             rec.visibility = "undefined"
-            self._attach(doc, index, rec.id)
+            self.builder.attach(doc, index, rec.id)
             return
         if d.visibility == "module_function":
             if method is None:
                 return
             self.decls[method].visibility = "private"
-            single = self._declare(f"{self.decls[self.singleton(owner)].name}#{key}", key, "Method", self.singleton(owner))
+            single = self.builder.declare(f"{self.decls[self.builder.singleton(owner)].name}#{key}", key, "Method", self.builder.singleton(owner))
             single.definitions.extend(self.decls[method].definitions)
-            self._attach(doc, index, method)
+            self.builder.attach(doc, index, method)
             return
         if method is None:
             # Ruby copies an inherited method into the class with the new visibility.
@@ -310,9 +318,9 @@ class Members(Ancestors):
                     ResolutionDiagnostic(doc, "unknown-method", f"{d.visibility} names {d.name!r}, which is not defined here", d.start, d.end, "warning")
                 )
                 return
-            method = self._declare(f"{self.decls[owner].name}#{key}", key, "Method", owner).id
+            method = self.builder.declare(f"{self.decls[owner].name}#{key}", key, "Method", owner).id
         self.decls[method].visibility = d.visibility
-        self._attach(doc, index, method)
+        self.builder.attach(doc, index, method)
 
     def _member_lookup(self, decl_id: int, member: str) -> tuple[int, str] | None:
         """``find_member`` for the member phase: the method found and its visibility at this
@@ -324,10 +332,10 @@ class Members(Ancestors):
         none); when that needs more than the last one (an alias, ``module_function``) or a
         method was removed on the way, the replay is abandoned for a full resolve."""
         if self.build.phase != Phase.REPLAY:
-            found = self.find_member(decl_id, member)
+            found = self.lookup.find_member(decl_id, member)
             return None if found is None else (found, self.decls[found].visibility)
         scope, at = self.build.replay_at
-        for anc in self.ancestors(decl_id):
+        for anc in self.lookup.ancestors(decl_id):
             outside = anc not in scope
             if outside and member in self.member_book.removed_keys.get(anc, ()):
                 raise ReplayUnsafe(f"{self.decls[anc].name} had {member} removed")

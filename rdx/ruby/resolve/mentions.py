@@ -10,10 +10,16 @@ after the edit tells whether any answer changed. If none did, the edit stays inc
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rdx.model.records import ConstPath, FileResult
 from rdx.ruby.resolve.edits import load_time_paths, path_names
-from rdx.ruby.resolve.image import Image
+from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.vocabulary import ReplayUnsafe
+
+if TYPE_CHECKING:
+    from rdx.ruby.resolve.lookup import Binding, Lookup
+    from rdx.ruby.resolve.namespaces import ExternalBook
 
 __all__ = ["ANCESTRY", "OTHER", "SCOPE", "Answer", "Mentions"]
 
@@ -48,12 +54,14 @@ class MentionBook:
         self.touched_docs.add(doc)
 
 
-class Mentions(Image):
-    """The mention index and lookup re-checks; mixed into the Resolver."""
+class Mentions(StateView):
+    """The mention index and lookup re-checks of an update."""
 
-    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
-        super().__init__(documents, restoring)
-        self.mention_book = MentionBook()
+    def __init__(self, binding: Binding, *, externals: ExternalBook, lookup: Lookup, mention_book: MentionBook) -> None:
+        self.externals = externals
+        self.lookup = lookup
+        self.mention_book = mention_book
+        binding.join(self)
 
     def _mentioned_names(self) -> dict[int, set[str]]:
         """Per document, every name its definitions' lookups mention (see ``path_names``)."""
@@ -61,7 +69,7 @@ class Mentions(Image):
             self.mention_book.path_names = {key: path_names(d) for key, d in self.docs.items()}
         return self.mention_book.path_names
 
-    def _mention_index(self) -> dict[str, set[int]]:
+    def mention_index(self) -> dict[str, set[int]]:
         """Name -> documents whose definitions' lookups mention it (built on first use, kept current)."""
         if self.mention_book.mention_index is None:
             index: dict[str, set[int]] = {}
@@ -71,7 +79,7 @@ class Mentions(Image):
             self.mention_book.mention_index = index
         return self.mention_book.mention_index
 
-    def _remention(self, doc: int, names: set[str] | None) -> None:
+    def remention(self, doc: int, names: set[str] | None) -> None:
         """Document ``doc`` now mentions ``names`` (None: it is gone)."""
         per_doc = self._mentioned_names()
         index = self.mention_book.mention_index
@@ -88,15 +96,15 @@ class Mentions(Image):
         else:
             per_doc[doc] = names
 
-    def _documents_mentioning_paths(self, names: set[str], skip: int) -> set[int]:
-        index = self._mention_index()
+    def documents_mentioning_paths(self, names: set[str], skip: int) -> set[int]:
+        index = self.mention_index()
         out: set[int] = set()
         for name in names:
             out |= index.get(name, set())
         out.discard(skip)
         return out
 
-    def _evaluate(self, doc: int, names: set[str] | None, only: set[int] | None = None, paths: list[ConstPath | None] | None = None) -> Evaluation:
+    def evaluate(self, doc: int, names: set[str] | None, only: set[int] | None = None, paths: list[ConstPath | None] | None = None) -> Evaluation:
         """What every lookup of document ``doc`` that mentions one of ``names`` (any, for None)
         finds now, for its definitions (those in ``only``, when given): for each path, the
         declaration found for each of its prefixes (and where it leads). ``paths``, when
@@ -107,7 +115,7 @@ class Mentions(Image):
         def path(p: ConstPath | None, scope: int, role: int, index: int, upto: int | None = None, load_time: bool = False, hidden: int | None = None) -> None:
             if p is None or (names is not None and names.isdisjoint(p.segments)):
                 return
-            site = self.cref(doc, scope)
+            site = self.lookup.cref(doc, scope)
             if paths is not None:
                 paths.append(p)
             if site is None:
@@ -117,19 +125,19 @@ class Mentions(Image):
             found = []
             for k in range(1, n + 1):
                 # Superclasses and mixins are looked up as while the file loads (``ancestors``).
-                hit = self.lookup_path_at(p, site, doc, p.start, k, hidden) if load_time else self.lookup_path(p, site, k)
-                found += [hit, self.follow(hit)]
+                hit = self.lookup.lookup_path_at(p, site, doc, p.start, k, hidden) if load_time else self.lookup.lookup_path(p, site, k)
+                found += [hit, self.lookup.follow(hit)]
             out.append((role, index, tuple(found)))
 
         for i, d in enumerate(result.definitions):
             if only is not None and i not in only:
                 continue
             if d.kind == "ConstantVisibility" and (names is None or d.name in names):
-                site = self.cref(doc, d.parent)
+                site = self.lookup.cref(doc, d.parent)
                 ns = (site[0] if site else self.object_id) if site is not None else None
                 if d.receiver is not None and site is not None:
-                    ns = self.lookup_namespace(d.receiver, site)
-                out.append((OTHER, i, (None if ns is None else self._member_constant(ns, d.name),)))
+                    ns = self.lookup.lookup_namespace(d.receiver, site)
+                out.append((OTHER, i, (None if ns is None else self.lookup.member_constant(ns, d.name),)))
                 if paths is not None:
                     paths.append(None)
             if d.path is not None and len(d.path.segments) > 1:
@@ -143,8 +151,8 @@ class Mentions(Image):
                 path(m.target, i if d.lexical else d.parent, ANCESTRY, i)
         if only is None:
             for n, e in enumerate(result.external_mixins):
-                path(e.target, e.scope, OTHER, n, load_time=not self.in_method_body(doc, e.scope))
-                path(e.mixin.target, e.mixin_site, OTHER, n, load_time=not self.in_method_body(doc, e.mixin_site))
+                path(e.target, e.scope, OTHER, n, load_time=not self.lookup.in_method_body(doc, e.scope))
+                path(e.mixin.target, e.mixin_site, OTHER, n, load_time=not self.lookup.in_method_body(doc, e.mixin_site))
             for n, (p, scope) in enumerate(load_time_paths(result)):
                 path(p, scope, OTHER, n)
         return tuple(out)
@@ -153,31 +161,31 @@ class Mentions(Image):
         """Whether a lookup of those definitions of ``doc`` finds a ``Todo`` placeholder, which
         may have been declared for it alone (and would go with it in a full resolve)."""
         decls = self.decls
-        return any(found is not None and decls[found].kind == "Todo" for _, _, answers in self._evaluate(doc, None, only) for found in answers)
+        return any(found is not None and decls[found].kind == "Todo" for _, _, answers in self.evaluate(doc, None, only) for found in answers)
 
-    def _object_mixin_conflict(self, owner: int | None, name: str) -> bool:
+    def object_mixin_conflict(self, owner: int | None, name: str) -> bool:
         """Whether adding or removing constant ``name`` of ``owner`` can change what a top-level
         ``class name`` elsewhere reopens: Ruby looks such a name up through Object's ancestors,
         so a constant of a module that Object includes, or a top-level one that such a module
         also has, decides it."""
         if not self.externals.object_mixins or owner is None:
             return False
-        chain = self.ancestors(self.object_id)
+        chain = self.lookup.ancestors(self.object_id)
         if owner != self.object_id:
             return owner in chain
-        return any(self._member_constant(m, name) is not None for m in chain if m != self.object_id)
+        return any(self.lookup.member_constant(m, name) is not None for m in chain if m != self.object_id)
 
-    def _snapshot_lookups(self, names: set[str], skip: int) -> dict[int, Evaluation]:
+    def snapshot_lookups(self, names: set[str], skip: int) -> dict[int, Evaluation]:
         """The current answers of every other document's lookups that mention ``names``."""
-        return {doc: self._evaluate(doc, names) for doc in sorted(self._documents_mentioning_paths(names, skip))}
+        return {doc: self.evaluate(doc, names) for doc in sorted(self.documents_mentioning_paths(names, skip))}
 
-    def _check_lookups(self, before: dict[int, Evaluation], names: set[str]) -> set[int]:
+    def check_lookups(self, before: dict[int, Evaluation], names: set[str]) -> set[int]:
         """The namespaces whose superclass or mixin lookups recorded in ``before`` find
         something else now (their chains must be computed again). Raises ReplayUnsafe when
         any other lookup does: that would move a definition or a method elsewhere."""
         rechain: set[int] = set()
         for doc, answers in before.items():
-            now = self._evaluate(doc, names)
+            now = self.evaluate(doc, names)
             if now == answers:
                 continue
             if len(now) != len(answers):
@@ -191,18 +199,18 @@ class Mentions(Image):
                 rechain.add(ns)
         return rechain
 
-    def _check_not_found_through(self, gone: set[int], names: set[str], skip: int) -> None:
+    def check_not_found_through(self, gone: set[int], names: set[str], skip: int) -> None:
         """Removing ``gone`` changes no other document's lookups when none finds one of them."""
-        for doc in sorted(self._documents_mentioning_paths(names, skip)):
-            for _, _, answers in self._evaluate(doc, names):
+        for doc in sorted(self.documents_mentioning_paths(names, skip)):
+            for _, _, answers in self.evaluate(doc, names):
                 if not gone.isdisjoint(answers):
                     raise ReplayUnsafe(f"a constant path in {self.docs[doc].uri} finds a removed declaration")
 
-    def _mentioning(self, names: set[str], skip: int) -> dict[int, set[str] | None]:
+    def mentioning(self, names: set[str], skip: int) -> dict[int, set[str] | None]:
         """Documents whose references name one of ``names`` -> the names (see ``Refresh``)."""
-        return {doc: names for doc in self._documents_mentioning(names, skip)}
+        return {doc: names for doc in self.documents_mentioning(names, skip)}
 
-    def _documents_mentioning(self, names: set[str], skip: int) -> set[int]:
+    def documents_mentioning(self, names: set[str], skip: int) -> set[int]:
         """Documents (but ``skip``) with a constant reference or call receiver naming one of
         ``names``, from an index of name -> documents built on first use and kept current."""
         index = self.mention_book.reference_index
@@ -226,7 +234,7 @@ class Mentions(Image):
         return [doc for doc in self.mention_book.touched_docs if doc in self.docs and cache.get(doc, (None,))[0] is not self.docs[doc]]
 
     def _index_reference_names(self, doc: int) -> None:
-        self._forget_reference_names(doc)
+        self.forget_reference_names(doc)
         result = self.docs[doc]
         used: set[str] = set()
         for ref in result.const_refs:
@@ -240,7 +248,7 @@ class Mentions(Image):
         for name in used:
             index.setdefault(name, set()).add(doc)
 
-    def _forget_reference_names(self, doc: int) -> None:
+    def forget_reference_names(self, doc: int) -> None:
         entry = self.mention_book.reference_names.pop(doc, None)
         index = self.mention_book.reference_index
         if entry is not None and index is not None:

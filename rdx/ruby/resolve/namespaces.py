@@ -7,9 +7,12 @@ written outside ``Foo``'s body to ``Foo``."""
 
 from __future__ import annotations
 
-from rdx.model.records import ConstPath, DefinitionRecord, ExternalMixin, FileResult
+from typing import TYPE_CHECKING
+
+from rdx.model.records import ConstPath, DefinitionRecord, ExternalMixin
 from rdx.model.store import CORE_URI, ResolutionDiagnostic
-from rdx.ruby.resolve.loadcalls import Applied, LoadCalls
+from rdx.ruby.resolve.loadcalls import Applied
+from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.vocabulary import (
     CONSTANT_DEF_KINDS,
     NAMESPACE_DEF_KINDS,
@@ -17,6 +20,11 @@ from rdx.ruby.resolve.vocabulary import (
     dynamic_constant,
     inside_method,
 )
+
+if TYPE_CHECKING:
+    from rdx.ruby.resolve.builder import Builder
+    from rdx.ruby.resolve.loadcalls import LoadCallBook, LoadCalls
+    from rdx.ruby.resolve.lookup import Binding, ChainCache, Lookup
 
 
 class ExternalBook:
@@ -44,23 +52,38 @@ class ExternalBook:
         self.object_mixins = object_mixins
 
 
-class Namespaces(LoadCalls):
-    """Phase 1; mixed into the Resolver."""
+class Namespaces(StateView):
+    """The namespaces pass (phase 1): classes, modules and constants declared to a fixed point."""
 
-    def __init__(self, documents: dict[int, FileResult], restoring: bool = False) -> None:
-        super().__init__(documents, restoring)
-        self.externals = ExternalBook()
+    def __init__(
+        self,
+        binding: Binding,
+        *,
+        builder: Builder,
+        externals: ExternalBook,
+        linearizer: ChainCache,
+        load_book: LoadCallBook,
+        loadcalls: LoadCalls,
+        lookup: Lookup,
+    ) -> None:
+        self.builder = builder
+        self.externals = externals
+        self.linearizer = linearizer
+        self.load_book = load_book
+        self.loadcalls = loadcalls
+        self.lookup = lookup
+        binding.join(self)
 
-    def _declare_definition(self, doc: int, index: int, d: DefinitionRecord, placeholders: bool) -> bool:
+    def declare_definition(self, doc: int, index: int, d: DefinitionRecord, placeholders: bool) -> bool:
         """Try to declare one namespace/constant definition; True when done."""
-        parent_site = self.cref(doc, d.parent)
+        parent_site = self.lookup.cref(doc, d.parent)
         if parent_site is None:
             return False
         if d.kind == "SingletonClass":
             if d.target is None:
-                attached = self._namespace_owner(doc, d.parent)
+                attached = self.lookup.namespace_owner(doc, d.parent)
             else:
-                attached = self.lookup_namespace(d.target, parent_site)
+                attached = self.lookup.lookup_namespace(d.target, parent_site)
                 if attached is None:
                     if not placeholders:
                         return False
@@ -68,10 +91,10 @@ class Namespaces(LoadCalls):
                         # ``Foo = 1; class << Foo``: Ruby raises TypeError (can't define
                         # singleton) and runs nothing of the body: nothing is declared.
                         return True
-                    attached = self._placeholder(d.target, parent_site, len(d.target.segments))
+                    attached = self.builder.placeholder(d.target, parent_site, len(d.target.segments))
             if attached is None:
                 return False
-            self._attach(doc, index, self.singleton(attached))
+            self.builder.attach(doc, index, self.builder.singleton(attached))
             return True
         path = d.path
         assert path is not None
@@ -80,7 +103,7 @@ class Namespaces(LoadCalls):
         elif len(path.segments) == 1:
             owner = self.object_id
         else:
-            found_owner = self.lookup_namespace(path, parent_site, len(path.segments) - 1)
+            found_owner = self.lookup.lookup_namespace(path, parent_site, len(path.segments) - 1)
             if found_owner is not None:
                 owner = found_owner
             else:
@@ -88,22 +111,22 @@ class Namespaces(LoadCalls):
                     return False
                 if self._names_a_value(path, parent_site, len(path.segments) - 1):
                     return True  # ``V = 1; class V::Inner`` raises in Ruby: nothing is declared.
-                owner = self._placeholder(path, parent_site, len(path.segments) - 1)
+                owner = self.builder.placeholder(path, parent_site, len(path.segments) - 1)
         name = path.segments[-1]
         kind = d.kind
         if kind in ("Class", "Module"):
-            existing = self._member_constant(owner, name)
+            existing = self.lookup.member_constant(owner, name)
             if existing is None and owner == self.object_id and self.externals.object_mixins:
                 # At top level, ``class Foo`` also reopens a Foo that Object gets from a module
                 # it includes (Ruby checks Object's ancestors for the constant). Object's chain
                 # may have grown since it was cached in this round: recompute it.
-                self._drop_chain(self.object_id)
-                inherited = self.lookup_scoped(self.object_id, name)
+                self.linearizer.drop_chain(self.object_id)
+                inherited = self.lookup.lookup_scoped(self.object_id, name)
                 if inherited is not None and self.decls[inherited].owner != self.object_id:
                     existing = inherited
             if existing is not None and self.decls[existing].kind == "ConstantAlias":
                 # ``AL = Real; module AL`` reopens Real.
-                target = self.follow(existing)
+                target = self.lookup.follow(existing)
                 if target is not None and self.decls[target].kind in (kind, "Todo"):
                     existing = target
                 elif target is None and not placeholders:
@@ -117,14 +140,14 @@ class Namespaces(LoadCalls):
             if existing is not None and self.decls[existing].kind in (kind, "Todo") and existing != owner:
                 rec = self.decls[existing]
                 if rec.kind == "Todo":
-                    rec = self._writable(existing)
+                    rec = self.builder.writable(existing)
                     rec.kind = kind  # A placeholder is promoted (``Placeholders``).
-                self._attach(doc, index, existing)
+                self.builder.attach(doc, index, existing)
                 return True
-        rec = self._declare(self._qualify(owner, name), name, kind, owner)
+        rec = self.builder.declare(self.builder.qualify(owner, name), name, kind, owner)
         if rec.kind == "ConstantAlias" and kind in ("Class", "Module"):
             rec.kind = kind
-        self._attach(doc, index, rec.id)
+        self.builder.attach(doc, index, rec.id)
         return True
 
     def _names_a_value(self, path: ConstPath, site: Site, upto: int) -> bool:
@@ -133,15 +156,15 @@ class Namespaces(LoadCalls):
         Ruby raises there (TypeError or NameError), so nothing is declared beneath it, where
         an unknown name would get a placeholder instead."""
         for n in range(1, upto + 1):
-            found = self.lookup_path(path, site, n)
+            found = self.lookup.lookup_path(path, site, n)
             if found is None:
                 return False
-            target = self.follow(found)
+            target = self.lookup.follow(found)
             if target is None or not self.decls[target].is_namespace:
                 return True
         return False
 
-    def _phase_namespaces(self) -> None:
+    def phase_namespaces(self) -> None:
         # Whether any file includes modules into Object (top-level ``include M``).
         self.externals.object_mixins = any(
             d.kind == "Class" and d.name == "Object" and d.mixins for result in self.docs.values() if result.uri != CORE_URI for d in result.definitions
@@ -162,12 +185,12 @@ class Namespaces(LoadCalls):
             rest = []
             for item in pending:
                 doc, index, d = item
-                if self._declare_definition(doc, index, d, placeholders):
+                if self.declare_definition(doc, index, d, placeholders):
                     progress = True
                 else:
                     rest.append(item)
             pending = rest
-            self._invalidate()
+            self.linearizer.invalidate()
             if progress:
                 placeholders = False
             elif not placeholders:
@@ -185,15 +208,15 @@ class Namespaces(LoadCalls):
                     ResolutionDiagnostic(doc, "unresolved-definition", f"cannot place {d.kind.lower()} {d.name!r}: its enclosing scope is not declared", d.start, d.end, "warning")
             )
 
-    def _collect_external_mixins(self) -> None:
+    def collect_external_mixins(self) -> None:
         """Attach ``Foo.include(M)`` calls to ``Foo``'s declaration (or its singleton for extend),
         and the mixins of load-time calls of other files' methods (``loadcalls``), in program
         order; a guarded one (``unless Foo < M``) only when Foo lacks M so far."""
         guarded = False
-        index = self._callee_index() if any(r.load_calls for r in self.docs.values()) else None
+        index = self.loadcalls.callee_index() if any(r.load_calls for r in self.docs.values()) else None
         self.load_book.reset_applied()
         for doc, result in self.docs.items():
-            applied = self._applied_mixins(index, doc, result) if index is not None and result.load_calls else []
+            applied = self.loadcalls.applied_mixins(index, doc, result) if index is not None and result.load_calls else []
             if applied:
                 self.load_book.set_applied(doc, applied)
             for item in _merged(result.external_mixins, applied):
@@ -202,14 +225,14 @@ class Namespaces(LoadCalls):
                 else:
                     guarded |= self._collect_external(doc, item)
         if guarded:
-            self._invalidate()  # Nothing computed from the partial list may stay.
+            self.linearizer.invalidate()  # Nothing computed from the partial list may stay.
 
     def _collect_external(self, doc: int, ext: ExternalMixin) -> bool:
         """Attach one external mixin; True when it was guarded (chains must be recomputed)."""
-        site = self.cref(doc, ext.scope)
+        site = self.lookup.cref(doc, ext.scope)
         if site is None:
             return False
-        target = self.lookup_namespace_at(ext.target, site, doc, ext.scope)
+        target = self.lookup.lookup_namespace_at(ext.target, site, doc, ext.scope)
         if target is None:
             self.state.diagnostics.append(
             ResolutionDiagnostic(doc, "unresolved-mixin-target", f"cannot resolve {ext.target.text!r} in '{ext.target.text}.{ext.mixin.kind}'",
@@ -224,8 +247,8 @@ class Namespaces(LoadCalls):
     def _apply_load_call_mixin(self, doc: int, item: Applied) -> bool:
         """Attach one mixin of a load-time call (``loadcalls``); True when it was guarded."""
         if item.guarded:
-            self._invalidate()  # Chains cached before the last external mixins were added are stale.
-            if item.mixin.target in self.ancestors(item.namespace):
+            self.linearizer.invalidate()  # Chains cached before the last external mixins were added are stale.
+            if item.mixin.target in self.lookup.ancestors(item.namespace):
                 return True
         self.externals.external_of.setdefault(item.namespace, []).append((doc, -1, item.mixin))
         return item.guarded
@@ -234,14 +257,14 @@ class Namespaces(LoadCalls):
         """Whether ``target`` has the module of ``ext`` among its ancestors, with the external
         mixins collected so far (Ruby evaluates ``Foo < M`` when the call runs). FIXME: decided
         once per full resolve; an edit elsewhere that changes the answer is not replayed."""
-        site = self.cref(doc, ext.mixin_site)
+        site = self.lookup.cref(doc, ext.mixin_site)
         if site is None:
             return False
-        module = (site[0] if site else None) if ext.mixin.target is None else self.lookup_namespace_at(ext.mixin.target, site, doc, ext.mixin_site)
+        module = (site[0] if site else None) if ext.mixin.target is None else self.lookup.lookup_namespace_at(ext.mixin.target, site, doc, ext.mixin_site)
         if module is None:
             return False
-        self._invalidate()  # Chains cached before the last external mixins were added are stale.
-        return module in self.ancestors(target)
+        self.linearizer.invalidate()  # Chains cached before the last external mixins were added are stale.
+        return module in self.lookup.ancestors(target)
 
 
 def _merged(externals: list[ExternalMixin], applied: list[Applied]) -> list[ExternalMixin | Applied]:

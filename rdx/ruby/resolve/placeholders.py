@@ -24,24 +24,59 @@ another shape) raises ``ReplayUnsafe``: the one full resolve left for placeholde
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from rdx.model.records import ConstPath, FileResult
 from rdx.ruby.resolve.edits import SkeletonDiff, outside_definitions, path_names
+from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.mentions import ANCESTRY, OTHER, SCOPE, Answer
-from rdx.ruby.resolve.skeleton import SkeletonEdits
 from rdx.ruby.resolve.update import UpdateContext
 from rdx.ruby.resolve.vocabulary import CONCERN_NAMES, MEMBER_DEF_KINDS, ReplayUnsafe
+
+if TYPE_CHECKING:
+    from rdx.ruby.resolve.ancestors import Ancestors, Chains
+    from rdx.ruby.resolve.builder import Build, Builder
+    from rdx.ruby.resolve.concerns import ConcernBook
+    from rdx.ruby.resolve.lookup import Binding, LookupCaches
+    from rdx.ruby.resolve.members import MemberBook
+    from rdx.ruby.resolve.mentions import Mentions
+    from rdx.ruby.resolve.skeleton import SkeletonEdits
 
 __all__ = ["Placeholders"]
 
 
-class Placeholders(SkeletonEdits):
-    """Placeholder bookkeeping of an update; mixed into the Resolver."""
+class Placeholders(StateView):
+    """Placeholders in an update: created, found, promoted, demoted, dropped."""
 
-    def _found_todos(self, doc: int, only: set[int]) -> set[int]:
+    def __init__(
+        self,
+        binding: Binding,
+        *,
+        build: Build,
+        builder: Builder,
+        caches: LookupCaches,
+        chains: Chains,
+        concern_book: ConcernBook,
+        linearizer: Ancestors,
+        member_book: MemberBook,
+        mentions: Mentions,
+        skeleton: SkeletonEdits,
+    ) -> None:
+        self.build = build
+        self.builder = builder
+        self.caches = caches
+        self.chains = chains
+        self.concern_book = concern_book
+        self.linearizer = linearizer
+        self.member_book = member_book
+        self.mentions = mentions
+        self.skeleton = skeleton
+        binding.join(self)
+
+    def found_todos(self, doc: int, only: set[int]) -> set[int]:
         """The placeholders that lookups of definitions ``only`` of ``doc`` find now."""
         decls = self.decls
-        return {f for _, _, answers in self._evaluate(doc, None, only) for f in answers if f is not None and f in decls and decls[f].kind == "Todo"}
+        return {f for _, _, answers in self.mentions.evaluate(doc, None, only) for f in answers if f is not None and f in decls and decls[f].kind == "Todo"}
 
     def shape_holds(self, answers: tuple[int | None, ...]) -> bool:
         """Whether the first placeholder a lookup finds (``answers``: hit and followed target
@@ -62,9 +97,9 @@ class Placeholders(SkeletonEdits):
         rec = self.decls[todo]
         name = rec.unqualified
         out: list[Answer] = []
-        for doc in sorted(self._documents_mentioning_paths({name}, skip)):
+        for doc in sorted(self.mentions.documents_mentioning_paths({name}, skip)):
             paths: list[ConstPath | None] = []
-            for answer, path in zip(self._evaluate(doc, {name}, paths=paths), paths, strict=True):
+            for answer, path in zip(self.mentions.evaluate(doc, {name}, paths=paths), paths, strict=True):
                 found = answer[2]
                 if todo in found:
                     out.append(answer)
@@ -74,7 +109,7 @@ class Placeholders(SkeletonEdits):
                         out.append(answer)
         return out
 
-    def _demotable(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> dict[int, bool]:
+    def demotable(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> dict[int, bool]:
         """The namespaces that removing definitions ``diff.removed`` of document ``index``
         leaves as placeholders: each had only that definition, and only superclass lookups, or
         only mixin and scope lookups, find it, with the shape they would give a placeholder:
@@ -100,11 +135,11 @@ class Placeholders(SkeletonEdits):
                 continue
             roles: set[str] = set()
             name = rec.unqualified
-            lookups = [(doc, None) for doc in sorted(self._documents_mentioning_paths({name}, index))]
+            lookups = [(doc, None) for doc in sorted(self.mentions.documents_mentioning_paths({name}, index))]
             for doc, only in [*lookups, (index, kept)]:
                 paths: list[ConstPath | None] = []
                 defs = self.docs[doc].definitions
-                for (role, i, found), path in zip(self._evaluate(doc, {name}, only, paths=paths), paths, strict=True):
+                for (role, i, found), path in zip(self.mentions.evaluate(doc, {name}, only, paths=paths), paths, strict=True):
                     if decl_id not in found:
                         continue
                     k = found.index(decl_id)
@@ -118,7 +153,7 @@ class Placeholders(SkeletonEdits):
                 out[decl_id] = "superclass" in roles
         return out
 
-    def _demote(self, u: UpdateContext) -> set[int]:
+    def demote(self, u: UpdateContext) -> set[int]:
         """Turn the namespaces ``_demotable`` chose into placeholders; returns them (their
         chains are computed again)."""
         for decl_id, superclass in u.demoted.items():
@@ -129,21 +164,21 @@ class Placeholders(SkeletonEdits):
             u.placeholders.add(decl_id)
         return set(u.demoted)
 
-    def _check_created(self, u: UpdateContext, created: Iterable[int]) -> None:
+    def check_created(self, u: UpdateContext, created: Iterable[int]) -> None:
         """Placeholders declared by this update change no other document's lookup."""
         for todo in created:
             if todo in self.decls and self.decls[todo].kind == "Todo" and self._lookups_finding(todo, u.index):
                 raise ReplayUnsafe("a new placeholder changes what another file's lookup finds")
 
-    def _check_found(self, u: UpdateContext, only: set[int], created: set[int]) -> None:
+    def check_found(self, u: UpdateContext, only: set[int], created: set[int]) -> None:
         """Placeholders that existed before and that the edited lookups now find have the shape
         those lookups would give them."""
         decls = self.decls
-        for _, _, answers in self._evaluate(u.index, None, only):
+        for _, _, answers in self.mentions.evaluate(u.index, None, only):
             if any(f is not None and f not in created and f in decls and decls[f].kind == "Todo" for f in answers) and not self.shape_holds(answers):
                 raise ReplayUnsafe("a lookup finds a placeholder whose shape depends on who made it first")
 
-    def _drop_unused_placeholders(self, u: UpdateContext, candidates: set[int]) -> set[str]:
+    def drop_unused_placeholders(self, u: UpdateContext, candidates: set[int]) -> set[str]:
         """Remove the ``candidates`` (placeholders that lookups of this document found before
         the edit) that no creating lookup finds any more, deepest first; returns the names of
         those removed (references naming them are resolved again)."""
@@ -164,7 +199,7 @@ class Placeholders(SkeletonEdits):
                 raise ReplayUnsafe("a placeholder is found only by lookups that do not create one")
             if rec.definitions or any(m in decls for m in rec.members.values()):
                 raise ReplayUnsafe(f"placeholder {rec.name} holds declarations")
-            if any(d not in self._holders(todo) for h in self._holders(todo) for d in self._current_descendants(h)):
+            if any(d not in self.skeleton.holders(todo) for h in self.skeleton.holders(todo) for d in self.linearizer.current_descendants(h)):
                 raise ReplayUnsafe(f"placeholder {rec.name} is still in a chain")
             self._drop_declaration(u, todo)
             removed.add(rec.unqualified)
@@ -177,7 +212,7 @@ class Placeholders(SkeletonEdits):
         if single is None:
             return
         srec = self.decls[single]
-        if srec.definitions or srec.members or srec.singleton is not None or single in self.build.member_created or self._current_descendants(single):
+        if srec.definitions or srec.members or srec.singleton is not None or single in self.build.member_created or self.linearizer.current_descendants(single):
             return
         self._drop_declaration(u, single)
         u.own(todo).singleton = None
@@ -185,11 +220,11 @@ class Placeholders(SkeletonEdits):
     def _drop_declaration(self, u: UpdateContext, decl_id: int) -> None:
         """Delete a placeholder (or a singleton class) with its singleton classes and chains."""
         if self.chains.times_raw is not None:
-            self._load_times()
-        self._own_chains()
+            self.linearizer.load_times()
+        self.linearizer.own_chains()
         rec = self.decls[decl_id]
-        for holder in self._holders(decl_id):
-            self._delete(holder)
+        for holder in self.skeleton.holders(decl_id):
+            self.builder.delete(holder)
             self.chains.forget((holder,))
             self.member_book.forget(holder)
             self.build.forget(holder)

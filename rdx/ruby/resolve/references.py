@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rdx.model.kinds import ReceiverKind
 from rdx.model.records import ConstRef, MethodRef
 from rdx.model.store import ResolvedState
-from rdx.ruby.resolve.members import Members
+from rdx.ruby.resolve.lookup import StateView
+
+if TYPE_CHECKING:
+    from rdx.ruby.resolve.lookup import Binding, Lookup
 
 # The rows of the resolved state that only this module writes (``tests/test_architecture.py``).
 OWNED_STATE_FIELDS = ("constant_targets", "method_receivers")
@@ -13,30 +18,34 @@ OWNED_STATE_FIELDS = ("constant_targets", "method_receivers")
 Rows = tuple[list[int | None], list[int | None]]
 
 
-class References(Members):
-    """The reference phase; mixed into the Resolver."""
+class References(StateView):
+    """The references pass: constant references and call receivers, per document."""
 
-    def _store_references(self, state: ResolvedState, doc: int, names: set[str] | None) -> None:
+    def __init__(self, binding: Binding, *, lookup: Lookup) -> None:
+        self.lookup = lookup
+        binding.join(self)
+
+    def store_references(self, state: ResolvedState, doc: int, names: set[str] | None) -> None:
         """Resolve document ``doc``'s references again into ``state``: all of them (``names``
         None), or those naming one of ``names``."""
         rows = self._document_references(doc) if names is None else self._references_naming(doc, names)
         state.constant_targets[doc], state.method_receivers[doc] = rows
 
-    def _open_rows(self, state: ResolvedState, doc: int) -> None:
+    def open_rows(self, state: ResolvedState, doc: int) -> None:
         """A new document has no references resolved yet."""
         state.constant_targets[doc] = []
         state.method_receivers[doc] = []
 
-    def _drop_rows(self, state: ResolvedState, doc: int) -> None:
+    def drop_rows(self, state: ResolvedState, doc: int) -> None:
         del state.constant_targets[doc]
         del state.method_receivers[doc]
 
-    def _install_rows(self, state: ResolvedState, constant_targets: dict[int, list[int | None]], method_receivers: dict[int, list[int | None]]) -> None:
+    def install_rows(self, state: ResolvedState, constant_targets: dict[int, list[int | None]], method_receivers: dict[int, list[int | None]]) -> None:
         """The rows of a restored image."""
         state.constant_targets = constant_targets
         state.method_receivers = method_receivers
 
-    def _phase_references(self) -> None:
+    def phase_references(self) -> None:
         const_targets: dict[int, list[int | None]] = {}
         receivers: dict[int, list[int | None]] = {}
         for doc in self.docs:
@@ -56,7 +65,7 @@ class References(Members):
             rk = mref.receiver_kind
             if rk == ReceiverKind.IMPLICIT_SELF or rk == ReceiverKind.SELF:
                 if mref.scope not in self_cache:
-                    self_cache[mref.scope] = self.self_class(doc, mref.scope)
+                    self_cache[mref.scope] = self.lookup.self_class(doc, mref.scope)
                 recv.append(self_cache[mref.scope])
             else:
                 recv.append(self._constant_receiver(doc, mref))
@@ -69,23 +78,23 @@ class References(Members):
         constant that the same file assigns only further down, when no other file defines
         it: Ruby's lookup goes on past it (``X`` ahead of ``X = ...`` in a class body finds an
         outer ``X``; see ``lookup_path_at``, which superclasses and mixins share)."""
-        site = self.cref(doc, ref.scope)
+        site = self.lookup.cref(doc, ref.scope)
         if site is None:
             return None
-        if self.in_method_body(doc, ref.scope):
-            return self.lookup_path(ref.path, site)
-        return self.lookup_path_at(ref.path, site, doc, ref.path.start)
+        if self.lookup.in_method_body(doc, ref.scope):
+            return self.lookup.lookup_path(ref.path, site)
+        return self.lookup.lookup_path_at(ref.path, site, doc, ref.path.start)
 
     def _constant_receiver(self, doc: int, mref: MethodRef) -> int | None:
         """Where ``Foo.bar`` (the singleton class) or ``Foo.new.bar`` (Foo) looks ``bar`` up."""
         rk = mref.receiver_kind
         if rk != ReceiverKind.CONSTANT and rk != ReceiverKind.CONSTANT_INSTANCE:
             return None
-        site = self.cref(doc, mref.scope)
+        site = self.lookup.cref(doc, mref.scope)
         path = mref.receiver
         if site is None or path is None:
             return None
-        ns = self.lookup_namespace_at(path, site, doc, mref.scope)
+        ns = self.lookup.lookup_namespace_at(path, site, doc, mref.scope)
         if ns is not None and rk == ReceiverKind.CONSTANT:
             ns = self.decls[ns].singleton  # None for a placeholder: nothing to look up there.
         return ns

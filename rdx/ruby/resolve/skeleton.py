@@ -7,11 +7,12 @@ name them are resolved again by the caller."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
+from typing import TYPE_CHECKING
 
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import DefinitionRecord, FileResult
 from rdx.ruby.resolve.edits import path_names
-from rdx.ruby.resolve.invalidation import Invalidation
+from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.vocabulary import (
     CONCERN_NAMES,
     MEMBER_DECL_KINDS,
@@ -21,11 +22,44 @@ from rdx.ruby.resolve.vocabulary import (
     inside_method,
 )
 
+if TYPE_CHECKING:
+    from rdx.ruby.resolve.ancestors import Ancestors, Chains
+    from rdx.ruby.resolve.builder import Build, Builder
+    from rdx.ruby.resolve.lookup import Binding, Lookup, LookupCaches
+    from rdx.ruby.resolve.members import MemberBook
+    from rdx.ruby.resolve.mentions import Mentions
+    from rdx.ruby.resolve.namespaces import Namespaces
 
-class SkeletonEdits(Invalidation):
-    """Fresh namespaces and constants; mixed into the Resolver."""
 
-    def _removable(
+class SkeletonEdits(StateView):
+    """Skeleton edits of an update: namespaces and constants added and removed."""
+
+    def __init__(
+        self,
+        binding: Binding,
+        *,
+        build: Build,
+        builder: Builder,
+        caches: LookupCaches,
+        chains: Chains,
+        linearizer: Ancestors,
+        lookup: Lookup,
+        member_book: MemberBook,
+        mentions: Mentions,
+        namespaces: Namespaces,
+    ) -> None:
+        self.build = build
+        self.builder = builder
+        self.caches = caches
+        self.chains = chains
+        self.linearizer = linearizer
+        self.lookup = lookup
+        self.member_book = member_book
+        self.mentions = mentions
+        self.namespaces = namespaces
+        binding.join(self)
+
+    def removable(
         self, index: int, old: FileResult, new: FileResult, removed: list[int], demoted: Collection[int] = ()
     ) -> tuple[list[int], list[tuple[int, tuple[int, int]]]]:
         """What removing definitions ``removed`` of document ``index`` does, when nothing else
@@ -68,17 +102,17 @@ class SkeletonEdits(Invalidation):
         own_mentions = path_names(new, lambda i, d: d.kind not in MEMBER_DEF_KINDS)
         gone_set = set(gone)
         for decl_id in gone:
-            if self._object_mixin_conflict(self.decls[decl_id].owner, self.decls[decl_id].unqualified):
+            if self.mentions.object_mixin_conflict(self.decls[decl_id].owner, self.decls[decl_id].unqualified):
                 raise ReplayUnsafe("a top-level class may reopen another through Object's mixins")
-        self._check_not_found_through(gone_set, {self.decls[d].unqualified for d in gone}, index)
+        self.mentions.check_not_found_through(gone_set, {self.decls[d].unqualified for d in gone}, index)
         for decl_id in gone:
             rec = self.decls[decl_id]
             name = rec.unqualified
             if name in CONCERN_NAMES or name in own_mentions:
                 raise ReplayUnsafe(f"{name} is mentioned in its own document")
-            holders = self._holders(decl_id)
+            holders = self.holders(decl_id)
             for holder in holders:
-                if set(self._current_descendants(holder)) - set(holders):
+                if set(self.linearizer.current_descendants(holder)) - set(holders):
                     raise ReplayUnsafe(f"{self.decls[holder].name} has descendants")
                 hrec = self.decls[holder]
                 if holder == holders[-1] and hrec.singleton is not None and holder != decl_id:
@@ -103,21 +137,21 @@ class SkeletonEdits(Invalidation):
     def _refers_to_nothing(self, index: int, o: int, d: DefinitionRecord, decl_id: int) -> bool:
         """Whether a lookup of definition ``o`` finds nothing, as phase 1 and the chains look it
         up (superclasses and mixins as while the file loads)."""
-        site = self.cref(index, d.parent)
+        site = self.lookup.cref(index, d.parent)
         if site is None:
             return True
-        mixin_site = self.cref(index, o) if d.lexical else site
+        mixin_site = self.lookup.cref(index, o) if d.lexical else site
         found: list[int | None] = []
         if d.superclass is not None:
-            found.append(self._superclass_target(decl_id, index, d.superclass, site))
+            found.append(self.linearizer.superclass_target(decl_id, index, d.superclass, site))
         for m in d.mixins:
             if m.target is not None:
-                found.append(self.lookup_namespace_at(m.target, mixin_site, index, o if d.lexical else d.parent) if mixin_site is not None else None)
+                found.append(self.lookup.lookup_namespace_at(m.target, mixin_site, index, o if d.lexical else d.parent) if mixin_site is not None else None)
         for m in d.deferred_mixins:
             if m.target is not None:
-                found.append(self.lookup_namespace(m.target, mixin_site) if mixin_site is not None else None)
+                found.append(self.lookup.lookup_namespace(m.target, mixin_site) if mixin_site is not None else None)
         if d.path is not None and len(d.path.segments) > 1:
-            found.append(self.lookup_namespace(d.path, site, len(d.path.segments) - 1))
+            found.append(self.lookup.lookup_namespace(d.path, site, len(d.path.segments) - 1))
         return any(target is None for target in found)
 
     def _check_declared(self, created: set[int], holders: set[int]) -> None:
@@ -134,7 +168,7 @@ class SkeletonEdits(Invalidation):
                 continue
             raise ReplayUnsafe(f"declaring the additions declared {rec.name}, which a full resolve may not")
 
-    def _holders(self, decl_id: int) -> list[int]:
+    def holders(self, decl_id: int) -> list[int]:
         """A namespace, its singleton class and that one's singleton class (the ones that exist)."""
         out = [decl_id]
         while len(out) < 3:
@@ -144,34 +178,34 @@ class SkeletonEdits(Invalidation):
             out.append(single)
         return out
 
-    def _remove_declarations(self, index: int, gone: list[int], own: Callable[[int], DeclarationRecord]) -> dict[int, set[str] | None]:
+    def remove_declarations(self, index: int, gone: list[int], own: Callable[[int], DeclarationRecord]) -> dict[int, set[str] | None]:
         """Delete ``gone`` (checked by ``_removable``) with their singleton classes and member
         declarations; returns the documents whose references mention their names."""
         if self.chains.times_raw is not None:
-            self._load_times()
-        self._own_chains()
+            self.linearizer.load_times()
+        self.linearizer.own_chains()
         names: set[str] = set()
         for decl_id in gone:
             rec = self.decls.get(decl_id)
             if rec is None:
                 continue
             names.add(rec.unqualified)
-            doomed = self._holders(decl_id)
+            doomed = self.holders(decl_id)
             for holder in doomed:
-                hrec = self._delete(holder)
+                hrec = self.builder.delete(holder)
                 for member in hrec.members.values():
                     mrec = self.decls.get(member)
                     if mrec is not None and mrec.kind in MEMBER_DECL_KINDS:
-                        self._delete(member)
+                        self.builder.delete(member)
                 self.chains.forget((holder,))
                 self.member_book.forget(holder)
             owner = rec.owner
             if owner is not None and owner in self.decls and self.decls[owner].members.get(rec.unqualified) == decl_id:
                 del own(owner).members[rec.unqualified]
         self.caches.forget_lookups()
-        return self._mentioning(names, index)
+        return self.mentions.mentioning(names, index)
 
-    def _declare_added(
+    def declare_added(
         self, index: int, new: FileResult, added: list[int], own: Callable[[int], DeclarationRecord]
     ) -> tuple[dict[int, set[str] | None], set[int]]:
         """Declare namespaces and constants that an edit added to document ``index`` (already
@@ -183,13 +217,13 @@ class SkeletonEdits(Invalidation):
         namespaces elsewhere whose superclass or mixins now find a new declaration (their
         chains are computed again by the caller)."""
         # Chains are added for the new namespaces: the previous state keeps its own tables.
-        self._own_chains()
+        self.linearizer.own_chains()
         # This document's own mentions, outside what is being added or replayed anyway.
         skip = set(added)
         own_mentions = path_names(new, lambda i, d: i not in skip and d.kind not in MEMBER_DEF_KINDS)
         # Other documents' lookups of the added names, as they answer before the addition.
         candidates = {p.segments[-1] for i in added if (p := new.definitions[i].path) is not None}
-        lookups_before = self._snapshot_lookups(candidates, index)
+        lookups_before = self.mentions.snapshot_lookups(candidates, index)
         names: set[str] = set()
         created: list[int] = []
         rechained: set[int] = set()
@@ -197,14 +231,14 @@ class SkeletonEdits(Invalidation):
             self._declare_one_added(index, new.definitions, i, own, own_mentions, names, created, rechained)
         # Lookups cached before may have missed the new names.
         self.caches.forget_lookups()
-        rechain = self._check_lookups(lookups_before, candidates) | rechained
+        rechain = self.mentions.check_lookups(lookups_before, candidates) | rechained
         self._check_added_ancestry(index, new.definitions, added)
         self._complete_added(index, new.definitions, added, created, rechained)
         # A reopening can make a constant visible to references of a document that defines it
         # only further down (see ``lookup_path_at``): those naming it are resolved again too.
         row = self.def_decl[index]
         reopened = {self.decls[decl].unqualified for i in added if (decl := row[i]) is not None and decl not in created and self.decls[decl].kind in ("Class", "Module")}
-        return self._mentioning(names | reopened, index), rechain
+        return self.mentions.mentioning(names | reopened, index), rechain
 
     def _declare_one_added(
         self,
@@ -226,12 +260,12 @@ class SkeletonEdits(Invalidation):
         if inside_method(defs, d):
             self.state.diagnostics.append(dynamic_constant(index, d))
             return
-        site = self.cref(index, d.parent)
+        site = self.lookup.cref(index, d.parent)
         if site is None:
             raise ReplayUnsafe("an added definition sits in an undeclared scope")
         reopened: int | None = None
         if d.kind == "SingletonClass":
-            attached = self._namespace_owner(index, d.parent)
+            attached = self.lookup.namespace_owner(index, d.parent)
             if d.target is not None or attached is None:
                 raise ReplayUnsafe("only ``class << self`` bodies are declared incrementally")
             if attached not in created:
@@ -246,7 +280,7 @@ class SkeletonEdits(Invalidation):
             assert path is not None
             name = path.segments[-1]
             owner = site[0] if site else self.object_id
-            existing = self._member_constant(owner, name) if len(path.segments) == 1 and not path.absolute else None
+            existing = self.lookup.member_constant(owner, name) if len(path.segments) == 1 and not path.absolute else None
             if existing is not None and d.kind in ("Class", "Module") and self.decls[existing].kind == d.kind:
                 # A reopening adds a definition; with a superclass or mixins, its chain is
                 # computed again (with its descendants') by the caller.
@@ -264,17 +298,17 @@ class SkeletonEdits(Invalidation):
                     raise ReplayUnsafe(f"{name} is not a plain new name")
                 if name in own_mentions:
                     raise ReplayUnsafe(f"{name} is mentioned in its own document")
-                if self._object_mixin_conflict(owner, name):
+                if self.mentions.object_mixin_conflict(owner, name):
                     raise ReplayUnsafe("a top-level class may reopen another through Object's mixins")
                 names.add(name)
                 own(owner)
         if reopened is not None:
             own(reopened)
-        if not self._declare_definition(index, i, d, False):
+        if not self.namespaces.declare_definition(index, i, d, False):
             raise ReplayUnsafe("an added definition cannot be declared")
         decl_id = self.def_decl[index][i]
         if decl_id is not None and len(self.decls[decl_id].definitions) > 1:
-            self._writable(decl_id).definitions.sort()  # Program order, as phase 1 leaves it.
+            self.builder.writable(decl_id).definitions.sort()  # Program order, as phase 1 leaves it.
         if reopened is not None:
             if decl_id != reopened:
                 raise ReplayUnsafe("a reopening declared something else")
@@ -292,21 +326,21 @@ class SkeletonEdits(Invalidation):
             d = defs[i]
             decl_id = self.def_decl[index][i]
             if d.superclass is not None and not d.superclass_self:
-                site = self.cref(index, d.parent)
+                site = self.lookup.cref(index, d.parent)
                 if site is None or decl_id is None:
                     raise ReplayUnsafe("an added superclass sits in an undeclared scope")
-                target = self._superclass_target(decl_id, index, d.superclass, site)
+                target = self.linearizer.superclass_target(decl_id, index, d.superclass, site)
                 if target is not None and self.decls[target].kind not in ("Class", "Todo"):
                     raise ReplayUnsafe("an added superclass does not resolve to a class")
             for n, m in enumerate((*d.mixins, *d.deferred_mixins)):
                 if m.target is not None:
-                    site = self.cref(index, i) if d.lexical else self.cref(index, d.parent)
+                    site = self.lookup.cref(index, i) if d.lexical else self.lookup.cref(index, d.parent)
                     if site is None:
                         raise ReplayUnsafe("an added mixin sits in an undeclared scope")
                     if n < len(d.mixins):
-                        target = self.lookup_namespace_at(m.target, site, index, i if d.lexical else d.parent)
+                        target = self.lookup.lookup_namespace_at(m.target, site, index, i if d.lexical else d.parent)
                     else:
-                        target = self.lookup_namespace(m.target, site)
+                        target = self.lookup.lookup_namespace(m.target, site)
                     if target is not None and self.decls[target].kind not in ("Module", "Todo"):
                         raise ReplayUnsafe("an added mixin does not resolve to a module")
 
@@ -318,7 +352,7 @@ class SkeletonEdits(Invalidation):
         anything a full resolve may not (``_check_declared``)."""
         for decl_id in created:
             if self.decls[decl_id].kind in ("Class", "Module"):
-                self.singleton(decl_id)
+                self.builder.singleton(decl_id)
         namespaces = [d for d in created if self.decls[d].is_namespace]
         # ``class << self`` bodies declare their singleton class's singleton class (see ``run``).
         created_set = set(created)
@@ -326,10 +360,10 @@ class SkeletonEdits(Invalidation):
             b for i in added if defs[i].kind == "SingletonClass" and (b := self.def_decl[index][i]) is not None and self.decls[b].attached in created_set
         }
         for decl_id in namespaces:
-            self.ancestors(decl_id)
-            self.ancestors(self.singleton(decl_id))
+            self.lookup.ancestors(decl_id)
+            self.lookup.ancestors(self.builder.singleton(decl_id))
         for body in bodies:
-            self.ancestors(self.singleton(body))
+            self.lookup.ancestors(self.builder.singleton(body))
         self._check_declared(created_set, {*namespaces, *bodies})
         created_set -= rechained  # They were in the index already.
         fresh_ids: set[int] = set(created_set)
