@@ -347,3 +347,67 @@ puts JSON.generate(%i[helpers answer other].to_h {{ |m| [m, vis.(Example, m)] }}
         ours[name] = found.visibility if found is not None else "-"
     assert ours == ruby == {"helpers": "private", "answer": "public", "other": "public"}
     assert [d.code for d in g.diagnostics] == []
+
+
+# Macros called on ``base`` in a hook (issue 22): solidus's ``prepended(base)`` hooks declare
+# associations this way.
+HOOK_MODELS = """
+module Commentable
+  def self.included(base)
+    base.has_many :comments
+    base.attr_accessor :draft
+  end
+end
+module Owned
+  def self.prepended(klass)
+    klass.belongs_to :author
+    klass.delegate :name, to: :author, prefix: true
+  end
+end
+module Extended
+  def self.extended(base)
+    base.has_many :authors
+  end
+end
+class Post < ActiveRecord::Base
+  include Commentable
+  prepend Owned
+end
+class Comment < ActiveRecord::Base
+end
+class Author < ActiveRecord::Base
+end
+"""
+
+HOOK_SCHEMA = """
+ActiveRecord::Base.establish_connection(adapter: "sqlite3", database: ":memory:")
+ActiveRecord::Migration.verbose = false
+ActiveRecord::Schema.define do
+  create_table(:posts) { |t| t.integer :author_id }
+  create_table(:comments) { |t| t.integer :post_id }
+  create_table(:authors) { |t| t.string :name }
+end
+"""
+
+
+def test_macros_called_on_base_in_included_and_prepended_hooks(tmp_path: Path) -> None:
+    g = rdx.Graph()
+    g.index_source("file:///app/models/post.rb", HOOK_MODELS)
+    g.resolve()
+    post = g["Post"]
+    found = {}
+    for name in ("comments", "comments=", "comment_ids", "draft", "draft=", "author", "build_author", "reload_author", "author_name", "authors"):
+        method = post.find_member(f"{name}()")
+        found[name] = method.owner.name if method is not None else None
+    script = f"""
+require "active_record"
+require "json"
+{HOOK_SCHEMA}
+{HOOK_MODELS}
+puts JSON.generate({json.dumps(sorted(found)).replace(":", "=>")}.to_h {{ |m| [m, Post.method_defined?(m)] }})
+"""
+    ruby = _ask_active_record(script, tmp_path)
+    assert {name: owner is not None for name, owner in found.items()} == ruby
+    assert found["comments"] == "Commentable" and found["author"] == "Owned"
+    # ``extended(base)`` defines on whatever extends the module, not on its includers.
+    assert found["authors"] is None and ruby["authors"] is False

@@ -31,7 +31,7 @@ from rdx.ruby.syntax import node_text, symbol_name
 if TYPE_CHECKING:
     from rdx.ruby.discover.parse import Walker
 
-__all__ = ["DIRECTIVES", "alias_pairs", "MIXIN_CALLS", "SEND", "define_constants", "external_mixin", "hook_mixin", "mixin_self", "on_alias", "on_undef", "send_mixin"]
+__all__ = ["DIRECTIVES", "alias_pairs", "MIXIN_CALLS", "SEND", "define_constants", "external_mixin", "hook_directive", "hook_mixin", "mixin_self", "on_alias", "on_undef", "send_mixin"]
 
 _ATTR_KINDS = {
     "attr_reader": "AttrReader",
@@ -141,6 +141,29 @@ def hook_mixin(w: Walker, node: Any, name: str, scope: Scope) -> None:
         path = w._const_path(arg)
         if path is not None and not path.dynamic:
             w.deferred_mixins.setdefault(method.parent, []).append(Mixin(cast(MixinKind, name), path, scope.calls, node.start_byte))
+
+
+# Hooks whose ``base`` gets the module's instance methods as its own: a macro called on it
+# defines methods that instances of ``base`` answer (``extended`` and ``inherited`` hooks put
+# them elsewhere: on an extended object's singleton, on a subclass only).
+_INSTANCE_HOOKS = frozenset({"included", "prepended", "append_features", "prepend_features"})
+# What a hook may call on ``base`` that defines methods: accessors and Rails macros.
+_HOOK_DIRECTIVES = frozenset({"attr_reader", "attr_writer", "attr_accessor", *RAILS_DIRECTIVES})
+
+
+def hook_directive(w: Walker, node: Any, name: str, scope: Scope) -> None:
+    """``base.has_many :comments`` (or ``base.attr_accessor :x``) in ``def self.included(base)``
+    or ``def self.prepended(base)``: the methods are defined as the same macro in an
+    ``included do`` block defines them, on the module, which every includer has among its
+    ancestors."""
+    if name not in _HOOK_DIRECTIVES:
+        return
+    method = w.definitions[scope.index]
+    if method.name not in _INSTANCE_HOOKS or method.parent < 0 or w.definitions[method.parent].kind not in ("Module", "Class"):
+        return
+    on_base = Scope(node.end_byte, node.start_byte, method.parent, False)
+    on_base.deferred = True
+    DIRECTIVES[name](w, node, name, on_base)
 
 
 def external_mixin(w: Walker, node: Any, name: str, receiver: ConstPath, scope: Scope | None) -> None:

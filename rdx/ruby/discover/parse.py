@@ -41,7 +41,7 @@ from rdx.model.text import line_starts
 from rdx.rails.facts import rails_facts
 from rdx.ruby.discover import calls, definitions, directives
 from rdx.ruby.discover.calls import READ_AND_WRITE, receiver_of
-from rdx.ruby.discover.directives import DIRECTIVES, MIXIN_CALLS, SEND, external_mixin, hook_mixin, send_mixin
+from rdx.ruby.discover.directives import DIRECTIVES, MIXIN_CALLS, SEND, external_mixin, hook_directive, hook_mixin, send_mixin
 from rdx.ruby.discover.gaps import GRAMMAR_LIMITATION, parenthesized_statements_gap, reparse_methods_named_self, restore_method_names
 from rdx.ruby.discover.receivers import RECEIVER_DIRECTIVES
 from rdx.ruby.discover.scope import Block, BlockSelf, Scope
@@ -486,6 +486,7 @@ class Walker:
             note_call(self, node, scope)  # Perhaps a load-time call of a method of this file.
         if receiver_kind == ReceiverKind.OTHER and scope is not None and scope.hook_param is not None and recv is not None and recv.text == scope.hook_param:
             hook_mixin(self, node, name, scope)
+            hook_directive(self, node, name, scope)
         if name in MIXIN_CALLS and recv is not None and recv.type == "identifier" and not (scope is not None and scope.is_method):
             # ``[A, B].each { |k| k.prepend(M) }``: once per constant of the list.
             loop = loop_at(self.loops, recv, recv.text.decode())
