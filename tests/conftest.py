@@ -46,17 +46,46 @@ def graph_of():
     return build_graph
 
 
-DEBIAN_CORPUS = ("/usr/lib/ruby", "/usr/share/rubygems-integration")
+DEBIAN_CORPUS_LIST = Path(__file__).parent / "data" / "debian-corpus.txt"
+# Where Debian installs Ruby libraries: what is found there beyond the pinned list is "other
+# installed gems" (``other_installed_ruby``).
+DEBIAN_RUBY_DIRS = (
+    "/usr/lib/ruby/vendor_ruby",
+    "/usr/share/rubygems-integration/all/gems",
+    "/usr/lib/x86_64-linux-gnu/rubygems-integration/3.1.0/gems",
+)
+
+
+def debian_corpus() -> list[str]:
+    """The pinned Debian Ruby corpus (``tests/data/debian-corpus.txt``): every entry named with
+    its version, so results do not depend on what else is installed. Fails naming any entry
+    that is missing (``make test`` installs them)."""
+    import os
+
+    entries = [line.strip() for line in DEBIAN_CORPUS_LIST.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    missing = [e for e in entries if not os.path.exists(e)]
+    assert not missing, f"the pinned Debian Ruby corpus is missing {len(missing)} entries (make system-deps): {missing[:10]}"
+    return entries
+
+
+def other_installed_ruby() -> list[str]:
+    """Ruby libraries installed on this machine that the pinned corpus does not name (on a
+    fresh CI machine: the compiled gems rdx's corpus leaves out, such as nokogiri and oj)."""
+    import os
+
+    pinned = set(debian_corpus())
+    out = []
+    for base in DEBIAN_RUBY_DIRS:
+        if os.path.isdir(base):
+            out += [os.path.join(base, n) for n in sorted(os.listdir(base)) if os.path.join(base, n) not in pinned and n != "3.1.0"]
+    return out
 
 
 @pytest.fixture(scope="session")
 def debian_graph(tmp_path_factory: pytest.TempPathFactory) -> rdx.Graph:
-    """The Debian Ruby corpus (standard library, Rails, RuboCop...), opened once per test run
-    with a snapshot of its own (tests that only read it share it)."""
-    import os
-
-    assert all(os.path.isdir(r) for r in DEBIAN_CORPUS), "the Debian Ruby corpus is missing (make test installs it)"
-    return rdx.Graph.open(list(DEBIAN_CORPUS), cache_dir=str(tmp_path_factory.mktemp("debian")))
+    """The pinned Debian Ruby corpus (standard library, Rails, RuboCop...: ``debian_corpus``),
+    opened once per test run with a snapshot of its own (tests that only read it share it)."""
+    return rdx.Graph.open(debian_corpus(), cache_dir=str(tmp_path_factory.mktemp("debian")))
 
 
 @contextmanager

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 
 import pytest
+from conftest import debian_corpus
 
 from rdx.search.grep import grep
 from rdx.search.text_index import TextIndex
@@ -22,7 +23,6 @@ from rdx.workspace.config import DEFAULT_MAX_FILE_SIZE
 from rdx.workspace.files import collect_files
 
 RG = shutil.which("rg")
-ROOTS = ("/usr/lib/ruby", "/usr/share/rubygems-integration")
 
 # Indexes the whole Debian Ruby corpus: the full tier only (make test), not make check.
 pytestmark = pytest.mark.corpus
@@ -32,9 +32,8 @@ pytestmark = pytest.mark.corpus
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[TextIndex, list[str]]:
     assert RG is not None, "ripgrep is the oracle (make test installs Debian's ripgrep)"
-    assert all(os.path.isdir(r) for r in ROOTS), "the Debian Ruby corpus is missing (make test installs it)"
     rows = []
-    for root in ROOTS:
+    for root in debian_corpus():  # Pinned: the same files whatever else is installed.
         for e in collect_files(root, select=any_file).files:
             rows.append((e.path, e.size, e.mtime_ns))
     index = TextIndex(str(tmp_path_factory.mktemp("text") / "text.sqlite"))
