@@ -65,8 +65,26 @@ class Jumps
 end
 """
 
+# Spellings the grammar lacks: a lambda's block-local variables, the label ``defined?:``,
+# symbols of punctuation globals; beside a method named ``self``, whose reparse must keep them.
+SPELLINGS = """
+class Spelled
+  def before; end
+  SQUARE = ->(i; tmp) { tmp = i * i; tmp }
+  def options = { defined?: true, other: 1 }
+  def call_with = run(defined?: false)
+  LOAD_PATH_NAME = :$:
+  SEPARATOR = [:$;, :$,]
+  def self(token); end
+  def after; end
+  private
+  def hidden; end
+end
+"""
+
 GENUINE = {
     "comma twice": "class Broken\n  def a\n    return(1,, 2)\n  end\n  def b; end\nend\n",
+    "lambda semicolon without a local": "class Broken\n  F = ->(i;) { i }\n  def b; end\nend\n",
     "def self dot nothing": "class Broken\n  def self.\n  end\n  def b; end\nend\n",
 }
 
@@ -105,3 +123,15 @@ def test_other_errors_stay_syntax_errors(case: str, tmp_path: Path) -> None:
     assert not _ruby_accepts(source, tmp_path)
     codes = {code for code, _, _ in _codes(source)}
     assert "syntax-error" in codes and "grammar-limitation" not in codes
+
+
+def test_spellings_the_grammar_lacks_are_grammar_limitations(tmp_path: Path) -> None:
+    assert _ruby_accepts(SPELLINGS, tmp_path)
+    codes = _codes(SPELLINGS)
+    assert {code for code, _, _ in codes} == {"grammar-limitation"}, codes
+    assert sorted(text for _, _, text in codes) == sorted([";", "defined?", "defined?", ":$:", ":$;", ":$,", "self"])
+    methods = [("Spelled", m) for m in ("before", "options", "call_with", "self", "after", "hidden")]
+    check_against_ruby(tmp_path, {"a.rb": SPELLINGS}, targets=["Spelled"], methods=methods)
+    g = build_graph({"a.rb": SPELLINGS})
+    assert all(f"Spelled::{c}" in g for c in ("SQUARE", "LOAD_PATH_NAME", "SEPARATOR"))
+    assert g["Spelled#hidden()"].visibility == "private"

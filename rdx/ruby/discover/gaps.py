@@ -14,6 +14,12 @@ count; any other error stays a syntax error.
   only with a space before the parenthesis. The error stays inside the argument list, so
   nothing around it is lost; ``parenthesized_statements_gap`` recognises it when the same text
   with the space parses.
+* Spellings the grammar lacks, each read through a stand-in of the same length that it
+  parses as the same kind of node (``reparse_spelling_gaps``): a lambda's block-local
+  variables (``->(i; x) { }``, read as ``->(i, x)``), the label ``defined?:`` (a hash key or
+  keyword argument, read as ``defined_:``), and symbols of punctuation globals (``:$:``,
+  ``:$;``, read as ``:$0``). A site counts only where the original tree has an error and the
+  stand-in's tree has the expected node there.
 
 Pure functions of the source, trees and the walk's records; they never import the walker's
 module at run time.
@@ -34,7 +40,7 @@ from rdx.model.records import Diagnostic
 if TYPE_CHECKING:
     from rdx.ruby.discover.parse import Walker
 
-__all__ = ["GRAMMAR_LIMITATION", "parenthesized_statements_gap", "reparse_methods_named_self", "restore_method_names"]
+__all__ = ["GRAMMAR_LIMITATION", "parenthesized_statements_gap", "reparse_methods_named_self", "reparse_spelling_gaps", "restore_method_names"]
 
 GRAMMAR_LIMITATION = "grammar-limitation"
 
@@ -134,3 +140,77 @@ def parenthesized_statements_gap(error: Any, ancestors: Iterable[Any]) -> str | 
             " needs a space before the parenthesis): what is inside is read as far as the grammar gets"
         )
     return None
+
+
+def _in_error(root: Any, start: int, end: int) -> bool:
+    """Whether the original tree has an error at ``start``..``end``: an ERROR or missing node
+    overlapping it, or around it."""
+    node = root.descendant_for_byte_range(start, end)
+    around = node
+    while around is not None:
+        if around.type == "ERROR" or around.is_missing:
+            return True
+        around = around.parent
+    stack = [node] if node is not None and node.has_error else []
+    while stack:
+        n = stack.pop()
+        if n.type == "ERROR" or n.is_missing:
+            return True
+        stack += [c for c in n.children if c.has_error and c.start_byte < end and c.end_byte > start]
+    return False
+
+
+def _lambda_local(root: Any, start: int) -> bool:
+    node = root.named_descendant_for_byte_range(start, start + 1)
+    return node is not None and node.type == "lambda_parameters" and not node.has_error
+
+
+def _label(root: Any, start: int) -> bool:
+    node = root.descendant_for_byte_range(start, start + len(b"defined_"))
+    return node is not None and node.type == "hash_key_symbol" and node.start_byte == start
+
+
+def _global_symbol(root: Any, start: int) -> bool:
+    node = root.descendant_for_byte_range(start, start + 3)
+    return node is not None and node.type == "simple_symbol" and node.start_byte == start and node.end_byte == start + 3
+
+
+# (pattern whose group 1 is replaced, the stand-in, the check of the stand-in's tree at the
+# group's start, what the warning says).
+_SPELLINGS: tuple[tuple[re.Pattern[bytes], bytes, Any, str], ...] = (
+    (re.compile(rb"->[ \t]*\([^();]*?(;)"), b",", _lambda_local, "a lambda's block-local variables (->(a; b))"),
+    (re.compile(rb"(?<![\w?!@$:])(defined\?):(?!:)"), b"defined_", _label, "the label 'defined?:'"),
+    (re.compile(rb"(?<![\w:])(:\$[!@/\\,;.<>$?~=*\"&'`+:])"), b":$0", _global_symbol, "a symbol of a punctuation global (:$:)"),
+)
+
+
+def reparse_spelling_gaps(source: bytes, tree: Any) -> tuple[bytes, Any, list[Diagnostic]]:
+    """The source and tree to walk, with each spelling the grammar lacks read through its
+    stand-in (see the module doc), and a warning per site; ``source`` and ``tree`` themselves
+    when there is none. Offsets hold: every stand-in is as long as what it stands for."""
+    root = tree.root_node
+    if not root.has_error:
+        return source, tree, []
+    sites = [
+        (m.start(1), m.end(1), stand_in, check, what)
+        for pattern, stand_in, check, what in _SPELLINGS
+        for m in pattern.finditer(source)
+        if _in_error(root, m.start(1), m.end(0) + 1)  # The error may begin right after (``defined?`` then ``:``).
+    ]
+    for _ in range(2):  # Again without the sites whose stand-in did not take.
+        if not sites:
+            return source, tree, []
+        patched_source = bytearray(source)
+        for start, end, stand_in, _check, _what in sites:
+            patched_source[start:end] = stand_in
+        patched = _parse(bytes(patched_source))
+        kept = [site for site in sites if site[3](patched.root_node, site[0])]
+        if len(kept) == len(sites):
+            break
+        sites = kept
+    else:
+        return source, tree, []
+    return bytes(patched_source), patched, [
+        Diagnostic(GRAMMAR_LIMITATION, f"tree-sitter-ruby cannot parse {what} (valid Ruby): rdx reads it as an equivalent spelling", start, end, "warning")
+        for start, end, _stand_in, _check, what in sites
+    ]

@@ -42,7 +42,13 @@ from rdx.rails.facts import rails_facts
 from rdx.ruby.discover import calls, definitions, directives
 from rdx.ruby.discover.calls import READ_AND_WRITE, receiver_of
 from rdx.ruby.discover.directives import DIRECTIVES, MIXIN_CALLS, SEND, external_mixin, hook_directive, hook_mixin, send_mixin
-from rdx.ruby.discover.gaps import GRAMMAR_LIMITATION, parenthesized_statements_gap, reparse_methods_named_self, restore_method_names
+from rdx.ruby.discover.gaps import (
+    GRAMMAR_LIMITATION,
+    parenthesized_statements_gap,
+    reparse_methods_named_self,
+    reparse_spelling_gaps,
+    restore_method_names,
+)
 from rdx.ruby.discover.receivers import RECEIVER_DIRECTIVES
 from rdx.ruby.discover.scope import Block, BlockSelf, Scope
 from rdx.ruby.evaluate.loadfacts import cross_file_facts
@@ -81,9 +87,11 @@ class RubyParser:
         self._parser = tree_sitter.Parser(_LANGUAGE)
 
     def discover(self, uri: str, source: bytes, path: str | None = None) -> FileResult:
-        tree, renamed = reparse_methods_named_self(source, self._parser.parse(source))
+        spelling, tree, spelled = reparse_spelling_gaps(source, self._parser.parse(source))
+        tree, renamed = reparse_methods_named_self(spelling, tree)
         walker = Walker(uri, source)
         walker.walk(tree.root_node)
+        walker.diagnostics += spelled  # Valid Ruby the grammar lacks (rdx.ruby.discover.gaps).
         if renamed:
             restore_method_names(walker, renamed)  # ``def self(token)`` (rdx.ruby.discover.gaps).
         if walker.anonymous_bodies:
