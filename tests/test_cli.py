@@ -76,6 +76,16 @@ def test_search_modes(project, capsys):
     assert code == 1 and "no matches" in out
 
 
+def test_search_path_is_a_filter_not_a_file(project, capsys, monkeypatch, tmp_path):
+    """``--path`` keeps declarations whose file path contains it: it need not exist from the
+    current directory (only ``-p`` names a directory)."""
+    monkeypatch.chdir(tmp_path.parent)
+    code, out, err = run(capsys, "search", "User", "--mode", "prefix", "--path", "no/such/dir", "-p", str(project), "--json")
+    assert code == 1 and "does not exist" not in err and json.loads(out) == []
+    code, out, err = run(capsys, "search", "User", "--mode", "prefix", "--path", "lib/b.rb", "-p", str(project), "--json")
+    assert code == 0 and "App::User" in [d["name"] for d in json.loads(out)], err
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [

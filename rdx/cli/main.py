@@ -305,7 +305,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     graph, _, _, _ = _index(args.project, args.jobs, True, cache_choice(args))
     found = graph.search(
-        args.query, kind=args.kind, match_mode=args.mode, limit=args.limit, path=args.path, language=args.language, dependencies=not args.no_dependencies
+        args.query, kind=args.kind, match_mode=args.mode, limit=args.limit, path=args.path_filter, language=args.language, dependencies=not args.no_dependencies
     )
     warn_about_cache(graph.diagnostics)  # The search index restored or saved just now.
     _emit(
@@ -499,7 +499,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("query", help="a description ('parse one CSV line'; AND, OR, -word, prefix*) or a name")
     p.add_argument("--kind", default=None, help="only this kind (Ruby: Class, Module, Method, Constant, ...; other languages: class, function, method, struct, ...)")
     p.add_argument("--mode", default="ranked", choices=["ranked", "fuzzy", "prefix", "exact"], help="ranked (default) or a name match")
-    p.add_argument("--path", default=None, help="only declarations defined in files whose path contains this")
+    p.add_argument("--path", dest="path_filter", default=None, help="only declarations defined in files whose path contains this (a filter: it need not exist)")
     p.add_argument("--language", default=None, help="only this language (ruby, python, typescript, go, rust, ...)")
     p.add_argument("--limit", type=int, default=20)
     p.add_argument("--no-dependencies", action="store_true", help="leave out declarations only the project's gems define (Gemfile.lock)")
