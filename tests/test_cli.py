@@ -323,3 +323,14 @@ def test_def_and_hover_agree_on_a_guess_by_name(typos, capsys):
     assert json.loads(out)["certain"] is True and json.loads(out)["name"] == "Spree::Order#total()"
     code, out, _ = run(capsys, "hover", f"{run_rb}:5:22", "-p", str(typos), "--json")
     assert json.loads(out)["certain"] is True
+
+
+def test_no_cache_reads_the_project_as_rdx_toml_describes_it(project, capsys):
+    """``--no-cache`` neither reads nor keeps a snapshot, but indexes the same files as a normal
+    run: ``rdx.toml``'s exclusions hold."""
+    write(project / "rdx.toml", 'exclude = ["lib/b.rb"]\n')
+    code, out, _ = run(capsys, "index", str(project), "--no-cache", "--json")
+    assert code == 0 and json.loads(out)["documents"] == 1
+    assert not (project / ".rdx").exists()
+    code, out, _ = run(capsys, "index", str(project), "--json")
+    assert code == 0 and json.loads(out)["documents"] == 1

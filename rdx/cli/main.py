@@ -9,9 +9,12 @@ exit status, never a traceback.
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -45,9 +48,11 @@ def _index(project: str, jobs: int | None, quiet: bool, cache: str | None | bool
 
     def load(progress: Any = None) -> rdx.Graph:
         if cache is False:
-            graph = rdx.Graph()
-            graph.index_all([project], jobs=jobs, progress=progress)
-            return graph
+            # No snapshot read or kept, but the project as ``rdx.toml`` describes it (files,
+            # load paths, gems): a scratch cache directory, removed when the command ends.
+            scratch = tempfile.mkdtemp(prefix="rdx-no-cache-")
+            atexit.register(shutil.rmtree, scratch, True)
+            return rdx.Graph.open([project], cache_dir=scratch, jobs=jobs, progress=progress, freeze_gc=True)
         return rdx.Graph.open([project], cache_dir=cache if isinstance(cache, str) else None, jobs=jobs, progress=progress, freeze_gc=True)
 
     if not quiet and sys.stderr.isatty():
