@@ -150,3 +150,20 @@ def test_the_core_stub_stays_first_when_its_prelude_files_are_indexed(tmp_path):
     assert order[:3] == [CORE_URI.rsplit("/", 1)[-1], "error_highlight.rb", "did_you_mean.rb"]
     g.resolve()
     assert g.stats()["constant_references_resolved"] is not None
+
+
+# A require in a method body runs when the method is called, not while the file loads: here
+# ``lazy`` is never called, so z.rb loads when b.rb requires it, after a.rb.
+DEFERRED = {
+    "a.rb": 'module M1; end\nclass Object\n  include M1\nend\ndef lazy\n  require_relative "z"\nend\n',
+    "b.rb": 'require_relative "z"\n',
+    "z.rb": 'module M2; end\nclass Object\n  include M2\nend\n',
+}
+
+
+def test_a_require_in_a_method_body_is_not_followed_while_the_file_loads(tmp_path):
+    g = _index_dir(tmp_path, DEFERRED)
+    assert RUBY
+    out = run_ruby(f'require_relative "{tmp_path}/a"\nrequire_relative "{tmp_path}/b"\nputs Object.ancestors.select {{ |m| m.name =~ /^M/ }}.join(",")\n', tmp_path)
+    assert out.strip() == "M2,M1"
+    assert [a.name for a in g["Object"].ancestors if a.name in ("M1", "M2")] == ["M2", "M1"]

@@ -287,12 +287,15 @@ class MethodRef(msgspec.Struct, array_like=True, frozen=True, gc=False):
 
 
 class Require(msgspec.Struct, array_like=True, frozen=True, gc=False):
-    """``require``/``require_relative``/``load`` with a literal string argument."""
+    """``require``/``require_relative``/``load`` with a literal string argument. ``deferred``:
+    written in a method body, so it runs when the method is called, not while the file loads
+    (the load order does not follow it)."""
 
     path: str
     relative: bool
     start: int
     end: int
+    deferred: bool = False
 
 
 class Diagnostic(msgspec.Struct, array_like=True, frozen=True, gc=False):

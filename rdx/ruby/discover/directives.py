@@ -452,7 +452,8 @@ def _require(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
     if arg.type == "string":
         value = symbol_name(arg)
         if value is not None:
-            w.requires.append(Require(value, _REQUIRE_CALLS[name], node.start_byte, node.end_byte))
+            deferred = scope is not None and scope.is_method  # Runs when the method is called.
+            w.requires.append(Require(value, _REQUIRE_CALLS[name], node.start_byte, node.end_byte, deferred))
 
 
 DIRECTIVES: dict[str, Callable[[Walker, Any, str, Scope | None], None]] = {

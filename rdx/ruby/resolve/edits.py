@@ -54,7 +54,7 @@ def signature(result: FileResult) -> tuple:
     no references): two documents with equal signatures declare the same things."""
     defs = tuple((d.parent, fields_of(d, IDENTITY_FIELDS), fields_of(d, ANCESTRY_FIELDS)) for d in result.definitions)
     externals = tuple((strip_path(e.target), e.scope, e.mixin_scope, e.unless_present, e.mixin.kind, strip_path(e.mixin.target), e.mixin.call) for e in result.external_mixins)
-    requires = tuple((r.path, r.relative) for r in result.requires)
+    requires = tuple((r.path, r.relative, r.deferred) for r in result.requires)
     order, external_order = load_time_order(result)
     return (result.uri, defs, externals, requires, load_time_facts(result), tuple(order), tuple(external_order))
 
@@ -340,6 +340,6 @@ def skeleton(result: FileResult) -> tuple[tuple, list[int]] | None:
         site = position[e.mixin_scope] if e.mixin_scope >= 0 else e.mixin_scope
         scope = position[e.scope] if e.scope >= 0 else -1
         externals.append((strip_path(e.target), scope, site, e.unless_present, e.mixin.kind, strip_path(e.mixin.target), e.mixin.call, e_order))
-    requires = tuple((r.path, r.relative) for r in result.requires)
+    requires = tuple((r.path, r.relative, r.deferred) for r in result.requires)
     return (result.uri, tuple(items), tuple(externals), requires), list(position)
 

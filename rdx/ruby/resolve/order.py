@@ -42,6 +42,11 @@ def _root_key(uri: str) -> tuple[bool, str]:
     return (uri != CORE_URI, uri)
 
 
+def load_time_requires(doc: FileResult) -> list[Require]:
+    """The requires of ``doc`` that run while it loads (not those in method bodies)."""
+    return [r for r in doc.requires if not r.deferred]
+
+
 def _require_name(req: Require) -> str:
     return req.path if req.path.endswith(".rb") else req.path + ".rb"
 
@@ -81,16 +86,19 @@ class LoadOrder:
                 self.ordered.append(root)
             # Iterative depth-first walk: (document, index of its next require to follow).
             stack: list[tuple[FileResult, int]] = [(root, 0)]
+            requires = {root.uri: load_time_requires(root)}
             while stack:
                 doc, i = stack[-1]
-                if i < len(doc.requires):
+                own = requires[doc.uri]
+                if i < len(own):
                     stack[-1] = (doc, i + 1)
-                    nxt = self.target(doc, doc.requires[i])
+                    nxt = self.target(doc, own[i])
                     if nxt is not None:
                         self.required_by.setdefault(nxt.uri, set()).add(doc.uri)
                         if nxt.uri not in seen:
                             seen.add(nxt.uri)
                             self.pulled.setdefault(doc.uri, set()).add(nxt.uri)
+                            requires[nxt.uri] = load_time_requires(nxt)
                             stack.append((nxt, 0))
                     continue
                 stack.pop()
@@ -102,7 +110,7 @@ class LoadOrder:
             norm = posixpath.normpath(d.path)
             self.by_path[norm] = d
             bisect.insort(self.by_basename.setdefault(posixpath.basename(norm), []), d, key=lambda x: _root_key(x.uri))
-        for req in d.requires:
+        for req in load_time_requires(d):
             self.requirers.setdefault(posixpath.basename(_require_name(req)), set()).add(d.uri)
 
     def _unindex(self, d: FileResult) -> None:
@@ -113,7 +121,7 @@ class LoadOrder:
             same = self.by_basename.get(posixpath.basename(norm), [])
             if d in same:
                 same.remove(d)
-        for req in d.requires:
+        for req in load_time_requires(d):
             self.requirers.get(posixpath.basename(_require_name(req)), set()).discard(d.uri)
 
     def target(self, doc: FileResult, req: Require) -> FileResult | None:
@@ -144,7 +152,7 @@ class LoadOrder:
         low = key_of(self.root_order[before][1]) if before >= 0 else -1
         if low is None:
             return None
-        targets = [t for req in doc.requires if (t := self.target(doc, req)) is not None]
+        targets = [t for req in load_time_requires(doc) if (t := self.target(doc, req)) is not None]
         if any((key_of(t.uri) or 0) > low for t in targets):
             return None
         nxt = bisect.bisect_right(keys, low)
@@ -170,7 +178,7 @@ class LoadOrder:
         name = posixpath.basename(doc.path) if doc.path else None
         for requirer in self.required_by.get(uri, ()):
             other = self.by_uri[requirer]
-            for req in other.requires:
+            for req in load_time_requires(other):
                 if posixpath.basename(_require_name(req)) == name and self.target(other, req) is not None:
                     self._index(doc)
                     return False
@@ -181,7 +189,7 @@ class LoadOrder:
             del self.root_order[at]
         self.roots.discard(uri)
         self._unindex(doc)
-        for req in doc.requires:
+        for req in load_time_requires(doc):
             t = self.target(doc, req)
             if t is not None:
                 self.required_by.get(t.uri, set()).discard(uri)
