@@ -167,3 +167,50 @@ def test_a_require_in_a_method_body_is_not_followed_while_the_file_loads(tmp_pat
     out = run_ruby(f'require_relative "{tmp_path}/a"\nrequire_relative "{tmp_path}/b"\nputs Object.ancestors.select {{ |m| m.name =~ /^M/ }}.join(",")\n', tmp_path)
     assert out.strip() == "M2,M1"
     assert [a.name for a in g["Object"].ancestors if a.name in ("M1", "M2")] == ["M2", "M1"]
+
+
+def _object_mixins(g: rdx.Graph) -> list[str]:
+    return [a.name for a in g["Object"].ancestors if a.name.startswith("M")]
+
+
+def _mixing(name: str) -> str:
+    return f"module {name}; end\nclass Object\n  include {name}\nend\n"
+
+
+def _write(root, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_entry_points_load_first_and_specs_last_as_in_ruby(tmp_path):
+    """``rdx.toml``'s ``entry_points`` are walked first, in order, so the files they require
+    load in Ruby's order, not in URI order; a project's spec/ loads after its code."""
+    project = tmp_path / "app"
+    _write(project, {"src/a.rb": _mixing("M1"), "src/b.rb": _mixing("M2"), "spec/support/late.rb": _mixing("M3"), "src/main.rb": 'require_relative "b"\nrequire_relative "a"\n', "rdx.toml": 'entry_points = ["src/main.rb"]\n'})
+    assert RUBY
+    ruby = run_ruby(f'require_relative "{project}/src/main"\nrequire_relative "{project}/spec/support/late"\nputs Object.ancestors.select {{ |m| m.name =~ /^M/ }}.join(",")\n', tmp_path)
+    assert ruby.strip() == "M3,M1,M2"
+    g = rdx.Graph.open(project)
+    assert _object_mixins(g) == ["M3", "M1", "M2"]
+    # Without the entry point, the roots are walked in URI order: a.rb before b.rb.
+    (project / "rdx.toml").unlink()
+    g = rdx.Graph.open(project)
+    assert g.open_stats["resolved"] is False  # The saved graph was ordered by the entry point.
+    assert _object_mixins(g) == ["M3", "M2", "M1"]
+
+
+def test_a_gems_main_file_is_its_entry_point(tmp_path):
+    """Without ``entry_points``, a gem's ``lib/NAME.rb`` (for its ``NAME.gemspec``) loads first."""
+    project = tmp_path / "mygem"
+    _write(project, {
+        "mygem.gemspec": 'Gem::Specification.new { |s| s.name = "mygem" }\n',
+        "lib/mygem.rb": 'require "mygem/zeta"\nrequire "mygem/alpha"\n',
+        "lib/mygem/alpha.rb": _mixing("M1"),
+        "lib/mygem/zeta.rb": _mixing("M2"),
+        "lib/aaa_first.rb": _mixing("M0"),
+    })
+    ruby = run_ruby(f'$LOAD_PATH.unshift "{project}/lib"\nrequire "mygem"\nrequire "aaa_first"\nputs Object.ancestors.select {{ |m| m.name =~ /^M/ }}.join(",")\n', tmp_path)
+    assert ruby.strip() == "M0,M1,M2"
+    assert _object_mixins(rdx.Graph.open(project)) == ["M0", "M1", "M2"]

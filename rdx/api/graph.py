@@ -99,6 +99,9 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         # for a full one after edits, why the incremental update gave up.
         self.last_resolve = "none"
         self.last_fallback: str | None = None
+        # Files Ruby loads first, in order (paths or URIs): the load order walks their requires
+        # before any other file's. Set it before resolving; ``Graph.open`` reads ``rdx.toml``.
+        self.entry_points: list[str] = []
         if core:
             self._store.put_document(_core_document())
 
@@ -286,7 +289,7 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         self.last_resolve = "full"
         if self._view is None:
             self.last_fallback = None
-        order = LoadOrder(store.documents.values())
+        order = LoadOrder(store.documents.values(), *self._root_order())
         resolver = Resolver(keyed(order.ordered))
         resolver.use_order(order)
         with paused_gc():
@@ -299,6 +302,27 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
                 previous.retire()
             self._save_resolved(resolver)
             settle(self._freeze_gc)  # Before the collector is back on (see ``Graph.open``).
+
+    def _root_order(self) -> tuple[list[str], list[str]]:
+        """The project's entry points (URIs, in the order Ruby loads them) and the URI prefixes
+        of what loads last (its spec/ and test/ directories): see ``rdx.ruby.resolve.order``.
+        Entry points come from ``rdx.toml`` (``entry_points``); without them, a Rails
+        application's ``config/application.rb`` and a gem's ``lib/NAME.rb`` (for its
+        ``NAME.gemspec``) are."""
+        if self._workspace is None:
+            return list(self.entry_points), []
+        root = self._workspace[0][0]
+        entries = list(self.entry_points) or [p for p in self.config.entry_points if os.path.isfile(p)]
+        if not entries:
+            application = os.path.join(root, "config", "application.rb")
+            entries = [application] if os.path.isfile(application) else []
+            try:
+                gemspecs = sorted(n for n in os.listdir(root) if n.endswith(".gemspec"))
+            except OSError:
+                gemspecs = []
+            entries += [main for n in gemspecs if os.path.isfile(main := os.path.join(root, "lib", n.removesuffix(".gemspec") + ".rb"))]
+        late = [path_to_uri(os.path.join(root, d)) + "/" for d in ("spec", "test", "tests")]
+        return [path_to_uri(e) if "://" not in e else e for e in entries], late
 
     def _publish(self, state: ResolvedState, foreign: ForeignState | None, changed: set[str] | None) -> View:
         """The view of a new revision; its other languages are resolved when first asked,
@@ -326,7 +350,7 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
             if quick is None:
                 # Compute the whole load order again; the other documents must keep theirs.
                 current = {k: d for k, d in resolver.docs.items() if d.uri not in store.removed}
-                quick, placed_order = place(current, store.documents.values())
+                quick, placed_order = place(current, store.documents.values(), *self._root_order())
                 resolver.use_order(placed_order)
             if quick is None:
                 self.last_fallback = "the load order of the other files changes"
@@ -476,7 +500,7 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         if view.search_index is None:
             view.search_index = SearchIndex(view.state.declarations.values())
         view.search_index.prepare()
-        symbol_index(view, (self._workspace[1], lambda: documents_fingerprint(view.state.documents.values()), self._report_cache_problem) if self._workspace else None)
+        symbol_index(view, (self._workspace[1], lambda: documents_fingerprint(view.state.documents.values(), self._root_order()[0]), self._report_cache_problem) if self._workspace else None)
         view.descendants()
         view.call_sites("")
 
@@ -507,7 +531,7 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         saved = None
         if self._workspace is not None:
             cache = self._workspace[1]
-            saved = (cache, lambda: documents_fingerprint(view.state.documents.values()), self._report_cache_problem)
+            saved = (cache, lambda: documents_fingerprint(view.state.documents.values(), self._root_order()[0]), self._report_cache_problem)
         found = find_declarations(
             view, query, kind=kind, match_mode=match_mode, limit=limit, path=path, saved=saved, language=language, dependencies=dependencies
         )

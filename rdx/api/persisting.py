@@ -54,10 +54,13 @@ from rdx.workspace.pool import discover_files, paused_gc
 __all__ = ["Persistent", "check_jobs", "documents_fingerprint", "settle"]
 
 
-def documents_fingerprint(documents: Iterable[FileResult]) -> str:
-    """Names a set of documents exactly (URIs and content) and the rdx code that resolves them,
-    for the saved resolved graph and indexes."""
+def documents_fingerprint(documents: Iterable[FileResult], entries: Iterable[str] = ()) -> str:
+    """Names a set of documents exactly (URIs and content), the entry points that order them
+    (``Graph._root_order``) and the rdx code that resolves them, for the saved resolved graph
+    and indexes."""
     h = hashlib.blake2b(f"{SCHEMA_VERSION}:{code_fingerprint()}".encode(), digest_size=16)
+    for entry in entries:
+        h.update(f"\0entry\0{entry}".encode())
     for uri, digest, size in sorted((d.uri, d.content_hash, d.size) for d in documents):
         h.update(f"\0{uri}\0{digest}\0{size}".encode())
     return h.hexdigest()
@@ -229,7 +232,7 @@ class Persistent:
         """Start resolved from the saved image when it describes exactly these documents."""
         assert self._workspace is not None
         store = self._store
-        fingerprint = documents_fingerprint(store.documents.values())
+        fingerprint = documents_fingerprint(store.documents.values(), self._root_order()[0])
         with paused_gc():
             image, problem = load_image(self._workspace[1], fingerprint)
         if problem is not None:
@@ -251,7 +254,7 @@ class Persistent:
         """Persist the resolved graph of a graph made by ``Graph.open`` (after a full resolve)."""
         if self._workspace is None:
             return
-        fingerprint = documents_fingerprint(resolver.docs.values())
+        fingerprint = documents_fingerprint(resolver.docs.values(), self._root_order()[0])
         if fingerprint == self._saved_fingerprint:
             return
         try:

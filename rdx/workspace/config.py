@@ -6,7 +6,9 @@ globs relative to the root; with ``include`` set only matching files are indexed
 ``max_file_size`` (bytes, or a string such as ``"2MB"``; default 2 MB; larger files are
 reported and skipped), ``load_paths`` (extra directories, relative to the root, indexed too;
 each is a root of the project, so a symlink into one is not ``outside-project``, see
-``rdx.workspace.files.ProjectRoots``) and ``gems`` (default true: index the gems ``Gemfile.lock`` locks, see ``rdx.workspace.dependencies``).
+``rdx.workspace.files.ProjectRoots``), ``gems`` (default true: index the gems ``Gemfile.lock`` locks, see ``rdx.workspace.dependencies``)
+and ``entry_points`` (files, relative to the root, that Ruby loads first, in this order: the
+load order walks their requires before any other file's; see ``rdx.ruby.resolve.order``).
 A malformed file is a one-line error naming the file and the key.
 """
 
@@ -34,6 +36,7 @@ class _Raw(msgspec.Struct, forbid_unknown_fields=True):
     max_file_size: int | str = DEFAULT_MAX_FILE_SIZE
     load_paths: list[str] = []
     gems: bool = True
+    entry_points: list[str] = []
 
 
 class WorkspaceConfig(msgspec.Struct, frozen=True):
@@ -45,6 +48,7 @@ class WorkspaceConfig(msgspec.Struct, frozen=True):
     load_paths: tuple[str, ...] = ()
     # Index the gems Gemfile.lock locks (rdx.workspace.dependencies) when ``Graph.open`` opens the root.
     gems: bool = True
+    entry_points: tuple[str, ...] = ()
     source: str | None = None
 
     def include_spec(self) -> pathspec.PathSpec | None:
@@ -105,5 +109,6 @@ def load_config(root: str) -> WorkspaceConfig:
         max_file_size=_size(raw.max_file_size, source),
         load_paths=tuple(os.path.normpath(os.path.join(root_dir, p)) for p in raw.load_paths),
         gems=raw.gems,
+        entry_points=tuple(os.path.normpath(os.path.join(root_dir, p)) for p in raw.entry_points),
         source=source,
     )

@@ -9,13 +9,14 @@ empty document, after which its key and its rows go. The edits themselves are ``
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from rdx.model.records import FileResult
 from rdx.model.store import ResolvedState
 from rdx.ruby.resolve.edits import successor
 from rdx.ruby.resolve.lookup import StateView
-from rdx.ruby.resolve.order import LoadOrder
+from rdx.ruby.resolve.order import LoadOrder, RootOrder
 
 if TYPE_CHECKING:
     from rdx.ruby.resolve.ancestors import Ancestors, Chains
@@ -28,13 +29,25 @@ if TYPE_CHECKING:
 
 class DocumentBook:
     """The load order with what places added and removed files cheaply (owned by this
-    module; built on first use, dropped when it cannot place an edit)."""
+    module; built on first use, dropped when it cannot place an edit), and the order of its
+    roots (entry points first, specs last), which outlives it."""
 
-    __slots__ = ("load_order",)
+    __slots__ = ("load_order", "root_rules")
     HELD_AS = "document_book"
 
     def __init__(self) -> None:
         self.load_order: LoadOrder | None = None
+        self.root_rules = RootOrder()
+
+    def use(self, order: LoadOrder | None) -> None:
+        self.load_order = order
+        if order is not None:
+            self.root_rules = order.order
+
+    def rebuild(self, documents: Iterable[FileResult]) -> LoadOrder:
+        """The load order of ``documents`` walked from scratch, roots in the same order."""
+        self.load_order = LoadOrder(documents, self.root_rules.entries, self.root_rules.late)
+        return self.load_order
 
 
 class DocumentEdits(StateView):
@@ -68,7 +81,7 @@ class DocumentEdits(StateView):
 
     def use_order(self, order: LoadOrder | None) -> None:
         """The load order of the documents, as the caller computed it (None: unknown)."""
-        self.document_book.load_order = order
+        self.document_book.use(order)
 
     def prepare_updates(self) -> None:
         """Build every index an incremental update reads, so that the first edit does not pay
@@ -81,7 +94,7 @@ class DocumentEdits(StateView):
         self.mentions.mention_index()
         self.mentions.documents_mentioning(set(), -1)
         if self.document_book.load_order is None:
-            self.document_book.load_order = LoadOrder(self.docs.values())
+            self.document_book.rebuild(self.docs.values())
 
     def place_documents(self, added: list[FileResult], removed: list[str]) -> dict[str, int] | None:
         """Keys for ``added`` documents, once ``removed`` ones are gone, when that moves no
@@ -89,7 +102,7 @@ class DocumentEdits(StateView):
         computed anew (the caller then tries ``order.place`` over all documents)."""
         order = self.document_book.load_order
         if order is None:
-            order = self.document_book.load_order = LoadOrder(self.docs.values())
+            order = self.document_book.rebuild(self.docs.values())
         for uri in removed:
             if not order.remove(uri):
                 self.document_book.load_order = None

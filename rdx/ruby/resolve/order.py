@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import posixpath
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from rdx.model.records import FileResult, Require
 from rdx.model.store import CORE_URI
@@ -26,20 +26,40 @@ def keyed(ordered: Iterable[FileResult]) -> dict[int, FileResult]:
     return {i * gap: d for i, d in enumerate(docs)}
 
 
-def load_order(documents: Iterable[FileResult]) -> list[FileResult]:
+def load_order(documents: Iterable[FileResult], entries: Sequence[str] = (), late: Sequence[str] = ()) -> list[FileResult]:
     """Documents in an approximation of Ruby's load order.
 
     Where definitions of one namespace are spread over files, Ruby's answers depend on the
     order the files were loaded (which superclass is seen first, which mixin lands last). rdx
-    follows ``require``/``require_relative`` edges: starting from each document in URI order,
-    a file's requirements come before it (requires sit at the top of files). The core stub is
-    always first. Deterministic for the same set of documents.
+    follows load-time ``require``/``require_relative`` edges (not those in method bodies):
+    starting from each root document, a file's requirements come before it (requires sit at the
+    top of files). Roots are walked in this order: the core stub; the project's entry points
+    (``entries``: URIs, in the order Ruby loads them, from ``rdx.toml``'s ``entry_points`` or
+    inferred, see ``Graph``), so that what they require loads in their order; every other
+    document in URI order; last those under the ``late`` URI prefixes (a project's specs and
+    tests, which load after the code they test). Deterministic for the same documents and entries.
     """
-    return LoadOrder(documents).ordered
+    return LoadOrder(documents, entries, late).ordered
 
 
-def _root_key(uri: str) -> tuple[bool, str]:
-    return (uri != CORE_URI, uri)
+class RootOrder:
+    """The order in which root documents are walked (see ``load_order``): a sort key per URI."""
+
+    __slots__ = ("entries", "late", "rank")
+
+    def __init__(self, entries: Sequence[str] = (), late: Sequence[str] = ()) -> None:
+        self.entries = tuple(dict.fromkeys(entries))
+        self.rank = {uri: i for i, uri in enumerate(self.entries)}
+        self.late = tuple(late)  # URI prefixes (a project's spec/ and test/ directories).
+
+    def key(self, uri: str) -> tuple[bool, int, str]:
+        if uri == CORE_URI:
+            return (False, 0, uri)
+        rank = self.rank.get(uri)
+        if rank is not None:
+            return (True, rank - len(self.rank), uri)  # Before every other document.
+        return (True, 1 if self.late and uri.startswith(self.late) else 0, uri)
+
 
 
 def load_time_requires(doc: FileResult) -> list[Require]:
@@ -58,12 +78,14 @@ class LoadOrder:
     resolve them. ``add`` and ``remove`` keep it current when the change moves no other
     document; otherwise they say no and the caller computes the order anew."""
 
-    __slots__ = ("by_basename", "by_path", "by_uri", "ordered", "pulled", "required_by", "requirers", "root_order", "roots")
+    __slots__ = ("by_basename", "by_path", "by_uri", "order", "ordered", "pulled", "required_by", "requirers", "root_order", "roots")
 
-    def __init__(self, documents: Iterable[FileResult]) -> None:
-        docs = sorted(documents, key=lambda d: _root_key(d.uri))
+    def __init__(self, documents: Iterable[FileResult], entries: Sequence[str] = (), late: Sequence[str] = ()) -> None:
+        self.order = RootOrder(entries, late)
+        key = self.order.key
+        docs = sorted(documents, key=lambda d: key(d.uri))
         self.by_uri: dict[str, FileResult] = {d.uri: d for d in docs}
-        self.root_order: list[tuple[bool, str]] = [_root_key(d.uri) for d in docs]
+        self.root_order: list[tuple[bool, int, str]] = [key(d.uri) for d in docs]
         self.by_path: dict[str, FileResult] = {}
         self.by_basename: dict[str, list[FileResult]] = {}
         # Basename of a required file -> URIs of the documents whose requires name it.
@@ -109,7 +131,7 @@ class LoadOrder:
         if d.path:
             norm = posixpath.normpath(d.path)
             self.by_path[norm] = d
-            bisect.insort(self.by_basename.setdefault(posixpath.basename(norm), []), d, key=lambda x: _root_key(x.uri))
+            bisect.insort(self.by_basename.setdefault(posixpath.basename(norm), []), d, key=lambda x: self.order.key(x.uri))
         for req in load_time_requires(d):
             self.requirers.setdefault(posixpath.basename(_require_name(req)), set()).add(d.uri)
 
@@ -143,13 +165,13 @@ class LoadOrder:
         name = posixpath.basename(doc.path) if doc.path else None
         if doc.uri in self.by_uri or (name is not None and self.requirers.get(name)):
             return None
-        at = bisect.bisect_left(self.root_order, _root_key(doc.uri))
+        at = bisect.bisect_left(self.root_order, self.order.key(doc.uri))
         # Everything before its turn as a root was emitted before it; the last root walked
         # before that turn was emitted last.
         before = at - 1
-        while before >= 0 and self.root_order[before][1] not in self.roots:
+        while before >= 0 and self.root_order[before][-1] not in self.roots:
             before -= 1
-        low = key_of(self.root_order[before][1]) if before >= 0 else -1
+        low = key_of(self.root_order[before][-1]) if before >= 0 else -1
         if low is None:
             return None
         targets = [t for req in load_time_requires(doc) if (t := self.target(doc, req)) is not None]
@@ -160,7 +182,7 @@ class LoadOrder:
         if high - low < 2:
             return None
         self.by_uri[doc.uri] = doc
-        self.root_order.insert(at, _root_key(doc.uri))
+        self.root_order.insert(at, self.order.key(doc.uri))
         self.roots.add(doc.uri)
         self._index(doc)
         for t in targets:
@@ -184,8 +206,8 @@ class LoadOrder:
                     return False
         self.required_by.pop(uri, None)
         del self.by_uri[uri]
-        at = bisect.bisect_left(self.root_order, _root_key(uri))
-        if at < len(self.root_order) and self.root_order[at][1] == uri:
+        at = bisect.bisect_left(self.root_order, self.order.key(uri))
+        if at < len(self.root_order) and self.root_order[at][-1] == uri:
             del self.root_order[at]
         self.roots.discard(uri)
         self._unindex(doc)
@@ -198,7 +220,9 @@ class LoadOrder:
         return True
 
 
-def place(current: dict[int, FileResult], documents: Iterable[FileResult]) -> tuple[dict[str, int] | None, LoadOrder]:
+def place(
+    current: dict[int, FileResult], documents: Iterable[FileResult], entries: Sequence[str] = (), late: Sequence[str] = ()
+) -> tuple[dict[str, int] | None, LoadOrder]:
     """Keys for the documents of ``documents`` that ``current`` (key -> document) lacks, such
     that every document sits where the load order of ``documents`` puts it; None when that
     order moves documents of ``current`` relative to each other (a new require pulls a file
@@ -208,7 +232,7 @@ def place(current: dict[int, FileResult], documents: Iterable[FileResult]) -> tu
     placed: dict[str, int] = {}
     pending: list[str] = []
     last = -1
-    order = LoadOrder(documents)
+    order = LoadOrder(documents, entries, late)
     for d in order.ordered:
         key = key_of.get(d.uri)
         if key is None:
