@@ -1,11 +1,14 @@
 """``rdx lsp``: the Language Server Protocol over stdio, on pygls 2 with lsprotocol's types.
 
 The server owns one ``rdx.Graph`` of the workspace root the client names in ``initialize``,
-opened warm from the snapshot in a background thread (with ``$/progress`` reports); requests
-wait for it. After that every graph operation runs on the event loop's thread, one at a time:
-open documents are indexed from their buffers (which win over the disk until closed), files
-changed outside the editor are read again (``workspace/didChangeWatchedFiles``), and each query
-resolves what changed first. Diagnostics are published for open documents after each change.
+opened warm from the snapshot in a background thread; requests wait for it. Indexing is
+reported with ``$/progress`` (when the client supports it): a begin, reports of the files
+parsed ("1200/5044 files", with a percentage; at most one every 200 ms, from ``Graph.open``'s
+progress callback), "resolving", and an end. After that every graph operation runs on the
+event loop's thread, one at a time: open documents are indexed from their buffers (which win
+over the disk until closed), files changed outside the editor are read again
+(``workspace/didChangeWatchedFiles``), and each query resolves what changed first. Diagnostics
+are published for open documents after each change.
 
 A document the client has not opened is read from the disk only through
 ``Graph.read_project_file``: a regular file inside the project's roots (or a gem's indexed
@@ -30,6 +33,8 @@ import inspect
 import json
 import logging
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -42,7 +47,7 @@ from pygls.protocol import LanguageServerProtocol
 import rdx
 from rdx_lsp.positions import Lines
 
-__all__ = ["RdxLanguageServer", "RdxProtocol"]
+__all__ = ["IndexingProgress", "RdxLanguageServer", "RdxProtocol"]
 
 log = logging.getLogger("rdx.lsp")
 
@@ -92,6 +97,29 @@ class RdxProtocol(LanguageServerProtocol):
             asyncio.ensure_future(written)
 
 
+class IndexingProgress:
+    """``Graph.open``'s progress callback, throttled into ``report(done, total)`` calls for
+    ``$/progress``: the first files parsed, then at most one report every ``interval`` seconds,
+    and the last (all files parsed) always. Called on the indexing thread."""
+
+    def __init__(self, report: Callable[[int, int], None], interval: float = 0.2, clock: Callable[[], float] = time.monotonic) -> None:
+        self.report = report
+        self.interval = interval
+        self.clock = clock
+        self.done = 0
+        self._last: float | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        # Running counts, as ``Graph.open`` and ``Graph.index_all`` give them.
+        self.done = done
+        if total <= 0:
+            return
+        now = self.clock()
+        if self._last is None or self.done >= total or now - self._last >= self.interval:
+            self._last = now
+            self.report(self.done, total)
+
+
 class RdxLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("rdx", rdx.__version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental, protocol_cls=RdxProtocol)
@@ -133,12 +161,12 @@ class RdxLanguageServer(LanguageServer):
 
         def run() -> None:
             try:
-                def tick(done: int, total: int) -> None:
-                    if total and (done == total or done % 50 == 0):
-                        say("report", percentage=int(100 * done / total), message=f"{done}/{total} files")
+                def report(done: int, total: int) -> None:
+                    say("report", percentage=min(100, 100 * done // total), message=f"{done}/{total} files")
 
                 say("begin", message=root)
-                graph = rdx.Graph.open(root, progress=tick)
+                graph = rdx.Graph.open(root, progress=IndexingProgress(report))
+                say("report", message="resolving")
                 graph.resolve()
                 say("end", message=f"{len(graph.documents)} files")
                 self._ready.set_result(graph)

@@ -201,7 +201,15 @@ class Persistent:
                 stale.append(entry)
         for result in reused:
             graph._store.put_document(result)
-        fresh = list(discover_files(stale, jobs=jobs, progress=(lambda n: progress(n, len(stale))) if progress else None))
+        parsed = 0
+
+        def tick(n: int) -> None:
+            nonlocal parsed  # ``progress`` gets running counts, as ``index_all`` gives them.
+            parsed += n
+            if progress is not None:
+                progress(parsed, len(stale))
+
+        fresh = list(discover_files(stale, jobs=jobs, progress=tick if progress else None))
         for result in fresh:
             graph._store.put_document(result)
         dependencies = load_dependencies(root_list[0], config, jobs=jobs)

