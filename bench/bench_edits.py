@@ -25,7 +25,12 @@ import statistics
 import sys
 import time
 
-DEFAULT_CORPUS = ["/usr/lib/ruby", "/usr/share/rubygems-integration"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from corpus import debian_corpus  # noqa: E402
+
+# The pinned Debian corpus (tests/data/debian-corpus.txt): the same files on every machine,
+# whatever else is installed.
+DEFAULT_CORPUS = debian_corpus()
 EDIT_KINDS = ("body", "new_method", "rename_class", "superclass", "mixin_add", "mixin_remove", "constant_add", "new_file", "delete_file")
 
 

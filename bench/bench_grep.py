@@ -34,7 +34,12 @@ from rdx.search.text_workspace import any_file  # noqa: E402
 from rdx.workspace.config import DEFAULT_MAX_FILE_SIZE  # noqa: E402
 from rdx.workspace.files import collect_files  # noqa: E402
 
-DEFAULT_CORPUS = ["/usr/lib/ruby", "/usr/share/rubygems-integration"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from corpus import debian_corpus  # noqa: E402
+
+# The pinned Debian corpus (tests/data/debian-corpus.txt): the same files on every machine,
+# whatever else is installed.
+DEFAULT_CORPUS = debian_corpus()
 # (pattern, regex, ignore_case): literals and regexes an agent or a person would search for.
 QUERIES = [
     ("number_to_currency", False, False),

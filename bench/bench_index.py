@@ -22,7 +22,12 @@ import subprocess
 import sys
 import time
 
-DEFAULT_CORPUS = ["/usr/lib/ruby", "/usr/share/rubygems-integration"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from corpus import debian_corpus  # noqa: E402
+
+# The pinned Debian corpus (tests/data/debian-corpus.txt): the same files on every machine,
+# whatever else is installed.
+DEFAULT_CORPUS = debian_corpus()
 
 
 def _peak_rss_mb() -> float:
