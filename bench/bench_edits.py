@@ -26,7 +26,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-from corpus import debian_corpus  # noqa: E402
+from corpus import debian_corpus, describe_roots  # noqa: E402
 
 # The pinned Debian corpus (tests/data/debian-corpus.txt): the same files on every machine,
 # whatever else is installed.
@@ -118,7 +118,7 @@ def main() -> None:
     gc.freeze()
     t3 = time.perf_counter()
     stats = g.stats() if hasattr(g, "stats") else {}
-    print(f"corpus {', '.join(roots)}: {len(g.documents)} documents, {stats.get('declarations', '?')} declarations")
+    print(f"corpus {describe_roots(roots)}: {len(g.documents)} documents, {stats.get('declarations', '?')} declarations")
     print(
         f"cold: index {t1 - t0:.2f}s + resolve {t2 - t1:.2f}s (peak RSS {resolved_rss:.0f} MB), "
         f"then prepare_queries {t3 - t2:.2f}s (peak RSS {_peak_rss_mb():.0f} MB)"

@@ -35,7 +35,7 @@ from rdx.workspace.config import DEFAULT_MAX_FILE_SIZE  # noqa: E402
 from rdx.workspace.files import collect_files  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-from corpus import debian_corpus  # noqa: E402
+from corpus import debian_corpus, describe_roots  # noqa: E402
 
 # The pinned Debian corpus (tests/data/debian-corpus.txt): the same files on every machine,
 # whatever else is installed.
@@ -105,7 +105,7 @@ def main() -> int:
     cold = cold_ruby_index(roots)
     size = index.disk_bytes()
     text = index.text_bytes()
-    print(f"corpus: {', '.join(roots)}")
+    print(f"corpus: {describe_roots(roots)}")
     print(f"text files: {stats.indexed} indexed ({text / 1e6:.1f} MB), {stats.binary} binary and {stats.too_large} too large skipped")
     print(f"build from scratch: walk {walked:.2f} s + index {built:.2f} s = {walked + built:.2f} s; cold Graph.open + resolve (Ruby and text): {cold:.2f} s")
     print(f"index size on disk: {size / 1e6:.1f} MB = {size / text:.2f} x the bytes indexed (bodies included)")

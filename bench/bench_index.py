@@ -23,7 +23,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-from corpus import debian_corpus  # noqa: E402
+from corpus import debian_corpus, describe_roots  # noqa: E402
 
 # The pinned Debian corpus (tests/data/debian-corpus.txt): the same files on every machine,
 # whatever else is installed.
@@ -210,7 +210,7 @@ def main() -> None:
     full = min((_child("rdx", roots, args.jobs) for _ in range(args.repeat)), key=lambda r: r["seconds"])
     ratio = full["seconds"] / base["seconds"]
     res_share = full["resolution_seconds"] / full["seconds"]
-    print(f"corpus: {', '.join(roots)}  (jobs={args.jobs})")
+    print(f"corpus: {describe_roots(roots)}  (jobs={args.jobs})")
     print(f"files {full['files']}, bytes {full['bytes']:,}, definitions {full['definitions']:,}, declarations {full['declarations']:,}")
     print(
         f"constant references {full['constant_references']:,} ({full['constant_references_resolved']:,} resolved), "

@@ -74,7 +74,7 @@ from dataclasses import dataclass, field
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_edits import DEFAULT_CORPUS, build_copies  # noqa: E402
+from bench_edits import DEFAULT_CORPUS, build_copies, describe_roots  # noqa: E402
 
 SEQUENCES = ("superclass", "mixin", "new_file", "rename_method", "constant", "delete_file")
 # Mixins of RuboCop::Cop; a sequence types the first one its class does not include yet.
@@ -313,7 +313,7 @@ def main() -> None:
     if child.returncode != 0:
         sys.exit(f"preparing the cache failed:\n{child.stderr}")
     made = json.loads(child.stdout.strip().splitlines()[-1])
-    print(f"corpus {', '.join(roots)}: {made['documents']} documents, {made['declarations']} declarations; cache {cache}")
+    print(f"corpus {describe_roots(roots)}: {made['documents']} documents, {made['declarations']} declarations; cache {cache}")
     if made.get("parsed") or "resolve" in made:
         print(
             f"cold baseline (child process): Graph.open {made['open']:.2f}s ({made['parsed']} files parsed, {made['reused']} from the snapshot)"

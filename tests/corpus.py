@@ -55,3 +55,10 @@ def other_installed_ruby() -> list[str]:
         if os.path.isdir(base):
             out += [os.path.join(base, n) for n in sorted(os.listdir(base)) if os.path.join(base, n) not in pinned and n != "3.1.0"]
     return out
+
+
+def describe_roots(roots: list[str]) -> str:
+    """Roots for a one-line report: the pinned corpus by name, a few others in full."""
+    if roots == debian_corpus():
+        return f"the pinned Debian corpus ({len(roots)} entries, tests/data/debian-corpus.txt)"
+    return ", ".join(roots) if len(roots) <= 4 else ", ".join(roots[:3]) + f" and {len(roots) - 3} more"
