@@ -46,7 +46,7 @@ def graph_of():
     return build_graph
 
 
-from corpus import DEBIAN_CORPUS_LIST, DEBIAN_RUBY_DIRS, debian_corpus, other_installed_ruby  # noqa: E402, F401
+from corpus import DEBIAN_CORPUS_LIST, debian_corpus, other_installed_ruby  # noqa: E402, F401
 
 
 @pytest.fixture(scope="session")

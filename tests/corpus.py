@@ -7,24 +7,21 @@ from __future__ import annotations
 from pathlib import Path
 
 DEBIAN_CORPUS_LIST = Path(__file__).parent / "data" / "debian-corpus.txt"
-# Where Debian installs Ruby libraries: what is found there beyond the pinned list is "other
-# installed gems" (``other_installed_ruby``).
-DEBIAN_RUBY_DIRS = (
-    "/usr/lib/ruby/vendor_ruby",
-    "/usr/share/rubygems-integration/all/gems",
-    "/usr/lib/x86_64-linux-gnu/rubygems-integration/3.1.0/gems",
-)
-
+DEBIAN_EXTRA_LIST = Path(__file__).parent / "data" / "debian-corpus-extra.txt"
 
 def debian_corpus() -> list[str]:
     """The pinned Debian Ruby corpus (``tests/data/debian-corpus.txt``): every entry named with
     its version, so results do not depend on what else is installed. Fails naming any entry
     that is missing (``make test`` installs them)."""
+    return _pinned(DEBIAN_CORPUS_LIST)
+
+
+def _pinned(listing: Path) -> list[str]:
     import os
     import re
     import warnings
 
-    entries = [line.strip() for line in DEBIAN_CORPUS_LIST.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    entries = [line.strip() for line in listing.read_text().splitlines() if line.strip() and not line.startswith("#")]
     out, missing = [], []
     for entry in entries:
         if os.path.exists(entry):
@@ -45,16 +42,11 @@ def debian_corpus() -> list[str]:
 
 
 def other_installed_ruby() -> list[str]:
-    """Ruby libraries installed on this machine that the pinned corpus does not name (on a
-    fresh CI machine: the compiled gems rdx's corpus leaves out, such as nokogiri and oj)."""
-    import os
-
-    pinned = set(debian_corpus())
-    out = []
-    for base in DEBIAN_RUBY_DIRS:
-        if os.path.isdir(base):
-            out += [os.path.join(base, n) for n in sorted(os.listdir(base)) if os.path.join(base, n) not in pinned and n != "3.1.0"]
-    return out
+    """Ruby libraries beyond the pinned corpus that every machine with the corpus has too: the
+    compiled gems ruby-rails brings (nio4r, nokogiri, oj) and Ruby's sdbm, named with their
+    versions in ``data/debian-corpus-extra.txt`` (so a test that adds them measures the same
+    thing everywhere, whatever else is installed)."""
+    return _pinned(DEBIAN_EXTRA_LIST)
 
 
 def describe_roots(roots: list[str]) -> str:
