@@ -230,3 +230,32 @@ def test_modules_prepended_later_come_out_newest_first_in_every_includer(tmp_pat
         ours = [a.name for a in g[name].ancestors]
         # Ruby's own core modules outside the stub's view (JSON's mixins, PP) are left out.
         assert ours == [n for n in ruby[name] if n in ours or n in ("A", "B", "C", "I", "Base", "Kernel")], name
+
+
+FACTORIES = """
+module M
+  class Error < StandardError; end
+  B = ::Class.new(Error)
+  C = Module.new.freeze
+  D = ::Struct.new(:x)
+  E = Class.new(Error)
+  F = "x".freeze
+end
+"""
+
+
+def test_namespace_factories_written_with_a_leading_colon_pair_or_frozen(tmp_path):
+    """``::Class.new(E)``, ``::Struct.new(:x)`` and ``Module.new.freeze`` make a class or a
+    module as their plain spellings do (dry-types, asciidoctor, rspec-expectations)."""
+    probe = FACTORIES + "require 'json'\nputs JSON.generate(%w[B C D E F].to_h { |n| v = M.const_get(n); [n, v.is_a?(Module) ? [v.class.name, v.ancestors.map(&:name).take(3), v.instance_methods(false).sort.map(&:to_s)] : nil] })\n"
+    ruby = json.loads(run_ruby(probe, tmp_path))
+    g = build_graph({"factories.rb": FACTORIES})
+    for name, answer in ruby.items():
+        decl = g[f"M::{name}"]
+        if answer is None:
+            assert decl.kind == "Constant", name
+            continue
+        kind, ancestors, methods = answer
+        assert decl.kind == kind, name
+        assert [a.name for a in decl.ancestors][: len(ancestors)] == ancestors, name
+        assert sorted(m.unqualified_name.removesuffix("()") for m in decl.members if m.kind == "Method") == methods, name

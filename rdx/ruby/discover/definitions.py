@@ -97,9 +97,9 @@ def _factory(w: Walker, call: Any) -> tuple[ConstPath | None, str | None, list[t
     """``Struct.new(:a)`` / ``Data.define(:a)`` used as a superclass or value."""
     recv = call.child_by_field_name("receiver")
     meth = call.child_by_field_name("method")
-    if recv is None or meth is None or recv.type != "constant":
+    if recv is None or meth is None:
         return None, None, []
-    key = (node_text(recv), node_text(meth))
+    key = _factory_key(call)
     if key not in _NAMESPACE_FACTORIES or key[0] not in ("Struct", "Data"):
         return None, None, []
     members = w._symbol_args(call)
@@ -265,15 +265,30 @@ def constant(w: Walker, path: ConstPath, left: Any, right: Any, node: Any, scope
         if target is not None and not target.dynamic:
             w._add("ConstantAlias", path.text, node, left, scope, path=path, target=target, comments=comments)
             return
+    if value is not None and value.type == "call" and node_text(value.child_by_field_name("method") or value) == "freeze":
+        inner = value.child_by_field_name("receiver")  # ``M = Module.new.freeze``: the same module.
+        if inner is not None and inner.type == "call" and value.child_by_field_name("arguments") is None:
+            value = inner
     if value is not None and value.type == "call":
-        recv = value.child_by_field_name("receiver")
-        meth = value.child_by_field_name("method")
-        if recv is not None and meth is not None and recv.type == "constant":
-            factory = _NAMESPACE_FACTORIES.get((node_text(recv), node_text(meth)))
-            if factory is not None:
-                _namespace_factory(w, factory, path, left, value, node, scope, comments)
-                return
+        factory = _NAMESPACE_FACTORIES.get(_factory_key(value))
+        if factory is not None:
+            _namespace_factory(w, factory, path, left, value, node, scope, comments)
+            return
     w._add("Constant", path.text, node, left, scope, path=path, comments=comments)
+
+
+def _factory_key(call: Any) -> tuple[str, str]:
+    """(receiver, method) of ``Class.new``-like calls, the receiver written ``Class`` or
+    ``::Class``; ("", "") for any other call."""
+    recv = call.child_by_field_name("receiver")
+    meth = call.child_by_field_name("method")
+    if recv is None or meth is None:
+        return ("", "")
+    if recv.type == "scope_resolution" and recv.child_by_field_name("scope") is None:
+        recv = recv.child_by_field_name("name")  # ``::Class``: the top-level constant.
+    if recv is None or recv.type != "constant":
+        return ("", "")
+    return (node_text(recv), node_text(meth))
 
 
 def anonymous_namespace(w: Walker, path: ConstPath, left: Any, kind: str, superclass_node: Any, node: Any, scope: Scope | None) -> None:
