@@ -25,10 +25,11 @@ import fcntl
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import TypeVar
+from itertools import repeat
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -250,7 +251,35 @@ def load_image(cache_dir: str, fingerprint: str) -> tuple[ResolvedImage | None, 
     except Damaged as exc:
         discard(path)
         return None, f"the resolved graph {path} is corrupted: {exc}; resolving again"
-    return (image, None) if image.fingerprint == fingerprint else (None, None)
+    if image.fingerprint != fingerprint:
+        return None, None
+    _share_ids(image)
+    return image, None
+
+
+class _Ids(dict[int | None, int | None]):
+    """Declaration id -> the one int object that stands for it; any other value (None, an id
+    no declaration has) stands for itself."""
+
+    def __missing__(self, key: int | None) -> int | None:
+        return key
+
+
+def _share_ids(image: ResolvedImage) -> None:
+    """Make the ids of the ancestor chains and of the references' rows the same int objects as
+    the declarations' keys. Decoding gives every occurrence an int of its own (36 bytes): ten
+    million in the chains of a million declarations, five million in the rows, 400 MB that a
+    graph resolved in this process does not spend, since it builds its tables from the ids it
+    holds (issue 21). The lookups run in C (``map``): about a second and a half for those.
+    The definitions' rows are left as decoded: their ids are mostly distinct anyway."""
+    ids = _Ids(zip(image.declarations, image.declarations, strict=True))
+    ids[None] = None  # Unresolved references: no call of ``__missing__`` for each.
+    get: Callable[[Any], Any] = ids.__getitem__
+    image.ancestor_ids = list(map(get, image.ancestor_ids))
+    image.ancestors = list(map(tuple, map(map, repeat(get), image.ancestors)))
+    for table in (image.constant_targets, image.method_receivers):
+        for key, row in table.items():
+            table[key] = list(map(get, row))
 
 
 def save_image(cache_dir: str, image: ResolvedImage) -> None:

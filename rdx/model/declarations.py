@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
-from rdx.model.kinds import Visibility
+from rdx.model.kinds import DeclarationKindName, Visibility, VisibilityName
 
 __all__ = ["DECLARATION_KINDS", "NAMESPACE_DECLARATION_KINDS", "DeclarationRecord"]
 
@@ -41,7 +41,7 @@ class DeclarationRecord(msgspec.Struct, array_like=True, gc=False):
     name: str
     unqualified: str
     # A DeclarationKind value (the records keep the plain string the enum compares equal to).
-    kind: str
+    kind: DeclarationKindName
     # The namespace declaration this one is a member of (None for the root ``Object`` scope).
     owner: int | None
     # (document index, definition index) pairs, in program order.
@@ -57,7 +57,7 @@ class DeclarationRecord(msgspec.Struct, array_like=True, gc=False):
     # For constants: hidden from scoped (``A::B``) access by ``private_constant``.
     private: bool = False
     # For methods: public, protected, private or undefined (``undef``: lookups stop here).
-    visibility: str = Visibility.PUBLIC
+    visibility: VisibilityName = Visibility.PUBLIC
 
     def copy(self) -> DeclarationRecord:
         """A copy whose lists and dicts are new, for copy-on-write updates of a shared state."""

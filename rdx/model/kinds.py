@@ -9,8 +9,9 @@ it. Nothing here imports anything of rdx.
 from __future__ import annotations
 
 from enum import IntEnum, StrEnum
+from typing import TYPE_CHECKING, Literal
 
-__all__ = ["DeclarationKind", "DefinitionKind", "MixinKind", "ReceiverKind", "Visibility"]
+__all__ = ["DeclarationKind", "DeclarationKindName", "DefinitionKind", "MixinKind", "ReceiverKind", "Visibility", "VisibilityName"]
 
 
 class DefinitionKind(StrEnum):
@@ -75,3 +76,17 @@ class ReceiverKind(IntEnum):
     CONSTANT = 2  # ``Foo.bar``
     CONSTANT_INSTANCE = 3  # ``Foo.new.bar``
     OTHER = 4  # anything else (``receiver_text`` keeps it)
+
+
+# The plain-string fields that hold these values (``DeclarationRecord.kind`` and
+# ``.visibility``, ``DefinitionRecord.visibility``). To msgspec they are Literals, which it
+# decodes as the Literal's own string objects: otherwise every record of a snapshot or saved
+# resolved graph would get strings of its own, a million copies of "Method" and of "public"
+# (55 bytes each) for a million declarations (issue 21). Type checkers see ``str``, which
+# code assigns.
+if TYPE_CHECKING:
+    DeclarationKindName = str
+    VisibilityName = str
+else:
+    DeclarationKindName = Literal[tuple(k.value for k in DeclarationKind)]
+    VisibilityName = Literal[tuple(v.value for v in Visibility)]

@@ -14,7 +14,7 @@ from enum import StrEnum
 
 import msgspec
 
-from rdx.model.kinds import DefinitionKind, MixinKind, ReceiverKind, Visibility
+from rdx.model.kinds import DefinitionKind, MixinKind, ReceiverKind, Visibility, VisibilityName
 from rdx.model.schema import RailsFacts
 from rdx.model.symbols import Import, Reference, Symbol
 
@@ -206,7 +206,7 @@ class DefinitionRecord(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     receiver: ConstPath | None = None
     self_receiver: bool = False
     # A Visibility value, operations included (``removed``, ``undefined``, ``module_function``).
-    visibility: str = Visibility.PUBLIC
+    visibility: VisibilityName = Visibility.PUBLIC
     module_function: bool = False
     params: str | None = None
     target: ConstPath | None = None

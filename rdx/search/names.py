@@ -17,9 +17,11 @@ a qualified query (``Spree::Oder``), the one nearest to the whole name comes fir
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable
+from itertools import accumulate
 
 from rdx.model.declarations import DeclarationRecord
 
@@ -152,27 +154,35 @@ def _typo_rank(last: str, whole: str | None, budget: int, name: str, unq: str) -
 
 class _Haystack:
     """Lines joined into one string, so ``str.find`` and ``re`` scan them all in C; a match
-    position maps back to its line with a binary search over the line starts."""
+    position maps back to its line with a binary search over the line starts. The starts are
+    a machine-integer array (one line per declaration: a list would hold an int object for
+    each), with the end of the text last, so that ``line`` can cut a line out again."""
 
     __slots__ = ("starts", "text")
 
     def __init__(self, lines: list[str]) -> None:
         self.text = "\n".join(lines) + "\n"
-        starts = [0] * len(lines)
-        pos = 0
-        for i, line in enumerate(lines):
-            starts[i] = pos
-            pos += len(line) + 1
-        self.starts = starts
+        self.starts = array("q", accumulate((len(line) + 1 for line in lines), initial=0))
+
+    def __len__(self) -> int:
+        return len(self.starts) - 1
+
+    def line(self, i: int) -> str:
+        return self.text[self.starts[i] : self.starts[i + 1] - 1]
+
+    def size(self, i: int) -> int:
+        """The length of line ``i``."""
+        return self.starts[i + 1] - self.starts[i] - 1
 
     def find_all(self, needle: str, into: set[int]) -> None:
         text, starts = self.text, self.starts
+        last = len(starts) - 1
         i = text.find(needle)
         while i != -1:
             line = bisect_right(starts, i) - 1
             into.add(line)
             nxt = line + 1
-            if nxt >= len(starts):
+            if nxt >= last:
                 break
             i = text.find(needle, starts[nxt])
 
@@ -185,65 +195,102 @@ class _Haystack:
 class SearchIndex:
     """Everything a search scans, computed once per resolved state: lower-cased names and
     unqualified names, their sub-word tokens, and haystacks of each for fast candidate
-    selection. Candidates are then scored exactly as an unindexed search would."""
+    selection. Candidates are then scored exactly as an unindexed search would.
+
+    Entry ``i`` is the ``i``-th record given. Nothing here holds a Python object per entry
+    besides the record itself (a server keeps one index for every declaration of a large
+    project, issue 21): the lower-cased names are lines of the haystacks, cut out when an
+    entry is scored (``entry``); exact and prefix lookups bisect arrays of entry numbers
+    sorted by name; typos look in the distinct unqualified names, grouped by length, whose
+    entries are runs of one more sorted array."""
 
     __slots__ = (
-        "_by_length", "_by_name", "_by_unqualified", "_entries_of", "_names", "_sorted_names", "_sorted_unqualified", "_tokens", "_unqualified",
-        "entries",
+        "_by_name", "_by_unqualified", "_distinct", "_distinct_runs", "_lengths", "_names", "_tokens", "_typo_order", "_unqualified", "records",
     )
 
     def __init__(self, records: Iterable[DeclarationRecord]) -> None:
-        self.entries = [(rec, rec.name.lower(), rec.unqualified.lower().rstrip("()")) for rec in records]
-        self._names = _Haystack([e[1] for e in self.entries])
-        self._unqualified = _Haystack([e[2] for e in self.entries])
+        self.records = list(records)
+        self._names = _Haystack([rec.name.lower() for rec in self.records])
+        self._unqualified = _Haystack([rec.unqualified.lower().rstrip("()") for rec in self.records])
         self._tokens: _Haystack | None = None
-        self._by_name: dict[str, list[int]] | None = None
-        self._by_unqualified: dict[str, list[int]] = {}
-        self._sorted_names: list[tuple[str, int]] | None = None
-        self._sorted_unqualified: list[tuple[str, int]] = []
-        # For typos: the distinct unqualified names by length, and the entries of each.
-        self._by_length: dict[int, list[str]] | None = None
-        self._entries_of: dict[str, list[int]] = {}
+        # Entry numbers sorted by name and by unqualified name (as written), for ``exact`` and ``prefix``.
+        self._by_name: array[int] | None = None
+        self._by_unqualified: array[int] = array("i")
+        # For typos: the distinct lower-cased unqualified names sorted by (length, name); the
+        # entries of ``_distinct[k]`` are ``_typo_order[_distinct_runs[k]:_distinct_runs[k + 1]]``;
+        # ``_lengths`` maps a length to its range of ``_distinct``.
+        self._distinct: list[str] | None = None
+        self._distinct_runs: array[int] = array("i")
+        self._typo_order: array[int] = array("i")
+        self._lengths: dict[int, tuple[int, int]] = {}
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def entry(self, i: int) -> tuple[DeclarationRecord, str, str]:
+        """Entry ``i``: its record, lower-cased name and lower-cased unqualified name (without ``()``)."""
+        return self.records[i], self._names.line(i), self._unqualified.line(i)
 
     def prepare(self) -> None:
         """Build what the first queries would build lazily (token haystack, lookup tables)."""
         self._token_haystack()
         self.exact("")
-        self.prefix("\uffff")
         self.typo_candidates("", 0)
+
+    def _typo_tables(self) -> list[str]:
+        if self._distinct is None:
+            unqualified = self._unqualified
+            lowered = [unqualified.line(i) for i in range(len(unqualified))]
+            # By name, then (stably) by length: both sorts compare in C.
+            order = sorted(range(len(lowered)), key=lowered.__getitem__)
+            order.sort(key=unqualified.size)
+            distinct: list[str] = []
+            runs = array("i")
+            lengths: dict[int, tuple[int, int]] = {}
+            previous = None
+            for position, i in enumerate(order):
+                unq = lowered[i]
+                if unq != previous:
+                    size = len(unq)
+                    lo, _ = lengths.get(size, (len(distinct), 0))
+                    lengths[size] = (lo, len(distinct) + 1)
+                    distinct.append(unq)
+                    runs.append(position)
+                    previous = unq
+            runs.append(len(order))
+            self._typo_order = array("i", order)
+            self._distinct_runs, self._lengths = runs, lengths
+            self._distinct = distinct
+        return self._distinct
+
+    def _entries_of(self, k: int) -> array[int]:
+        return self._typo_order[self._distinct_runs[k] : self._distinct_runs[k + 1]]
 
     def typo_candidates(self, last: str, budget: int) -> list[int]:
         """Entries whose unqualified name is within ``budget`` edits of ``last`` (lower-cased),
         ``last`` itself included."""
-        if self._by_length is None:
-            by_length: dict[int, list[str]] = {}
-            entries_of = self._entries_of
-            for i, (_, _, unq) in enumerate(self.entries):
-                found = entries_of.get(unq)
-                if found is None:
-                    entries_of[unq] = [i]
-                    by_length.setdefault(len(unq), []).append(unq)
-                else:
-                    found.append(i)
-            self._by_length = by_length
+        distinct = self._typo_tables()
         if not last:
             return []
-        out = list(self._entries_of.get(last, ()))
+        size = len(last)
+        lo, hi = self._lengths.get(size, (0, 0))
+        k = bisect_left(distinct, last, lo, hi)
+        out = list(self._entries_of(k)) if k < hi and distinct[k] == last else []
         if budget <= 0:
             return out
-        by_length, entries_of = self._by_length, self._entries_of
-        size = len(last)
         # Each edit breaks at most three of ``last``'s two-letter pairs (a transposition: the
         # pair it swaps and both neighbours), so a name holding fewer of them than that allows
         # is too far without aligning it.
         pairs = {last[i : i + 2] for i in range(size - 1)}
         needed = len(pairs) - 3 * budget
         for length in range(size - budget, size + budget + 1):
-            for unq in by_length.get(length, ()):
+            lo, hi = self._lengths.get(length, (0, 0))
+            for k in range(lo, hi):
+                unq = distinct[k]
                 if needed > 0 and sum(pair in unq for pair in pairs) < needed:
                     continue
                 if unq != last and typo_distance(last, unq, budget) <= budget:
-                    out += entries_of[unq]
+                    out += self._entries_of(k)
         return out
 
     def tokens(self, rec: DeclarationRecord) -> list[str]:
@@ -254,7 +301,7 @@ class SearchIndex:
         if self._tokens is None:
             # Every token follows a space, so a pattern starts with a literal `` tok``, which
             # ``re`` scans for quickly (a leading ``^|`` alternation is ten times slower).
-            self._tokens = _Haystack([" " + _token_string(e[0].name) for e in self.entries])
+            self._tokens = _Haystack([" " + _token_string(rec.name) for rec in self.records])
         return self._tokens
 
     def fuzzy_candidates(self, query: str, typo: _Typo | None = None) -> set[int] | None:
@@ -280,28 +327,43 @@ class SearchIndex:
             self._unqualified.search_all(re.compile("".join(parts)), found)
         return found
 
-    def exact(self, query: str) -> list[int]:
+    def _sorted_tables(self) -> tuple[array[int], array[int]]:
         if self._by_name is None:
-            self._by_name = {}
-            for i, (rec, _, _) in enumerate(self.entries):
-                self._by_name.setdefault(rec.name, []).append(i)
-                self._by_unqualified.setdefault(rec.unqualified, []).append(i)
-        out = list(self._by_name.get(query, ()))
-        out += self._by_unqualified.get(query, ())
-        out += self._by_unqualified.get(query + "()", ())
+            records = self.records
+            names = [rec.name for rec in records]
+            self._by_name = array("i", sorted(range(len(names)), key=names.__getitem__))
+            names = [rec.unqualified for rec in records]
+            self._by_unqualified = array("i", sorted(range(len(names)), key=names.__getitem__))
+        return self._by_name, self._by_unqualified
+
+    def _starting(self, table: array[int], text: Callable[[int], str], query: str, whole: bool) -> list[int]:
+        """Entries of ``table`` (sorted by ``text``) whose text is ``query`` (``whole``) or starts with it."""
+        out: list[int] = []
+        i = bisect_left(table, query, key=text)
+        while i < len(table):
+            found = text(table[i])
+            if (found != query) if whole else not found.startswith(query):
+                break
+            out.append(table[i])
+            i += 1
+        return out
+
+    def _name(self, i: int) -> str:
+        return self.records[i].name
+
+    def _unqualified_name(self, i: int) -> str:
+        return self.records[i].unqualified
+
+    def exact(self, query: str) -> list[int]:
+        by_name, by_unqualified = self._sorted_tables()
+        out = self._starting(by_name, self._name, query, True)
+        out += self._starting(by_unqualified, self._unqualified_name, query, True)
+        out += self._starting(by_unqualified, self._unqualified_name, query + "()", True)
         return out
 
     def prefix(self, query: str) -> list[int]:
-        if self._sorted_names is None:
-            self._sorted_names = sorted((rec.name, i) for i, (rec, _, _) in enumerate(self.entries))
-            self._sorted_unqualified = sorted((rec.unqualified, i) for i, (rec, _, _) in enumerate(self.entries))
-        out: list[int] = []
-        for table in (self._sorted_names, self._sorted_unqualified):
-            lo = bisect_left(table, (query, -1))
-            while lo < len(table) and table[lo][0].startswith(query):
-                out.append(table[lo][1])
-                lo += 1
-        return out
+        by_name, by_unqualified = self._sorted_tables()
+        return self._starting(by_name, self._name, query, False) + self._starting(by_unqualified, self._unqualified_name, query, False)
 
 
 # A query's typo search: (last segment, whole qualified name or None, edits allowed).
@@ -408,7 +470,7 @@ def search_declarations(
             chosen = set(index.prefix(query))
         else:
             chosen = index.fuzzy_candidates(query, typo)
-        entries = index.entries if chosen is None else [index.entries[i] for i in sorted(chosen)]
+        entries = (index.entry(i) for i in (range(len(index)) if chosen is None else sorted(chosen)))
     scored: list[tuple[float, str, DeclarationRecord]] = []
     qt = _tokens(query)
     for rec, name, unq in entries:
@@ -475,7 +537,7 @@ def suggest_names(
 
     ranked: list[tuple[tuple[object, ...], DeclarationRecord]] = []
     for i in index.typo_candidates(last, budget):
-        rec, name, unq = index.entries[i]
+        rec, name, unq = index.entry(i)
         if not wanted(rec):
             continue
         d = typo_distance(last, unq, budget)

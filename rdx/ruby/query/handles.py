@@ -8,6 +8,7 @@ compare ``revision`` to tell whether an answer is stale.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -62,7 +63,7 @@ class View:
         self.search_index: Any = None
         # Built by the first ranked search of this state (see rdx.search.ranked.SymbolIndex).
         self.symbol_index: Any = None
-        self._call_sites: dict[str, list[tuple[int, int]]] | None = None
+        self._call_sites: dict[str, array[int]] | None = None
         self._aliases: list[int] | None = None
         # The other languages' resolved side (``rdx.languages.resolve``), computed on the first
         # question about them by ``foreign_source`` (set by the graph that publishes the view).
@@ -201,18 +202,23 @@ class View:
 
     def call_sites(self, name: str) -> list[tuple[int, int]]:
         """(document, method reference index) of every call of a method named ``name``, in
-        document order; the index is built by the first question of this state."""
+        document order; the index is built by the first question of this state. It holds one
+        machine integer per call, ``document << 32 | index`` (document keys are below 2**32,
+        ``rdx.ruby.resolve.order``): a pair of Python ints per call would cost a large
+        project a few hundred megabytes (issue 21)."""
         if self._call_sites is None:
-            sites: dict[str, list[tuple[int, int]]] = {}
+            sites: dict[str, array[int]] = {}
             for doc, result in self.state.documents.items():
+                base = doc << 32
                 for i, ref in enumerate(result.method_refs):
                     found = sites.get(ref.name)
                     if found is None:
-                        sites[ref.name] = [(doc, i)]
+                        sites[ref.name] = array("Q", (base | i,))
                     else:
-                        found.append((doc, i))
+                        found.append(base | i)
             self._call_sites = sites
-        return self._call_sites.get(name, [])
+        packed = self._call_sites.get(name)
+        return [(site >> 32, site & 0xFFFFFFFF) for site in packed] if packed is not None else []
 
     def nesting_text(self, doc: int, index: int, inclusive: bool = False) -> list[str]:
         """Lexical scopes around definition ``index`` as written, outermost first (``index``
