@@ -5,9 +5,9 @@ Retrieval is SQLite FTS5 (Porter-stemmed words, BM25 with per-column weights) ov
 per declaration: its name split into sub-words (``number_to_currency`` -> number to currency,
 ``MessageVerifier`` -> message verifier), its namespace, the first paragraph of its doc
 comment, the rest of it, and the file path with the parameter names (``strptime(date,
-format)``). Candidates are the best rows over every column,
-over the doc alone, over the name alone, and for related words ("folder" -> dir); they are
-then re-scored:
+format)``). Candidates are the best rows over every column, over the doc alone, over the
+name alone, and for each query word's related words ("folder" -> dir); they are then
+re-scored:
 
 - how much of the query the declaration covers, each word weighted by its rarity (IDF) and
   by where it was found (name > summary > namespace > rest of the doc > path), a related
@@ -18,25 +18,37 @@ then re-scored:
   ``Foo::<Foo>`` is never listed beside ``Foo``;
 - ties broken by name, so the order is deterministic.
 
-The index lives in an in-memory SQLite database: everything about a declaration is in its
+Adding libraries that nobody asked about must not push the wanted declarations out (issue 22):
+candidates are picked by rules that hold whatever the corpus's size. A common word picks
+candidates only together with another common word of the query, not alone (``_selective``);
+candidate lists grow with the corpus (``_pool``); each related-words list is per query word,
+so one word's many related words cannot crowd out another's. Nothing is learned from the
+corpus's own vocabulary: associations learned from doc comments changed with every library
+added (a third of them for nine more libraries) and moved other libraries' results.
+
+The index lives in a SQLite database of its own: everything about a declaration is in its
 rows (nothing per declaration in Python), so it is saved and restored whole as the bytes of
 the database (``image``/``from_image``, SQLite's serialize API), keyed by the fingerprint of the
-documents it describes; the caller stores those bytes in a checksummed cache file.
+documents it describes; the caller stores those bytes in a checksummed cache file. Built or
+restored in memory, it is then moved to a private temporary database (``_off_heap``: a file
+SQLite deletes itself, read through a small page cache), so that its pages (700 MB for a
+million declarations) sit in the operating system's file cache rather than in the process
+(issue 21); where no temporary file can be made, it stays in memory.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import sqlite3
 import threading
-from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.foreign import ForeignState
 from rdx.model.store import ResolvedState
-from rdx.search.ranked_query import STOP_WORDS, fts_word, parse_query, split_words
+from rdx.search.ranked_query import fts_word, parse_query, split_words
 from rdx.search.ranked_score import Rescoring, snake_join
 from rdx.search.synonyms import related_words
 
@@ -44,7 +56,7 @@ __all__ = ["SYMBOLS_NAME", "SymbolIndex"]
 
 # A checksummed envelope holding the database's bytes (``rdx.cache.envelope``), not a database.
 SYMBOLS_NAME = "symbols.msgpack"
-_SCHEMA = 4
+_SCHEMA = 5
 _TEXT_WORD = re.compile(r"[A-Za-z]+|\d+")
 # Parameter names in a signature ("(number, options = {})" -> number, options).
 _PARAM = re.compile(r"(?<![=:.\w])[*&]{0,2}([a-z_][a-z0-9_]*)")
@@ -54,16 +66,27 @@ _KIND_WORDS = {
 }
 _SKIPPED_KINDS = frozenset({"SingletonClass", "Todo"})
 _VARIABLES = frozenset({"InstanceVariable", "ClassVariable", "GlobalVariable"})
-_CANDIDATES = 300
-# A word in more than one row in this many is too common to pick candidates with (measured on
-# the judged set: 1/20 gives one more hit in 116 queries at 13 ms p50, 1/60 gives 9.4 ms).
+# Rows taken from each BM25 list (the name-only list takes half): this many, or one row in
+# this many of the corpus when that is more, so that a declaration as good relative to the
+# others is still taken when unrelated libraries double the rows (latency grows with them).
+_CANDIDATES, _CANDIDATES_SHARE = 300, 300
+# Rows taken for one query word's related words: this many, or one row in this many.
+_RELATED_CANDIDATES, _RELATED_SHARE = 30, 3000
+# A word in more than one row in this many is too common to pick candidates with alone: BM25
+# would score thousands of rows for it (most of a query's time). It picks the rows it shares
+# with another common word of the query instead (``(add AND column)``): which side of this
+# line a word falls on changes as libraries are added, and a declaration that two or more
+# common words describe ("add a column to a table") is a candidate either way.
 _COMMON = 60
+# A word in more than one row in this many ("method" is the kind of most rows) picks none.
+_VERY_COMMON = 8
+# Common words paired at most, the rarest first (six pairs): a query of many common words
+# ("add column table new name type value default") would otherwise spend on its pairs what
+# it saved on the words.
+_PAIRED = 4
 _DOC_WORDS = 150  # Words of the doc comment beyond its summary that re-scoring reads.
 # BM25 column weights: words, namespace, summary, rest of the doc, path, kind.
 _WEIGHTS = (6.0, 1.0, 3.0, 1.0, 0.5, 0.5)
-# Learned associations (``_learn``): seen together at least this often, with at least this
-# pointwise mutual information, in at least this share of the doc word's declarations.
-_LEARN_MIN, _LEARN_PMI, _LEARN_SHARE = 3, 2.5, 0.05
 _LOW_VALUE_PATH = re.compile(r"/(test|tests|spec|specs|examples?|generated|vendor|templates?|benchmarks?)/|_(test|spec)\.rb$")
 _SCHEMA_SQL = """
 CREATE VIRTUAL TABLE sym USING fts5(words, namespace, summary, doc, path, kind, tokenize = 'porter unicode61');
@@ -74,7 +97,6 @@ CREATE TABLE decl(
 CREATE INDEX decl_unq ON decl(lower(unq));
 CREATE INDEX decl_name ON decl(lower(name));
 CREATE TABLE meta(key TEXT PRIMARY KEY, value);
-CREATE TABLE learned(word TEXT PRIMARY KEY, others TEXT NOT NULL);
 """
 
 
@@ -111,6 +133,28 @@ def _prior(kind: str, path: str, private: bool, doc_words: int, dependency: bool
         score -= 1.0
     return score
 
+
+
+# Pages of the private database SQLite keeps in the process (KiB, SQLite's convention for a
+# negative ``cache_size``); the rest is read from the temporary file, through the OS's cache.
+_PAGE_CACHE_KIB = 16384
+
+
+def _off_heap(db: sqlite3.Connection) -> sqlite3.Connection:
+    """The in-memory database ``db`` copied to a private temporary one (SQLite deletes its file
+    when the connection closes, or at once where the system allows), ``db`` then closed; ``db``
+    itself when the copy cannot be made (no writable temporary directory)."""
+    disk = sqlite3.connect("", check_same_thread=False)
+    try:
+        # A temporary database is never synced; its journal may as well stay in memory.
+        disk.execute("PRAGMA journal_mode = MEMORY")
+        disk.execute(f"PRAGMA cache_size = -{_PAGE_CACHE_KIB}")
+        db.backup(disk)
+    except sqlite3.Error:
+        disk.close()
+        return db
+    db.close()
+    return disk
 
 
 def _rowid(did: int) -> int:
@@ -154,7 +198,6 @@ class SymbolIndex(Rescoring):
         )
         self._stem_cache: dict[str, str] = {}
         self._split_cache: dict[str, str] = {}
-        self._learned: dict[str, tuple[str, ...]] = {}
         self._shared: dict[str, str] = {}
         # Rows and their stemmed fields, read from the database when first re-scored.
         self._rows: dict[int, _Row] = {}
@@ -169,9 +212,10 @@ class SymbolIndex(Rescoring):
         index._insert(state, state.declarations.values())
         if foreign is not None:
             index._insert_foreign(foreign, foreign.declarations)
-        index._learn()
         db.execute("INSERT INTO sym(sym) VALUES('optimize')")
-        (index._count,) = db.execute("SELECT count(*) FROM decl").fetchone()
+        db.commit()
+        index._db = _off_heap(db)
+        (index._count,) = index._db.execute("SELECT count(*) FROM decl").fetchone()
         return index
 
     @classmethod
@@ -191,11 +235,11 @@ class SymbolIndex(Rescoring):
         if row is None or row[0] != fingerprint or schema is None or schema[0] != _SCHEMA:
             db.close()
             return None
-        return cls(db, state, foreign)
+        return cls(_off_heap(db), state, foreign)
 
     def image(self, fingerprint: str) -> bytes:
         """The whole database as bytes, marked as made for the documents ``fingerprint`` names
-        (the caller writes it; queries do no file I/O)."""
+        (the caller writes it: the index writes no cache file of its own)."""
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO meta VALUES('fingerprint', ?), ('schema', ?)", (fingerprint, _SCHEMA))
             self._db.commit()
@@ -274,43 +318,6 @@ class SymbolIndex(Rescoring):
         with self._db:
             self._db.executemany("INSERT INTO sym(rowid, words, namespace, summary, doc, path, kind) VALUES(?, ?, ?, ?, ?, ?, ?)", texts)
             self._db.executemany("INSERT INTO decl VALUES(?, ?, ?, ?, ?, ?, ?, ?)", decls)
-
-    def _learn(self) -> None:
-        """The project's own vocabulary: words of doc summaries strongly associated with words
-        of the names they document (pointwise mutual information over every documented
-        declaration: "directory" -> dir, "iterate" -> each, "pretty" -> pp). Queries use them
-        like the related-words table. Learned once, when the index is built."""
-        pairs: Counter[tuple[str, str]] = Counter()
-        doc_words: Counter[str] = Counter()
-        name_words: Counter[str] = Counter()
-        documented = 0
-        for words, summary in self._db.execute("SELECT words, summary FROM sym WHERE summary != ''"):
-            documented += 1
-            names = {w for w in words.split() if w not in STOP_WORDS and "_" not in w and len(w) > 1}
-            said = {w for w in _TEXT_WORD.findall(summary.lower()) if w not in STOP_WORDS and len(w) > 2}
-            doc_words.update(said)
-            name_words.update(names)
-            pairs.update((a, b) for a in said for b in names if a != b)
-        learned: dict[str, list[tuple[float, str]]] = {}
-        for (a, b), count in pairs.items():
-            if count < _LEARN_MIN:
-                continue
-            pmi = math.log(count * documented / (doc_words[a] * name_words[b]))
-            share = count / doc_words[a]
-            if pmi > _LEARN_PMI and share > _LEARN_SHARE:
-                learned.setdefault(a, []).append((share * pmi, b))
-        with self._db:
-            self._db.executemany(
-                "INSERT INTO learned VALUES(?, ?)", ((a, " ".join(b for _, b in sorted(found, reverse=True)[:3])) for a, found in learned.items())
-            )
-
-    def _related(self, word: str) -> tuple[str, ...]:
-        """Words that may stand for ``word``: the general table, then the project's own."""
-        found = self._learned.get(word)
-        if found is None:
-            row = self._db.execute("SELECT others FROM learned WHERE word = ?", (word,)).fetchone()
-            found = self._learned[word] = tuple(dict.fromkeys(related_words(word) + (tuple(row[0].split()) if row else ())))
-        return found
 
     def advance(self, state: ResolvedState, foreign: ForeignState | None = None, changed_keys: Iterable[int] | None = None) -> SymbolIndex:
         """This index, brought to ``state`` (a later revision of the same graph): the
@@ -417,34 +424,57 @@ class SymbolIndex(Rescoring):
         return [self._rows[i] for i in ids if i in self._rows]
 
     def _selective(self, words: list[str]) -> str | None:
-        """The words of a plain query without the common ones (in more than one row in sixty):
-        BM25 would score thousands of rows for them to pick candidates (most of a query's
-        time), and re-scoring still counts them. None when every word is common."""
-        stems = self._stems(words)
-        counts = dict(self._db.execute(f"SELECT term, doc FROM terms WHERE term IN ({','.join('?' * len(stems))})", sorted(stems)).fetchall())
-        kept = [w for w in dict.fromkeys(words) if counts.get(self._stem_cache.get(w, w), 0) <= self._count / _COMMON]
-        return " OR ".join(fts_word(w) for w in kept) if kept else None
+        """The FTS5 expression that picks a plain query's candidates: its words in at most one
+        row in ``_COMMON`` ORed, and every pair of its ``_PAIRED`` rarest common words ANDed
+        (a lone common word would have BM25 score thousands of rows, most of a query's time;
+        see ``_COMMON``). Re-scoring still counts every word. None when no word is selective
+        and no two are common."""
+        self._stems(words)
+        by_stem: dict[str, str] = {}
+        for w in words:
+            by_stem.setdefault(self._stem_cache[w], w)  # "line" and "lines": one word
+        counts = dict(self._db.execute(f"SELECT term, doc FROM terms WHERE term IN ({','.join('?' * len(by_stem))})", sorted(by_stem)).fetchall())
+        selective, common = [], []
+        for stem, word in by_stem.items():
+            rows = counts.get(stem, 0)
+            if rows * _COMMON <= self._count:
+                selective.append(fts_word(word))
+            elif rows * _VERY_COMMON <= self._count:
+                common.append((rows, fts_word(word)))
+        paired = [w for _, w in sorted(common)[:_PAIRED]]
+        terms = selective + [f"({a} AND {b})" for a, b in itertools.combinations(paired, 2)]
+        return " OR ".join(terms) if terms else None
+
+    def _pool(self, least: int, share: int) -> int:
+        """How many rows to take from one BM25 list: ``least``, or one row in ``share``."""
+        return max(least, self._count // share)
 
     def _candidates(self, expression: str, words: list[str]) -> list[int]:
         """The best rows by BM25 over every column, over the doc comment alone (long names
         and namespaces otherwise crowd out a declaration whose doc says what was asked), over
-        the name alone, and over names and summaries for the related words of ``words`` (those
+        the name alone, and over names and summaries for each word's related words (the words
         of a plain query: an operator's constraint must hold for every candidate)."""
         ids: list[int] = []
-        # The general table only: adding the learned words here costs more time than it finds.
-        related = " OR ".join(fts_word(r) for w in dict.fromkeys(words) for r in related_words(w) if r not in words)
-        for columns, query, weights, count in (
-            ("", expression, _WEIGHTS, _CANDIDATES),
-            ("{summary doc} : ", expression, (0, 0, 2.0, 1.0, 0, 0), _CANDIDATES),
-            ("{words} : ", expression, _WEIGHTS, _CANDIDATES // 2),
-            ("{words summary} : ", related, _WEIGHTS, _CANDIDATES // 2),
-        ):
+        count = self._pool(_CANDIDATES, _CANDIDATES_SHARE)
+        lists = [
+            ("", expression, _WEIGHTS, count),
+            ("{summary doc} : ", expression, (0, 0, 2.0, 1.0, 0, 0), count),
+            ("{words} : ", expression, _WEIGHTS, count // 2),
+        ]
+        # One list per word: a word with many related words ("make": create, new, build...)
+        # would otherwise crowd out the one related word of another ("slug": parameterize).
+        related = self._pool(_RELATED_CANDIDATES, _RELATED_SHARE)
+        for word in dict.fromkeys(words):
+            others = " OR ".join(fts_word(r) for r in related_words(word) if r not in words)
+            if others:
+                lists.append(("{words summary} : ", others, _WEIGHTS, related))
+        for columns, query, weights, limit in lists:
             if not query:
                 continue
             try:
                 rows = self._db.execute(
                     "SELECT rowid FROM sym WHERE sym MATCH ? ORDER BY bm25(sym, ?, ?, ?, ?, ?, ?) LIMIT ?",
-                    (f"{columns}({query})" if columns else query, *weights, count),
+                    (f"{columns}({query})" if columns else query, *weights, limit),
                 ).fetchall()
             except sqlite3.OperationalError:
                 return ids  # An expression FTS5 refuses (e.g. a lone NOT): nothing more to add.

@@ -12,6 +12,7 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from rdx.search.ranked_query import STOP_WORDS
+from rdx.search.synonyms import related_words
 
 if TYPE_CHECKING:
     from rdx.search.ranked import _Row
@@ -45,9 +46,6 @@ class Rescoring:
     _fields: dict[int, tuple[str, str, str, str, str, str]]
     _count: int
 
-    def _related(self, word: str) -> tuple[str, ...]:
-        raise NotImplementedError
-
     def _rescore(self, rows: list[_Row], query: str, words: list[str]) -> list[tuple[float, str, int]]:
         wanted = sorted(self._stems(words))
         idf = self._idf(wanted)
@@ -55,7 +53,7 @@ class Rescoring:
         alternatives: dict[str, set[str]] = {}
         for w in words:
             stem = self._stem_cache.get(w, w)
-            alternatives.setdefault(stem, set()).update(x for x in self._stems(list(self._related(w))) if x != stem)
+            alternatives.setdefault(stem, set()).update(x for x in self._stems(list(related_words(w))) if x != stem)
         probes = [
             (f" {t} ", idf[t], re.compile(" (?:" + "|".join(map(re.escape, sorted(alternatives[t]))) + ") ").search if alternatives.get(t) else None)
             for t in wanted
