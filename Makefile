@@ -24,14 +24,23 @@ system-deps:
 capi: $(STAMP)
 	$(BIN)/python bindings/build_capi.py
 
+# Everything, on two workers (the suite's modules are independent; loadscope keeps each module's
+# fixtures on one worker): about half the wall time of one worker on a two-core machine.
 test: $(STAMP) system-deps capi
-	$(BIN)/python -m pytest
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 2 --dist loadscope
 
 # The fast tier for the edit-test loop: every test but those marked corpus (the Debian Ruby
-# corpus, Rails, RuboCop, other languages' real-world corpora, neovim, the long random samples),
-# on two workers: about two minutes on a two-core machine, against about fifteen for make test.
+# corpus, Rails, RuboCop, other languages' real-world corpora, neovim, the long random samples)
+# or slow (end-to-end tests that run rdx, Ruby or a C program as processes of their own and wait
+# on them: language-server sessions, commands killed mid-index, servers held to time budgets;
+# each surface keeps at least one such test here), on two workers: under 90 s on a quiet
+# two-core machine, against about fifteen minutes for make test, which runs everything.
+# loadscope keeps each module on one worker, so a module's fixtures (an indexed tree, the C test
+# program) are built once. Bytecode stays on even where the environment turns it off
+# (PYTHONDONTWRITEBYTECODE): each worker then reuses pytest's rewritten test modules (in the
+# ignored __pycache__ folders) instead of rewriting them all on every run, a few seconds each.
 check: $(STAMP) capi
-	$(BIN)/python -m pytest -m "not corpus" -n 2 --dist loadscope
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -m "not corpus and not slow" -n 2 --dist loadscope
 
 bench: $(STAMP) system-deps
 	$(BIN)/python bench/bench_index.py

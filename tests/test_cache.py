@@ -113,6 +113,7 @@ def test_a_snapshot_made_by_another_rdx_is_parsed_again(project, monkeypatch):
     assert rdx.Graph.open(project).open_stats["reused"] == 3  # written back by this rdx
 
 
+@pytest.mark.slow  # four indexer processes at once
 def test_concurrent_indexers_leave_a_valid_snapshot(project):
     for i in range(30):
         write(project / f"lib/gen/m{i}.rb", f"module App\n  class C{i} < Base; end\nend\n")

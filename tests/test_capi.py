@@ -259,6 +259,7 @@ def test_memory_stays_flat_over_ten_thousand_cycles(test_program: Path) -> None:
     assert growth < 4096, f"resident set grew by {growth} KiB over 10,000 cycles"
 
 
+@pytest.mark.slow  # compiles the example and runs it three times, each starting Python
 def test_example_needs_only_the_library_path(library: Path, tmp_path: Path) -> None:
     example = compile_c(BINDINGS / "c" / "example.c", tmp_path / "example", library.parent, rpath=False)
     env = {"LD_LIBRARY_PATH": str(library.parent)}
@@ -358,6 +359,7 @@ def test_header_stands_alone(tmp_path: Path) -> None:
         assert proc.returncode == 0, proc.stderr
 
 
+@pytest.mark.slow  # builds a second library with cffi and gcc
 def test_a_python_half_that_cannot_start_is_an_error(tmp_path: Path) -> None:
     """cffi returns 0 (RDX_OK) from functions whose start-up failed; the library must not."""
     broken = tmp_path / "broken"

@@ -21,6 +21,10 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from rdx_lsp.features import MAX_SYMBOL_DEPTH
 
+# Each test is a language-server session of its own (seconds each): make check leaves them to
+# make test, and drives the server through tests/test_lsp.py's navigation test instead.
+pytestmark = pytest.mark.slow
+
 LIVENESS = 60  # seconds; generous, only so that a dropped request fails instead of hanging
 INVALID_PARAMS = -32602
 GOOD = "module Good\n  def ok; end\nend\n"

@@ -282,6 +282,8 @@ async def start(client: LanguageClient, root: Path) -> None:
     )
 
 
+# Language-server sessions (seconds each; tests/test_lsp.py keeps the server in make check).
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_lsp_ignores_watched_files_outside_the_root(client: LanguageClient, tmp_path: Path) -> None:
     root = hostile(tmp_path)
@@ -296,6 +298,7 @@ async def test_lsp_ignores_watched_files_outside_the_root(client: LanguageClient
     assert [s.name for s in found or [] if "Secret" in s.name] == []
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 @pytest.mark.parametrize("what", ["dev-zero", "fifo-outside"])
 async def test_lsp_requests_on_unopened_special_files_answer_at_once(client: LanguageClient, tmp_path: Path, what: str) -> None:

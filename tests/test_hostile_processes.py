@@ -80,6 +80,7 @@ COMMANDS = {
 }
 
 
+@pytest.mark.slow  # six real commands, each killed while its workers parse 1000 files
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["kill", "term"])
 @pytest.mark.parametrize("command", sorted(COMMANDS))

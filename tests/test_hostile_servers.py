@@ -71,9 +71,10 @@ def get(url: str, headers: dict[str, str] | None = None, timeout: float = 60) ->
     return status, json.loads(body) if body else None, time.monotonic() - start
 
 
-@pytest.fixture
-def workspace(tmp_path: Path):
-    with ready_workspace(tmp_path, FILES) as ws:
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory):
+    """One ready workspace over ``FILES`` for the module: the requests below only read it."""
+    with ready_workspace(tmp_path_factory.mktemp("workspace"), FILES) as ws:
         yield ws
 
 
@@ -157,7 +158,8 @@ def check_refuses_to_serve(root: Path, host: str) -> None:
     assert raised and isinstance(raised[0], rdx.InvalidArgumentError) and "needs a token" in str(raised[0])
 
 
-@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.5", "::"])
+# Each case starts ``rdx serve`` as a process: make check runs 0.0.0.0, make test all three.
+@pytest.mark.parametrize("host", ["0.0.0.0", *(pytest.param(h, marks=pytest.mark.slow) for h in ["192.168.1.5", "::"])])
 def test_a_non_loopback_bind_needs_a_token(tmp_path: Path, host: str) -> None:
     check_refuses_to_serve(tmp_path, host)
 
@@ -218,6 +220,9 @@ def check_bounded_grep(base: str, pattern: str, timeout: float | None) -> dict[s
     return dict(result["body"])
 
 
+# The tests of ``served`` (a real server over 1 MB, searches held to their budgets) and of MCP's
+# budget and idle sessions wait out real time: make test runs them, make check does not.
+@pytest.mark.slow
 def test_a_slow_regex_stops_at_its_budget_and_never_holds_the_server(served: str) -> None:
     # About 4 s of work here, and still over a second on a machine four times as fast: a half
     # second budget cuts it on any machine CI runs on.
@@ -225,12 +230,14 @@ def test_a_slow_regex_stops_at_its_budget_and_never_holds_the_server(served: str
     assert body["complete"] is False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pattern", REDOS)
 def test_redos_patterns_answer_within_their_budget(served: str, pattern: str) -> None:
     body = check_bounded_grep(served, pattern, None)
     assert body["total"] > 0
 
 
+@pytest.mark.slow
 def test_mcp_search_code_is_bounded_and_index_status_answers_meanwhile(tmp_path: Path) -> None:
     ws = Workspace(str(big_project(tmp_path)), watch=False).start()
     assert ws.wait_ready()
@@ -365,6 +372,7 @@ def test_grep_takes_a_bounded_timeout(workspace: Workspace) -> None:
             assert response.json()["complete"] is True if status == 200 else response.json()["type"] == "invalid_argument"
 
 
+@pytest.mark.slow
 def test_long_urls_are_refused_by_the_real_server_without_echo(served: str) -> None:
     status, body, seconds = get(served + "/grep?" + urllib.parse.urlencode({"pattern": "x" * 12_000}))
     assert status == 400 and body["type"] == "invalid_argument" and len(json.dumps(body)) < 800 and seconds < 2.0, body
@@ -405,6 +413,7 @@ def _post(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int,
         return exc.code, None
 
 
+@pytest.mark.slow
 def test_idle_mcp_sessions_are_released_and_capped(tmp_path: Path) -> None:
     for name, text in FILES.items():
         write(tmp_path / name, text)

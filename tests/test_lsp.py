@@ -54,6 +54,8 @@ async def client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
     await lsp_client.shutdown_session()
 
 
+# Each test is a server session of its own (seconds each): make check runs navigation and leaves
+# the others, marked slow, to make test.
 @pytest.mark.asyncio
 async def test_navigation_features(client: LanguageClient, tmp_path: Path) -> None:
     root = project_of(tmp_path)
@@ -93,6 +95,7 @@ async def test_navigation_features(client: LanguageClient, tmp_path: Path) -> No
     assert sorted(s.name for s in subs) == ["Shop::Models::Order", "Shop::Models::Product"]
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_other_languages(client: LanguageClient, tmp_path: Path) -> None:
     root = project_of(tmp_path)
@@ -105,6 +108,7 @@ async def test_other_languages(client: LanguageClient, tmp_path: Path) -> None:
     assert hover is not None and "receipts.money.format_cents(cents: int) -> str" in hover.contents.value
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 @pytest.mark.parametrize("encoding", [lsp.PositionEncodingKind.Utf16, lsp.PositionEncodingKind.Utf8])
 async def test_positions_follow_the_negotiated_encoding(client: LanguageClient, tmp_path: Path, encoding: lsp.PositionEncodingKind) -> None:
@@ -126,6 +130,7 @@ async def test_positions_follow_the_negotiated_encoding(client: LanguageClient, 
     assert [(r.range.start.line, r.range.start.character) for r in mine] == [(1, begin)]
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_edits_diagnostics_and_completion(client: LanguageClient, tmp_path: Path) -> None:
     root = project_of(tmp_path)
@@ -154,6 +159,7 @@ async def test_edits_diagnostics_and_completion(client: LanguageClient, tmp_path
     assert [c.name for c in symbols[0].children] == ["Extra"]
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_rename_and_refusals(client: LanguageClient, tmp_path: Path) -> None:
     root = project_of(tmp_path)
@@ -172,6 +178,7 @@ async def test_rename_and_refusals(client: LanguageClient, tmp_path: Path) -> No
         await client.text_document_rename_async(pos(lsp.RenameParams, pricing, 5, 10, new_name="with_tax"))
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_bad_requests_get_errors_and_the_server_keeps_serving(client: LanguageClient, tmp_path: Path) -> None:
     root = project_of(tmp_path)
@@ -188,6 +195,7 @@ async def test_bad_requests_get_errors_and_the_server_keeps_serving(client: Lang
     assert spans(found, root) == [("lib/shop.rb", 7, 2)]
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_a_buffer_opened_while_indexing_gets_its_diagnostics_without_an_edit(client: LanguageClient, tmp_path: Path) -> None:
     """Issue 22: the buffers opened while the index is built are published once it is ready,

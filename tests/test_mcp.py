@@ -233,6 +233,9 @@ def test_stdio_end_to_end_with_an_edit_between_calls(project):
     assert after is not None and after["kind"] == "Method" and after["revision"] > before["revision"]
 
 
+# The stdio test above is make check's server process; the other processes (HTTP, a logging
+# check, a refused address) are marked slow and left to make test.
+@pytest.mark.slow
 def test_streamable_http_on_loopback(project):
     import socket
     import subprocess
@@ -266,6 +269,7 @@ def test_streamable_http_on_loopback(project):
     assert decl is not None and decl["kind"] == "Class"
 
 
+@pytest.mark.slow
 def test_http_refuses_non_loopback_addresses(project):
     import subprocess
 
@@ -409,6 +413,7 @@ def test_index_status_counts_the_files_once_ready(project):
         assert status["state"] == "ready" and status["files"] == status["indexed_files"] == status["total_files"] == 32
 
 
+@pytest.mark.slow  # a process of its own
 def test_tool_errors_are_one_warning_line_on_stderr(project):
     """In a process of its own (logging configured as ``rdx mcp`` has it): a failing tool call
     logs one plain WARNING line, without the SDK's INFO record or rich's box."""

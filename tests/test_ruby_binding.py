@@ -11,10 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import RUBY
 from librdx import BINDINGS, ROOT, build_library
 
 
+@pytest.mark.slow  # the whole minitest suite through the library; make check runs the test below
 def test_ruby_binding_suite() -> None:
     library = build_library()
     assert RUBY is not None, "ruby is required (make test installs Debian's ruby)"
