@@ -144,6 +144,61 @@ def test_graph_api_reports_no_stale_fallback_after_an_incremental_resolve():
 def test_renaming_a_class_its_own_file_still_subclasses_further_up_demotes_it():
     files = {"file:///o/a.rb": "class Sub < Base\n  def s; end\nend\nclass Base\n  def b; end\nend\n", "file:///o/b.rb": "Sub.new.s\n"}
     steps = [("file:///o/a.rb", files["file:///o/a.rb"].replace("class Base", "class BaseR")), ("file:///o/a.rb", files["file:///o/a.rb"])]
-    # Back again: promoting the placeholder its own file mentions is still a named fallback.
-    reasons = replay(files, steps)
-    assert reasons[0] is None and reasons[1] is not None and "own document" in reasons[1]
+    # Back again: the placeholder its own file mentions is promoted; that file's lookups of the
+    # name are checked before and after, as other files' are.
+    assert replay(files, steps) == [None, None]
+
+
+def test_renaming_a_module_its_own_file_includes_demotes_and_promotes_it():
+    # ``include M`` stands after ``module M`` in the same file: renaming the module moves the
+    # include among the file's constant definitions (its lookup is the same), and the name it
+    # looks up becomes a placeholder; renaming back promotes it. MR is also reopened elsewhere.
+    files = {
+        "file:///m/a.rb": "module M\n  def a; end\nend\nclass A\n  include M\n  def c; end\nend\n",
+        "file:///m/b.rb": "require_relative 'a'\nclass B < A\n  include M\nend\n",
+        "file:///m/d.rb": "module MR\n  def self.s; end\nend\n",
+    }
+    renamed = files["file:///m/a.rb"].replace("module M\n", "module MR\n")
+    steps = [("file:///m/a.rb", renamed), ("file:///m/a.rb", files["file:///m/a.rb"]), ("file:///m/a.rb", renamed)]
+    assert replay(files, steps) == [None, None, None]
+
+
+def test_a_module_added_in_front_of_an_include_that_found_another_stays_exact():
+    # ``include M`` inside ``class A`` found the top-level M; a ``module M`` added inside A
+    # before it is found instead: A's chain is computed again, or the update falls back, and
+    # either way the graph equals a fresh one.
+    files = {
+        "file:///n/a.rb": "class A\n  include M\nend\n",
+        "file:///n/m.rb": "module M\n  def m; end\nend\n",
+    }
+    steps = [("file:///n/a.rb", "class A\n  module M\n    def inner; end\n  end\n  include M\nend\n"), ("file:///n/a.rb", files["file:///n/a.rb"])]
+    replay(files, steps)
+
+
+def test_a_constant_assigned_again_in_a_new_file_and_removed_stays_incremental():
+    # ``A::X`` assigned in a second file: the declaration gains a definition, then loses it.
+    files = {
+        "file:///k/a.rb": "class A\n  X = 1\n  def a; X; end\nend\n",
+        "file:///k/b.rb": "require_relative 'a'\nA::X\n",
+    }
+    again = "class A\n  X = 2\n  def x; end\nend\n"
+    steps = [("file:///k/c.rb", again), ("file:///k/c.rb", "class A\n  def x; end\nend\n"), ("file:///k/c.rb", again), ("file:///k/c.rb", None)]
+    assert replay(files, steps) == [None] * len(steps)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "class Wrong < Helpers\n  def w; end\nend\n",  # a module as superclass
+        "class Wrong\n  include Widget\nend\n",  # a class as mixin
+        "class Wrong < Comparable\n  include Kernel\nend\n",  # core ones
+    ],
+)
+def test_an_added_superclass_or_mixin_of_the_wrong_kind_is_a_diagnostic_not_a_fallback(text):
+    files = {"file:///w/a.rb": "module Helpers\n  def h; end\nend\nclass Widget\nend\n"}
+    g = fresh(files)
+    g.index_source("file:///w/b.rb", text)
+    g.resolve()
+    assert (g.last_resolve, g.last_fallback) == ("incremental", None)
+    assert dump(g) == dump(fresh({**files, "file:///w/b.rb": text}))
+    assert any(d.code in ("invalid-superclass", "invalid-mixin") for d in g.diagnostics)

@@ -261,7 +261,7 @@ class Incremental(StateView):
         placeholders = self.placeholders.found_todos(index, {*removed, *(o for o, _ in diff.changed)}) if removed or diff.changed else set()
         demoted = self.placeholders.demotable(index, old, new, diff) if removed else {}
         gone, bodies = self.skeleton.removable(index, old, new, removed, demoted) if removed else ([], [])
-        reopened = {self.decls[b].unqualified for b, _ in bodies if self.decls[b].kind in ("Class", "Module")}
+        reopened = {self.decls[b].unqualified for b, _ in bodies if self.decls[b].kind in ("Class", "Module", "Constant")}
         lookups_before = self.mentions.snapshot_lookups(reopened, index) if reopened else {}
         docs = self.docs.copy()
         docs[index] = new

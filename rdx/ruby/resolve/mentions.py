@@ -179,13 +179,14 @@ class Mentions(StateView):
         """The current answers of every other document's lookups that mention ``names``."""
         return {doc: self.evaluate(doc, names) for doc in sorted(self.documents_mentioning_paths(names, skip))}
 
-    def check_lookups(self, before: dict[int, Evaluation], names: set[str]) -> set[int]:
-        """The namespaces whose superclass or mixin lookups recorded in ``before`` find
-        something else now (their chains must be computed again). Raises ReplayUnsafe when
-        any other lookup does: that would move a definition or a method elsewhere."""
+    def check_lookups(self, before: dict[int, Evaluation], names: set[str], only: dict[int, set[int]] | None = None) -> set[int]:
+        """The namespaces whose superclass or mixin lookups recorded in ``before`` (of the
+        definitions ``only`` names for a document, when given) find something else now (their
+        chains must be computed again). Raises ReplayUnsafe when any other lookup does: that
+        would move a definition or a method elsewhere."""
         rechain: set[int] = set()
         for doc, answers in before.items():
-            now = self.evaluate(doc, names)
+            now = self.evaluate(doc, names, None if only is None else only.get(doc))
             if now == answers:
                 continue
             if len(now) != len(answers):

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from rdx.model.records import ConstPath, FileResult
-from rdx.ruby.resolve.edits import SkeletonDiff, outside_definitions, path_names
+from rdx.ruby.resolve.edits import ANCESTRY_FIELDS, SkeletonDiff, fields_of, outside_definitions, path_names
 from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.mentions import ANCESTRY, OTHER, SCOPE, Answer
 from rdx.ruby.resolve.update import UpdateContext
@@ -119,9 +119,20 @@ class Placeholders(StateView):
         superclass)."""
         removed = diff.removed
         row = self.def_decl[index]
-        changed_old = {o for o, _ in diff.changed}
+        # A kept definition whose paths are spelled as before but stand elsewhere among the
+        # document's constant definitions (``load_time_order``: one of them went) looks up what
+        # it looked up before, unless an added definition now stands before it with one of its
+        # names: its lookups are checked as the kept ones are.
+        added_names = {p.segments[-1] for i in diff.added if (p := new.definitions[i].path) is not None}
+        moved_only = {
+            o
+            for o, n in diff.changed
+            if fields_of(old.definitions[o], ANCESTRY_FIELDS) == fields_of(new.definitions[n], ANCESTRY_FIELDS)
+            and added_names.isdisjoint(path_names(new, lambda i, d: i == n))
+        }
+        changed_old = {o for o, _ in diff.changed if o not in moved_only}
         kept = {o for o in diff.remap if o not in changed_old}
-        fresh = {*diff.added, *(n for _, n in diff.changed)}
+        fresh = {*diff.added, *(n for o, n in diff.changed if o not in moved_only)}
         unsure = path_names(new, lambda i, d: i in fresh and d.kind not in MEMBER_DEF_KINDS) | outside_definitions(new)
         unsure |= path_names(old, lambda i, d: i in changed_old and d.kind not in MEMBER_DEF_KINDS) | outside_definitions(old)
         out: dict[int, bool] = {}

@@ -84,9 +84,10 @@ class SkeletonEdits(StateView):
                     raise ReplayUnsafe("a removed ``class << self`` body had mixins")
                 bodies.append((decl_id, (index, o)))
                 continue
-            if len(rec.definitions) > 1 and d.kind in ("Class", "Module") and rec.kind == d.kind:
-                # A reopening goes; the namespace stays with its other definitions (and its
-                # chain is computed again when the reopening had a superclass or mixins).
+            if d.kind in ("Class", "Module", "Constant") and rec.kind == d.kind and self._defined_elsewhere(rec, (index, o), old):
+                # A reopening (or one assignment of a constant assigned twice) goes; the
+                # declaration stays with its other definitions (and a namespace's chain is
+                # computed again when the reopening had a superclass or mixins).
                 bodies.append((decl_id, (index, o)))
                 continue
             if decl_id in demoted:
@@ -133,6 +134,17 @@ class SkeletonEdits(StateView):
             if rec.singleton is not None and all(p in removed_pairs for p in rec.definitions):
                 raise ReplayUnsafe(f"{rec.name} loses its last body")
         return gone, kept_bodies
+
+    def _defined_elsewhere(self, rec: DeclarationRecord, pair: tuple[int, int], old: FileResult) -> bool:
+        """Whether declaration ``rec`` keeps a definition of its own kind without ``pair`` (a
+        ``private_constant`` naming it is attached to it but does not define it)."""
+        for doc, i in rec.definitions:
+            if (doc, i) == pair:
+                continue
+            other = old.definitions[i] if doc == pair[0] else self.docs[doc].definitions[i]
+            if other.kind == rec.kind:
+                return True
+        return False
 
     def _refers_to_nothing(self, index: int, o: int, d: DefinitionRecord, decl_id: int) -> bool:
         """Whether a lookup of definition ``o`` finds nothing, as phase 1 and the chains look it
@@ -218,20 +230,23 @@ class SkeletonEdits(StateView):
         chains are computed again by the caller)."""
         # Chains are added for the new namespaces: the previous state keeps its own tables.
         self.linearizer.own_chains()
-        # This document's own mentions, outside what is being added or replayed anyway.
+        # Other documents' lookups of the added names, and this document's lookups outside
+        # what is being added, as they answer before the addition: those that find something
+        # else after it are chains computed again, or a full resolve.
         skip = set(added)
-        own_mentions = path_names(new, lambda i, d: i not in skip and d.kind not in MEMBER_DEF_KINDS)
-        # Other documents' lookups of the added names, as they answer before the addition.
+        own_lookups = {i for i in range(len(new.definitions)) if i not in skip}
         candidates = {p.segments[-1] for i in added if (p := new.definitions[i].path) is not None}
         lookups_before = self.mentions.snapshot_lookups(candidates, index)
+        own_before = self.mentions.evaluate(index, candidates, own_lookups)
         names: set[str] = set()
         created: list[int] = []
         rechained: set[int] = set()
         for i in added:
-            self._declare_one_added(index, new.definitions, i, own, own_mentions, names, created, rechained)
+            self._declare_one_added(index, new.definitions, i, own, names, created, rechained)
         # Lookups cached before may have missed the new names.
         self.caches.forget_lookups()
         rechain = self.mentions.check_lookups(lookups_before, candidates) | rechained
+        rechain |= self.mentions.check_lookups({index: own_before}, candidates, {index: own_lookups})
         self._check_added_ancestry(index, new.definitions, added)
         self._complete_added(index, new.definitions, added, created, rechained)
         # A reopening can make a constant visible to references of a document that defines it
@@ -246,7 +261,6 @@ class SkeletonEdits(StateView):
         defs: list[DefinitionRecord],
         i: int,
         own: Callable[[int], DeclarationRecord],
-        own_mentions: set[str],
         names: set[str],
         created: list[int],
         rechained: set[int],
@@ -281,9 +295,10 @@ class SkeletonEdits(StateView):
             name = path.segments[-1]
             owner = site[0] if site else self.object_id
             existing = self.lookup.member_constant(owner, name) if len(path.segments) == 1 and not path.absolute else None
-            if existing is not None and d.kind in ("Class", "Module") and self.decls[existing].kind == d.kind:
-                # A reopening adds a definition; with a superclass or mixins, its chain is
-                # computed again (with its descendants') by the caller.
+            if existing is not None and d.kind in ("Class", "Module", "Constant") and self.decls[existing].kind == d.kind:
+                # A reopening (or a constant assigned again) adds a definition; with a
+                # superclass or mixins, its chain is computed again (with its descendants') by
+                # the caller.
                 if existing == owner:
                     raise ReplayUnsafe(f"{name} reopens its own scope")
                 if existing in self.build.going:
@@ -296,8 +311,6 @@ class SkeletonEdits(StateView):
                     rechained.add(existing)  # A placeholder becomes the namespace it stood for.
                 if len(path.segments) != 1 or path.absolute or name in names or name in CONCERN_NAMES:
                     raise ReplayUnsafe(f"{name} is not a plain new name")
-                if name in own_mentions:
-                    raise ReplayUnsafe(f"{name} is mentioned in its own document")
                 if self.mentions.object_mixin_conflict(owner, name):
                     raise ReplayUnsafe("a top-level class may reopen another through Object's mixins")
                 names.add(name)
@@ -308,7 +321,11 @@ class SkeletonEdits(StateView):
             raise ReplayUnsafe("an added definition cannot be declared")
         decl_id = self.def_decl[index][i]
         if decl_id is not None and len(self.decls[decl_id].definitions) > 1:
-            self.builder.writable(decl_id).definitions.sort()  # Program order, as phase 1 leaves it.
+            # Program order, as phase 1 leaves it, then the ``private_constant`` calls naming
+            # it, which a later pass attaches.
+            defs_of = self.builder.writable(decl_id).definitions
+            defs_of.sort()
+            defs_of.sort(key=lambda pair: self.docs[pair[0]].definitions[pair[1]].kind == "ConstantVisibility")
         if reopened is not None:
             if decl_id != reopened:
                 raise ReplayUnsafe("a reopening declared something else")
@@ -320,29 +337,18 @@ class SkeletonEdits(StateView):
             created.append(decl_id)
 
     def _check_added_ancestry(self, index: int, defs: list[DefinitionRecord], added: list[int]) -> None:
-        """Added superclasses and mixins name a class and modules, or nothing yet (their
-        placeholders are declared with the chains and checked by ``Placeholders``)."""
+        """Added superclasses and mixins are looked up in declared scopes. What they find is
+        the chains' business: a class, a module, nothing yet (a placeholder, checked by
+        ``Placeholders``) or a namespace of the wrong kind (a diagnostic, as in a full
+        resolve)."""
         for i in added:
             d = defs[i]
-            decl_id = self.def_decl[index][i]
             if d.superclass is not None and not d.superclass_self:
-                site = self.lookup.cref(index, d.parent)
-                if site is None or decl_id is None:
+                if self.lookup.cref(index, d.parent) is None or self.def_decl[index][i] is None:
                     raise ReplayUnsafe("an added superclass sits in an undeclared scope")
-                target = self.linearizer.superclass_target(decl_id, index, d.superclass, site)
-                if target is not None and self.decls[target].kind not in ("Class", "Todo"):
-                    raise ReplayUnsafe("an added superclass does not resolve to a class")
-            for n, m in enumerate((*d.mixins, *d.deferred_mixins)):
-                if m.target is not None:
-                    site = self.lookup.cref(index, i) if d.lexical else self.lookup.cref(index, d.parent)
-                    if site is None:
-                        raise ReplayUnsafe("an added mixin sits in an undeclared scope")
-                    if n < len(d.mixins):
-                        target = self.lookup.lookup_namespace_at(m.target, site, index, i if d.lexical else d.parent)
-                    else:
-                        target = self.lookup.lookup_namespace(m.target, site)
-                    if target is not None and self.decls[target].kind not in ("Module", "Todo"):
-                        raise ReplayUnsafe("an added mixin does not resolve to a module")
+            if any(m.target is not None for m in (*d.mixins, *d.deferred_mixins)):
+                if (self.lookup.cref(index, i) if d.lexical else self.lookup.cref(index, d.parent)) is None:
+                    raise ReplayUnsafe("an added mixin sits in an undeclared scope")
 
     def _complete_added(self, index: int, defs: list[DefinitionRecord], added: list[int], created: list[int], rechained: set[int]) -> None:
         """Singleton classes and chains of the new namespaces, as a full resolve makes them,
