@@ -161,6 +161,7 @@ class Square < Shape
 end
 Square.new.area
 """,
+    "main.rb": "Square.new.area\nShape.new.area\n",
 }
 
 
@@ -189,3 +190,8 @@ def test_a_restored_graph_shares_ids_and_vocabulary_strings(tmp_path):
     assert len({id(d.visibility) for d in definitions}) == len({d.visibility for d in definitions})
     assert g["Shape#helper()"].visibility == "private"
     assert [a.name for a in g["Square"].ancestors][:3] == ["Square", "Shape", "Drawable"]
+    # Names of calls and definitions are one string object per name across documents.
+    calls = [c for doc in state.documents.values() if doc.path and doc.path.startswith(str(tmp_path)) for c in doc.method_refs]
+    assert len(calls) > len({c.name for c in calls}), "the project repeats call names"
+    assert len({id(c.name) for c in calls}) == len({c.name for c in calls})
+    assert len({id(d.name) for d in definitions}) == len({d.name for d in definitions})

@@ -32,6 +32,7 @@ from itertools import repeat
 from typing import Any, TypeVar
 
 import msgspec
+from msgspec.structs import force_setattr
 
 from rdx.cache.envelope import Damaged, Opened, open_envelope, seal
 from rdx.model.foreign import ForeignImage
@@ -203,11 +204,12 @@ def load_snapshot(cache_dir: str, roots: list[str]) -> tuple[Snapshot | None, st
         return None, f"the index snapshot {path} was made by another version of rdx; rebuilding"
     documents: list[FileResult] = []
     damaged = 0
+    names: dict[str, str] = {}
     for part in opened.parts:
         try:
             if part is None:
                 raise Damaged("checksum mismatch")
-            documents.append(_decoded(_document_decoder, part))
+            documents.append(_share_names(_decoded(_document_decoder, part), names))
         except Damaged:
             damaged += 1
     snapshot = Snapshot(schema=head.schema, roots=head.roots, documents=documents, discovery=head.discovery)
@@ -217,6 +219,26 @@ def load_snapshot(cache_dir: str, roots: list[str]) -> tuple[Snapshot | None, st
             "those files are parsed again"
         )
     return snapshot, None
+
+
+def _share_names(doc: FileResult, names: dict[str, str]) -> FileResult:
+    """Make the names of a decoded document's calls and definitions the string objects that
+    earlier documents' equal names are. Decoding gives every occurrence a string of its own:
+    a million of them for 170,000 distinct names on the Debian corpus, about 55 MB of a
+    prepared graph's 450 (issue 21). Done as each document is decoded, so that the next one
+    reuses the memory the duplicates leave."""
+    share = names.setdefault
+    set_field = force_setattr
+    for call in doc.method_refs:
+        set_field(call, "name", share(call.name, call.name))
+        text = call.receiver_text
+        if text is not None:
+            set_field(call, "receiver_text", share(text, text))
+    for d in doc.definitions:
+        d.name = share(d.name, d.name)
+        if d.params is not None:
+            d.params = share(d.params, d.params)
+    return doc
 
 
 @contextmanager

@@ -323,10 +323,16 @@ class Ancestors(StateView):
         return ops
 
     def load_times(self) -> None:
+        """Decode the saved join times. A subclass's chain repeats its superclass's times, so
+        equal values become one int object again, as they were when the chains were computed
+        (decoding makes each occurrence an int of its own: 32 bytes, millions of them in a
+        large project)."""
         assert self.chains.times_raw is not None
         times = msgspec.msgpack.decode(self.chains.times_raw, type=list[tuple[int, ...]])
         self.chains.times_raw = None
-        self.chains.times_of = dict(zip(self.chains.chain_of, times, strict=True))
+        memo: dict[int, int] = {}
+        share = memo.setdefault
+        self.chains.times_of = dict(zip(self.chains.chain_of, (tuple([share(t, t) for t in ts]) for ts in times), strict=True))
 
     def own_chains(self) -> None:
         """Give the state being built its own chain tables before an update changes them
