@@ -927,6 +927,19 @@ def test_constant_references():
     ]
 
 
+def test_a_document_lists_its_own_references():
+    g = graph({"a.rb": "module A\n  class C; end\nend\nA::C.new.to_s\n", "b.rb": "A::C\nputs 1\n"})
+    every = {(r.location.uri, r.location.start_line, r.name) for r in [*g.constant_references, *g.method_references]}
+    for name in ("a.rb", "b.rb"):
+        doc = g.document(FIXTURE + name)
+        assert doc is not None
+        own = [(r.location.uri, r.location.start_line, r.name) for r in [*doc.constant_references, *doc.method_references]]
+        assert own and all(uri == doc.uri for uri, _, _ in own)
+        # Exactly the graph-wide references located in this document.
+        assert sorted(own) == sorted(x for x in every if x[0] == doc.uri)
+    assert [r.declaration.name for r in g.document(FIXTURE + "b.rb").constant_references] == ["A::C"]
+
+
 def test_constant_reference_lookup_rules():
     g = graph(
         """

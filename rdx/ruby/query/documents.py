@@ -156,6 +156,17 @@ class Document:
             return list(self._view.foreign.definitions_in(result.uri))
         return [Definition(self._view, self._doc, i) for i in range(len(result.definitions))]
 
+    @property
+    def constant_references(self) -> list[ConstantReference]:
+        """The constant references written in this file, in the order discovery met them (Ruby
+        files; other languages' references are ``Graph.references``)."""
+        return [ConstantReference(self._view, self._doc, i) for i in range(len(self._result.const_refs))]
+
+    @property
+    def method_references(self) -> list[MethodReference]:
+        """The method calls written in this file, in the order discovery met them (Ruby files)."""
+        return [MethodReference(self._view, self._doc, i) for i in range(len(self._result.method_refs))]
+
     def __repr__(self) -> str:
         return f"<Document {self.uri}>"
 

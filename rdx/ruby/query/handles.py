@@ -46,7 +46,7 @@ class View:
     singleton classes that no code opens) is its own and never written into the state."""
 
     __slots__ = (
-        "_aliases", "_call_sites", "_descendants", "_foreign", "_lookup", "_site_names", "_virtual", "_virtual_of", "foreign_source", "foreign_view", "map_graph", "prefix_refs", "revision",
+        "_aliases", "_call_sites", "_descendants", "_document_keys", "_foreign", "_lookup", "_site_names", "_virtual", "_virtual_of", "foreign_source", "foreign_view", "map_graph", "prefix_refs", "revision",
         "search_index", "state", "symbol_index",
     )
 
@@ -65,6 +65,7 @@ class View:
         self.symbol_index: Any = None
         self._call_sites: dict[str, array[int]] | None = None
         self._aliases: list[int] | None = None
+        self._document_keys: dict[str, int] | None = None
         # The other languages' resolved side (``rdx.languages.resolve``), computed on the first
         # question about them by ``foreign_source`` (set by the graph that publishes the view).
         self.foreign_source: Callable[[], ForeignState] | None = None
@@ -76,6 +77,12 @@ class View:
         self.map_graph: Any = None
         # Prefixes of resolved constant paths, by the namespace they name (rdx.ruby.query.navigation).
         self.prefix_refs: Any = None
+
+    def document_key(self, uri: str) -> int | None:
+        """The key of the document of ``uri`` in this state (an index built on first use)."""
+        if self._document_keys is None:
+            self._document_keys = {result.uri: key for key, result in self.state.documents.items()}
+        return self._document_keys.get(uri)
 
     @property
     def foreign(self) -> ForeignView:
