@@ -3,6 +3,7 @@
 The public API lives here; everything else is private to the package. See README.md.
 """
 
+from rdx.api.editing import Use
 from rdx.api.graph import Graph
 from rdx.api.watching import follow_changes
 from rdx.map.repomap import RepoMap, count_tokens
@@ -64,6 +65,7 @@ __all__ = [
     "RepoMap",
     "Target",
     "TextSearch",
+    "Use",
     "__version__",
     "count_tokens",
     "excerpt",

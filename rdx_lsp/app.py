@@ -1,5 +1,6 @@
 """The language server put together: the server (``server.py``) with its requests
-(``features.py``) registered, and ``main``, which runs it over stdio. It owns nothing else;
+(``features.py`` for navigation, one module per request for the rest) registered, and
+``main``, which runs it over stdio. It owns nothing else;
 both halves stay free of each other's imports in the other direction."""
 
 from __future__ import annotations
@@ -8,6 +9,20 @@ import logging
 import os
 import sys
 
+from rdx_lsp import (
+    call_hierarchy,
+    code_actions,
+    code_lens,
+    document_links,
+    inlay_hints,
+    on_type_formatting,
+    rubocop,
+    selection_ranges,
+    semantic_tokens,
+    signature_help,
+    syntax_tree,
+    watching,
+)
 from rdx_lsp.features import register
 from rdx_lsp.server import RdxLanguageServer
 
@@ -17,6 +32,13 @@ __all__ = ["build_server", "main"]
 def build_server() -> RdxLanguageServer:
     server = RdxLanguageServer()
     register(server)
+    # One module per request beyond navigation, as ruby-lsp keeps one class per request.
+    features = (
+        semantic_tokens, signature_help, inlay_hints, selection_ranges, document_links, code_lens, on_type_formatting, call_hierarchy,
+        syntax_tree, watching, rubocop, code_actions,
+    )
+    for feature in features:
+        feature.register(server)
     return server
 
 

@@ -123,6 +123,7 @@ def register(server: RdxLanguageServer) -> None:  # noqa: C901 - one registratio
         root = root or params.root_path
         if root is None:
             raise JsonRpcInvalidParams("rdx lsp needs a workspace folder or rootUri")
+        ls.initialization_options = params.initialization_options
         ls.start_indexing(root)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
@@ -145,6 +146,7 @@ def register(server: RdxLanguageServer) -> None:  # noqa: C901 - one registratio
         uri = params.text_document.uri
         ls.open_documents.discard(uri)
         ls.oversized.pop(uri, None)
+        ls.extra_diagnostics.pop(uri, None)
         if ls.graph is not None and (path := uri_path(uri)) is not None:
             ls.graph.refresh_paths([path])  # The file on disk again (or gone).
 
@@ -342,16 +344,41 @@ def _type_hierarchy(server: RdxLanguageServer) -> None:
         return await related(ls, params.item.data, False)
 
 
+def _renamable(decl: rdx.Declaration | None) -> rdx.Declaration:
+    """The declaration, when rename may change it; else RequestFailed saying why not."""
+    if decl is None:
+        raise JsonRpcRequestFailed("nothing to rename here: point at a constant or a method")
+    if decl.kind not in ("Class", "Module", "Constant", "Method"):
+        raise JsonRpcRequestFailed(f"rdx renames Ruby constants and methods, not a {decl.kind}")
+    if getattr(decl, "origin", "project") == "dependency":
+        raise JsonRpcRequestFailed(f"not renaming {decl.name}: it is defined by one of the project's gems")
+    if getattr(decl, "origin", "project") == "core":
+        raise JsonRpcRequestFailed(f"not renaming {decl.name}: it is defined in Ruby's core")
+    return decl
+
+
 def _rename(server: RdxLanguageServer) -> None:
-    @server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=False))
+    @server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)
+    async def prepare_rename(ls: RdxLanguageServer, params: lsp.PrepareRenameParams) -> lsp.PrepareRenamePlaceholder | None:
+        """The name under the cursor and its text, when rename would go ahead (the checks that
+        need every reference, such as name-only calls, wait for the rename itself)."""
+        uri = params.text_document.uri
+        graph, lines, path, line, column = await _at(ls, uri, params.position)
+        decl = _renamable(_asked(graph.declaration_at, path, line, column))
+        old = decl.unqualified_name.removesuffix("()")
+        at = (line, column)
+        for use in ls.uses(uri):
+            loc = use.location
+            if (loc.start_line, loc.start_column) <= at <= (loc.end_line, loc.end_column) and lines.text(loc).endswith(old):
+                # Only the last name of a path (``Foo::Bar``'s ``Bar``), as rename changes it.
+                start = rdx.Location(loc.path, loc.start_line, loc.end_column - len(old.encode()), loc.end_line, loc.end_column, loc.uri)
+                return lsp.PrepareRenamePlaceholder(range=lines.range(start), placeholder=old)
+        return None
+
+    @server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
     async def rename(ls: RdxLanguageServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
         graph, lines, decl = await _declaration(ls, params.text_document.uri, params.position)
-        if decl is None:
-            raise JsonRpcRequestFailed("nothing to rename here: point at a constant or a method")
-        if decl.kind not in ("Class", "Module", "Constant", "Method"):
-            raise JsonRpcRequestFailed(f"rdx renames Ruby constants and methods, not a {decl.kind}")
-        if getattr(decl, "origin", "project") == "dependency":
-            raise JsonRpcRequestFailed(f"not renaming {decl.name}: it is defined by one of the project's gems")
+        decl = _renamable(decl)
         old = decl.unqualified_name.removesuffix("()")
         new = params.new_name
         pattern = _CONSTANT_NAME if decl.kind != "Method" else _METHOD_NAME

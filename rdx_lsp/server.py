@@ -22,7 +22,10 @@ diagnostic until it shrinks or closes. Every request gets an answer: one whose p
 fit the protocol's types (a negative position, say) is answered InvalidParams (pygls would only
 log it), and one whose result cannot be encoded is answered InternalError (``RdxProtocol``).
 
-Only names exported by ``rdx`` are used; the features are in ``features.py``.
+Only names exported by ``rdx`` are used; the features are in ``features.py`` and the modules
+``app.py`` registers. Other tools' diagnostics (RuboCop's) are kept per document in
+``extra_diagnostics`` and published with rdx's; ``change_listeners`` hear of every buffer
+change, indexed or not.
 """
 
 from __future__ import annotations
@@ -134,6 +137,18 @@ class RdxLanguageServer(LanguageServer):
         self.versions: dict[str, int] = {}
         # Open documents whose buffer is over the size limit, with their size in bytes.
         self.oversized: dict[str, int] = {}
+        # What the client sent as ``initializationOptions`` (features read their settings there).
+        self.initialization_options: Any = None
+        # Diagnostics of other tools per document (RuboCop's), published beside rdx's own.
+        self.extra_diagnostics: dict[str, list[lsp.Diagnostic]] = {}
+        # Called with a document's URI after it is opened, changed or saved.
+        self.change_listeners: list[Callable[[str], None]] = []
+        # Async functions of (server, CodeActionParams) giving code actions (``code_actions.py``
+        # asks each one).
+        self.code_action_providers: list[Callable[..., Any]] = []
+        # ``Graph.uses_in`` per document for the graph's current revision: semantic tokens, inlay
+        # hints and call hierarchy ask it of the same text one after the other.
+        self._uses: dict[str, tuple[int, list[rdx.Use]]] = {}
 
     # -- the graph ---------------------------------------------------------------------------
 
@@ -165,7 +180,11 @@ class RdxLanguageServer(LanguageServer):
                     say("report", percentage=min(100, 100 * done // total), message=f"{done}/{total} files")
 
                 say("begin", message=root)
-                graph = rdx.Graph.open(root, progress=IndexingProgress(report))
+                # The server process holds the graph and little else: as for ``rdx mcp``, the
+                # graph is kept out of the cyclic collector's sight, so that the collections
+                # that requests' short-lived objects trigger do not walk it (they made the
+                # latency of semantic tokens vary fivefold).
+                graph = rdx.Graph.open(root, progress=IndexingProgress(report), freeze_gc=True)
                 say("report", message="resolving")
                 graph.resolve()
                 say("end", message=f"{len(graph.documents)} files")
@@ -222,6 +241,30 @@ class RdxLanguageServer(LanguageServer):
         data = self.graph.read_project_file(path) if path is not None and self.graph is not None else None
         return data if data is not None else b""
 
+    def source(self, uri: str) -> bytes:
+        """A document's text as bytes (see ``text``), for the syntax tree."""
+        text = self.text(uri)
+        return text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+
+    def language(self, uri: str) -> str:
+        """The language rdx indexed a document as (``ruby``, ``python``...), Ruby when unknown."""
+        doc = self.graph.document(uri) if self.graph is not None else None
+        return doc.language if doc is not None else "ruby"
+
+    def uses(self, uri: str) -> list[rdx.Use]:
+        """``Graph.uses_in(uri)`` of the graph's current revision (cached until it changes)."""
+        assert self.graph is not None
+        graph = self.graph
+        revision = graph.revision
+        found = self._uses.get(uri)
+        if found is not None and found[0] == revision:
+            return found[1]
+        uses = graph.uses_in(uri)
+        self._uses[uri] = (graph.revision, uses)
+        if len(self._uses) > 64:
+            self._uses.pop(next(iter(self._uses)))
+        return uses
+
     def lines(self) -> Lines:
         codec = self.workspace.position_codec
         return Lines(self.text, codec.client_num_units)
@@ -249,6 +292,9 @@ class RdxLanguageServer(LanguageServer):
         if self.graph is not None:
             self._index_buffer(uri)
             self.publish(uri)
+        # Features that follow buffers on their own (RuboCop's diagnostics), graph or not.
+        for listener in self.change_listeners:
+            listener(uri)
 
     def publish(self, uri: str) -> None:
         """Diagnostics of one document (syntax errors, what resolution could not resolve)."""
@@ -264,6 +310,7 @@ class RdxLanguageServer(LanguageServer):
         for d in self.graph.diagnostics_of(uri):
             where = lines.range(d.location) if d.location is not None else lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0))
             out.append(lsp.Diagnostic(range=where, message=d.message, severity=_SEVERITY.get(d.severity, lsp.DiagnosticSeverity.Information), code=d.code, source="rdx"))
+        out.extend(self.extra_diagnostics.get(uri, ()))
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=out))
 
     def files_changed(self, uris: list[str]) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from importlib import resources
 
+from rdx.api.editing import Use, uses_in
 from rdx.api.mapping import build_repo_map
 from rdx.api.navigating import Navigable
 from rdx.api.other_languages import ForeignSide
@@ -600,10 +601,17 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         uri_or_path = os.fspath(uri_or_path)
         uri = uri_or_path if "://" in uri_or_path else path_to_uri(uri_or_path)
         view = self._ready()
-        for i, d in view.state.documents.items():
-            if d.uri == uri:
-                return Document(view, i)
-        return None
+        key = view.document_key(uri)
+        return None if key is None else Document(view, key)
+
+    def uses_in(self, uri_or_path: str) -> list[Use]:
+        """Every name rdx resolved (or could not) in one document, in source order: definitions'
+        names, each segment of a constant path, calls (see ``rdx.api.editing``); what editors
+        colour and annotate. Empty for a document the graph does not hold."""
+        if not isinstance(uri_or_path, (str, os.PathLike)):
+            raise InvalidArgumentError(f"uses_in expects a URI or path, got {uri_or_path!r}")
+        uri_or_path = os.fspath(uri_or_path)
+        return uses_in(self._ready(), uri_or_path if "://" in uri_or_path else path_to_uri(uri_or_path))
 
     @property
     def constant_references(self) -> list[ConstantReference]:

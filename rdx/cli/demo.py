@@ -82,7 +82,7 @@ def add_demo_parser(sub: Any, index: Callable[..., Any], summarize: Callable[...
         lines = [f"rdx demo: the built-in example project at {root}", summary, ""]
         for question, answer in answers.items():
             lines.append(f"{question}: {', '.join(answer) if isinstance(answer, list) else answer}")
-        lines += ["", "Try: rdx show Shop::Models::Product --project " + root]
+        lines += ["", "Try: rdx show Shop::Models::Product --project " + root, f"Browse it: rdx serve {root} (then open http://127.0.0.1:8765/)"]
         emit(args, None, "\n".join(lines))
         return 0
 
