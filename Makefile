@@ -55,6 +55,9 @@ bench: $(STAMP) system-deps
 	$(BIN)/python bench/bench_polyglot.py
 	$(BIN)/python bench/bench_hostile.py
 	$(BIN)/python bench/bench_capi.py /usr/share/rubygems-integration ActiveRecord::Base --iterations 2000
+	$(BIN)/python bench/bench_cli.py
+	$(BIN)/python bench/bench_web.py
+	$(BIN)/python bench/bench_lsp_editing.py
 
 lint: $(STAMP)
 	$(BIN)/pip install --quiet ruff

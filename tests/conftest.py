@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -22,6 +23,10 @@ RUBY = shutil.which("ruby")
 # rdx commands and servers the tests start keep Python's default, and a test that needs a
 # collection runs gc.collect() itself.
 gc.set_threshold(10_000, *gc.get_threshold()[1:])
+
+# The rdx commands the tests start answer in their own process, not through a resident server
+# each would leave running (tests/test_resident*.py turn it back on for their own commands).
+os.environ.setdefault("RDX_NO_DAEMON", "1")
 
 
 def build_graph(files: dict[str, str], core: bool = True) -> rdx.Graph:

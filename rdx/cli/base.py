@@ -6,13 +6,19 @@ in grep and ripgrep, and nothing else."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rdx.model.public import Diagnostic
 
+if TYPE_CHECKING:
+    from rdx.api.graph import Graph
+
 __all__ = [
-    "EXIT_ERROR", "EXIT_USAGE", "Parser", "Usage", "cache_choice", "forget_warnings", "no_context", "root_option", "take_root", "warn_about_cache",
+    "EXIT_ERROR", "EXIT_USAGE", "NotServed", "Parser", "Usage", "cache_choice", "forget_warnings", "held_graph", "hold_graph", "no_context",
+    "root_option", "take_root", "warn_about_cache",
 ]
 
 EXIT_ERROR = 1
@@ -83,5 +89,48 @@ def warn_about_cache(diagnostics: Sequence[Diagnostic]) -> bool:
 
 def forget_warnings() -> None:
     """Each command warns once per problem: called as a command starts (tests run many in one
-    process)."""
+    process). In a resident server, the problems its own open reported count as said (see
+    ``hold_graph``): an in-process command would not meet them again on its open."""
     _warned.clear()
+    _warned.update(_HELD_WARNINGS)
+
+
+class NotServed(Exception):
+    """Raised in a resident server (``rdx.cli.resident``) by a command it must not answer:
+    another project or cache directory, no cache, or work it does not bound (a grep without a
+    time limit). The client then runs the command in-process."""
+
+
+# The resident server's graph: (project, cache directory or None, graph), all absolute; empty
+# in every other process.
+_HELD: list[tuple[str, str | None, Graph]] = []
+# Problems with the cache that the server's own open met: the first answer says them, as the
+# in-process command that met them would; later answers do not, as later opens would not.
+_HELD_WARNINGS: set[str] = set()
+_PENDING_WARNINGS: list[Diagnostic] = []
+
+
+def hold_graph(project: str, cache: str | None, graph: Graph) -> None:
+    """Make this process a resident server of ``project``: commands get ``graph`` from
+    ``held_graph`` instead of opening the project. Only ``rdx.cli.resident`` calls this."""
+    _HELD[:] = [(os.path.abspath(project), os.path.abspath(cache) if cache is not None else None, graph)]
+    _HELD_WARNINGS.clear()
+    _PENDING_WARNINGS[:] = [d for d in graph.diagnostics if d.code in _CACHE_CODES]
+
+
+def held_graph(project: str, cache: str | None | bool) -> Graph | None:
+    """The graph a resident server holds for ``project`` (a command's ``--project``, relative
+    to the current directory) and ``cache`` (``cache_choice``); None outside a server. In a
+    server, a command about anything else raises NotServed."""
+    if not _HELD:
+        return None
+    held_project, held_cache, graph = _HELD[0]
+    if cache is False or os.path.abspath(project) != held_project:
+        raise NotServed(f"this server holds {held_project}")
+    if (os.path.abspath(cache) if isinstance(cache, str) else None) != held_cache:
+        raise NotServed(f"this server uses the cache directory {held_cache or 'of the project'}")
+    if _PENDING_WARNINGS:
+        warn_about_cache(_PENDING_WARNINGS)
+        _HELD_WARNINGS.update(d.message for d in _PENDING_WARNINGS)
+        _PENDING_WARNINGS.clear()
+    return graph

@@ -29,11 +29,13 @@ from rdx.cli.base import (
     Usage,
     cache_choice,
     forget_warnings,
+    held_graph,
     no_context,
     root_option,
     take_root,
     warn_about_cache,
 )
+from rdx.cli.daemon import add_daemon_parser, daemon_command
 from rdx.cli.demo import add_demo_parser
 from rdx.cli.map import add_map_parser
 from rdx.cli.search import GREP_PARSER, add_grep_parser, add_serve_parser
@@ -44,6 +46,9 @@ __all__ = ["main"]
 def _index(project: str, jobs: int | None, quiet: bool, cache: str | None | bool = None) -> tuple[rdx.Graph, list[rdx.Diagnostic], float, float]:
     """Index ``project``: from its snapshot (``cache``: None for the default ``.rdx/``, a
     directory, or False for no snapshot at all), resolve, and time both steps."""
+    held = held_graph(project, cache)  # In the resident server (rdx.cli.resident): its graph.
+    if held is not None:
+        return held, [], 0.0, 0.0
     t0 = time.perf_counter()
 
     def load(progress: Any = None) -> rdx.Graph:
@@ -477,6 +482,7 @@ def _build_parser() -> argparse.ArgumentParser:
         p.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: one per core)")
         p.add_argument("--cache-dir", default=None, help="where the index snapshot lives (default: .rdx/ in the project)")
         p.add_argument("--no-cache", action="store_true", help="neither read nor write the index snapshot")
+        p.add_argument("--no-daemon", action="store_true", help="answer in this process, not through the project's resident server (also RDX_NO_DAEMON=1)")
         if project:
             p.add_argument("--project", "-p", default=".", help="project root to index (default: current directory)")
             no_context(p)
@@ -561,6 +567,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_stats)
 
     add_demo_parser(sub, _index, _summary, _emit)
+    add_daemon_parser(sub)
     return parser
 
 
@@ -569,6 +576,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
     try:
         argv = list(sys.argv[1:] if argv is None else argv)
+        if argv[:1] == ["daemon"]:
+            return daemon_command(argv[1:])  # Its own parser, shared with the light client.
         if argv[:1] == ["grep"]:
             # grep takes options between its two positionals (``PATTERN -C 1 PATH``), as rg does.
             args = GREP_PARSER[0].parse_intermixed_args(argv[1:])

@@ -1,6 +1,6 @@
 """The search commands: ``rdx grep`` (the text of every file, like ripgrep, through
-``rdx.TextSearch``: no Ruby graph is built for a grep) and ``rdx serve`` (the JSON API over
-HTTP)."""
+``rdx.TextSearch``: no Ruby graph is built for a grep) and ``rdx serve`` (the code browser and
+the JSON API over HTTP)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,13 @@ from typing import Any
 import msgspec
 
 import rdx
-from rdx.cli.base import EXIT_ERROR, Usage, cache_choice, warn_about_cache
+from rdx.cli.base import EXIT_ERROR, NotServed, Usage, cache_choice, held_graph, warn_about_cache
 from rdx.search.grep import GREP_TIMEOUT
 
 __all__ = ["GREP_PARSER", "add_grep_parser", "add_serve_parser", "cmd_grep", "cmd_serve"]
+
+# The longest grep (seconds) a resident server runs for a client (see rdx_resident.client).
+MAX_SERVED_GREP_SECONDS = 60.0
 
 # The grep parser, kept so ``main`` can parse grep's options between its positionals.
 GREP_PARSER: list[argparse.ArgumentParser] = []
@@ -56,7 +59,14 @@ def cmd_grep(args: argparse.Namespace) -> int:
     project = args.project or _project_of(args.path)
     cache = cache_choice(args)
     searcher: rdx.Graph | rdx.TextSearch
-    if cache is False:
+    held = held_graph(project, cache)
+    if held is not None:
+        # A resident server's graph holds the same text index, kept current; it bounds each
+        # request's work, so a search without a time limit runs in the client instead.
+        if not args.timeout or args.timeout > MAX_SERVED_GREP_SECONDS:
+            raise NotServed(f"a grep of more than {MAX_SERVED_GREP_SECONDS:g} s runs in-process")
+        searcher = held
+    elif cache is False:
         searcher = rdx.Graph()
         searcher.index_all([project], jobs=args.jobs)
     else:
@@ -142,7 +152,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def add_serve_parser(sub: Any, root_option: Callable[..., None]) -> None:
-    p = sub.add_parser("serve", help="serve a JSON API over HTTP: /grep, /search, /declarations/NAME, /stats")
+    p = sub.add_parser("serve", help="serve a code browser at / and a JSON API under /api/ (grep, search, declarations/NAME, stats) over HTTP")
     p.add_argument("path", nargs="?", default=".")
     root_option(p)
     p.add_argument("--port", type=int, default=8765)

@@ -37,6 +37,7 @@ class _Raw(msgspec.Struct, forbid_unknown_fields=True):
     load_paths: list[str] = []
     gems: bool = True
     entry_points: list[str] = []
+    daemon: bool = True
 
 
 class WorkspaceConfig(msgspec.Struct, frozen=True):
@@ -49,6 +50,9 @@ class WorkspaceConfig(msgspec.Struct, frozen=True):
     # Index the gems Gemfile.lock locks (rdx.workspace.dependencies) when ``Graph.open`` opens the root.
     gems: bool = True
     entry_points: tuple[str, ...] = ()
+    # Whether ``rdx`` commands on this project may answer through its resident server
+    # (``rdx_resident``; the client reads the key itself, without importing this module).
+    daemon: bool = True
     source: str | None = None
 
     def include_spec(self) -> pathspec.PathSpec | None:
@@ -110,5 +114,6 @@ def load_config(root: str) -> WorkspaceConfig:
         load_paths=tuple(os.path.normpath(os.path.join(root_dir, p)) for p in raw.load_paths),
         gems=raw.gems,
         entry_points=tuple(os.path.normpath(os.path.join(root_dir, p)) for p in raw.entry_points),
+        daemon=raw.daemon,
         source=source,
     )

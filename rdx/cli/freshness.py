@@ -1,0 +1,231 @@
+"""What a resident server checks before each answer, so that no answer is older than the files.
+
+The watch loop (``rdx.follow_changes``) applies changes as they come, but only after its
+debounce: a command run right after an edit could otherwise be answered from the revision
+before it. So the server keeps, for every file and directory the project's walk covers, the
+``stat`` it saw before the graph read it (``Freshness.scan``, before ``Graph.open``), and
+before each answer compares them all again (``sweep``): changed, new and removed files go to
+``Graph.refresh_paths`` first. A directory whose entries changed is listed again, which finds
+new files, new directories (walked) and removed ones. The watch loop's own batches pass
+through ``note``, which records what it applies so that neither side parses a file twice.
+
+Some changes are not a matter of files: ``rdx.toml`` and ``pyproject.toml`` (which files,
+load paths, gems), every ``.gitignore`` (what the walk skips), a symbolic link appearing (where
+the walk goes), the gems' own files and rdx's own code. For those the server does not patch
+its graph; it reports a reason (``restart``), exits and the client starts a fresh server.
+
+Stat first, read after: a file changed again while it was being read has a newer stat than
+the one recorded, so the next sweep reads it again. The server calls all of this under the
+lock that the watch loop's updates take.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+
+from rdx.search.text_workspace import any_file
+from rdx.workspace.files import SKIPPED_DIRS, is_indexed_path
+
+__all__ = ["Freshness"]
+
+# (mtime, ctime, size, inode) of a path, or None when there is nothing there.
+Sig = tuple[int, int, int, int] | None
+
+
+def _sig(path: str) -> Sig:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+
+
+def _listing(directory: str) -> frozenset[str] | None:
+    try:
+        return frozenset(n for n in os.listdir(directory) if n not in SKIPPED_DIRS)
+    except OSError:
+        return None
+
+
+class Freshness:
+    """The recorded state of a project's files (see the module docstring)."""
+
+    def __init__(self, roots: Iterable[str], keeps: Callable[[str], bool] | None = None) -> None:
+        # The project's root first, then its load paths: what the walk covers.
+        self.roots = [os.path.abspath(r) for r in roots]
+        # The configuration's globs (``WorkspaceConfig.keeps`` against the root), if any.
+        self._keeps = keeps
+        self.files: dict[str, Sig] = {}
+        self.dirs: dict[str, Sig] = {}
+        self.children: dict[str, frozenset[str]] = {}
+        # Paths whose change means a new server (configuration, ignore files, gems, code).
+        self.restart: dict[str, Sig] = {}
+
+    def _root_of(self, path: str) -> str | None:
+        for root in self.roots:
+            if path == root or path.startswith(root.rstrip(os.sep) + os.sep):
+                return root
+        return None
+
+    def _indexable(self, path: str) -> bool:
+        """Whether the walk would read a file at ``path`` (the watch loop's filter, and the
+        configuration's globs)."""
+        root = self._root_of(path)
+        if root is None or (self._keeps is not None and not self._keeps(path)):
+            return False
+        return path == root or is_indexed_path(path, root, any_file)
+
+    def _enters(self, directory: str) -> bool:
+        """Whether the walk would enter ``directory`` (not skipped, not ignored; the globs
+        apply to the files inside, ``include = ["lib/**/*.rb"]`` too)."""
+        root = self._root_of(directory)
+        return root is not None and is_indexed_path(os.path.join(directory, "x"), root, any_file)
+
+    def watch_restart(self, paths: Iterable[str]) -> None:
+        """Record ``paths`` (which may not exist yet) as ones whose change means a new server;
+        a path recorded already keeps the state first recorded."""
+        for path in paths:
+            self.restart.setdefault(os.path.abspath(path), _sig(path))
+
+    def scan(self, files: Iterable[str]) -> None:
+        """Record ``files`` (the walk's, absolute), the directories holding them up to their
+        root, and the directories under those that the walk would enter but that hold no file
+        yet (so a file created in one is seen too)."""
+        dirs: set[str] = set()
+        for path in files:
+            self.files[path] = _sig(path)
+            root = self._root_of(path)
+            d = os.path.dirname(path)
+            while root is not None and d not in dirs and (d == root or d.startswith(root.rstrip(os.sep) + os.sep)):
+                dirs.add(d)
+                if d == root:
+                    break
+                d = os.path.dirname(d)
+        dirs.update(r for r in self.roots if os.path.isdir(r))
+        stack = sorted(dirs)
+        while stack:
+            d = stack.pop()
+            self.dirs[d] = _sig(d)
+            names = _listing(d) or frozenset()
+            self.children[d] = names
+            if ".gitignore" in names:
+                self.restart[os.path.join(d, ".gitignore")] = _sig(os.path.join(d, ".gitignore"))
+            for name in names:
+                child = os.path.join(d, name)
+                if child in dirs or child in self.files or os.path.islink(child):
+                    continue
+                if os.path.isdir(child):
+                    if self._enters(child):
+                        dirs.add(child)
+                        stack.append(child)
+                elif self._indexable(child):
+                    # A file the walk skipped (too large, say): it may become one it reads.
+                    self.files[child] = _sig(child)
+
+    def sweep(self) -> tuple[list[str], str | None]:
+        """Compare everything recorded with the disk: (paths to refresh, sorted; a reason to
+        restart or None). The record is updated to what was found."""
+        for path, old in self.restart.items():
+            if _sig(path) != old:
+                return [], f"{path} changed"
+        out: set[str] = set()
+        files = self.files
+        for path, old in files.items():
+            now = _sig(path)
+            if now != old:
+                files[path] = now
+                out.add(path)
+        moved = [d for d, old in self.dirs.items() if _sig(d) != old]
+        for d in moved:
+            reason = self._rescan(d, out)
+            if reason is not None:
+                return [], reason
+        return sorted(out), None
+
+    def note(self, paths: Iterable[str]) -> tuple[list[str], str | None]:
+        """The watch loop's changed ``paths``: those not already applied (their stat differs
+        from the record, or they are new), with what their directories' listings add; and a
+        reason to restart or None."""
+        out: set[str] = set()
+        for path in (os.path.abspath(p) for p in paths):
+            if path in self.restart or os.path.basename(path) == ".gitignore":
+                return [], f"{path} changed"
+            parent = os.path.dirname(path)
+            if parent in self.dirs and _sig(parent) != self.dirs[parent]:
+                reason = self._rescan(parent, out)
+                if reason is not None:
+                    return [], reason
+            if path in self.dirs:
+                if _sig(path) != self.dirs[path]:
+                    reason = self._rescan(path, out)
+                    if reason is not None:
+                        return [], reason
+            else:
+                now = _sig(path)
+                if path not in self.files or now != self.files[path]:
+                    self.files[path] = now
+                    out.add(path)
+        return sorted(out), None
+
+    def _rescan(self, d: str, out: set[str]) -> str | None:
+        """List directory ``d`` again: new entries are recorded (directories walked) and
+        added to ``out``, removed ones forgotten and added too."""
+        sig = _sig(d)
+        names = _listing(d) if sig is not None else None
+        old = self.children.get(d, frozenset())
+        if names is None:
+            self._forget(d, out)
+            return None
+        self.dirs[d] = sig
+        self.children[d] = names
+        for name in sorted(names - old):
+            path = os.path.join(d, name)
+            if name == ".gitignore" or os.path.islink(path):
+                return f"{path} appeared"
+            if os.path.isdir(path):
+                if self._enters(path):
+                    self._walk_new(path, out)
+                    out.add(path)
+            elif self._indexable(path):
+                self._record(path, out)
+        for name in sorted(old - names):
+            path = os.path.join(d, name)
+            if name == ".gitignore":
+                return f"{path} was removed"
+            self._forget(path, out)
+        return None
+
+    def _walk_new(self, top: str, out: set[str]) -> None:
+        """Record a directory that appeared, and everything the walk would read under it."""
+        stack = [top]
+        while stack:
+            d = stack.pop()
+            self.dirs[d] = _sig(d)
+            names = _listing(d) or frozenset()
+            self.children[d] = names
+            for name in names:
+                path = os.path.join(d, name)
+                if os.path.islink(path):
+                    continue  # Walked or not by the next full walk's rules; the graph decides.
+                if os.path.isdir(path):
+                    if self._enters(path):
+                        stack.append(path)
+                elif self._indexable(path):
+                    self._record(path, out)
+
+    def _record(self, path: str, out: set[str]) -> None:
+        """Record a file found in a listing; it is to be read unless already recorded as it is
+        (the watch loop may have brought it in first)."""
+        now = _sig(path)
+        if path not in self.files or self.files[path] != now:
+            self.files[path] = now
+            out.add(path)
+
+    def _forget(self, path: str, out: set[str]) -> None:
+        """Forget ``path`` and everything recorded under it (all gone from the disk)."""
+        out.add(path)
+        prefix = path.rstrip(os.sep) + os.sep
+        for table in (self.files, self.dirs, self.children):
+            for p in [p for p in table if p == path or p.startswith(prefix)]:
+                del table[p]
