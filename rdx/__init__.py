@@ -27,6 +27,7 @@ from rdx.model.public import (
     MemberSummary,
     Mixin,
 )
+from rdx.ruby.discover.erb import ruby_of_template
 from rdx.ruby.query.documents import ConstantReference, Document, MethodReference
 from rdx.ruby.query.handles import Declaration, Definition
 from rdx.ruby.query.navigation import Completion, Hover, Reference, Target
@@ -70,4 +71,5 @@ __all__ = [
     "count_tokens",
     "excerpt",
     "follow_changes",
+    "ruby_of_template",
 ]

@@ -17,6 +17,8 @@ import tree_sitter
 import tree_sitter_language_pack
 import tree_sitter_ruby
 
+import rdx
+
 __all__ = ["LexicalToken", "lexical_tokens", "parse", "parse_ruby"]
 
 _LANGUAGE = tree_sitter.Language(tree_sitter_ruby.language())
@@ -74,6 +76,9 @@ def lexical_tokens(uri: str, source: bytes) -> list[LexicalToken]:
 
 
 def _cached(uri: str, source: bytes) -> tuple[bytes, bytes, tree_sitter.Tree, list[LexicalToken]]:
+    if uri.endswith(".erb"):
+        # A template's Ruby, at the template's own offsets: its tags' code, the rest blank.
+        source = rdx.ruby_of_template(source)
     digest = hashlib.blake2b(source, digest_size=16).digest()
     found = _cache.get(uri)
     if found is not None and found[0] == digest:

@@ -37,7 +37,8 @@ __all__ = [
     "uri_to_path",
 ]
 
-RUBY_EXTENSIONS = frozenset({".rb", ".rake", ".gemspec", ".ru", ".rbi"})
+# ``.erb``: templates, whose tags hold Ruby (rdx.ruby.discover.erb).
+RUBY_EXTENSIONS = frozenset({".rb", ".rake", ".gemspec", ".ru", ".rbi", ".erb"})
 RUBY_FILENAMES = frozenset({"Gemfile", "Rakefile", "Guardfile", "Capfile", "Thorfile"})
 # Directory names never walked into (``vendor/bundle`` is matched as a relative path).
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "tmp", ".rdx", ".bundle"})

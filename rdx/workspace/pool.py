@@ -34,6 +34,7 @@ import msgspec
 
 from rdx.languages.discover import discover_foreign
 from rdx.model.records import Diagnostic, FileResult
+from rdx.ruby.discover.erb import is_erb_file, ruby_of_template, view_receivers
 from rdx.ruby.discover.parse import RubyParser
 from rdx.workspace.files import FileEntry, content_hash, is_ruby_file, read_source
 
@@ -85,7 +86,9 @@ def discover_file(entry: FileEntry, parser: RubyParser | None = None) -> FileRes
     if data is None:
         return FileResult(uri=entry.uri, path=entry.path, size=size, mtime_ns=mtime_ns, diagnostics=diagnostics)
     try:
-        if is_ruby_file(os.path.basename(entry.path)):
+        if is_erb_file(entry.path):
+            result = view_receivers((parser or _get_parser()).discover(entry.uri, ruby_of_template(data), entry.path))
+        elif is_ruby_file(os.path.basename(entry.path)):
             result = (parser or _get_parser()).discover(entry.uri, data, entry.path)
         else:
             result = discover_foreign(entry.uri, data, entry.path)
@@ -270,7 +273,10 @@ def _with_paths(batch: list[_Item], decoded: list[FileResult]) -> Iterator[FileR
 
 
 def discover_source(uri: str, data: bytes, path: str | None) -> FileResult:
-    """Discovery of one buffer (an editor's unsaved text): Ruby's or another language's."""
+    """Discovery of one buffer (an editor's unsaved text): Ruby's (an ERB template's Ruby) or
+    another language's."""
+    if is_erb_file(path or uri):
+        return view_receivers(_get_parser().discover(uri, ruby_of_template(data), path))
     if is_ruby_file(os.path.basename(path or uri)):
         return _get_parser().discover(uri, data, path)
     return discover_foreign(uri, data, path)
