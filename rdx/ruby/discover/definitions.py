@@ -75,6 +75,10 @@ def on_namespace(w: Walker, node: Any) -> None:
             if superclass is None or superclass.dynamic:
                 superclass = None
                 w._diag("dynamic-superclass", f"cannot resolve the superclass {node_text(expr)!r} statically", expr, "warning")
+        if w.untaken_at(node.start_byte):
+            # ``if Sass::Util.rbx? then class X < DelegateClass(S) else class X < S end``: the
+            # class stays indexed, its superclass is the branch Ruby runs (Walker.untaken).
+            superclass, superclass_self = None, False
     index = w._add(
         kind,
         path.text,
@@ -202,7 +206,9 @@ def on_method(w: Walker, node: Any) -> None:
         **fields,
     )
     method_scope = Scope(node.end_byte, name_node.end_byte, index, True)
-    if fields.get("self_receiver") and name_node.text in _HOOKS:
+    # ``def self.included(base)``, or ``def included(base)`` in a ``class << self`` body (Thor::Base).
+    in_singleton = parent is not None and not parent.is_method and w.definitions[parent.index].kind == "SingletonClass" and w.definitions[parent.index].self_receiver
+    if (fields.get("self_receiver") or (in_singleton and not fields)) and name_node.text in _HOOKS:
         params = node.child_by_field_name("parameters")
         if params is not None and params.named_child_count and params.named_children[0].type == "identifier":
             method_scope.hook_param = params.named_children[0].text

@@ -82,9 +82,17 @@ def mixin_self(w: Walker, node: Any, verb: str, scope: Scope | None) -> Scope | 
     (the main object's), in a ``Class.new do`` block (an anonymous class: kept only for a
     class a constant names, rdx.ruby.evaluate.shared), or in the block of a method whose self
     rdx does not know (``let``, ``describe``, ``on_load``), which gets an informative
-    "mixin-in-block" diagnostic: its self is never guessed to be the namespace around it."""
-    if (scope is not None and scope.is_method) or w.in_arguments():
+    "mixin-in-block" diagnostic: its self is never guessed to be the namespace around it, or in
+    a branch Ruby does not run at load time (``Walker.untaken_at``). In a hook's ``base.class_eval
+    do ... end`` block the mixin is the hook's (``_hook_mixins``), recorded here."""
+    if scope is not None and scope.is_method and scope.hook_param is not None and not w.in_arguments():
+        block = w.self_block(node.start_byte, scope.body_start)
+        if block is not None and block.self_kind == BlockSelf.HOOK_BASE:
+            args = node.child_by_field_name("arguments")
+            _hook_mixins(w, node, verb, args.named_children if args is not None else [], scope)
         return None
+    if (scope is not None and scope.is_method) or w.in_arguments() or w.untaken_at(node.start_byte):
+        return None  # ``untaken_at``: ``include X if __FILE__ == $0`` and the like never run on require.
     block = w.self_block(node.start_byte, scope.body_start if scope is not None else -1)
     if block is not None:
         kind = block.self_kind
@@ -128,19 +136,32 @@ def hook_mixin(w: Walker, node: Any, name: str, scope: Scope) -> None:
     if name in SEND and children:
         name = symbol_name(children[0]) or ""
         children = children[1:]
+    _hook_mixins(w, node, name, children, scope)
+
+
+def _hook_owner(w: Walker, scope: Scope) -> int | None:
+    """The index of the module whose hook method ``scope`` is: the namespace of ``def
+    self.included``, or the one around the ``class << self`` holding ``def included``."""
+    method = w.definitions[scope.index]
+    owner = method.parent
+    if owner >= 0 and w.definitions[owner].kind == "SingletonClass" and w.definitions[owner].self_receiver:
+        owner = w.definitions[owner].parent
+    return owner if owner >= 0 and w.definitions[owner].kind in ("Module", "Class") else None
+
+
+def _hook_mixins(w: Walker, node: Any, name: str, children: list[Any], scope: Scope) -> None:
+    """Mixins a hook applies to its parameter (``base.include X``, or ``include X`` in a
+    ``base.class_eval do ... end`` block): deferred mixins of the hook's module."""
     if name not in MIXIN_CALLS:
         return
-    method = w.definitions[scope.index]
-    if method.parent < 0:
-        return
-    owner = w.definitions[method.parent]
-    if owner.kind not in ("Module", "Class"):
+    owner = _hook_owner(w, scope)
+    if owner is None:
         return
     scope.calls += 1
     for arg in children:
         path = w._const_path(arg)
         if path is not None and not path.dynamic:
-            w.deferred_mixins.setdefault(method.parent, []).append(Mixin(cast(MixinKind, name), path, scope.calls, node.start_byte))
+            w.deferred_mixins.setdefault(owner, []).append(Mixin(cast(MixinKind, name), path, scope.calls, node.start_byte))
 
 
 # Hooks whose ``base`` gets the module's instance methods as its own: a macro called on it
@@ -158,10 +179,10 @@ def hook_directive(w: Walker, node: Any, name: str, scope: Scope) -> None:
     ancestors."""
     if name not in _HOOK_DIRECTIVES:
         return
-    method = w.definitions[scope.index]
-    if method.name not in _INSTANCE_HOOKS or method.parent < 0 or w.definitions[method.parent].kind not in ("Module", "Class"):
+    owner = _hook_owner(w, scope)
+    if w.definitions[scope.index].name not in _INSTANCE_HOOKS or owner is None:
         return
-    on_base = Scope(node.end_byte, node.start_byte, method.parent, False)
+    on_base = Scope(node.end_byte, node.start_byte, owner, False)
     on_base.deferred = True
     DIRECTIVES[name](w, node, name, on_base)
 
@@ -169,8 +190,8 @@ def hook_directive(w: Walker, node: Any, name: str, scope: Scope) -> None:
 def external_mixin(w: Walker, node: Any, name: str, receiver: ConstPath, scope: Scope | None) -> None:
     """``Foo.include(A, B)``: recorded against ``Foo``, resolved later."""
     args = node.child_by_field_name("arguments")
-    if args is None:
-        return
+    if args is None or w.untaken_at(node.start_byte):
+        return  # ``untaken_at``: in a branch Ruby does not run at load time.
     w.external_calls += 1
     for arg in args.named_children:
         if arg.type == "self":
@@ -452,7 +473,8 @@ def _require(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
     if arg.type == "string":
         value = symbol_name(arg)
         if value is not None:
-            deferred = scope is not None and scope.is_method  # Runs when the method is called.
+            # Runs when the method is called, or never at load time (a branch Ruby does not run).
+            deferred = (scope is not None and scope.is_method) or w.untaken_at(node.start_byte)
             w.requires.append(Require(value, _REQUIRE_CALLS[name], node.start_byte, node.end_byte, deferred))
 
 

@@ -48,9 +48,11 @@ from rdx.ruby.discover.gaps import (
     reparse_methods_named_self,
     reparse_spelling_gaps,
     restore_method_names,
+    restore_operators,
 )
 from rdx.ruby.discover.receivers import RECEIVER_DIRECTIVES
 from rdx.ruby.discover.scope import Block, BlockSelf, Scope
+from rdx.ruby.evaluate.branches import STATEMENT_CONDITIONALS, untaken_branches
 from rdx.ruby.evaluate.loadfacts import cross_file_facts
 from rdx.ruby.evaluate.loadtime import inline_load_time_calls, note_call
 from rdx.ruby.evaluate.loops import Loop, expand_names, loop_at, register_loop
@@ -87,11 +89,13 @@ class RubyParser:
         self._parser = tree_sitter.Parser(_LANGUAGE)
 
     def discover(self, uri: str, source: bytes, path: str | None = None) -> FileResult:
-        spelling, tree, spelled = reparse_spelling_gaps(source, self._parser.parse(source))
-        tree, renamed = reparse_methods_named_self(spelling, tree)
+        spelled = reparse_spelling_gaps(source, self._parser.parse(source))
+        tree, renamed = reparse_methods_named_self(spelled.source, spelled.tree)
         walker = Walker(uri, source)
         walker.walk(tree.root_node)
-        walker.diagnostics += spelled  # Valid Ruby the grammar lacks (rdx.ruby.discover.gaps).
+        walker.diagnostics += spelled.diagnostics  # Valid Ruby the grammar lacks (rdx.ruby.discover.gaps).
+        if spelled.operators:
+            restore_operators(walker, spelled.operators)  # ``a<<8`` read as ``a>>8`` (rdx.ruby.discover.gaps).
         if renamed:
             restore_method_names(walker, renamed)  # ``def self(token)`` (rdx.ruby.discover.gaps).
         if walker.anonymous_bodies:
@@ -193,6 +197,11 @@ class Walker:
         # Ranges of ``Class.new do ... end`` blocks whose mixins the walk gave to the namespace
         # around them: they stay only where a constant names the class (rdx.ruby.evaluate.shared).
         self.anonymous_bodies: set[tuple[int, int]] = set()
+        # Branches of load-time ``if``/``unless`` statements that Ruby does not run under the
+        # model of rdx.ruby.evaluate.branches (``if __FILE__ == $0`` in a required file, the
+        # ``elsif``/``else`` not chosen): mixins there apply to nothing, requires there are
+        # not followed at load time. Byte ranges in walk order, forgotten once passed.
+        self.untaken: list[tuple[int, int]] = []
 
     # -- walking -------------------------------------------------------------------------
 
@@ -481,7 +490,7 @@ class Walker:
         receiver_kind, receiver, receiver_text = receiver_of(self, recv)
         block = node.child_by_field_name("block")
         if block is not None:
-            self._block_selves[block.start_byte] = self._block_self(block, name, recv, receiver_kind, receiver)
+            self._block_selves[block.start_byte] = self._block_self(block, name, recv, receiver_kind, receiver, scope)
         role = self.setter_calls.get((start, node.end_byte))
         if role == READ_AND_WRITE:  # ``x.y += 1`` reads ``y`` first.
             self.method_refs.append(MethodRef(name, meth.start_byte, meth.end_byte, scope.index if scope else -1, receiver_kind, receiver, receiver_text))
@@ -532,7 +541,9 @@ class Walker:
         kind, callee, receiver = self._block_selves.pop(start, _UNKNOWN_SELF)
         self._blocks.append(Block(start, node.end_byte, kind, callee, receiver))
 
-    def _block_self(self, block: Any, name: str, recv: Any, receiver_kind: ReceiverKind, receiver: ConstPath | None) -> tuple[BlockSelf, str, ConstPath | None]:
+    def _block_self(
+        self, block: Any, name: str, recv: Any, receiver_kind: ReceiverKind, receiver: ConstPath | None, scope: Scope | None
+    ) -> tuple[BlockSelf, str, ConstPath | None]:
         """What self is in the block of a call of ``name`` (see ``BlockSelf``)."""
         loops = self.loops
         if (loops and loops[-1].start == block.start_byte) or (recv is not None and name in _SELF_KEEPING_ITERATORS):
@@ -540,6 +551,8 @@ class Walker:
         if name in _EVAL_CALLS:
             if receiver_kind <= ReceiverKind.SELF:
                 return BlockSelf.SAME, name, None
+            if scope is not None and scope.hook_param is not None and recv is not None and recv.text == scope.hook_param:
+                return BlockSelf.HOOK_BASE, name, None  # ``base.class_eval do include X end`` in a hook.
             if receiver_kind == ReceiverKind.CONSTANT and receiver is not None:
                 return BlockSelf.RECEIVER, name, receiver
         elif receiver_kind == ReceiverKind.CONSTANT and receiver is not None and (receiver.segments[-1], name) in _ANONYMOUS_FACTORIES and len(receiver.segments) == 1:
@@ -577,6 +590,20 @@ class Walker:
         cursor.reset_to(self._cursor)
         while cursor.goto_parent():
             yield cursor.node
+
+    def on_conditional(self, node: Any) -> None:
+        """Note the branches of a load-time ``if``/``unless`` that Ruby does not run (see
+        ``untaken``); inside a method body nothing it holds is a load-time effect anyway."""
+        scope = self._scope(node.start_byte)
+        if scope is None or not scope.is_method:
+            self.untaken += untaken_branches(node)
+
+    def untaken_at(self, start: int) -> bool:
+        """Whether byte ``start`` (of the node being visited) is in a branch Ruby does not run."""
+        if not self.untaken:
+            return False
+        self.untaken = [r for r in self.untaken if r[1] > start]
+        return any(s <= start for s, _ in self.untaken)
 
     def in_arguments(self) -> bool:
         """Whether the node the walk is at is part of another call's arguments rather than a
@@ -646,6 +673,9 @@ _HANDLERS: dict[str, Callable[[Walker, Any], Any]] = {
     "pair": calls.on_pair,
     "ERROR": Walker.on_error,
 }
+
+for _name in STATEMENT_CONDITIONALS:
+    _HANDLERS[_name] = Walker.on_conditional
 
 for _name in BLOCK_TYPES:
     _HANDLERS[_name] = Walker.on_block

@@ -23,6 +23,7 @@ class BlockSelf(IntEnum):
     ANONYMOUS = 1  # A new anonymous class or module: ``Class.new(Base) do ... end`` not assigned to a constant.
     RECEIVER = 2  # A constant: ``Foo.class_eval do ... end`` (``Block.receiver``).
     UNKNOWN = 3  # Whatever the called method makes it (``let``, ``describe``, ``on_load``), or a lambda's.
+    HOOK_BASE = 4  # The hook's parameter: ``base.class_eval do ... end`` in ``def self.included(base)``.
 
 
 class Block(NamedTuple):

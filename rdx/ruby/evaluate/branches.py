@@ -17,7 +17,9 @@ an unknown *probe*:
 * other probes are conditions that read only the environment: ``defined?(...)``, a constant,
   a call on a constant (or on nothing) whose arguments are all literals or constants, and
   comparisons of such values (``Concurrent.c_extensions_loaded?``, ``defined?(JavaAtomicBoolean)``);
-* ``!``/``not``, ``&&``/``and``, ``||``/``or`` and parentheses combine these.
+* ``!``/``not``, ``&&``/``and``, ``||``/``or`` and parentheses combine these;
+* the file is loaded by ``require``, not run as the program: ``__FILE__ == $0`` (or
+  ``$PROGRAM_NAME``, either side possibly in ``File.expand_path``) is false.
 
 The branch chosen is the first whose condition is true, an unknown probe counting as false
 (the optional feature is assumed absent), else the ``else`` branch. The value is the last
@@ -26,6 +28,14 @@ anything else, or a condition that is not a probe (a local or global variable, `
 ``$stdout.isatty``), gives None: no guess is made. Where Ruby's choice depends on the platform
 or on an optional library being installed, the answer is the CRuby-without-extensions one,
 which may differ from what a given machine does (``defined?(::Set)`` counts as false).
+
+``untaken_branches`` applies the decided part of this model to statements (``include X if
+cond``, ``if``/``elsif``/``else`` chains, ``class X < Y`` in a branch), for the mixins and
+superclasses the walker records there: a branch is left out only when the conditions decide
+it (the first decided true is taken, the ``else`` when all are decided false, a lone branch
+is left out when decided false). An unknown probe keeps every branch, since the optional
+feature may well be loaded: haml's ``if defined?(Ripper) && ...`` branch is the one Ruby
+takes, and so is ``include Rake::DSL if defined?(Rake::DSL)`` once rake is loaded.
 
 Pure functions of tree-sitter nodes, evaluated with explicit stacks (no recursion).
 """
@@ -37,7 +47,7 @@ from typing import Any
 
 from rdx.ruby.syntax import node_text, symbol_name
 
-__all__ = ["chosen_constant"]
+__all__ = ["chosen_constant", "condition_value", "untaken_branches"]
 
 _CONDITIONALS = frozenset({"if", "unless", "case", "conditional"})
 _CONSTANTS = frozenset({"constant", "scope_resolution"})
@@ -71,11 +81,40 @@ def _leading_major(text: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+# What a file loaded by ``require`` compares with the program's name: ``__FILE__`` is its own
+# path, ``$0`` (``$PROGRAM_NAME``) the script Ruby was started with, never a required file.
+_PROGRAM_NAMES = frozenset({"$0", "$PROGRAM_NAME"})
+# Calls that keep a path the same path or not on both sides (``File.expand_path(__FILE__)``).
+_PATH_CALLS = frozenset({"expand_path", "basename", "realpath", "absolute_path"})
+
+
+def _script_side(node: Any) -> str | None:
+    """"file" for ``__FILE__``, "program" for ``$0`` or ``$PROGRAM_NAME``, possibly wrapped
+    in a path call of ``File`` (the same one on both sides is the caller's business)."""
+    if node.type == "call":
+        receiver, method, args = (node.child_by_field_name(f) for f in ("receiver", "method", "arguments"))
+        if receiver is None or node_text(receiver) not in ("File", "::File") or method is None or node_text(method) not in _PATH_CALLS:
+            return None
+        given = args.named_children if args is not None else []
+        if len(given) != 1:
+            return None
+        node = given[0]
+    text = node_text(node)
+    if node.type == "identifier" and text == "__FILE__":
+        return "file"
+    if node.type == "global_variable" and text in _PROGRAM_NAMES:
+        return "program"
+    return None
+
+
 def _comparison(node: Any, op: str) -> bool | None | str:
     """A comparison between two environment values."""
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
     if left is None or right is None:
         return _OPAQUE
+    if op in ("==", "!=") and {_script_side(left), _script_side(right)} == {"file", "program"}:
+        # ``if __FILE__ == $0``: the file runs as a script, which a required file never does.
+        return op == "!="
     name = node_text(left) if left.type == "constant" else ""
     literal = symbol_name(right) if right.type == "string" else None
     if name == "RUBY_ENGINE" and literal is not None and op in ("==", "!="):
@@ -250,3 +289,50 @@ def chosen_constant(value: Any) -> Any | None:
         # A ternary's branches are expressions; ``then``/``else`` bodies hold statements.
         value = body if value.type == "conditional" else _last_expression(body)
     return None
+
+
+_MODIFIERS = frozenset({"if_modifier", "unless_modifier"})
+STATEMENT_CONDITIONALS = frozenset({"if", "unless", *_MODIFIERS})
+
+
+def untaken_branches(node: Any) -> list[tuple[int, int]]:
+    """The byte ranges of the branches of an ``if``/``unless`` statement (or modifier) that Ruby
+    does not run under this module's model (see the module doc); none when it cannot say."""
+    t = node.type
+    if t in _MODIFIERS:
+        value = condition_value(node.child_by_field_name("condition"))
+        body = node.child_by_field_name("body")
+        skipped = value is (True if t == "unless_modifier" else False)
+        return [(body.start_byte, body.end_byte)] if skipped and body is not None else []
+    if t not in ("if", "unless"):
+        return []
+    consequence, alternative = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
+    if alternative is None:
+        value = condition_value(node.child_by_field_name("condition"))
+        skipped = value is (True if t == "unless" else False)
+        return [(consequence.start_byte, consequence.end_byte)] if skipped and consequence is not None else []
+    # The branch taken: the first whose condition is decided true, or the ``else`` (or none)
+    # when every condition is decided false; an unknown probe on the way leaves it open.
+    bodies: list[Any | None] = []
+    taken = -1
+    branch = node
+    while branch is not None:
+        if branch.type == "else":
+            bodies.append(branch)
+            taken = len(bodies) - 1
+            break
+        value = condition_value(branch.child_by_field_name("condition"))
+        value = _not(value) if branch.type == "unless" else value
+        if value is not True and value is not False:
+            return []
+        bodies.append(branch.child_by_field_name("consequence"))
+        if value is True:
+            taken = len(bodies) - 1
+            break
+        branch = branch.child_by_field_name("alternative")
+    # The branches after the one taken are not run either.
+    while branch is not None and branch.type != "else":
+        branch = branch.child_by_field_name("alternative")
+        if branch is not None:
+            bodies.append(branch if branch.type == "else" else branch.child_by_field_name("consequence"))
+    return [(b.start_byte, b.end_byte) for i, b in enumerate(bodies) if i != taken and b is not None]

@@ -33,7 +33,8 @@ def load_order(documents: Iterable[FileResult], entries: Sequence[str] = (), lat
     order the files were loaded (which superclass is seen first, which mixin lands last). rdx
     follows load-time ``require``/``require_relative`` edges (not those in method bodies):
     starting from each root document, a file's requirements come before it (requires sit at the
-    top of files). Roots are walked in this order: the core stub; the project's entry points
+    top of files), except those written in a class or module body, which come right after it
+    (``split_requires``). Roots are walked in this order: the core stub; the project's entry points
     (``entries``: URIs, in the order Ruby loads them, from ``rdx.toml``'s ``entry_points`` or
     inferred, see ``Graph``), so that what they require loads in their order; every other
     document in URI order; last those under the ``late`` URI prefixes (a project's specs and
@@ -67,6 +68,34 @@ def load_time_requires(doc: FileResult) -> list[Require]:
     return [r for r in doc.requires if not r.deferred]
 
 
+_NAMESPACE_KINDS = frozenset({"Class", "Module"})
+
+
+def split_requires(doc: FileResult) -> tuple[list[Require], list[Require]]:
+    """``doc``'s load-time requires in two lists: those read before it, and those read right
+    after it: written in a class or module body, or after the start of its last one. Ruby runs
+    the latter while a body is open or once the bodies have run, and the required file often
+    reopens what the body created: representable's ``class Binding`` requires
+    ``pipeline_factories.rb``, which defines ``Binding::Factories``; kramdown's ``class
+    Kramdown`` requires the files that reopen it with their mixins; rack-oauth2's authorize.rb
+    requires, after its classes, the files that mix into them, in that order. A definition in
+    another file counts as there for the body's own later lookups (``include Factories``:
+    ``Lookup.lookup_path_at``), so reading the required file after the whole document loses
+    nothing there. A require between two top-level bodies stays ahead of the document: the
+    second body may mix in after what the required file mixes in, and a document is read whole."""
+    requires = load_time_requires(doc)
+    bodies = [(d.start, d.end) for d in doc.definitions if d.kind in _NAMESPACE_KINDS and d.end > d.start] if requires else []
+    if not bodies:
+        return requires, []
+    last = max(start for start, _ in bodies)
+    before: list[Require] = []
+    after: list[Require] = []
+    for r in requires:
+        inside = any(start < r.start < end for start, end in bodies)
+        (after if inside or r.start > last else before).append(r)
+    return before, after
+
+
 def _require_name(req: Require) -> str:
     return req.path if req.path.endswith(".rb") else req.path + ".rb"
 
@@ -97,6 +126,16 @@ class LoadOrder:
         self.required_by: dict[str, set[str]] = {}
         self.ordered: list[FileResult] = []
         seen: set[str] = set()
+        # Each document's requires to follow: those ahead of it first, the first ``ahead[uri]``
+        # (``split_requires``), then those read right after it.
+        requires: dict[str, list[Require]] = {}
+        ahead: dict[str, int] = {}
+
+        def follow(doc: FileResult) -> None:
+            before, after = split_requires(doc)
+            requires[doc.uri] = before + after
+            ahead[doc.uri] = len(before)
+
         for root in docs:
             if root.uri in seen:
                 continue
@@ -106,12 +145,15 @@ class LoadOrder:
                 # Ruby's core exists before anything loads, its prelude's requires included:
                 # the stub comes first and what it requires (gem_prelude's) right after it.
                 self.ordered.append(root)
-            # Iterative depth-first walk: (document, index of its next require to follow).
+            # Iterative depth-first walk: (document, index of its next require to follow); a
+            # document is emitted once the requires ahead of it are.
             stack: list[tuple[FileResult, int]] = [(root, 0)]
-            requires = {root.uri: load_time_requires(root)}
+            follow(root)
             while stack:
                 doc, i = stack[-1]
                 own = requires[doc.uri]
+                if i == ahead[doc.uri] and doc.uri != CORE_URI:
+                    self.ordered.append(doc)
                 if i < len(own):
                     stack[-1] = (doc, i + 1)
                     nxt = self.target(doc, own[i])
@@ -120,12 +162,10 @@ class LoadOrder:
                         if nxt.uri not in seen:
                             seen.add(nxt.uri)
                             self.pulled.setdefault(doc.uri, set()).add(nxt.uri)
-                            requires[nxt.uri] = load_time_requires(nxt)
+                            follow(nxt)
                             stack.append((nxt, 0))
                     continue
                 stack.pop()
-                if doc.uri != CORE_URI:
-                    self.ordered.append(doc)
 
     def _index(self, d: FileResult) -> None:
         if d.path:
@@ -163,8 +203,8 @@ class LoadOrder:
         document requires a file of its name, and whatever it requires comes before it. Updates
         the order; None (nothing changed) otherwise. ``keys`` are the current keys, sorted."""
         name = posixpath.basename(doc.path) if doc.path else None
-        if doc.uri in self.by_uri or (name is not None and self.requirers.get(name)):
-            return None
+        if doc.uri in self.by_uri or (name is not None and self.requirers.get(name)) or split_requires(doc)[1]:
+            return None  # Also when it requires files after itself (``split_requires``).
         at = bisect.bisect_left(self.root_order, self.order.key(doc.uri))
         # Everything before its turn as a root was emitted before it; the last root walked
         # before that turn was emitted last.
