@@ -1,7 +1,9 @@
 """The rdx MCP server: thin tool adapters over the public ``rdx`` API.
 
 A ``Workspace`` (``workspace.py``) owns one project's graph; the output models and paging are
-in ``models.py``. Every list tool takes ``max_tokens`` (the list is cut to about that many tokens and says
+in ``models.py``. The tools that ``rdx serve``'s JSON API also answers are module-level
+functions of the workspace (``ANSWERS``), so both surfaces build their answers with one function.
+Every list tool takes ``max_tokens`` (the list is cut to about that many tokens and says
 ``truncated``); long lists page with ``limit``/``offset`` and say ``total``/``next_offset``; lists are in a
 documented, deterministic order. Errors the model can act on are tool errors whose text is a JSON
 object ``{type, message, suggestion}``.
@@ -16,16 +18,19 @@ only the text index, which is thread-safe. So a search, which stops at its time 
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 from mcp.types import CallToolResult, TextContent
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 import rdx
 from rdx_mcp.errors import tool_error as _error
@@ -61,7 +66,7 @@ from rdx_mcp.models import (
 )
 from rdx_mcp.workspace import Workspace
 
-__all__ = ["Workspace", "build_server"]
+__all__ = ["ANSWERS", "UNLOCKED", "Workspace", "answer_arguments", "build_server", "internal_error", "wire_json"]
 
 MAX_SEARCH = 100
 MAX_DESCENDANTS = 500
@@ -70,9 +75,6 @@ MAX_CODE_LINES = 500
 MAX_LINE_CHARS = 300  # Longer lines (minified code, data) are cut, with a marker.
 GREP_TIMEOUT = 5.0  # Seconds a search_code call may take unless it asks otherwise.
 MAX_TIMEOUT = 60.0  # The most a call may ask for: a server answers many clients.
-# Tools that run without the workspace lock (see the module docstring).
-_UNLOCKED = frozenset({"index_status", "search_code"})
-
 log = logging.getLogger("rdx.mcp")
 
 
@@ -109,17 +111,14 @@ class _RdxServer(MCPServer):
         except ToolError as exc:
             cause = exc.__cause__
             if isinstance(cause, ValidationError):
-                problems = "; ".join(
-                    f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in cause.errors()
-                )
-                raise _log_tool_error(name, _error("invalid_argument", f"{name}: {problems}", "fix the named arguments (see the tool's input schema)")) from None
+                raise _log_tool_error(name, argument_error(name, cause)) from None
             text = str(exc)
             if '{"type"' in text:
                 # Our own error object, without the SDK's "Error executing tool ..." prefix.
                 raise _log_tool_error(name, ToolError(text[text.index('{"type"') :])) from None
             if type(exc).__name__ == "UnexpectedToolError":
                 log.error("tool %s raised an unexpected exception", rdx.excerpt(name), exc_info=cause)
-                raise _error("internal", f"{rdx.excerpt(name)} failed: {rdx.excerpt(repr(cause), 300)}", "this is a bug in rdx; other tools still work") from None
+                raise internal_error(name, cause) from None
             raise _log_tool_error(name, _error("invalid_argument", str(exc), "check the tool name and arguments")) from None
         if isinstance(result, CallToolResult) and isinstance(result.structured_content, dict) and len(result.content) == 1:
             block = result.content[0]
@@ -146,15 +145,212 @@ def _cut(text: str) -> str:
     return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + f"… (+{len(text) - MAX_LINE_CHARS} chars)"
 
 
+# -- answers shared with rdx_web's JSON API ---------------------------------------------------
+#
+# Five tools are also ``rdx serve``'s JSON API (``rdx_web.api``): each answer is one function
+# of the workspace and the tool's typed parameters, returning the output model. The tools of
+# ``build_server`` call them (under the workspace's lock unless in ``UNLOCKED``); the JSON API
+# validates a query string against the answer's signature (``answer_arguments``, the SDK's own
+# validation, so the same errors), calls the same function and sends ``wire_json`` of the
+# model, so both surfaces give the same JSON. An answer never takes the lock itself: its
+# caller does.
+
+
+def _declaration(g: rdx.Graph, name: str) -> rdx.Declaration:
+    decl = g.get(name)
+    if decl is None:
+        near = g.suggest(name)  # The nearest names, typos first: what every surface offers.
+        raise _error("not_found", f"no declaration named {rdx.excerpt(name)}", f"did you mean: {', '.join(near)}" if near else "use search_declarations")
+    return decl
+
+
+def _language_of(d: rdx.Declaration) -> str | None:
+    language = getattr(d, "language", "ruby")
+    return None if language == "ruby" else language
+
+
+def _item(workspace: Workspace, d: rdx.Declaration) -> Item:
+    return Item(name=d.name, kind=d.kind, location=workspace.loc(d.location), language=_language_of(d))
+
+
+def search_declarations_answer(
+    workspace: Workspace,
+    query: Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS)],
+    kind: Annotated[str | None, Field(max_length=MAX_NAME_CHARS, description="Class, Method, ... (Ruby); class, function, ... (others)")] = None,
+    match_mode: Annotated[str, Field(pattern="^(ranked|fuzzy|exact|prefix)$")] = "ranked",
+    path: Annotated[str | None, Field(max_length=MAX_NAME_CHARS, description="part of the defining file's path")] = None,
+    language: Annotated[str | None, Field(max_length=MAX_NAME_CHARS, description="ruby, python, typescript, go, rust, ...")] = None,
+    dependencies: Annotated[bool, Field(description="include the gems' declarations")] = True,
+    limit: Annotated[int, Field(ge=1)] = 20,
+    offset: Offset = 0,
+    max_tokens: MaxTokens = None,
+) -> Page:
+    g = workspace.graph()
+    try:
+        found = g.search(
+            query,
+            kind=kind,
+            match_mode=match_mode,
+            path=path,
+            limit=MAX_SEARCH if match_mode == "ranked" else None,
+            language=language,
+            dependencies=dependencies,
+        )
+    except rdx.InvalidArgumentError as exc:
+        raise _error("invalid_argument", str(exc), "fix the argument named in the message") from None
+    chunk, meta = page_of(found, offset, limit, MAX_SEARCH, max_tokens, lambda d: _item(workspace, d))
+    return Page(items=chunk, revision=g.revision, **meta)
+
+
+def get_declaration_answer(workspace: Workspace, name: Name, max_tokens: MaxTokens = None) -> DeclarationOut:
+    g = workspace.graph()
+    s = _declaration(g, name).summary()
+    out = DeclarationOut(
+        name=s.name,
+        kind=s.kind,
+        language=None if s.language == "ruby" else s.language,
+        origin=None if s.origin == "project" else s.origin,
+        owner=s.owner,
+        visibility=s.visibility,
+        definitions=[DefinitionOut(kind=x.kind, location=workspace.loc(x.location), comments=x.comments, signature=x.signature) for x in s.definitions],
+        ancestors=s.ancestors,
+        members=[Item(name=m.name, kind=m.kind, location=workspace.loc(m.location)) for m in s.members],
+        revision=g.revision,
+    )
+    if max_tokens is not None:
+        while out.members and rdx.count_tokens(out.model_dump_json(exclude_none=True)) > max_tokens:
+            out.members = out.members[: len(out.members) // 2]
+            out.truncated = True
+    return out
+
+
+def search_code_answer(
+    workspace: Workspace,
+    pattern: Annotated[str, Field(min_length=1, max_length=MAX_PATTERN_CHARS)],
+    regex: bool = False,
+    ignore_case: bool = False,
+    glob: Annotated[list[Name] | None, Field(max_length=MAX_LIST_ITEMS, description="e.g. ['*.rb', '!test/**']")] = None,
+    language: Annotated[Filter | None, Field(description="ruby, markdown, yaml, ...")] = None,
+    context: Annotated[int, Field(ge=0, le=10)] = 0,
+    limit: Annotated[int, Field(ge=1)] = 50,
+    offset: Offset = 0,
+    max_tokens: MaxTokens = None,
+    timeout: Annotated[float, Field(gt=0, le=MAX_TIMEOUT)] = GREP_TIMEOUT,  # Seconds; then complete=false.
+) -> CodePage:
+    g = workspace.text()  # The graph's text index, or before it is ready, the text index alone.
+    clamped = limit > MAX_CODE_LINES
+    limit = min(limit, MAX_CODE_LINES)
+    try:
+        page = g.grep(
+            pattern, regex=regex, ignore_case=ignore_case, glob=glob, language=language, context=context, limit=limit, offset=offset,
+            timeout=timeout,
+        )
+    except rdx.InvalidArgumentError as exc:
+        raise _error("invalid_argument", str(exc), "fix the pattern or filter named in the message") from None
+    hits = list(page)
+    truncated = False
+
+    def grouped() -> list[CodeFile]:
+        files: list[CodeFile] = []
+        for h in hits:
+            path = workspace.rel(h.path) or h.path
+            if not files or files[-1].path != path:
+                files.append(CodeFile(path=path, language=h.language, lines=[]))
+            line = CodeLine(line=h.line, column=h.column, text=_cut(h.text))
+            if context:
+                line.before, line.after = [_cut(x) for x in h.before], [_cut(x) for x in h.after]
+            files[-1].lines.append(line)
+        return files
+
+    files = grouped()
+    if max_tokens is not None:
+        envelope = envelope_tokens(page.total, offset, limit)
+        while hits and envelope + rdx.count_tokens(json.dumps([f.model_dump(exclude_none=True) for f in files], separators=(",", ":"))) > max_tokens:
+            hits = hits[: len(hits) * 3 // 4]
+            files = grouped()
+            truncated = True
+    end = offset + len(hits)
+    return CodePage(
+        total=page.total, offset=offset, limit=limit, next_offset=end if end < page.total else None, limit_clamped=clamped,
+        truncated=truncated, revision=getattr(g, "revision", 0), matched_files=page.files, files=files, complete=page.complete,
+    )
+
+
+def codebase_stats_answer(workspace: Workspace) -> Stats:
+    return Stats(**workspace.graph().stats())  # type: ignore[arg-type]
+
+
+def index_status_answer(workspace: Workspace) -> Status:
+    # Reads a few of the workspace's fields without its lock (see the module docstring).
+    g = workspace._graph
+    done, total = workspace._progress
+    if g is None:
+        return Status(state="failed" if workspace._error else "indexing", indexed_files=done, total_files=total)
+    files = len(g.documents) - 1  # Without Ruby's core stub.
+    return Status(
+        state="ready",
+        revision=g.revision,
+        files=files,
+        # Every file is indexed once ready (progress only counted those parsed again).
+        indexed_files=files,
+        total_files=files,
+        pending_changes=len(workspace.pending),
+        last_indexed=workspace.last_indexed,
+    )
+
+
+# Tool name -> its answer, for the surfaces that share them (rdx_web's JSON API).
+ANSWERS: dict[str, Callable[..., BaseModel]] = {
+    "search_declarations": search_declarations_answer,
+    "get_declaration": get_declaration_answer,
+    "search_code": search_code_answer,
+    "codebase_stats": codebase_stats_answer,
+    "index_status": index_status_answer,
+}
+# Tools that run without the workspace lock (see the module docstring).
+UNLOCKED = frozenset({"index_status", "search_code"})
+
+
+@functools.cache
+def _arguments_of(name: str) -> Any:
+    return func_metadata(ANSWERS[name], skip_names=["workspace"])
+
+
+def answer_arguments(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments`` (strings, lists of strings or JSON values) validated and converted for the
+    answer ``name`` exactly as the MCP SDK does for the tool of that name; a bad one raises the
+    same ``invalid_argument`` tool error as the MCP server."""
+    try:
+        return dict(_arguments_of(name).validate_arguments(arguments))
+    except ValidationError as exc:
+        raise argument_error(name, exc) from None
+
+
+def argument_error(name: str, exc: ValidationError) -> ToolError:
+    """The ``invalid_argument`` tool error for arguments of the tool ``name`` that failed validation."""
+    problems = "; ".join(f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in exc.errors())
+    return _error("invalid_argument", f"{name}: {problems}", "fix the named arguments (see the tool's input schema)")
+
+
+def internal_error(name: str, exc: BaseException | None) -> ToolError:
+    """The ``internal`` tool error for an answer that raised something unexpected."""
+    return _error("internal", f"{rdx.excerpt(name)} failed: {rdx.excerpt(repr(exc), 300)}", "this is a bug in rdx; other tools still work")
+
+
+def wire_json(answer: BaseModel) -> Any:
+    """An answer's JSON as the MCP server sends it (structured content): aliases, JSON types,
+    no null-valued fields inside list items."""
+    return _drop_nulls(answer.model_dump(mode="json", by_alias=True))
+
+
 def build_server(workspace: Workspace) -> MCPServer:
     """The MCP server with every rdx tool bound to ``workspace``."""
-    import functools
 
     def locked(fn: Any) -> Any:
         # Tools and the watcher thread share one graph: one at a time.
         @functools.wraps(fn)
         def run(*args: Any, **kwargs: Any) -> Any:
-            with workspace._lock:
+            with workspace.lock:
                 return fn(*args, **kwargs)
 
         return run
@@ -163,7 +359,7 @@ def build_server(workspace: Workspace) -> MCPServer:
 
     def tool(self: MCPServer, *a: Any, **kw: Any) -> Any:
         register = real_tool(self, *a, **kw)
-        return lambda fn: register(fn if fn.__name__ in _UNLOCKED else locked(fn))
+        return lambda fn: register(fn if fn.__name__ in UNLOCKED else locked(fn))
 
     _configure_logging()
     server: MCPServer = _RdxServer(
@@ -174,12 +370,7 @@ def build_server(workspace: Workspace) -> MCPServer:
     )
     server.tool = tool.__get__(server)  # type: ignore[method-assign]
 
-    def declaration(g: rdx.Graph, name: str) -> rdx.Declaration:
-        decl = g.get(name)
-        if decl is None:
-            near = g.suggest(name)  # The nearest names, typos first: what every surface offers.
-            raise _error("not_found", f"no declaration named {rdx.excerpt(name)}", f"did you mean: {', '.join(near)}" if near else "use search_declarations")
-        return decl
+    declaration = _declaration
 
     def at(call: Any, file_path: str, line: int, column: int) -> Any:
         """A position question; a position outside the file is an invalid argument."""
@@ -188,13 +379,13 @@ def build_server(workspace: Workspace) -> MCPServer:
         except rdx.InvalidArgumentError as exc:
             raise _error("invalid_argument", str(exc), "pass a line and column that exist in the file (line 1-based, column 0-based)") from None
 
-    def language_of(d: rdx.Declaration) -> str | None:
-        language = getattr(d, "language", "ruby")
-        return None if language == "ruby" else language
+    language_of = _language_of
 
     def item(d: rdx.Declaration) -> Item:
-        return Item(name=d.name, kind=d.kind, location=workspace.loc(d.location), language=language_of(d))
+        return _item(workspace, d)
 
+    # The tools the JSON API shares (``ANSWERS``): the signature is the answer's without the
+    # workspace (tests/test_web.py checks that both give the same schema).
     @server.tool(
         description="Find declarations of any language, best first: ranked (default) takes a description ('parse one CSV line', "
         "AND/OR/-word, prefix*); exact/prefix/fuzzy match Ruby names."
@@ -210,43 +401,11 @@ def build_server(workspace: Workspace) -> MCPServer:
         offset: Offset = 0,
         max_tokens: MaxTokens = None,
     ) -> Page:
-        g = workspace.graph()
-        try:
-            found = g.search(
-                query,
-                kind=kind,
-                match_mode=match_mode,
-                path=path,
-                limit=MAX_SEARCH if match_mode == "ranked" else None,
-                language=language,
-                dependencies=dependencies,
-            )
-        except rdx.InvalidArgumentError as exc:
-            raise _error("invalid_argument", str(exc), "fix the argument named in the message") from None
-        chunk, meta = page_of(found, offset, limit, MAX_SEARCH, max_tokens, item)
-        return Page(items=chunk, revision=g.revision, **meta)
+        return search_declarations_answer(workspace, query, kind, match_mode, path, language, dependencies, limit, offset, max_tokens)
 
     @server.tool(description="A declaration: kind, definitions with locations and comments, ancestors, members.")
     def get_declaration(name: Name, max_tokens: MaxTokens = None) -> DeclarationOut:
-        g = workspace.graph()
-        s = declaration(g, name).summary()
-        out = DeclarationOut(
-            name=s.name,
-            kind=s.kind,
-            language=None if s.language == "ruby" else s.language,
-            origin=None if s.origin == "project" else s.origin,
-            owner=s.owner,
-            visibility=s.visibility,
-            definitions=[DefinitionOut(kind=x.kind, location=workspace.loc(x.location), comments=x.comments, signature=x.signature) for x in s.definitions],
-            ancestors=s.ancestors,
-            members=[Item(name=m.name, kind=m.kind, location=workspace.loc(m.location)) for m in s.members],
-            revision=g.revision,
-        )
-        if max_tokens is not None:
-            while out.members and rdx.count_tokens(out.model_dump_json(exclude_none=True)) > max_tokens:
-                out.members = out.members[: len(out.members) // 2]
-                out.truncated = True
-        return out
+        return get_declaration_answer(workspace, name, max_tokens)
 
     @server.tool(description="Classes and modules that have this one among their ancestors, by name.")
     def get_descendants(name: Name, limit: Annotated[int, Field(ge=1)] = 100, offset: Offset = 0, max_tokens: MaxTokens = None) -> Page:
@@ -375,43 +534,7 @@ def build_server(workspace: Workspace) -> MCPServer:
         max_tokens: MaxTokens = None,
         timeout: Annotated[float, Field(gt=0, le=MAX_TIMEOUT)] = GREP_TIMEOUT,  # Seconds; then complete=false.
     ) -> CodePage:
-        g = workspace.text()  # The graph's text index, or before it is ready, the text index alone.
-        clamped = limit > MAX_CODE_LINES
-        limit = min(limit, MAX_CODE_LINES)
-        try:
-            page = g.grep(
-                pattern, regex=regex, ignore_case=ignore_case, glob=glob, language=language, context=context, limit=limit, offset=offset,
-                timeout=timeout,
-            )
-        except rdx.InvalidArgumentError as exc:
-            raise _error("invalid_argument", str(exc), "fix the pattern or filter named in the message") from None
-        hits = list(page)
-        truncated = False
-
-        def grouped() -> list[CodeFile]:
-            files: list[CodeFile] = []
-            for h in hits:
-                path = workspace.rel(h.path) or h.path
-                if not files or files[-1].path != path:
-                    files.append(CodeFile(path=path, language=h.language, lines=[]))
-                line = CodeLine(line=h.line, column=h.column, text=_cut(h.text))
-                if context:
-                    line.before, line.after = [_cut(x) for x in h.before], [_cut(x) for x in h.after]
-                files[-1].lines.append(line)
-            return files
-
-        files = grouped()
-        if max_tokens is not None:
-            envelope = envelope_tokens(page.total, offset, limit)
-            while hits and envelope + rdx.count_tokens(json.dumps([f.model_dump(exclude_none=True) for f in files], separators=(",", ":"))) > max_tokens:
-                hits = hits[: len(hits) * 3 // 4]
-                files = grouped()
-                truncated = True
-        end = offset + len(hits)
-        return CodePage(
-            total=page.total, offset=offset, limit=limit, next_offset=end if end < page.total else None, limit_clamped=clamped,
-            truncated=truncated, revision=getattr(g, "revision", 0), matched_files=page.files, files=files, complete=page.complete,
-        )
+        return search_code_answer(workspace, pattern, regex, ignore_case, glob, language, context, limit, offset, max_tokens, timeout)
 
     @server.tool(
         description="Call first: a map of the repository's most important declarations (every language), ranked by how the code "
@@ -437,25 +560,11 @@ def build_server(workspace: Workspace) -> MCPServer:
 
     @server.tool(description="Counts of files, definitions, declarations by kind, references.")
     def codebase_stats() -> Stats:
-        return Stats(**workspace.graph().stats())  # type: ignore[arg-type]
+        return codebase_stats_answer(workspace)
 
     @server.tool(description="Indexing state, revision, file counts, pending changes.")
     def index_status() -> Status:
-        g = workspace._graph
-        done, total = workspace._progress
-        if g is None:
-            return Status(state="failed" if workspace._error else "indexing", indexed_files=done, total_files=total)
-        files = len(g.documents) - 1  # Without Ruby's core stub.
-        return Status(
-            state="ready",
-            revision=g.revision,
-            files=files,
-            # Every file is indexed once ready (progress only counted those parsed again).
-            indexed_files=files,
-            total_files=files,
-            pending_changes=len(workspace.pending),
-            last_indexed=workspace.last_indexed,
-        )
+        return index_status_answer(workspace)
 
     # Compact input schemas too: pydantic's titles only repeat the parameter names.
     for registered in server._tool_manager.list_tools():

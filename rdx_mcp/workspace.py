@@ -36,6 +36,14 @@ class Workspace:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(watch,), name="rdx-index", daemon=True)
 
+    @property
+    def lock(self) -> threading.RLock:
+        """The lock under which the graph moves: the watcher thread applies changes holding it,
+        and every reader that asks the graph more than one question (an MCP tool, a page of
+        ``rdx serve``) holds it for the whole answer, so the answer comes from one revision.
+        Re-entrant; hold it briefly (never across I/O of the client's)."""
+        return self._lock
+
     def start(self) -> Workspace:
         self._thread.start()
         return self

@@ -44,6 +44,7 @@ __all__ = ["PAGE_SIZES", "page_routes"]
 HERE = Path(__file__).parent
 PAGE_SIZES = {"declarations": 20, "grep": 50, "references": 200, "members": 300, "listing": 1000}
 MAX_QUERY = 1000  # Characters of a search box; the JSON API's own limits are larger.
+SEARCH_CAP = 100  # Declarations a search counts and pages through (the MCP tool's and JSON API's cap).
 GREP_TIMEOUT = 2.0  # Seconds a grep may take for a page; the page then says it is partial.
 LINK_BUDGET = 0.15  # Seconds spent resolving a file's calls; later ones resolve on click.
 COUNT_BUDGET = 0.06  # Seconds spent counting a file's definitions' references (counts are kept per revision).
@@ -241,16 +242,19 @@ def search_results(site: Site, form: SearchForm) -> dict[str, Any]:
     if form.mode in ("all", "decl") and not form.regex:
         try:
             graph = site.graph()
-            with site.workspace._lock:  # The graph moves only under this lock (the MCP server takes it too).
+            with site.workspace.lock:  # The graph moves only under this lock (the MCP server takes it too).
                 out["revision"] = graph.revision
                 size = PAGE_SIZES["declarations"]
-                found = graph.search(form.q, kind=form.kind or None, path=form.path or None, language=form.lang or None, limit=form.offset + size + 1)
+                # The ranked search's best ``SEARCH_CAP`` (as the JSON API's total): beyond them
+                # a match says little; more than that is shown as "100+".
+                found = graph.search(form.q, kind=form.kind or None, path=form.path or None, language=form.lang or None, limit=SEARCH_CAP)
                 items = []
                 for d in found[form.offset : form.offset + size]:
                     comments = d.comments
                     items.append({"name": d.name, "kind": d.kind, "url": site.target_url(d), "page": decl_url(d.name),
                                   "where": site.where(d.location), "doc": comments[0].lstrip("#/ *") if comments else ""})
-                out["declarations"] = {"items": items, "more": len(found) > form.offset + size,
+                out["declarations"] = {"items": items, "more": len(found) > form.offset + size, "total": len(found), "capped": len(found) >= SEARCH_CAP,
+                                       "first": form.offset + 1, "last": form.offset + len(items),
                                        "next": form.query(offset=form.offset + size), "prev": form.query(offset=max(0, form.offset - size)) if form.offset else None}
         except rdx.RdxError as exc:
             out["decl_error"] = str(exc)
@@ -293,11 +297,19 @@ def _ref_links(site: Site, graph: rdx.Graph, path: str, lines: list[str], budget
     links: dict[int, list[Link]] = {}
     goto_path = urllib.parse.quote(site.rel(path) or "", safe="/")
     deadline = time.perf_counter() + budget
+    targets: dict[str, rdx.Declaration | None] = {}  # Other languages' uses, by declaration name.
     for ref in site.references.of(graph, path):
         handle = ref.handle
         link: tuple[str, str, str] | None = None
         goto = f"/goto?path={goto_path}&line={ref.line}&col={ref.start}"
-        if isinstance(handle, rdx.ConstantReference):
+        if isinstance(handle, rdx.Use):
+            name = handle.declaration or ""
+            if name not in targets:
+                targets[name] = graph.get(name)
+            decl = targets[name]
+            if decl is not None:
+                link = (site.target_url(decl), "ref", f"{decl.kind} {decl.name}")
+        elif isinstance(handle, rdx.ConstantReference):
             decl = handle.declaration
             if decl is not None:
                 link = (site.target_url(decl), "ref", f"{decl.kind} {decl.name}")
@@ -358,7 +370,7 @@ def file_page(site: Site, rel: str) -> HTMLResponse:
     text = data.decode("utf-8", "replace").replace("\r\n", "\n")
     lines = text.split("\n")
     big = len(data) > BIG_FILE
-    with site.workspace._lock:
+    with site.workspace.lock:
         revision = graph.revision
         links = _ref_links(site, graph, path, lines, LINK_BUDGET / 3 if big else LINK_BUDGET)
         outline, counts = _definitions(site, graph, path, lines, links, COUNT_BUDGET / 3 if big else COUNT_BUDGET)
@@ -423,7 +435,7 @@ def declaration_page(site: Site, name: str, params: Any) -> HTMLResponse:
         raise PageError(400, "a declaration name is 1 to 1000 characters long", "search for it instead")
     offset = _int(params, "refs", 0, 0, 10_000_000)
     graph = site.graph()
-    with site.workspace._lock:
+    with site.workspace.lock:
         decl = graph.get(name)
         if decl is None:
             named = graph.declarations_named(name)
@@ -485,7 +497,7 @@ def goto_page(site: Site, params: Any) -> Response:
     col = _int(params, "col", 0, 0, 10_000_000)
     path = project_path(site.root, rel)
     graph = site.graph()
-    with site.workspace._lock:
+    with site.workspace.lock:
         try:
             target = graph.definition_at(path, line, col)
         except rdx.InvalidArgumentError as exc:
@@ -503,17 +515,22 @@ def goto_page(site: Site, params: Any) -> Response:
 # -- map ---------------------------------------------------------------------------------------
 
 _KINDS = {"c", "mod", "m", "sm", "f", "st", "i", "t", "e", "const", "fld", "ty", "s"}
+_MAP_ENTRY = re.compile(r"(.+?) :(\d+)(.*)$")  # A declaration's line of the map, after its kind.
 
 
 def map_page(site: Site, params: Any) -> HTMLResponse:
     tokens = _int(params, "tokens", 2048, 256, 16384)
     focus = _text(params, "focus", 500)
+    deps = params.get("deps") or "files"
+    if deps not in ("files", "namespaces"):
+        raise PageError(400, f"deps must be files or namespaces, got {rdx.excerpt(deps)}", "leave deps out for files")
     graph = site.graph()
-    with site.workspace._lock:
+    with site.workspace.lock:
         repo_map = graph.repo_map(max_tokens=tokens, focus=focus or None)
     aliases: dict[str, str] = {}
     rows: list[dict[str, Any]] = []
     legend = ""
+    current: str | None = None  # The file whose declarations follow.
     for raw in repo_map.text.split("\n"):
         if raw.startswith("#"):
             legend += raw.lstrip("# ") + "\n"
@@ -527,52 +544,148 @@ def map_page(site: Site, params: Any) -> HTMLResponse:
         indent = len(raw) - len(raw.lstrip())
         first, _, rest = raw.strip().partition(" ")
         if first in _KINDS and rest:
-            name, _, tail = rest.partition(" ")
-            rows.append({"kind": first, "name": name, "tail": tail, "indent": indent // 2, "url": decl_url(name) if indent == 0 and graph.get(name) else None})
+            # "NAME[(signature)] :LINE tail": the name may hold spaces (a signature); its
+            # line in the file above follows.
+            m = _MAP_ENTRY.match(rest)
+            name, line, tail = (m.group(1), int(m.group(2)), m.group(3)) if m else (rest, None, "")
+            url = decl_url(name) if indent == 0 and graph.get(name) else None
+            if url is None and current is not None and line is not None:
+                url = file_url(current, line)  # A member, or a name the graph spells otherwise: its line.
+            rows.append({"kind": first, "name": name, "tail": f":{line}{tail}" if line is not None else tail, "indent": indent // 2, "url": url})
         else:
             path, _, tail = raw.strip().partition(" ")
             for alias, prefix in aliases.items():
                 if path.startswith(alias):
                     path = prefix + path[len(alias) :]
+            current = path
             rows.append({"file": path, "url": file_url(path), "tail": tail})
-    files = [r["file"] for r in rows if "file" in r][:MAP_FILES]
+    ranked = [r["file"] for r in rows if "file" in r]
+    focus_file = _focus_file(site, graph, focus)
     picture = None
-    if files:
-        with site.workspace._lock:
-            edges = _file_edges(site, graph, files)
+    if ranked or focus_file:
+        with site.workspace.lock:
+            if focus_file is not None:
+                # Around one file: what it uses and what uses it, whatever their rank.
+                edges = _focus_edges(site, graph, focus_file)
+                files = [focus_file] + sorted({f for pair in edges for f in pair} - {focus_file})
+            else:
+                files = ranked[: MAP_FILES * 2 if deps == "namespaces" else MAP_FILES]
+                edges = _file_edges(site, graph, files, set(files))
+            nodes, center = files, focus_file
+            link: Callable[[str], str] = file_url
+            if deps == "namespaces":
+                spaces = {f: _namespace_of(site, graph, f) for f in files}
+                grouped: dict[tuple[str, str], int] = {}
+                for (src, dst), count in edges.items():
+                    pair = (spaces[src], spaces[dst])
+                    if pair[0] != pair[1]:
+                        grouped[pair] = grouped.get(pair, 0) + count
+                nodes = list(dict.fromkeys(spaces[f] for f in files))
+                edges, center = grouped, spaces[focus_file] if focus_file else None
+                link = _namespace_url(graph)
         try:
-            picture = Markup(dependency_svg(files, edges, file_url)) if edges else None
+            picture = Markup(dependency_svg(nodes, edges, link, kind=deps[:-1], focus=center)) if edges or center else None
         except (OSError, ValueError, subprocess.SubprocessError):
             picture = None
     return site.page("map.html", rows=rows, tokens=tokens, focus=focus, legend=legend, revision=repo_map.revision, picture=picture,
-                     stats={"tokens": repo_map.tokens, "declarations": repo_map.declarations, "files": repo_map.files})
+                     deps=deps, focus_file=focus_file, stats={"tokens": repo_map.tokens, "declarations": repo_map.declarations, "files": repo_map.files})
 
 
-MAP_FILES = 30  # Files of the dependency picture: the map's best ranked.
+MAP_FILES = 30  # Files of the dependency picture: the map's best ranked (twice as many, grouped by namespace).
+NAMESPACE_DEPTH = 2  # Segments of a namespace in the grouped picture: Mail::Fields, not Mail::Fields::ToField.
 
 
-def _file_edges(site: Site, graph: rdx.Graph, files: list[str]) -> dict[tuple[str, str], int]:
-    """How often each of ``files`` references what another of them defines: constants, and the
-    calls whose method is known (within ``LINK_BUDGET``). The caller holds the lock."""
-    wanted = set(files)
+def _focus_file(site: Site, graph: rdx.Graph, focus: str) -> str | None:
+    """``focus`` when it names an indexed file of the project (relative path), else None."""
+    if not focus or "\x00" in focus:
+        return None
+    rel = focus.strip().strip("/")
+    try:
+        path = project_path(site.root, rel)
+    except PageError:
+        return None
+    with site.workspace.lock:
+        return site.rel(path) if graph.document(path) is not None else None
+
+
+def _namespace_of(site: Site, graph: rdx.Graph, rel: str) -> str:
+    """The namespace a file belongs to, for the grouped picture: the one most of its classes and
+    modules are in (their names cut to ``NAMESPACE_DEPTH`` segments), else for a file of
+    another language or without one, its directory (``dir/``). The caller holds the lock."""
+    document = graph.document(os.path.join(site.root, rel))
+    counts: dict[str, int] = {}
+    for definition in document.definitions if document is not None else ():
+        decl = definition.declaration
+        if decl is not None and decl.kind in ("Class", "Module") and getattr(decl, "language", "ruby") == "ruby":
+            key = "::".join(decl.name.split("::")[:NAMESPACE_DEPTH])
+            counts[key] = counts.get(key, 0) + 1
+    if counts:
+        return max(counts, key=lambda k: (counts[k], -len(k)))
+    return (os.path.dirname(rel) or ".") + "/"
+
+
+def _namespace_url(graph: rdx.Graph) -> Callable[[str], str]:
+    def url(node: str) -> str:
+        if node.endswith("/"):
+            return file_url(node.rstrip("/")) if node != "./" else "/file/"
+        return decl_url(node) if graph.get(node) is not None else "/?" + urllib.parse.urlencode({"q": node, "mode": "decl"})
+
+    return url
+
+
+def _use_target(graph: rdx.Graph, handle: Any, deadline: float) -> rdx.Declaration | None:
+    """What a reference of a file reaches: a constant's declaration, another language's use's,
+    or a call's method when its receiver is known (within ``deadline``)."""
+    if isinstance(handle, rdx.Use):
+        return graph.get(handle.declaration or "")
+    if isinstance(handle, rdx.ConstantReference):
+        return handle.declaration
+    if time.perf_counter() < deadline and handle.receiver is not None:
+        return handle.method
+    return None
+
+
+def _file_edges(site: Site, graph: rdx.Graph, files: list[str], wanted: set[str] | None) -> dict[tuple[str, str], int]:
+    """How often each of ``files`` references what another file defines (one of ``wanted``, or
+    any file of the project): constants, other languages' uses, and the calls whose method is
+    known (within ``LINK_BUDGET``). The caller holds the lock."""
     edges: dict[tuple[str, str], int] = {}
     deadline = time.perf_counter() + LINK_BUDGET
     for src in files:
         for ref in site.references.of(graph, os.path.join(site.root, src)):
-            handle = ref.handle
-            if isinstance(handle, rdx.ConstantReference):
-                target = handle.declaration
-            elif time.perf_counter() < deadline and handle.receiver is not None:
-                target = handle.method
-            else:
-                continue
+            target = _use_target(graph, ref.handle, deadline)
             if target is None:
                 continue
-            for definition in target.definitions[:8]:
-                dst = site.rel(definition.location.path)
-                if dst in wanted and dst != src:
+            places = [site.rel(d.location.path) for d in target.definitions[:8]]
+            if src in places:
+                continue  # A namespace the file opens itself (``Shop`` in ``Shop::Money``): no use of another file.
+            for dst in places:
+                if dst is not None and (wanted is None or dst in wanted):
                     edges[(src, dst)] = edges.get((src, dst), 0) + 1
     return edges
+
+
+def _focus_edges(site: Site, graph: rdx.Graph, focus: str) -> dict[tuple[str, str], int]:
+    """The files ``focus`` uses and those that use what it defines (each declaration's
+    references, within ``LINK_BUDGET``), at most ``MAP_FILES`` of each, the most used first.
+    The caller holds the lock."""
+    out = _file_edges(site, graph, [focus], None)
+    incoming: dict[tuple[str, str], int] = {}
+    document = graph.document(os.path.join(site.root, focus))
+    deadline = time.perf_counter() + LINK_BUDGET
+    seen: set[str] = set()
+    for definition in document.definitions if document is not None else ():
+        decl = definition.declaration
+        if decl is None or decl.name in seen or time.perf_counter() > deadline:
+            continue
+        seen.add(decl.name)
+        places = {site.rel(d.location.path) for d in decl.definitions}
+        for ref in graph.references_to(decl):
+            src = site.rel(ref.location.path)
+            if src is not None and src not in places:  # As in ``_file_edges``: not its own namespaces.
+                incoming[(src, focus)] = incoming.get((src, focus), 0) + 1
+    best = sorted(out.items(), key=lambda e: -e[1])[:MAP_FILES] + sorted(incoming.items(), key=lambda e: -e[1])[:MAP_FILES]
+    return dict(best)
 
 
 # -- routes ------------------------------------------------------------------------------------

@@ -133,17 +133,21 @@ def hierarchy_svg(decl: rdx.Declaration, url: Callable[[str], str]) -> str:
     return _svg(dot)
 
 
-def dependency_svg(files: list[str], edges: dict[tuple[str, str], int], url: Callable[[str], str]) -> str:
-    """Which of ``files`` (paths relative to the root, best ranked first) use which: an edge
-    from a file to the file that defines what it references, as thick as the number of
-    references. Files without an edge are left out. Every node links to its file view."""
+def dependency_svg(
+    nodes: list[str], edges: dict[tuple[str, str], int], url: Callable[[str], str], kind: str = "file", focus: str | None = None
+) -> str:
+    """Which of ``nodes`` (files relative to the root, or namespaces: ``kind``; best ranked
+    first) use which: an edge from a node to the node that defines what it references, as
+    thick as the number of references. Nodes without an edge are left out, except ``focus``,
+    which is drawn in the declaration's colour. Every node links to ``url`` of it."""
     dot = graphviz.Digraph("dependencies", graph_attr={"rankdir": "LR", "bgcolor": "transparent", "nodesep": "0.25", "ranksep": "0.6"})
     dot.attr("node", shape="box", style="rounded,filled", fillcolor="#ffffff", fontname="Helvetica", fontsize="10", color="#94a3b8")
     dot.attr("edge", color="#94a3b8", arrowsize="0.6")
-    linked = {f for pair in edges for f in pair}
-    ids = {f: f"f{i}" for i, f in enumerate(f for f in files if f in linked)}
+    linked = {f for pair in edges for f in pair} | ({focus} if focus else set())
+    ids = {f: f"f{i}" for i, f in enumerate(f for f in nodes if f in linked)}
     for f, key in ids.items():
-        dot.node(key, graphviz.escape(f), URL=url(f), tooltip=graphviz.escape(f), **{"class": "file"})
+        extra = {"color": _COLOURS["self"], "penwidth": "2"} if f == focus else {}
+        dot.node(key, graphviz.escape(f), URL=url(f), tooltip=graphviz.escape(f), **{"class": kind + (" focus" if f == focus else "")}, **extra)
     for (src, dst), count in sorted(edges.items()):
         if src in ids and dst in ids:
             dot.edge(ids[src], ids[dst], penwidth=str(min(4.0, 0.8 + count / 4)), tooltip=graphviz.escape(f"{src} uses {dst} ({count})"))

@@ -4,7 +4,10 @@ revision. It owns this cache and nothing else; it never changes the graph.
 Each file's references come from its own ``Document`` (``Document.constant_references`` and
 ``method_references``), so a file view costs what that file holds, whatever the project's
 size; a few files' lists are kept per revision (the map's picture reads thirty). What a method
-call reaches is asked only for the calls of the file shown.
+call reaches is asked only for the calls of the file shown. Other languages' files give their
+uses (``Graph.uses_in``: calls, types and bases, each with the declaration the graph resolved
+it to when it did, from tables built at resolution), so linking them costs one pass over the
+file's references, never a ``definition_at`` per token.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ class FileReference:
     line: int
     start: int
     end: int
-    handle: rdx.ConstantReference | rdx.MethodReference
+    handle: rdx.ConstantReference | rdx.MethodReference | rdx.Use  # A Use in other languages' files.
 
 
 class ReferenceIndex:
@@ -60,10 +63,20 @@ class ReferenceIndex:
     @staticmethod
     def _collect(graph: rdx.Graph, path: str) -> list[FileReference]:
         doc = graph.document(path)
-        if doc is None or doc.language != "ruby":
+        if doc is None:
             return []
         refs: list[FileReference] = []
-        for handle in [*doc.constant_references, *doc.method_references]:
+        if doc.language != "ruby":
+            for use in graph.uses_in(path):
+                where = use.location
+                # Definitions link from the file's outline (``pages._definitions``); an
+                # unresolved use has nowhere to go.
+                if use.role != "definition" and use.declaration is not None and where.start_line == where.end_line:
+                    refs.append(FileReference(where.start_line, where.start_column, where.end_column, use))
+            refs.sort(key=lambda r: (r.line, r.start, -r.end))
+            return refs
+        handles: list[rdx.ConstantReference | rdx.MethodReference] = [*doc.constant_references, *doc.method_references]
+        for handle in handles:
             loc = handle.location
             if loc.start_line != loc.end_line:
                 continue  # A name never spans lines; a call's whole span might.

@@ -116,6 +116,40 @@ def test_file_view_links_calls_and_constants_to_their_definitions(project) -> No
     assert answer.status_code == 303 and answer.headers["location"] == "/file/lib/app.rb#L18"
 
 
+POLYGLOT = {
+    "web/money.ts": "export interface Money {\n  cents: number;\n}\n\nexport function formatMoney(m: Money): string {\n  return `${m.cents}`;\n}\n",
+    "web/cart.ts": (
+        'import { Money, formatMoney } from "./money";\n\nexport class Cart {\n  constructor(private items: Money[]) {}\n'
+        "  total(): string {\n    return formatMoney(this.items[0]);\n  }\n}\n"
+    ),
+    "py/money.py": "def format_money(cents):\n    return str(cents)\n",
+    "py/cart.py": "from py.money import format_money\n\n\nclass Cart:\n    def total(self):\n        return format_money(1) + undefined_name()\n",
+}
+
+
+def _line(html: str, n: int) -> str:
+    found = re.search(rf'<span id="L{n}">(.*?)\n</span>', html)
+    assert found is not None, n
+    return found.group(1)
+
+
+def test_other_languages_names_link_to_their_definitions(tmp_path: Path) -> None:
+    """A TypeScript or Python file's calls and types that the graph resolved link to their
+    definition's line, as Ruby's do; what did not resolve stays text."""
+    with ready_workspace(tmp_path, POLYGLOT) as workspace, TestClient(build_app(workspace), base_url="http://127.0.0.1") as client:
+        ts = client.get("/file/web/cart.ts").text
+        assert re.search(r'<a class="ref" href="/file/web/money.ts#L1" title="interface Money">(<span class="\w+">)?Money(</span>)?</a>', _line(ts, 4))
+        assert re.search(r'<a class="ref" href="/file/web/money.ts#L5" title="function formatMoney">(<span class="\w+">)?formatMoney(</span>)?</a>', _line(ts, 6))
+        assert 'class="def" href="/decl/Cart"' in _line(ts, 3)  # Definitions still link to their pages.
+        py = client.get("/file/py/cart.py").text
+        line6 = _line(py, 6)
+        assert re.search(r'<a class="ref" href="/file/py/money.py#L1" title="function [\w.]*format_money">(<span class="\w+">)?format_money(</span>)?</a>', line6)
+        assert "undefined_name" in line6 and not re.search(r"undefined_name(</span>)?</a>", line6)
+        # Following a link lands on the definition's line, whose name links to its page.
+        money = client.get("/file/web/money.ts").text
+        assert 'class="def" href="/decl/formatMoney"' in _line(money, 5)
+
+
 def test_definitions_show_their_reference_counts(project) -> None:
     _, _, client = project
     html = client.get("/file/lib/app.rb").text
@@ -197,6 +231,66 @@ def test_the_old_json_paths_redirect_under_api(project) -> None:
     assert client.get("/api/declarations/Dog%23bark%28%29").json()["owner"] == "Dog"
 
 
+# (API path, the MCP tool and its arguments as an MCP client would send them): answers, paging,
+# token cuts and every kind of error (validation, unknown name, a bad regex, an unknown parameter).
+API_AS_MCP = [
+    ("/api/search?query=dog+that+barks", "search_declarations", {"query": "dog that barks"}),
+    ("/api/search?query=a&limit=2&offset=1&kind=Class", "search_declarations", {"query": "a", "limit": 2, "offset": 1, "kind": "Class"}),
+    ("/api/search?query=Do&match_mode=prefix&max_tokens=40", "search_declarations", {"query": "Do", "match_mode": "prefix", "max_tokens": 40}),
+    ("/api/search?query=dog&dependencies=false", "search_declarations", {"query": "dog", "dependencies": False}),
+    ("/api/search?query=x&limit=abc", "search_declarations", {"query": "x", "limit": "abc"}),
+    ("/api/search?query=x&match_mode=bad", "search_declarations", {"query": "x", "match_mode": "bad"}),
+    ("/api/search?query=", "search_declarations", {"query": ""}),
+    ("/api/declarations/Dog", "get_declaration", {"name": "Dog"}),
+    ("/api/declarations/Dog?max_tokens=60", "get_declaration", {"name": "Dog", "max_tokens": 60}),
+    ("/api/declarations/Dgo", "get_declaration", {"name": "Dgo"}),
+    ("/api/declarations/Dog%23bark%28%29", "get_declaration", {"name": "Dog#bark()"}),
+    ("/api/grep?pattern=bark", "search_code", {"pattern": "bark"}),
+    ("/api/grep?pattern=b.rk&regex=true&ignore_case=1&glob=*.rb&glob=!lib/use.rb&context=1&limit=2&offset=1", "search_code",
+     {"pattern": "b.rk", "regex": True, "ignore_case": True, "glob": ["*.rb", "!lib/use.rb"], "context": 1, "limit": 2, "offset": 1}),
+    ("/api/grep?pattern=(&regex=true", "search_code", {"pattern": "(", "regex": True}),
+    ("/api/grep?pattern=bark&timeout=0", "search_code", {"pattern": "bark", "timeout": 0}),
+    ("/api/stats", "codebase_stats", {}),
+    ("/api/status", "index_status", {}),
+]
+
+
+def test_the_json_api_answers_as_the_mcp_tools(project) -> None:
+    """The JSON API builds its answers with the functions behind the MCP tools, not through the
+    MCP server: the same JSON for the same question, errors included."""
+    import asyncio
+    import json
+
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from rdx_mcp import build_server
+
+    _, workspace, client = project
+    server = build_server(workspace)
+    for url, tool, arguments in API_AS_MCP:
+        response = client.get(url)
+        try:
+            expected = asyncio.run(server.call_tool(tool, arguments)).structured_content
+            assert response.status_code == 200, url
+        except ToolError as exc:
+            text = str(exc)
+            expected = json.loads(text[text.index("{") :])
+            assert response.status_code in (400, 404), url
+        body = response.json()
+        if tool == "index_status":
+            assert body.pop("last_indexed") and expected.pop("last_indexed")
+        assert body == expected, url
+
+
+def test_rdx_web_reads_no_private_name_of_the_workspace() -> None:
+    """Pages and the JSON API take the workspace's public ``lock``, never ``_lock`` and friends."""
+    for path in sorted((ROOT / "rdx_web").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                assert not (isinstance(node.value, ast.Name) and node.value.id in ("workspace", "ws")), (path, node.attr)
+                assert not (isinstance(node.value, ast.Attribute) and node.value.attr == "workspace"), (path, node.attr)
+
+
 def test_directory_listing_and_map(project) -> None:
     _, _, client = project
     listing = client.get("/file/lib").text
@@ -208,6 +302,61 @@ def test_directory_listing_and_map(project) -> None:
     svg = svg[: svg.index("</svg>")]
     assert 'xlink:href="/file/lib/use.rb"' in svg and 'xlink:href="/file/lib/app.rb"' in svg
     assert "lib/use.rb uses lib/app.rb" in svg
+
+
+NAMESPACED = {
+    "lib/shop/money.rb": "module Shop\n  module Money\n    def self.format(cents)\n      cents.to_s\n    end\n  end\nend\n",
+    "lib/shop/models/order.rb": (
+        "module Shop\n  module Models\n    class Order\n      def total\n        Shop::Money.format(1)\n      end\n\n"
+        "      def line\n        Line.new\n      end\n    end\n  end\nend\n"
+    ),
+    "lib/shop/models/line.rb": "module Shop\n  module Models\n    class Line\n      def price\n        Shop::Money.format(2)\n      end\n    end\n  end\nend\n",
+    "lib/report.rb": "class Report\n  def run\n    Shop::Models::Order.new.total\n  end\nend\n",
+    "lib/other.rb": "class Other\n  def self.alone; end\nend\n",
+}
+
+
+def _picture(html: str) -> tuple[list[str], list[str], dict[str, str]]:
+    """The dependency picture's node labels, edge tooltips and node links."""
+    svg = html[html.index('id="dependencies"') :]
+    svg = svg[: svg.index("</svg>")]
+    nodes = re.findall(r'<g id="\w+" class="node [^"]*">.*?<a xlink:href="([^"]+)"[^>]*>.*?<text[^>]*>([^<]*)</text>', svg, re.S)
+    edges = re.findall(r'<a xlink:title="([^"]+ uses [^"]+) \(\d+\)"', svg)
+    return [label for _, label in nodes], [e.replace("&#45;", "-") for e in edges], {label: url for url, label in nodes}
+
+
+def test_search_map_members_and_dependency_pictures(tmp_path: Path) -> None:
+    """The declarations found are counted; the map's member lines link to their lines; the
+    dependency picture is drawn by file or by namespace, for the project or around one file."""
+    with ready_workspace(tmp_path, NAMESPACED) as workspace, TestClient(build_app(workspace), base_url="http://127.0.0.1") as client:
+        total = len(workspace.graph().search("shop", limit=100))
+        found = client.get("/", params={"q": "shop", "mode": "decl"}).text
+        assert total > 0 and re.search(rf'<p class="count">1–{min(total, 20)} of <span id="decl-total">{total}</span> declarations</p>', found)
+
+        page = client.get("/map").text
+        # "m total :4" under lib/shop/models/order.rb, "sm format(cents) :3" under money.rb.
+        assert re.search(r'<a href="/file/lib/shop/models/order.rb#L4">total\(\)</a>', page)
+        assert re.search(r'<a href="/file/lib/shop/money.rb#L3">format\(cents\)</a>', page)
+        nodes, edges, _ = _picture(page)
+        assert "lib/report.rb uses lib/shop/models/order.rb" in edges and "lib/shop/models/line.rb uses lib/shop/money.rb" in edges
+        assert "lib/other.rb" not in nodes  # Nothing uses it and it uses nothing.
+
+        spaces = client.get("/map", params={"deps": "namespaces"}).text
+        assert '<strong class="on">namespaces</strong>' in spaces and 'href="/map?tokens=2048&amp;focus=&amp;deps=files">files</a>' in spaces
+        nodes, edges, links = _picture(spaces)
+        assert sorted(edges) == ["Report uses Shop::Models", "Shop::Models uses Shop"]
+        assert links["Shop::Models"] == "/decl/Shop%3A%3AModels"
+
+        around = client.get("/map", params={"focus": "lib/shop/models/order.rb"}).text
+        nodes, edges, _ = _picture(around)
+        assert sorted(nodes) == ["lib/report.rb", "lib/shop/models/line.rb", "lib/shop/models/order.rb", "lib/shop/money.rb"]
+        assert sorted(edges) == [
+            "lib/report.rb uses lib/shop/models/order.rb",
+            "lib/shop/models/order.rb uses lib/shop/models/line.rb",
+            "lib/shop/models/order.rb uses lib/shop/money.rb",
+        ]
+        assert 'class="node file focus"' in around
+        assert client.get("/map", params={"deps": "modules"}).status_code == 400
 
 
 def test_a_file_edited_on_disk_shows_its_new_text(tmp_path: Path) -> None:
@@ -293,3 +442,22 @@ def test_the_debian_corpus_pages(tmp_path: Path) -> None:
             assert grep.status_code == 200 and "<mark>def " in grep.text
     finally:
         workspace.stop()
+
+
+def test_the_shared_answers_take_the_mcp_tools_parameters(project) -> None:
+    """The JSON API validates against each answer's signature and MCP against its tool's: the
+    two give the same input schema, so they accept and refuse the same arguments."""
+    import asyncio
+
+    from mcp.server.mcpserver.utilities.func_metadata import func_metadata
+
+    from rdx_mcp import build_server
+    from rdx_mcp.models import compact_schema
+    from rdx_mcp.server import ANSWERS
+
+    _, workspace, _ = project
+    tools = {t.name: t for t in asyncio.run(build_server(workspace).list_tools())}
+    for name, answer in ANSWERS.items():
+        schema = func_metadata(answer, skip_names=["workspace"]).arg_model.model_json_schema(by_alias=True)
+        compact_schema(schema, output=False)
+        assert schema == tools[name].input_schema, name
