@@ -37,6 +37,7 @@ from rdx.cli.base import (
 )
 from rdx.cli.daemon import add_daemon_parser, daemon_command
 from rdx.cli.demo import add_demo_parser
+from rdx.cli.fleet import add_fleet_parser
 from rdx.cli.map import add_map_parser
 from rdx.cli.search import GREP_PARSER, add_grep_parser, add_serve_parser
 from rdx.model.errors import NotFoundError, RdxError
@@ -568,6 +569,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     add_demo_parser(sub, _index, _summary, _emit)
     add_daemon_parser(sub)
+    add_fleet_parser(sub)
     return parser
 
 

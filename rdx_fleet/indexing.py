@@ -1,0 +1,126 @@
+"""``rdx fleet index``: one Ray task per repository builds its snapshot and publishes it in the
+store (``rdx_fleet.store``); a repository whose commit has a snapshot already is skipped, a
+changed one starts warm from a copy of its current snapshot. A task killed midway leaves only
+a ``.tmp-*`` directory, never a published snapshot, and Ray runs it again. It owns the task and
+the driver loop; it never serves.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+import rdx
+from rdx_fleet.cluster import connect
+from rdx_fleet.manifest import Manifest, Repository
+from rdx_fleet.store import Store, commit_of
+
+__all__ = ["IndexResult", "build_snapshot", "index_fleet"]
+
+
+class IndexResult(msgspec.Struct, kw_only=True):
+    """What indexing one repository did: ``indexed`` or ``unchanged``."""
+
+    name: str
+    commit: str
+    status: str
+    seconds: float = 0.0
+    parsed: int = 0
+    reused: int = 0
+    declarations: int = 0
+    documents: int = 0
+    snapshot_bytes: int = 0
+
+
+def _dir_bytes(path: str) -> int:
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
+
+
+def build_snapshot(repo: Repository, store_root: str, commit: str, jobs: int | None = 1, crash_marker: str | None = None) -> IndexResult:
+    """Index ``repo`` at ``commit`` into the store (the body of the Ray task; runs anywhere
+    that sees the checkout and the store). ``crash_marker``, a test's fault injection: when
+    that file exists, it is removed and the process dies after writing half a snapshot."""
+    store = Store(store_root)
+    if store.has(repo.name, commit):
+        return IndexResult(name=repo.name, commit=commit, status="unchanged")
+    start = time.perf_counter()
+    tmp = store.scratch(repo.name, commit, store.current(repo.name))
+    try:
+        graph = rdx.Graph.open(repo.path, cache_dir=tmp, jobs=jobs)
+        if crash_marker is not None and os.path.exists(crash_marker):
+            os.remove(crash_marker)
+            os._exit(1)  # A worker lost mid-build: the snapshot is half written in tmp.
+        graph.resolve()
+        graph.save()
+        stats: dict[str, Any] = dict(graph.stats())
+        opened: dict[str, Any] = dict(graph.open_stats)
+        result = IndexResult(
+            name=repo.name, commit=commit, status="indexed", seconds=time.perf_counter() - start,
+            parsed=int(opened.get("parsed", 0)), reused=int(opened.get("reused", 0)),
+            declarations=int(stats["declarations"]), documents=int(stats["documents"]), snapshot_bytes=_dir_bytes(tmp),
+        )
+        store.publish(repo.name, commit, tmp, {**msgspec.to_builtins(result), "path": repo.path, "revision": graph.revision})
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return result
+
+
+def index_fleet(
+    manifest: Manifest,
+    *,
+    use_ray: bool = True,
+    address: str | None = None,
+    progress: Callable[[IndexResult, int, int], None] | None = None,
+    crash_marker: str | None = None,
+    max_retries: int = 3,
+) -> list[IndexResult]:
+    """Index every repository of ``manifest``: with Ray, one task each (retried when its
+    worker dies), else one after another in this process. Results in name order."""
+    store = Store(manifest.store)
+    os.makedirs(store.root, exist_ok=True)
+    for repo in manifest.repositories:
+        store.sweep(repo.name)  # Leftovers of crashed builds; no build of this fleet runs now.
+    commits = {repo.name: commit_of(repo.path) for repo in manifest.repositories}
+    results: list[IndexResult] = []
+    total = len(manifest.repositories)
+    if not use_ray:
+        for repo in manifest.repositories:
+            results.append(build_snapshot(repo, store.root, commits[repo.name], jobs=1, crash_marker=crash_marker))
+            if progress:
+                progress(results[-1], len(results), total)
+    elif all(store.has(repo.name, commits[repo.name]) for repo in manifest.repositories):
+        for repo in manifest.repositories:  # Nothing to build: no need for a cluster.
+            results.append(IndexResult(name=repo.name, commit=commits[repo.name], status="unchanged"))
+            if progress:
+                progress(results[-1], len(results), total)
+    else:
+        ray = connect(address)
+        task = ray.remote(num_cpus=1, max_retries=max_retries, retry_exceptions=False)(build_snapshot)
+        pending: dict[Any, str] = {task.remote(repo, store.root, commits[repo.name], 1, crash_marker): repo.name for repo in manifest.repositories}
+        while pending:
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                name = pending.pop(ref)
+                try:
+                    results.append(ray.get(ref))
+                except Exception as exc:
+                    raise rdx.InternalError(f"indexing repository {rdx.excerpt(name)} failed: {rdx.excerpt(str(exc), 300)}") from None
+                if progress:
+                    progress(results[-1], len(results), total)
+    for result in results:
+        if result.status == "unchanged" and store.current(result.name) != result.commit:
+            store.set_current(result.name, result.commit)  # Back to a commit indexed before.
+    return sorted(results, key=lambda r: r.name)
+
+
+def print_progress(result: IndexResult, done: int, total: int) -> None:
+    """One line per repository on stderr: what happened and the overall count."""
+    what = "unchanged" if result.status == "unchanged" else f"{result.documents} files ({result.parsed} parsed), {result.declarations} declarations, {result.seconds:.2f}s"
+    print(f"[{done}/{total}] {result.name} @ {result.commit[:12]}: {what}", file=sys.stderr)

@@ -1,0 +1,78 @@
+"""Deterministic merging of the shards' answers (pure functions over the tools' outputs).
+
+- grep: repositories in name order, each in its own path and line order; exact global paging.
+- ranked search: the shards' ranks interleaved (rank 1 of every repository, in name order, then
+  rank 2, ...): a shard's scores are not comparable with another's, its order is.
+- references: the union, without duplicates (a gem's uses seen from two graphs), in repository,
+  path, line and column order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["interleave", "merge_grep", "merge_references", "own", "page_meta"]
+
+
+def page_meta(total: int, offset: int, limit: int, shown: int) -> dict[str, Any]:
+    end = offset + shown
+    return {"total": total, "offset": offset, "limit": limit, "next_offset": end if end < total else None}
+
+
+def merge_grep(shards: list[dict[str, Any]], offset: int, limit: int) -> dict[str, Any]:
+    """One page of the concatenation of every shard's lines; each shard must hold its lines
+    from its own offset ``shard["_from"]`` on."""
+    lines: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    start = 0
+    total = 0
+    for shard in shards:
+        total += shard["total"]
+        index = start + shard["_from"]
+        for f in shard["files"]:
+            for line in f["lines"]:
+                if offset <= index < offset + limit:
+                    lines.append((f, line))
+                index += 1
+        start += shard["total"]
+    files: list[dict[str, Any]] = []
+    for f, line in lines:
+        if not files or (files[-1]["repository"], files[-1]["path"]) != (f["repository"], f["path"]):
+            files.append({"repository": f["repository"], "path": f["path"], "language": f["language"], "lines": []})
+        files[-1]["lines"].append(line)
+    return {
+        **page_meta(total, offset, limit, len(lines)),
+        "matched_files": sum(s.get("matched_files", 0) for s in shards),
+        "complete": all(s.get("complete", True) for s in shards),
+        "files": files,
+    }
+
+
+def own(items: list[dict[str, Any]], shard: str, served: set[str]) -> list[dict[str, Any]]:
+    """``items`` without those that lie in another served repository: a gem that repository
+    builds, which its own shard answers (so the fleet lists each declaration once)."""
+    return [i for i in items if i.get("repository") in (None, shard) or i.get("repository") not in served]
+
+
+def interleave(shards: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Rank 1 of each shard (in the given order), then rank 2, ..."""
+    out: list[dict[str, Any]] = []
+    depth = max((len(s) for s in shards), default=0)
+    for rank in range(depth):
+        out += [s[rank] for s in shards if rank < len(s)]
+    return out
+
+
+def merge_references(shards: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every reference once, as ``{repository, path, at, name, certain, receiver?}``, sorted."""
+    seen: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for shard in shards:
+        for f in shard["files"]:
+            for ref in f["refs"]:
+                key = (f["repository"] or "", f["path"], ref["at"])
+                seen.setdefault(key, {"repository": f["repository"], "path": f["path"], **ref})
+
+    def order(r: dict[str, Any]) -> tuple[str, str, int, int]:
+        line, col = r["at"].split("-")[0].split(":")
+        return (r["repository"] or "", r["path"], int(line), int(col))
+
+    return sorted(seen.values(), key=order)
