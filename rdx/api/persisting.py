@@ -118,6 +118,8 @@ class Persistent:
 
         def _project_roots(self) -> ProjectRoots | None: ...
 
+        def _root_order(self) -> tuple[list[str], list[str]]: ...
+
         def _publish(self, state: ResolvedState, foreign: ForeignState | None, changed: set[str] | None) -> View: ...
 
     @classmethod
@@ -182,12 +184,8 @@ class Persistent:
             if prev is None or prev.uri != entry.uri:
                 stale.append(entry)
                 continue
-            try:
-                st = os.stat(entry.path)
-            except OSError:
-                stale.append(entry)  # Discovery reports the problem.
-                continue
-            if st.st_size == prev.size and st.st_mtime_ns == prev.mtime_ns:
+            # The walk has just stat'ed the file (``FileEntry.size``/``mtime_ns``): no second stat.
+            if entry.size == prev.size and entry.mtime_ns == prev.mtime_ns:
                 reused.append(prev)
                 continue
             # Touched but maybe not changed: compare the content hash before parsing again.
@@ -196,7 +194,7 @@ class Persistent:
             except OSError:
                 same = False
             if same:
-                reused.append(msgspec.structs.replace(prev, mtime_ns=st.st_mtime_ns, size=st.st_size))
+                reused.append(msgspec.structs.replace(prev, mtime_ns=entry.mtime_ns, size=entry.size))
             else:
                 stale.append(entry)
         for result in reused:

@@ -16,7 +16,7 @@ import os
 
 import msgspec
 
-from rdx.cache.envelope import Damaged, open_envelope, seal
+from rdx.cache.envelope import FORMAT, Damaged, open_envelope, seal
 from rdx.cache.snapshot import discovery_fingerprint, unwritable, write_atomically
 from rdx.model.records import FileResult
 
@@ -44,7 +44,8 @@ def gem_cache_dir() -> str:
 
 
 def _file_name(gem_key: str, locations: tuple[str, ...]) -> tuple[str, str]:
-    key = hashlib.blake2b("\0".join((discovery_fingerprint(), gem_key, *locations)).encode(), digest_size=8).hexdigest()
+    # The envelope's format is in the key: an entry another format wrote is a miss, not damage.
+    key = hashlib.blake2b("\0".join((discovery_fingerprint(), str(FORMAT), gem_key, *locations)).encode(), digest_size=8).hexdigest()
     return f"{gem_key}-{key}.msgpack", key
 
 

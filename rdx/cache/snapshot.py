@@ -174,7 +174,7 @@ def discard(path: str) -> None:
         pass
 
 
-def _decoded(decoder: msgspec.msgpack.Decoder[T], raw: msgspec.Raw) -> T:
+def _decoded(decoder: msgspec.msgpack.Decoder[T], raw: memoryview) -> T:
     """Decode a verified payload; raises ``Damaged`` when it still does not decode (a payload
     of another shape under the same format)."""
     try:

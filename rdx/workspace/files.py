@@ -101,6 +101,14 @@ def path_to_uri(path: str) -> str:
     return "file://" + quote(os.fsencode(absolute), safe="/")
 
 
+def _uri_of_absolute(path: str) -> str:
+    """``path_to_uri`` of a path the walk built: absolute and normal already (the root made
+    absolute, then names joined), so ``abspath`` would return it unchanged."""
+    if _PLAIN_PATH.fullmatch(path):
+        return "file://" + path
+    return path_to_uri(path)
+
+
 def uri_to_path(uri: str) -> str | None:
     if uri.startswith("file://"):
         from urllib.parse import unquote, urlparse
@@ -199,11 +207,14 @@ def collect_files(
         return rel.replace(os.sep, "/")
 
     def wanted(path: str, size: int) -> bool:
-        rel = relative(path, base, prefix)
-        if include is not None and not include.match_file(rel):
-            return False
-        if exclude is not None and exclude.match_file(rel):
-            return False
+        # The path relative to ``base`` only matters to the globs: a root other than ``base``
+        # (every gem of a multi-root project) would pay ``relpath`` for each of its files.
+        if include is not None or exclude is not None:
+            rel = relative(path, base, prefix)
+            if include is not None and not include.match_file(rel):
+                return False
+            if exclude is not None and exclude.match_file(rel):
+                return False
         if limit is not None and size > limit:
             if not is_source_file(os.path.basename(path)):
                 return False
@@ -300,14 +311,14 @@ def collect_files(
                 if config is not None and not wanted(full, st.st_size):
                     continue
                 seen_files.add(real)
-                result.files.append(FileEntry(full, path_to_uri(full), st.st_size, st.st_mtime_ns, roots.real))
+                result.files.append(FileEntry(full, _uri_of_absolute(full), st.st_size, st.st_mtime_ns, roots.real))
         subdirs.sort(reverse=True)
         stack.extend(subdirs)
     for full, real, st in sorted(linked_files):
         if real in seen_files or (config is not None and not wanted(full, st.st_size)):
             continue
         seen_files.add(real)
-        result.files.append(FileEntry(full, path_to_uri(full), st.st_size, st.st_mtime_ns, roots.real))
+        result.files.append(FileEntry(full, _uri_of_absolute(full), st.st_size, st.st_mtime_ns, roots.real))
     result.files.sort(key=lambda f: f.path)
     return result
 
