@@ -23,7 +23,7 @@ import time
 
 from rdx_resident import wire
 
-__all__ = ["SERVED", "daemon_main", "main", "plan_command"]
+__all__ = ["SERVED", "daemon_main", "main", "plan_command", "project_of"]
 
 # Commands the server answers: questions about one project's graph or text. ``index`` and
 # ``stats`` report how the index was opened and timed, which is the in-process run's own story.
@@ -115,8 +115,8 @@ def _read_small(path: str) -> bytes | None:
         os.close(fd)
 
 
-def _project_of(path: str | None) -> str:
-    """Where ``rdx grep`` looks for its project (the same rule as ``rdx.cli.search``): the
+def project_of(path: str | None) -> str:
+    """Where ``rdx grep`` looks for its project (``rdx.cli.search`` uses this function): the
     nearest enclosing directory with ``.rdx`` or ``.git``; else the current directory when the
     path is inside it; else the path. The server checks the answer against its own."""
     start = os.path.abspath(path or ".")
@@ -180,7 +180,7 @@ def plan_command(args: list[str]) -> tuple[str, str | None] | None:
             return None
         if not 0 < timeout <= MAX_SERVED_GREP_SECONDS:
             return None
-        project = project_option or _project_of(positionals[1] if len(positionals) > 1 else None)
+        project = project_option or project_of(positionals[1] if len(positionals) > 1 else None)
     elif command == "map":
         path = positionals[0] if positionals else "."
         if project_option is not None and path not in (".", project_option):

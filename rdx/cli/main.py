@@ -40,6 +40,7 @@ from rdx.cli.demo import add_demo_parser
 from rdx.cli.fleet import add_fleet_parser
 from rdx.cli.map import add_map_parser
 from rdx.cli.search import GREP_PARSER, add_grep_parser, add_serve_parser
+from rdx.cli.tree import add_tree_parser
 from rdx.model.errors import NotFoundError, RdxError
 
 __all__ = ["main"]
@@ -570,6 +571,7 @@ def _build_parser() -> argparse.ArgumentParser:
     add_demo_parser(sub, _index, _summary, _emit)
     add_daemon_parser(sub)
     add_fleet_parser(sub)
+    add_tree_parser(sub)
     return parser
 
 

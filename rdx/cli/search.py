@@ -15,6 +15,7 @@ import msgspec
 import rdx
 from rdx.cli.base import EXIT_ERROR, NotServed, Usage, cache_choice, held_graph, warn_about_cache
 from rdx.search.grep import GREP_TIMEOUT
+from rdx_resident.client import project_of
 
 __all__ = ["GREP_PARSER", "add_grep_parser", "add_serve_parser", "cmd_grep", "cmd_serve"]
 
@@ -23,23 +24,6 @@ MAX_SERVED_GREP_SECONDS = 60.0
 
 # The grep parser, kept so ``main`` can parse grep's options between its positionals.
 GREP_PARSER: list[argparse.ArgumentParser] = []
-
-
-def _project_of(path: str | None) -> str:
-    """The project a path belongs to: the nearest enclosing directory holding a ``.rdx``
-    cache or a ``.git``; else the current directory when the path is inside it; else the path."""
-    start = os.path.abspath(path or ".")
-    here = start if os.path.isdir(start) else os.path.dirname(start)
-    probe = here
-    while True:
-        if os.path.isdir(os.path.join(probe, ".rdx")) or os.path.exists(os.path.join(probe, ".git")):
-            return probe
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            break
-        probe = parent
-    cwd = os.getcwd()
-    return cwd if here == cwd or here.startswith(cwd.rstrip(os.sep) + os.sep) else here
 
 
 def _shown(path: str, project: str) -> str:
@@ -56,7 +40,7 @@ def cmd_grep(args: argparse.Namespace) -> int:
         raise Usage(f"--limit must be at least 0, got {args.limit}")
     if not 0 <= args.timeout < 1e9:
         raise Usage(f"--timeout must be a number of seconds (0: no limit), got {args.timeout}")
-    project = args.project or _project_of(args.path)
+    project = args.project or project_of(args.path)
     cache = cache_choice(args)
     searcher: rdx.Graph | rdx.TextSearch
     held = held_graph(project, cache)
