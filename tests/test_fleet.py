@@ -20,6 +20,10 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
+# Ray's start and a fleet of actors take a minute and more: make test runs these, make check the
+# fleet's units (tests/test_fleet_units.py).
+pytestmark = pytest.mark.slow
+
 import rdx  # noqa: E402
 from rdx_fleet.cluster import connect  # noqa: E402
 from rdx_fleet.fleet import Fleet  # noqa: E402

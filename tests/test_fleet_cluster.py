@@ -12,6 +12,10 @@ from typing import Any
 import pytest
 
 ray = pytest.importorskip("ray")
+
+# Ray's start and a fleet of actors take a minute and more: make test runs these, make check the
+# fleet's units (tests/test_fleet_units.py).
+pytestmark = pytest.mark.slow
 from ray.cluster_utils import Cluster  # noqa: E402
 
 from rdx_fleet.fleet import Fleet  # noqa: E402

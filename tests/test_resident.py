@@ -168,6 +168,7 @@ def test_every_served_command_prints_what_the_in_process_command_prints(client, 
     assert len(client.servers()) == 1  # One server for the project, reused by every command.
 
 
+@pytest.mark.slow
 def test_relative_paths_and_grep_from_a_subdirectory(client, small, capsys, monkeypatch):
     lib = small / "lib"
     client.run("daemon", "start", str(small))
@@ -203,6 +204,7 @@ def test_edits_are_seen_by_the_very_next_command(client, small, capsys, monkeypa
     assert _pids(client) == {pid}  # all through the same server
 
 
+@pytest.mark.slow
 def test_edits_on_the_example_project(client, tmp_path, capsys, monkeypatch):
     root = tmp_path / "example"
     shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".rdx", "__pycache__"))
@@ -215,6 +217,7 @@ def test_edits_on_the_example_project(client, tmp_path, capsys, monkeypatch):
     check_same(client, capsys, monkeypatch, tmp_path, "refs", "Shop::Pricing#price_with_vat()", "-p", str(root))
 
 
+@pytest.mark.slow
 def test_the_output_is_the_in_process_programs_byte_for_byte(client, small):
     """Against ``python -m rdx.cli.main`` as a process of its own (its own encoding and
     buffering), stdout and stderr captured apart and together."""
@@ -240,6 +243,7 @@ def test_the_client_imports_nothing_of_rdx_when_the_server_answers(client, small
     assert heavy == [] and "rdx_resident.client" in modules
 
 
+@pytest.mark.slow
 def test_start_reuse_status_and_stop(client, small):
     p = str(small)
     code, out, _ = client.run("daemon", "start", p)
@@ -259,6 +263,7 @@ def test_start_reuse_status_and_stop(client, small):
     assert not os.path.exists(again["socket"])
 
 
+@pytest.mark.slow
 def test_a_stale_socket_is_replaced(client, small):
     code, _, _ = client.run("daemon", "start", str(small))
     (server,) = client.servers()
@@ -273,6 +278,7 @@ def test_a_stale_socket_is_replaced(client, small):
     assert len(client.servers()) == 1
 
 
+@pytest.mark.slow
 def test_a_crashed_server_is_replaced_cleanly(client, small, capsys, monkeypatch):
     p = str(small)
     check_same(client, capsys, monkeypatch, small, "show", "App::User", "-p", p)
@@ -284,6 +290,7 @@ def test_a_crashed_server_is_replaced_cleanly(client, small, capsys, monkeypatch
     assert new != pid
 
 
+@pytest.mark.slow
 def test_a_first_grep_runs_in_process_while_the_server_starts(client, small, capsys, monkeypatch):
     code, out, _ = client.run("grep", "Model", "-p", str(small))
     assert code == 0 and out.count(b"Model") == 3
@@ -292,6 +299,7 @@ def test_a_first_grep_runs_in_process_while_the_server_starts(client, small, cap
     check_same(client, capsys, monkeypatch, small, "grep", "Model", "-p", str(small))
 
 
+@pytest.mark.slow
 def test_clients_racing_to_start_it_share_one_server(client, small):
     procs = [client.start("show", "App::User", "-p", str(small)) for _ in range(4)]
     results = [p.communicate(timeout=300) + (p.returncode,) for p in procs]
@@ -301,6 +309,7 @@ def test_clients_racing_to_start_it_share_one_server(client, small):
     assert int(server["requests"]) >= 4
 
 
+@pytest.mark.slow
 def test_several_clients_at_once_are_all_answered(client, small):
     client.run("daemon", "start", str(small))
     commands = [("show", "App::User"), ("refs", "App::Model"), ("grep", "Model"), ("search", "model")] * 3
@@ -329,6 +338,7 @@ def test_an_idle_server_exits(tmp_path, small):
         c.stop_all()
 
 
+@pytest.mark.slow
 def test_a_configuration_change_gets_a_fresh_server(client, small, capsys, monkeypatch):
     p = str(small)
     client.run("daemon", "start", p)
