@@ -168,3 +168,32 @@ def test_the_diagnostic_names_the_method_and_the_namespace() -> None:
     assert diagnostic.code == "mixin-in-block" and diagnostic.severity == "info"
     assert "'on_load'" in diagnostic.message and "Shop" in diagnostic.message
     assert all(not d.mixins for d in result.definitions)
+
+
+def test_mixins_in_refine_blocks_change_no_ancestors(tmp_path: Path) -> None:
+    """``refine X do include M end`` (Sequel's core_refinements: ``send include_meth, M`` where
+    ``include_meth`` is ``:import_methods`` or ``:include``) acts on an anonymous refinement
+    module, never on X: String's and Symbol's chains stay Ruby's, whether or not the
+    refinement is activated with ``using``."""
+    check_against_ruby(
+        tmp_path,
+        {
+            "a.rb": """
+            module AliasMethods; end
+            module CastMethods; end
+            module CoreRefinements
+              include_meth = RUBY_VERSION >= '3.1' ? :import_methods : :include
+              refine String do
+                send include_meth, AliasMethods
+                send include_meth, CastMethods
+              end
+              refine Symbol do
+                include CastMethods
+                prepend AliasMethods
+              end
+            end
+            using CoreRefinements
+            """
+        },
+        targets=["String", "Symbol", "CoreRefinements"],
+    )
