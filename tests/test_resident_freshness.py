@@ -29,12 +29,24 @@ def tree(tmp_path: Path) -> Path:
     return root
 
 
-def scanned(root: Path) -> Freshness:
-    config = load_config(str(root))
-    f = Freshness([str(root)], keeps=lambda path: config.keeps(path, str(root)))
-    f.watch_restart([str(root / "rdx.toml")])
-    f.scan(e.path for e in walk_every_file([str(root)], load_config(str(root))))
-    return f
+@pytest.fixture(params=["stat", "inotify"])
+def scanned(request):
+    """Record a project as the server does. ``stat``: every sweep compares every file;
+    ``inotify``: after one full sweep, sweeps read only what inotify's events name (the
+    server's way on Linux); both must find the same changes."""
+
+    def scan(root: Path) -> Freshness:
+        config = load_config(str(root))
+        f = Freshness([str(root)], keeps=lambda path: config.keeps(path, str(root)))
+        f.watch_restart([str(root / "rdx.toml")])
+        f.scan(e.path for e in walk_every_file([str(root)], load_config(str(root))))
+        if request.param == "inotify":
+            assert f.listen()
+            assert f.sweep() == ([], None)  # the one full sweep; events from here on
+            assert f.journal is not None
+        return f
+
+    return scan
 
 
 def touch(path: Path, text: str) -> None:
@@ -53,11 +65,11 @@ def check_sweep(f: Freshness, expected: list[Path], restart: bool = False) -> No
         assert f.sweep() == ([], None)  # recorded: the next sweep finds nothing
 
 
-def test_nothing_changed_nothing_to_refresh(tree):
+def test_nothing_changed_nothing_to_refresh(tree, scanned):
     check_sweep(scanned(tree), [])
 
 
-def test_edits_additions_and_removals(tree):
+def test_edits_additions_and_removals(tree, scanned):
     f = scanned(tree)
     touch(tree / "lib" / "a.rb", "class A; def x; end; end\n")
     check_sweep(f, [tree / "lib" / "a.rb"])
@@ -77,7 +89,7 @@ def test_edits_additions_and_removals(tree):
     check_sweep(f, [])  # skipped directories are not the project's
 
 
-def test_a_file_the_walk_skipped_is_watched_too(tree):
+def test_a_file_the_walk_skipped_is_watched_too(tree, scanned):
     write(tree / "rdx.toml", 'max_file_size = 10\nexclude = ["doc/**"]\n')
     write(tree / "lib" / "big.rb", "class Big; def x; end; end\n")  # too large: not indexed
     write(tree / "doc" / "x.rb", "class X; end\n")  # excluded
@@ -87,7 +99,7 @@ def test_a_file_the_walk_skipped_is_watched_too(tree):
     check_sweep(f, [tree / "lib" / "big.rb"])
 
 
-def test_new_directories_are_seen_under_include_globs(tree):
+def test_new_directories_are_seen_under_include_globs(tree, scanned):
     write(tree / "rdx.toml", 'include = ["lib/**/*.rb"]\n')
     (tree / "lib" / "later").mkdir()
     f = scanned(tree)
@@ -97,7 +109,7 @@ def test_new_directories_are_seen_under_include_globs(tree):
     check_sweep(f, [tree / "lib" / "later" / "l.rb", tree / "lib" / "new", tree / "lib" / "new" / "n.rb"])
 
 
-def test_changes_that_need_a_fresh_server(tree):
+def test_changes_that_need_a_fresh_server(tree, scanned):
     f = scanned(tree)
     write(tree / "rdx.toml", 'exclude = ["README.md"]\n')
     check_sweep(f, [], restart=True)
@@ -109,7 +121,7 @@ def test_changes_that_need_a_fresh_server(tree):
     check_sweep(f, [], restart=True)
 
 
-def test_the_watch_loop_and_the_sweep_apply_each_change_once(tree):
+def test_the_watch_loop_and_the_sweep_apply_each_change_once(tree, scanned):
     f = scanned(tree)
     a = tree / "lib" / "a.rb"
     touch(a, "class A; def y; end; end\n")
@@ -124,3 +136,49 @@ def test_the_watch_loop_and_the_sweep_apply_each_change_once(tree):
     assert f.note([str(new)]) == ([str(new)], None)
     check_sweep(f, [])
     assert f.note([str(tree / "lib" / ".gitignore")])[1] is not None
+
+
+def test_with_inotify_a_sweep_looks_only_at_what_changed(tmp_path, monkeypatch):
+    """The point of ``listen``: on a project of many files, a sweep after one edit stats that
+    file (and its directory), not every file; with nothing changed it stats nothing but the
+    restart paths nothing can watch."""
+    import rdx.cli.freshness as freshness
+
+    root = tmp_path / "p"
+    for i in range(300):
+        write(root / "lib" / f"d{i % 10}" / f"f{i}.rb", f"class F{i}; end\n")
+    f = Freshness([str(root)])
+    f.watch_restart([str(root / "rdx.toml")])
+    f.scan(e.path for e in walk_every_file([str(root)], load_config(str(root))))
+    assert f.listen() and f.sweep() == ([], None)
+    calls: list[str] = []
+    real = freshness._sig
+    monkeypatch.setattr(freshness, "_sig", lambda path: calls.append(path) or real(path))
+    assert f.sweep() == ([], None) and calls == []
+    edited = root / "lib" / "d3" / "f13.rb"
+    touch(edited, "class F13; def x; end; end\n")
+    assert f.sweep() == ([str(edited)], None)
+    assert set(calls) <= {str(edited), str(edited.parent)}
+    calls.clear()
+    write(root / "lib" / "d4" / "new.rb", "class New; end\n")
+    assert f.sweep() == ([str(root / "lib" / "d4" / "new.rb")], None)
+    assert len(calls) < 5
+
+
+def test_an_overflowed_queue_means_one_full_sweep_then_events_again(tree, monkeypatch):
+    """When the kernel dropped events (queue overflow), the next sweep compares everything,
+    with the watches set up again first, and later sweeps go back to events."""
+    config = load_config(str(tree))
+    f = Freshness([str(tree)], keeps=lambda path: config.keeps(path, str(tree)))
+    f.scan(e.path for e in walk_every_file([str(tree)], config))
+    assert f.listen() and f.sweep() == ([], None)
+    first = f.journal
+    # Lose an edit's event, as an overflow would, and mark the queue overflowed.
+    touch(tree / "lib" / "a.rb", "class A; def lost; end; end\n")
+    first.pending()
+    first.broken = True
+    assert f.sweep() == ([str(tree / "lib" / "a.rb")], None)  # the full sweep finds it
+    assert f.journal is not None and f.journal is not first
+    touch(tree / "lib" / "b.rb", "class B; def z; end; end\n")
+    assert f.sweep() == ([str(tree / "lib" / "b.rb")], None)
+    assert not f.journal.broken and f.journal is not None

@@ -17,6 +17,15 @@ its graph; it reports a reason (``restart``), exits and the client starts a fres
 Stat first, read after: a file changed again while it was being read has a newer stat than
 the one recorded, so the next sweep reads it again. The server calls all of this under the
 lock that the watch loop's updates take.
+
+Statting every file costs tens of milliseconds on a project of thousands of files, on every
+command. So on Linux, once the first sweep has compared everything, the server ``listen``s: an
+inotify watch on every recorded directory (and on the directories holding the restart paths).
+The kernel queues an event before the write that caused it returns, so a sweep only has to
+read the queue without waiting (``Journal.pending``) and look at the paths named there: no
+event, nothing changed. A full sweep comes back whenever the queue overflowed, a watch could
+not be added (the user's watch limit) or inotify is missing; restart paths in directories
+that cannot be watched are statted every time.
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ from collections.abc import Callable, Iterable
 from rdx.search.text_workspace import any_file
 from rdx.workspace.files import SKIPPED_DIRS, is_indexed_path
 
-__all__ = ["Freshness"]
+__all__ = ["Freshness", "Journal"]
 
 # (mtime, ctime, size, inode) of a path, or None when there is nothing there.
 Sig = tuple[int, int, int, int] | None
@@ -48,6 +57,68 @@ def _listing(directory: str) -> frozenset[str] | None:
         return None
 
 
+class Journal:
+    """inotify watches on directories and the paths their events name (see the module
+    docstring). ``broken`` once anything may have been missed: then the owner sweeps in full."""
+
+    def __init__(self) -> None:
+        from inotify_simple import INotify, flags  # Linux only; the caller falls back to sweeps
+
+        self._flags = flags
+        self._inotify = INotify(nonblocking=True)
+        self._mask = (
+            flags.MODIFY | flags.ATTRIB | flags.CLOSE_WRITE | flags.CREATE | flags.DELETE | flags.MOVED_FROM | flags.MOVED_TO
+            | flags.DELETE_SELF | flags.MOVE_SELF | flags.DONT_FOLLOW | flags.ONLYDIR
+        )
+        self.dirs: dict[int, str] = {}  # watch descriptor -> directory
+        self.watched: set[str] = set()
+        self.broken = False
+
+    def watch(self, directory: str) -> bool:
+        """Watch ``directory``'s entries; False if it cannot be watched (gone, not a
+        directory, or the watch limit reached)."""
+        if directory in self.watched:
+            return True
+        try:
+            wd = self._inotify.add_watch(directory, self._mask)
+        except OSError:
+            return False
+        old = self.dirs.get(wd)
+        if old is not None:  # The same directory, moved: its watch went with it.
+            self.watched.discard(old)
+        self.dirs[wd] = directory
+        self.watched.add(directory)
+        return True
+
+    def pending(self) -> set[str]:
+        """The paths named by the events queued so far (a directory's own path for its
+        deletion or move), without waiting. Sets ``broken`` on an overflow."""
+        out: set[str] = set()
+        flags = self._flags
+        try:
+            events = self._inotify.read(timeout=0)
+        except OSError:
+            self.broken = True
+            return out
+        for event in events:
+            if event.mask & flags.Q_OVERFLOW:
+                self.broken = True
+                continue
+            directory = self.dirs.get(event.wd)
+            if directory is None:
+                continue
+            if event.mask & flags.IGNORED:  # The directory is gone: its watch went with it.
+                del self.dirs[event.wd]
+                self.watched.discard(directory)
+                out.add(directory)
+                continue
+            out.add(os.path.join(directory, event.name) if event.name else directory)
+        return out
+
+    def close(self) -> None:
+        self._inotify.close()
+
+
 class Freshness:
     """The recorded state of a project's files (see the module docstring)."""
 
@@ -61,6 +132,12 @@ class Freshness:
         self.children: dict[str, frozenset[str]] = {}
         # Paths whose change means a new server (configuration, ignore files, gems, code).
         self.restart: dict[str, Sig] = {}
+        # Once ``listen`` ran: the events that stand in for a full sweep; and the restart
+        # paths whose directories it could not watch (statted on every sweep).
+        self.journal: Journal | None = None
+        self._unwatched_restart: set[str] = set()
+        self._listening = False
+        self._full_next = False
 
     def _root_of(self, path: str) -> str | None:
         for root in self.roots:
@@ -86,7 +163,42 @@ class Freshness:
         """Record ``paths`` (which may not exist yet) as ones whose change means a new server;
         a path recorded already keeps the state first recorded."""
         for path in paths:
-            self.restart.setdefault(os.path.abspath(path), _sig(path))
+            path = os.path.abspath(path)
+            if path not in self.restart:
+                self.restart[path] = _sig(path)
+                if self.journal is not None and not self.journal.watch(os.path.dirname(path)):
+                    self._unwatched_restart.add(path)
+
+    def listen(self) -> bool:
+        """From now on, sweep by inotify events (see the module docstring): watch every
+        recorded directory and the restart paths' directories. The next sweep still compares
+        everything (a change before a watch existed has no event); later ones read only what
+        the events name. Returns whether the watches are in place; where inotify is missing or
+        the watch limit is reached, every sweep stays a full one."""
+        self._listening = True
+        self._full_next = True
+        return self._arm()
+
+    def _arm(self) -> bool:
+        if self.journal is not None:
+            return True
+        try:
+            journal = Journal()
+        except (ImportError, OSError):
+            self._listening = False
+            return False
+        if not all(journal.watch(d) for d in self.dirs):
+            journal.close()
+            self._listening = False  # The watch limit: no use trying again on every sweep.
+            return False
+        self.journal = journal
+        self._unwatched_restart = {p for p in self.restart if not journal.watch(os.path.dirname(p))}
+        return True
+
+    def close(self) -> None:
+        if self.journal is not None:
+            self.journal.close()
+            self.journal = None
 
     def scan(self, files: Iterable[str]) -> None:
         """Record ``files`` (the walk's, absolute), the directories holding them up to their
@@ -125,7 +237,18 @@ class Freshness:
 
     def sweep(self) -> tuple[list[str], str | None]:
         """Compare everything recorded with the disk: (paths to refresh, sorted; a reason to
-        restart or None). The record is updated to what was found."""
+        restart or None). The record is updated to what was found. When ``listen`` ran, only
+        the paths the queued events name are compared."""
+        if self._listening:
+            journal = self.journal
+            if journal is not None:
+                touched = journal.pending()  # Drained before the comparison below, if it runs.
+                if not journal.broken and not self._full_next:
+                    return self._sweep_touched(touched)
+                if journal.broken:  # An overflow: something may have been missed.
+                    self.close()
+            self._full_next = False
+            self._arm()  # Watches first, then everything compared: no change falls between.
         for path, old in self.restart.items():
             if _sig(path) != old:
                 return [], f"{path} changed"
@@ -141,6 +264,27 @@ class Freshness:
             reason = self._rescan(d, out)
             if reason is not None:
                 return [], reason
+        return sorted(out), None
+
+    def _sweep_touched(self, touched: set[str]) -> tuple[list[str], str | None]:
+        """``sweep`` over the paths events named (and the restart paths nothing watches)."""
+        for path in self._unwatched_restart | (touched & self.restart.keys()):
+            if _sig(path) != self.restart[path]:
+                return [], f"{path} changed"
+        out: set[str] = set()
+        dirs = {p for p in touched if p in self.dirs} | {d for p in touched if (d := os.path.dirname(p)) in self.dirs}
+        for d in sorted(dirs):
+            if d in self.dirs and _sig(d) != self.dirs[d]:
+                reason = self._rescan(d, out)
+                if reason is not None:
+                    return [], reason
+        files = self.files
+        for path in touched:
+            if path in files:
+                now = _sig(path)
+                if now != files[path]:
+                    files[path] = now
+                    out.add(path)
         return sorted(out), None
 
     def note(self, paths: Iterable[str]) -> tuple[list[str], str | None]:
@@ -201,6 +345,8 @@ class Freshness:
         stack = [top]
         while stack:
             d = stack.pop()
+            if self.journal is not None and not self.journal.watch(d):
+                self.journal.broken = True  # Watched before listed: no creation slips between.
             self.dirs[d] = _sig(d)
             names = _listing(d) or frozenset()
             self.children[d] = names

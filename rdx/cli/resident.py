@@ -238,6 +238,8 @@ class Resident:
             self.freshness.watch_restart([os.path.join(root_dir, "rdx.toml"), os.path.join(root_dir, "pyproject.toml")])
             # Recorded before the graph reads a file: a change from now on is seen by a sweep.
             self.freshness.scan(e.path for e in walk_every_file([self.project], config))
+            # From the first sweep on, only what inotify names is compared (where it can).
+            self.freshness.listen()
             graph = rdx.Graph.open([self.project], cache_dir=self.cache, freeze_gc=True)
             graph.resolve()
             self.freshness.watch_restart(d.path for d in graph.documents if d.library is not None and d.path)
@@ -423,6 +425,8 @@ class Resident:
             fields["revision"] = self.graph.revision
             fields["load"] = f"{self.load_seconds:.2f} s"
             fields["files watched"] = len(self.freshness.files)
+            journal = self.freshness.journal
+            fields["re-check"] = f"inotify ({len(journal.dirs)} directories)" if journal is not None else "every file's stat"
         return "\n".join(f"{k}: {v}" for k, v in fields.items())
 
 
