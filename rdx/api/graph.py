@@ -33,7 +33,7 @@ from rdx.ruby.discover.parse import RubyParser
 from rdx.ruby.query.documents import ConstantReference, Document, MethodReference, iter_constant_references, iter_method_references
 from rdx.ruby.query.handles import Declaration, View
 from rdx.ruby.resolve.driver import Resolver
-from rdx.ruby.resolve.order import LoadOrder, keyed, place
+from rdx.ruby.resolve.order import BundledGem, LoadOrder, keyed, place
 from rdx.search.names import SearchIndex
 from rdx.search.text_workspace import ProjectText
 from rdx.search.textsearch import Greppable
@@ -48,6 +48,7 @@ from rdx.workspace.files import (
     read_regular,
     uri_to_path,
 )
+from rdx.workspace.gems import read_gemfile
 from rdx.workspace.pool import discover_files, discover_source, paused_gc
 
 __all__ = ["Graph"]
@@ -93,6 +94,8 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         self.config = WorkspaceConfig()
         # (roots, cache directory) of a graph made by ``Graph.open``.
         self._workspace: tuple[list[str], str] | None = None
+        # The project Gemfile's (mtime, size) and gems, as last read (``_bundle``).
+        self._gemfile: tuple[tuple[int, int], list[BundledGem]] | None = None
         # Fingerprint of the documents whose resolved graph was last saved or restored.
         self._saved_fingerprint: str | None = None
         self._freeze_gc = False
@@ -304,14 +307,15 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
             self._save_resolved(resolver)
             settle(self._freeze_gc)  # Before the collector is back on (see ``Graph.open``).
 
-    def _root_order(self) -> tuple[list[str], list[str]]:
-        """The project's entry points (URIs, in the order Ruby loads them) and the URI prefixes
-        of what loads last (its spec/ and test/ directories): see ``rdx.ruby.resolve.order``.
+    def _root_order(self) -> tuple[list[str], list[str], list[BundledGem]]:
+        """The project's entry points (URIs, in the order Ruby loads them), the URI prefixes
+        of what loads last (its spec/ and test/ directories) and the gems of its ``Gemfile``
+        in order (what a ``Bundler.require`` loads): see ``rdx.ruby.resolve.order``.
         Entry points come from ``rdx.toml`` (``entry_points``); without them, a Rails
         application's ``config/application.rb`` and a gem's ``lib/NAME.rb`` (for its
         ``NAME.gemspec``) are."""
         if self._workspace is None:
-            return list(self.entry_points), []
+            return list(self.entry_points), [], []
         root = self._workspace[0][0]
         entries = list(self.entry_points) or [p for p in self.config.entry_points if os.path.isfile(p)]
         if not entries:
@@ -323,7 +327,24 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
                 gemspecs = []
             entries += [main for n in gemspecs if os.path.isfile(main := os.path.join(root, "lib", n.removesuffix(".gemspec") + ".rb"))]
         late = [path_to_uri(os.path.join(root, d)) + "/" for d in ("spec", "test", "tests")]
-        return [path_to_uri(e) if "://" not in e else e for e in entries], late
+        return [path_to_uri(e) if "://" not in e else e for e in entries], late, self._bundle(root)
+
+    def _bundle(self, root: str) -> list[BundledGem]:
+        """The gems of ``root/Gemfile`` in order (``read_gemfile``), read again only when the
+        file changed; none without one."""
+        gemfile = os.path.join(root, "Gemfile")
+        try:
+            st = os.stat(gemfile)
+            stamp = (st.st_mtime_ns, st.st_size)
+            if self._gemfile is not None and self._gemfile[0] == stamp:
+                return self._gemfile[1]
+            with open(gemfile, "rb") as f:
+                source = f.read(1 << 20)
+        except OSError:
+            return []
+        gems = read_gemfile(source)
+        self._gemfile = (stamp, gems)
+        return gems
 
     def _publish(self, state: ResolvedState, foreign: ForeignState | None, changed: set[str] | None) -> View:
         """The view of a new revision; its other languages are resolved when first asked,

@@ -286,10 +286,18 @@ class MethodRef(msgspec.Struct, array_like=True, frozen=True, gc=False):
     receiver_text: str | None = None
 
 
+# The path of the Require that stands for a load-time ``Bundler.require(groups)``: the marker,
+# then the groups in parentheses (``*`` for groups that are not literal symbols, such as Rails'
+# ``*Rails.groups``). The load order reads it as requires of the Gemfile's gems, in Gemfile
+# order, at the call's place (``rdx.ruby.resolve.order``).
+BUNDLER_REQUIRE = "Bundler.require"
+
+
 class Require(msgspec.Struct, array_like=True, frozen=True, gc=False):
-    """``require``/``require_relative``/``load`` with a literal string argument. ``deferred``:
-    written in a method body, so it runs when the method is called, not while the file loads
-    (the load order does not follow it)."""
+    """``require``/``require_relative``/``load`` with a literal string argument, or a
+    ``Bundler.require`` call (``BUNDLER_REQUIRE``). ``deferred``: written in a method body, so
+    it runs when the method is called, not while the file loads (the load order does not
+    follow it)."""
 
     path: str
     relative: bool

@@ -21,6 +21,7 @@ that version with a warning (Debian ships one version of each gem). A gem instal
 from __future__ import annotations
 
 import glob
+import hashlib
 import json
 import os
 import re
@@ -29,9 +30,10 @@ import subprocess
 
 import msgspec
 
-__all__ = ["LockedGem", "InstalledGem", "GemProblem", "read_lockfile", "locate", "LOCKFILE"]
+__all__ = ["LockedGem", "InstalledGem", "GemProblem", "read_lockfile", "read_gemfile", "locate", "local_gems", "LOCKFILE", "LOCAL_GEMS"]
 
 LOCKFILE = "Gemfile.lock"
+LOCAL_GEMS = "RDX_LOCAL_GEMS"
 _SPEC_LINE = re.compile(r"^    ([A-Za-z0-9_.\-]+) \(([^)]+)\)\s*$")
 _PLATFORM = re.compile(r"^(\d[\w.]*?)(?:-(?:x86|x64|arm|aarch|universal|java|mingw|mswin|darwin|linux|ruby)[\w.\-]*)?$")
 _PROBE_TIMEOUT = 60
@@ -93,6 +95,75 @@ def read_lockfile(text: str) -> list[LockedGem]:
         source = {"GEM": "rubygems", "PATH": "path", "GIT": "git"}[section]
         gems.setdefault(name, LockedGem(name, version, source, remote if source == "path" else None))
     return list(gems.values())
+
+
+def read_gemfile(source: bytes) -> list[tuple[str, tuple[str, ...] | None, tuple[str, ...]]]:
+    """The gems a ``Gemfile`` names, in its order, as ``(name, requires, groups)``: what
+    ``Bundler.require`` loads. ``requires`` is None for Bundler's default (the gem's name, or
+    its name with ``-`` read as ``/``), the paths of a literal ``require:`` (empty for ``require:
+    false``); ``groups`` are the ``group`` blocks and ``group:``/``groups:`` options around and on
+    the ``gem`` call (``("default",)`` outside any). A gem named twice keeps its first place.
+    Calls that are not literal (a name computed at run time) are left out."""
+    import tree_sitter
+    import tree_sitter_ruby
+
+    def symbol_name(node: object) -> str | None:
+        """A literal symbol's or plain string's text."""
+        t = node.type  # type: ignore[attr-defined]
+        if t == "simple_symbol":
+            return node.text.decode("utf-8", "replace")[1:]  # type: ignore[attr-defined,no-any-return]
+        if t in ("string", "delimited_symbol") and node.named_child_count == 1 and node.named_children[0].type == "string_content":  # type: ignore[attr-defined]
+            return node.named_children[0].text.decode("utf-8", "replace")  # type: ignore[attr-defined,no-any-return]
+        return None
+
+    parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_ruby.language()))
+    out: dict[str, tuple[str, tuple[str, ...] | None, tuple[str, ...]]] = {}
+
+    def names(node: object) -> list[str]:
+        """Literal symbols or strings: one, or an array of them."""
+        t = node.type  # type: ignore[attr-defined]
+        if t == "array":
+            return [n for child in node.named_children if (n := symbol_name(child)) is not None]  # type: ignore[attr-defined]
+        if t in ("string_array", "symbol_array"):  # %w[a b], %i[a b]
+            return [child.text.decode("utf-8", "replace") for child in node.named_children]  # type: ignore[attr-defined]
+        n = symbol_name(node)
+        return [] if n is None else [n]
+
+    def visit(node: object, groups: tuple[str, ...]) -> None:
+        for child in node.named_children:  # type: ignore[attr-defined]
+            if child.type != "call" or child.child_by_field_name("receiver") is not None:
+                continue
+            method = child.child_by_field_name("method")
+            verb = method.text.decode() if method is not None else ""
+            args = child.child_by_field_name("arguments")
+            positional = [a for a in args.named_children if a.type != "pair"] if args is not None else []
+            options = {}
+            for pair in (a for a in args.named_children if a.type == "pair") if args is not None else ():
+                key = pair.child_by_field_name("key")
+                value = pair.child_by_field_name("value")
+                if key is not None and value is not None:
+                    options[key.text.decode().rstrip(":").lstrip(":")] = value
+            block = child.child_by_field_name("block")
+            if verb == "group" and block is not None:
+                inner = tuple(n for a in positional for n in names(a))
+                body = block.child_by_field_name("body") or block
+                visit(body, inner or groups)
+            elif verb in ("platforms", "platform", "source", "git_source", "path", "git") and block is not None:
+                visit(block.child_by_field_name("body") or block, groups)
+            elif verb == "gem" and positional:
+                name = symbol_name(positional[0])
+                if name is None or name in out:
+                    continue
+                own = tuple(n for key in ("group", "groups") if key in options for n in names(options[key]))
+                requires: tuple[str, ...] | None = None
+                if "require" in options:
+                    value = options["require"]
+                    requires = () if value.type == "false" else tuple(names(value))
+                out[name] = (name, requires, own or groups)
+
+    tree = parser.parse(source)
+    visit(tree.root_node, ("default",))
+    return list(out.values())
 
 
 def _bundle_dirs(root: str) -> list[str]:
@@ -221,22 +292,57 @@ def _from_ruby(gem: LockedGem, answer: dict[str, object] | None) -> InstalledGem
     return InstalledGem(gem.name, str(answer.get("version", gem.version)), dirs, files)
 
 
+def local_gems() -> dict[str, str]:
+    """Gems taken from a checkout rather than where they are installed, whatever their source:
+    ``RDX_LOCAL_GEMS``, a JSON object from gem name to directory (as Bundler's ``local.GEM``
+    override). Such a gem's files are its checkout's ``lib``, at the locked version plus a
+    stamp of those files (``0.3.0+1a2b3c4d``), so an edited checkout is not taken from the gem
+    cache. ``rdx fleet`` sets it while it opens a repository that locks a gem another
+    repository of the fleet builds; anything but such an object is ignored."""
+    try:
+        value = json.loads(os.environ.get(LOCAL_GEMS) or "{}")
+    except ValueError:
+        return {}
+    if not isinstance(value, dict):
+        return {}
+    return {k: os.path.abspath(v) for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def _stamp(directory: str) -> str:
+    """A short hash of the path, size and mtime of every file under ``directory``."""
+    h = hashlib.blake2b(digest_size=4)
+    for dirpath, dirnames, filenames in os.walk(directory):
+        dirnames.sort()
+        for name in sorted(filenames):
+            try:
+                st = os.stat(os.path.join(dirpath, name))
+            except OSError:
+                continue
+            h.update(f"{os.path.relpath(os.path.join(dirpath, name), directory)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
 def locate(root: str, gems: list[LockedGem], *, use_ruby: bool = True) -> tuple[list[InstalledGem], list[GemProblem]]:
     """Installed locations of ``gems`` (see the module docstring), and one problem per gem that
     is missing or installed at another version. Path gems inside ``root`` are the project's own
-    code and are left out; path gems outside it are found at their path."""
+    code and are left out; path gems outside it are found at their path, as are the gems
+    ``local_gems`` names."""
     found: list[InstalledGem] = []
     problems: list[GemProblem] = []
     bundle = _bundle_dirs(root)
     pending: list[LockedGem] = []
+    local = local_gems()
     for gem in gems:
-        if gem.source == "path" and gem.path is not None:
-            where = os.path.normpath(os.path.join(root, gem.path))
+        if gem.name in local or (gem.source == "path" and gem.path is not None):
+            where = local[gem.name] if gem.name in local else os.path.normpath(os.path.join(root, gem.path or ""))
             if where == root or where.startswith(root.rstrip(os.sep) + os.sep):
                 continue
             lib = os.path.join(where, "lib")
             if os.path.isdir(lib):
-                found.append(InstalledGem(gem.name, gem.version, (lib,)))
+                # A checkout changes under the same version: its state is in the version
+                # taken (and so in the gem cache's key), which a path gem's is not (yet).
+                version = f"{gem.version}+{_stamp(lib)}" if gem.name in local else gem.version
+                found.append(InstalledGem(gem.name, version, (lib,)))
             else:
                 problems.append(GemProblem("gem-missing", f"gem {gem.name} ({gem.version}) has no lib directory at {where}"))
             continue

@@ -1,7 +1,8 @@
 """Directives called on a constant from outside its body: ``Foo.include M``,
 ``Foo.const_set :X, v``, ``Bar.alias_method :new, :old``, ``Foo.private_constant :X``,
 ``Foo.private_class_method :m``, ``Foo.undef_method :m``, ``Foo.define_method(:m) { }``,
-``Foo.attr_accessor :a`` (and ``attr_reader``/``attr_writer``/``attr``), and the same through
+``Foo.attr_accessor :a`` (and ``attr_reader``/``attr_writer``/``attr``), ``Bundler.require`` (a
+``Require`` marker, ``BUNDLER_REQUIRE``), and the same through
 ``Foo.send(:verb, ...)`` (which also reaches the private ``private``/``public``/``protected``/
 ``module_function``). They act on Foo, not on the scope around the call.
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rdx.model.records import ConstPath
+from rdx.model.records import BUNDLER_REQUIRE, ConstPath, Require
 from rdx.ruby.discover.directives import MIXIN_CALLS, SEND, alias_pairs, define_constants, external_mixin, send_mixin
 from rdx.ruby.discover.scope import Scope
 from rdx.ruby.evaluate.loops import expand_names
@@ -108,10 +109,25 @@ def _const_set(w: Walker, node: Any, name: str, receiver: ConstPath, scope: Scop
     define_constants(w, node, receiver, scope)
 
 
+def _bundler_require(w: Walker, node: Any, name: str, receiver: ConstPath, scope: Scope | None) -> None:
+    """``Bundler.require`` / ``Bundler.require(:default, :test)`` / ``Bundler.require(*Rails.groups)``
+    at load time: the Gemfile's gems of those groups are required here (``BUNDLER_REQUIRE``)."""
+    if receiver.segments != ("Bundler",) or w.untaken_at(node.start_byte):
+        return
+    given = node.child_by_field_name("arguments")
+    groups: list[str] = []
+    for arg in given.named_children if given is not None else ():
+        group = symbol_name(arg)
+        groups.append(group if group else "*")
+    path = BUNDLER_REQUIRE + ("(" + ",".join(dict.fromkeys(groups)) + ")" if groups else "")
+    w.requires.append(Require(path, False, node.start_byte, node.end_byte))
+
+
 # Calls on a constant outside method bodies (``Foo.include M``): they act on Foo.
 RECEIVER_DIRECTIVES: dict[str, Callable[[Walker, Any, str, ConstPath, Scope | None], None]] = {
     **dict.fromkeys(MIXIN_CALLS, external_mixin),
     **dict.fromkeys(SEND, _send),
     **dict.fromkeys(("alias_method", *_VISIBILITIES, *_DEFINERS), _direct),
     "const_set": _const_set,
+    "require": _bundler_require,
 }

@@ -14,7 +14,7 @@ import msgspec
 
 from rdx.model.kinds import ReceiverKind
 from rdx.model.public import Location
-from rdx.model.records import FileResult
+from rdx.model.records import BUNDLER_REQUIRE, FileResult
 from rdx.model.store import CORE_URI
 from rdx.model.text import position_to_offset
 from rdx.ruby.query.handles import Declaration, Definition, View
@@ -212,7 +212,7 @@ def _thing_at(view: View, doc: int, offset: int):  # type: ignore[no-untyped-def
     for i, m in enumerate(result.method_refs):
         consider(m.start, m.end, ("method", i))
     for i, r in enumerate(result.requires):
-        if r.start <= offset <= r.end:
+        if r.start <= offset <= r.end and not r.path.startswith(BUNDLER_REQUIRE):
             return ("require", i)  # The whole require call, name included, goes to the file.
     return best
 

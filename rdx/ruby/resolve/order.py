@@ -6,8 +6,12 @@ import bisect
 import posixpath
 from collections.abc import Callable, Iterable, Sequence
 
-from rdx.model.records import FileResult, Require
+from rdx.model.records import BUNDLER_REQUIRE, FileResult, Require
 from rdx.model.store import CORE_URI
+
+# A Gemfile's gems in its order, as ``(name, requires, groups)`` (``rdx.workspace.gems.read_gemfile``):
+# what a ``Bundler.require`` loads (``LoadOrder``).
+BundledGem = tuple[str, tuple[str, ...] | None, tuple[str, ...]]
 
 # Document keys are multiples of DOC_GAP in load order, so that a document added later can take
 # a key between its neighbours: every comparison of (document, index) pairs stays a comparison
@@ -26,7 +30,9 @@ def keyed(ordered: Iterable[FileResult]) -> dict[int, FileResult]:
     return {i * gap: d for i, d in enumerate(docs)}
 
 
-def load_order(documents: Iterable[FileResult], entries: Sequence[str] = (), late: Sequence[str] = ()) -> list[FileResult]:
+def load_order(
+    documents: Iterable[FileResult], entries: Sequence[str] = (), late: Sequence[str] = (), bundle: Sequence[BundledGem] = ()
+) -> list[FileResult]:
     """Documents in an approximation of Ruby's load order.
 
     Where definitions of one namespace are spread over files, Ruby's answers depend on the
@@ -38,9 +44,12 @@ def load_order(documents: Iterable[FileResult], entries: Sequence[str] = (), lat
     (``entries``: URIs, in the order Ruby loads them, from ``rdx.toml``'s ``entry_points`` or
     inferred, see ``Graph``), so that what they require loads in their order; every other
     document in URI order; last those under the ``late`` URI prefixes (a project's specs and
-    tests, which load after the code they test). Deterministic for the same documents and entries.
+    tests, which load after the code they test). A load-time ``Bundler.require`` (Rails'
+    ``config/application.rb``) requires, where it is called, the main file of every gem of the
+    project's Gemfile (``bundle``) in the groups it names, in Gemfile order, as Bundler does.
+    Deterministic for the same documents, entries and Gemfile.
     """
-    return LoadOrder(documents, entries, late).ordered
+    return LoadOrder(documents, entries, late, bundle).ordered
 
 
 class RootOrder:
@@ -100,6 +109,17 @@ def _require_name(req: Require) -> str:
     return req.path if req.path.endswith(".rb") else req.path + ".rb"
 
 
+def _bundler_groups(path: str) -> frozenset[str]:
+    """The groups of a ``Bundler.require`` marker: ``default`` without arguments, ``default``
+    and ``development`` (Rails' ``*Rails.groups`` outside production) for groups that are not
+    literal."""
+    inside = path[len(BUNDLER_REQUIRE) :].strip("()")
+    groups = set(inside.split(",")) if inside else {"default"}
+    if "*" in groups:
+        groups |= {"default", "development"}
+    return frozenset(groups)
+
+
 class LoadOrder:
     """The load order of a set of documents, with what makes one more or one less document
     cheap to place: which documents were walked from as roots (the others were pulled in by a
@@ -107,10 +127,13 @@ class LoadOrder:
     resolve them. ``add`` and ``remove`` keep it current when the change moves no other
     document; otherwise they say no and the caller computes the order anew."""
 
-    __slots__ = ("by_basename", "by_path", "by_uri", "order", "ordered", "pulled", "required_by", "requirers", "root_order", "roots")
+    __slots__ = ("bundle", "by_basename", "by_path", "by_uri", "order", "ordered", "pulled", "required_by", "requirers", "root_order", "roots")
 
-    def __init__(self, documents: Iterable[FileResult], entries: Sequence[str] = (), late: Sequence[str] = ()) -> None:
+    def __init__(
+        self, documents: Iterable[FileResult], entries: Sequence[str] = (), late: Sequence[str] = (), bundle: Sequence[BundledGem] = ()
+    ) -> None:
         self.order = RootOrder(entries, late)
+        self.bundle = tuple(bundle)
         key = self.order.key
         docs = sorted(documents, key=lambda d: key(d.uri))
         self.by_uri: dict[str, FileResult] = {d.uri: d for d in docs}
@@ -133,6 +156,7 @@ class LoadOrder:
 
         def follow(doc: FileResult) -> None:
             before, after = split_requires(doc)
+            before, after = self._bundled(doc, before), self._bundled(doc, after)
             requires[doc.uri] = before + after
             ahead[doc.uri] = len(before)
 
@@ -167,12 +191,39 @@ class LoadOrder:
                     continue
                 stack.pop()
 
+    def _bundled(self, doc: FileResult, requires: list[Require], every: bool = False) -> list[Require]:
+        """``requires`` with each ``Bundler.require`` marker replaced by requires of the
+        Gemfile's gems in its groups, in Gemfile order, at the marker's place: a gem's
+        ``require:`` paths, else its name, or its name with ``-`` read as ``/`` when only that
+        names a file (Bundler tries both). ``every``: both names (to index the requirers)."""
+        if not any(r.path.startswith(BUNDLER_REQUIRE) for r in requires):
+            return requires
+        out: list[Require] = []
+        for r in requires:
+            if not r.path.startswith(BUNDLER_REQUIRE):
+                out.append(r)
+                continue
+            groups = _bundler_groups(r.path)
+            for name, paths, gem_groups in self.bundle:
+                if groups.isdisjoint(gem_groups):
+                    continue
+                if paths is None:
+                    names = [name, name.replace("-", "/")] if "-" in name else [name]
+                    if not every:
+                        names = [next((n for n in names if self.target(doc, Require(n, False, r.start, r.end)) is not None), name)]
+                    paths = tuple(names)
+                out.extend(Require(p, False, r.start, r.end) for p in paths)
+        return out
+
+    def _load_requires(self, d: FileResult, every: bool = False) -> list[Require]:
+        return self._bundled(d, load_time_requires(d), every)
+
     def _index(self, d: FileResult) -> None:
         if d.path:
             norm = posixpath.normpath(d.path)
             self.by_path[norm] = d
             bisect.insort(self.by_basename.setdefault(posixpath.basename(norm), []), d, key=lambda x: self.order.key(x.uri))
-        for req in load_time_requires(d):
+        for req in self._load_requires(d, every=True):
             self.requirers.setdefault(posixpath.basename(_require_name(req)), set()).add(d.uri)
 
     def _unindex(self, d: FileResult) -> None:
@@ -183,7 +234,7 @@ class LoadOrder:
             same = self.by_basename.get(posixpath.basename(norm), [])
             if d in same:
                 same.remove(d)
-        for req in load_time_requires(d):
+        for req in self._load_requires(d, every=True):
             self.requirers.get(posixpath.basename(_require_name(req)), set()).discard(d.uri)
 
     def target(self, doc: FileResult, req: Require) -> FileResult | None:
@@ -205,6 +256,8 @@ class LoadOrder:
         name = posixpath.basename(doc.path) if doc.path else None
         if doc.uri in self.by_uri or (name is not None and self.requirers.get(name)) or split_requires(doc)[1]:
             return None  # Also when it requires files after itself (``split_requires``).
+        if any(r.path.startswith(BUNDLER_REQUIRE) for r in doc.requires):
+            return None  # Its Bundler.require pulls in the gems.
         at = bisect.bisect_left(self.root_order, self.order.key(doc.uri))
         # Everything before its turn as a root was emitted before it; the last root walked
         # before that turn was emitted last.
@@ -240,7 +293,7 @@ class LoadOrder:
         name = posixpath.basename(doc.path) if doc.path else None
         for requirer in self.required_by.get(uri, ()):
             other = self.by_uri[requirer]
-            for req in load_time_requires(other):
+            for req in self._load_requires(other):
                 if posixpath.basename(_require_name(req)) == name and self.target(other, req) is not None:
                     self._index(doc)
                     return False
@@ -251,7 +304,7 @@ class LoadOrder:
             del self.root_order[at]
         self.roots.discard(uri)
         self._unindex(doc)
-        for req in load_time_requires(doc):
+        for req in self._load_requires(doc):
             t = self.target(doc, req)
             if t is not None:
                 self.required_by.get(t.uri, set()).discard(uri)
@@ -261,7 +314,11 @@ class LoadOrder:
 
 
 def place(
-    current: dict[int, FileResult], documents: Iterable[FileResult], entries: Sequence[str] = (), late: Sequence[str] = ()
+    current: dict[int, FileResult],
+    documents: Iterable[FileResult],
+    entries: Sequence[str] = (),
+    late: Sequence[str] = (),
+    bundle: Sequence[BundledGem] = (),
 ) -> tuple[dict[str, int] | None, LoadOrder]:
     """Keys for the documents of ``documents`` that ``current`` (key -> document) lacks, such
     that every document sits where the load order of ``documents`` puts it; None when that
@@ -272,7 +329,7 @@ def place(
     placed: dict[str, int] = {}
     pending: list[str] = []
     last = -1
-    order = LoadOrder(documents, entries, late)
+    order = LoadOrder(documents, entries, late, bundle)
     for d in order.ordered:
         key = key_of.get(d.uri)
         if key is None:
