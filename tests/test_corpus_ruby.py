@@ -41,6 +41,9 @@ DYNAMIC_INSTANCE_MIXINS = {"ActiveModel::Type::Helpers::AcceptsMultiparameterTim
 _TWICE_PREPENDED = "a module prepended to Object and to Enumerable appears once or twice by load order"
 KNOWN_DIFFERENT = {
     "ActionController::MiddlewareStack": _TWICE_PREPENDED,
+    # Since autoloads load at their first reference (rdx.ruby.resolve.order), callbacks.rb
+    # (``autoload :Callbacks``) comes after object/json.rb, which prepends the encoder.
+    "ActiveSupport::Callbacks::CallbackChain": _TWICE_PREPENDED,
     "ActiveSupport::Dependencies::WatchStack": _TWICE_PREPENDED,
     "ActiveSupport::DescendantsTracker::DescendantsArray": _TWICE_PREPENDED,
     "ActiveSupport::Gzip::Stream": _TWICE_PREPENDED,

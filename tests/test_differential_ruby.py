@@ -124,6 +124,7 @@ def canonical_nesting(cref: list[str]) -> list[str] | None:
 def run_program(program: Program, tmp_path: Path) -> tuple[dict, rdx.Graph, dict]:
     files, probes = expand_probes(program.files, program.written)
     for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)  # ``lib/x.rb`` names too
         (tmp_path / name).write_text(text)
     driver = DRIVER % {
         "requires": "\n".join(f'require_relative "{n}"' for n in sorted(files)),

@@ -362,6 +362,7 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         state: ResolvedState | None = None
         requires_changed = any(
             store.documents[uri].requires != resolver.docs[key].requires
+            or resolver.autoload_reach(store.documents[uri]) != resolver.autoload_reach(resolver.docs[key])
             for uri in store.replaced
             if (key := resolver.key_of(uri)) is not None
         )

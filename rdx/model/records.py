@@ -294,8 +294,8 @@ BUNDLER_REQUIRE = "Bundler.require"
 
 
 class Require(msgspec.Struct, array_like=True, frozen=True, gc=False):
-    """``require``/``require_relative``/``load`` with a literal string argument, or a
-    ``Bundler.require`` call (``BUNDLER_REQUIRE``). ``deferred``: written in a method body, so
+    """``require``/``require_relative``/``load`` with a literal string argument, an
+    ``autoload`` (``constant`` set), or a ``Bundler.require`` call (``BUNDLER_REQUIRE``). ``deferred``: written in a method body, so
     it runs when the method is called, not while the file loads (the load order does not
     follow it)."""
 
@@ -304,6 +304,11 @@ class Require(msgspec.Struct, array_like=True, frozen=True, gc=False):
     start: int
     end: int
     deferred: bool = False
+    # ``autoload :Name, "path"``: the constant (``Name``, or ``Foo::Name`` for
+    # ``Foo.autoload``) whose first load-time reference loads the file, and the definition
+    # index of the scope the call is in (its namespaces qualify the name); "" for a require.
+    constant: str = ""
+    scope: int = -1
 
 
 class Diagnostic(msgspec.Struct, array_like=True, frozen=True, gc=False):

@@ -31,7 +31,7 @@ from rdx.ruby.syntax import node_text, symbol_name
 if TYPE_CHECKING:
     from rdx.ruby.discover.parse import Walker
 
-__all__ = ["DIRECTIVES", "alias_pairs", "MIXIN_CALLS", "SEND", "define_constants", "external_mixin", "hook_directive", "hook_mixin", "mixin_self", "on_alias", "on_undef", "send_mixin"]
+__all__ = ["DIRECTIVES", "alias_pairs", "autoload", "MIXIN_CALLS", "SEND", "define_constants", "external_mixin", "hook_directive", "hook_mixin", "mixin_self", "on_alias", "on_undef", "send_mixin"]
 
 _ATTR_KINDS = {
     "attr_reader": "AttrReader",
@@ -478,6 +478,30 @@ def _require(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
             w.requires.append(Require(value, _REQUIRE_CALLS[name], node.start_byte, node.end_byte, deferred))
 
 
+def autoload(w: Walker, node: Any, name: str, scope: Scope | None, receiver: ConstPath | None = None) -> None:
+    """``autoload :Name, "path"`` (``receiver``: ``Foo.autoload``): a Require whose
+    ``constant`` is the name; the load order loads the file at the first load-time reference
+    of that constant rather than here. ActiveSupport::Autoload's ``autoload :Name`` has no
+    path (``""``): the load order derives it from the qualified name, as ActiveSupport does."""
+    args = node.child_by_field_name("arguments")
+    if args is None or args.named_child_count not in (1, 2):
+        return
+    constant = symbol_name(args.named_children[0])
+    path = ""  # ActiveSupport::Autoload's ``autoload :Name``: the path follows from the name.
+    if args.named_child_count == 2:
+        path = symbol_name(args.named_children[1]) or ""
+        if not path or args.named_children[1].type != "string":
+            return
+    if not constant:
+        return
+    if receiver is not None:
+        if receiver.dynamic:
+            return
+        constant = receiver.text + "::" + constant
+    deferred = (scope is not None and scope.is_method) or w.untaken_at(node.start_byte)
+    w.requires.append(Require(path, False, node.start_byte, node.end_byte, deferred, constant, scope.index if scope is not None else -1))
+
+
 DIRECTIVES: dict[str, Callable[[Walker, Any, str, Scope | None], None]] = {
     "include": _mixin,
     "prepend": _mixin,
@@ -502,6 +526,7 @@ DIRECTIVES: dict[str, Callable[[Walker, Any, str, Scope | None], None]] = {
     "require": _require,
     "require_relative": _require,
     "load": _require,
+    "autoload": autoload,
     # Rails and ActiveSupport macros: the methods they define (rdx.rails.macros).
     **RAILS_DIRECTIVES,
 }

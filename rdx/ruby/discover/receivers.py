@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rdx.model.records import BUNDLER_REQUIRE, ConstPath, Require
-from rdx.ruby.discover.directives import MIXIN_CALLS, SEND, alias_pairs, define_constants, external_mixin, send_mixin
+from rdx.ruby.discover.directives import MIXIN_CALLS, SEND, alias_pairs, autoload, define_constants, external_mixin, send_mixin
 from rdx.ruby.discover.scope import Scope
 from rdx.ruby.evaluate.loops import expand_names
 from rdx.ruby.syntax import symbol_name
@@ -130,4 +130,5 @@ RECEIVER_DIRECTIVES: dict[str, Callable[[Walker, Any, str, ConstPath, Scope | No
     **dict.fromkeys(("alias_method", *_VISIBILITIES, *_DEFINERS), _direct),
     "const_set": _const_set,
     "require": _bundler_require,
+    "autoload": lambda w, node, name, receiver, scope: autoload(w, node, name, scope, receiver),
 }

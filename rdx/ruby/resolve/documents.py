@@ -46,7 +46,8 @@ class DocumentBook:
 
     def rebuild(self, documents: Iterable[FileResult]) -> LoadOrder:
         """The load order of ``documents`` walked from scratch, roots in the same order."""
-        self.load_order = LoadOrder(documents, self.root_rules.entries, self.root_rules.late)
+        rules = self.root_rules
+        self.load_order = LoadOrder(documents, rules.entries, rules.late, rules.bundle)
         return self.load_order
 
 

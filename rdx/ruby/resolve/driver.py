@@ -213,6 +213,15 @@ class Resolver(StateView):
     def use_order(self, order: LoadOrder | None) -> None:
         self.documents.use_order(order)
 
+    def autoload_reach(self, doc: FileResult) -> tuple[str, ...]:
+        """The autoloaded constants ``doc``'s load-time references reach, by the load order
+        in use (``LoadOrder.reach``; nothing when none is built): an edit that changes it
+        moves other documents, as a changed require does. Builds the load order if the
+        resolver has none yet (``prepare_updates`` builds it ahead)."""
+        book = self.documents.document_book
+        order = book.load_order if book.load_order is not None else book.rebuild(self.docs.values())
+        return order.reach(doc)
+
     def prepare_updates(self) -> None:
         self.documents.prepare_updates()
 

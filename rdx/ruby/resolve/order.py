@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import bisect
 import posixpath
-from collections.abc import Callable, Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from rdx.model.records import BUNDLER_REQUIRE, FileResult, Require
 from rdx.model.store import CORE_URI
@@ -55,12 +56,13 @@ def load_order(
 class RootOrder:
     """The order in which root documents are walked (see ``load_order``): a sort key per URI."""
 
-    __slots__ = ("entries", "late", "rank")
+    __slots__ = ("bundle", "entries", "late", "rank")
 
-    def __init__(self, entries: Sequence[str] = (), late: Sequence[str] = ()) -> None:
+    def __init__(self, entries: Sequence[str] = (), late: Sequence[str] = (), bundle: Sequence[BundledGem] = ()) -> None:
         self.entries = tuple(dict.fromkeys(entries))
         self.rank = {uri: i for i, uri in enumerate(self.entries)}
         self.late = tuple(late)  # URI prefixes (a project's spec/ and test/ directories).
+        self.bundle = tuple(bundle)  # What a ``Bundler.require`` loads (``LoadOrder._bundled``).
 
     def key(self, uri: str) -> tuple[bool, int, str]:
         if uri == CORE_URI:
@@ -73,8 +75,73 @@ class RootOrder:
 
 
 def load_time_requires(doc: FileResult) -> list[Require]:
-    """The requires of ``doc`` that run while it loads (not those in method bodies)."""
-    return [r for r in doc.requires if not r.deferred]
+    """The requires of ``doc`` that run while it loads (not those in method bodies, nor
+    ``autoload``s, which load their file later, see ``LoadOrder``)."""
+    return [r for r in doc.requires if not r.deferred and not r.constant]
+
+
+def load_time_autoloads(doc: FileResult) -> list[Require]:
+    """The ``autoload``s of ``doc`` registered while it loads."""
+    return [r for r in doc.requires if r.constant and not r.deferred]
+
+
+def _underscore(name: str) -> str:
+    """ActiveSupport's ``underscore``: ``ActiveSupport::HTMLSafe`` -> ``active_support/html_safe``."""
+    path = name.replace("::", "/")
+    path = re.sub(r"([A-Z\d]+)([A-Z][a-z])", r"\1_\2", path)
+    path = re.sub(r"([a-z\d])([A-Z])", r"\1_\2", path)
+    return path.replace("-", "_").lower()
+
+
+def autoload_entries(doc: FileResult) -> list[tuple[str, Require]]:
+    """``doc``'s load-time ``autoload``s as (qualified constant, Require): the name in the
+    namespaces around the call (as written); a path-less ``autoload :Name``
+    (ActiveSupport::Autoload) gets the path ActiveSupport derives from that name."""
+    autoloads = load_time_autoloads(doc)
+    if not autoloads:
+        return []
+    nesting = _Nesting(doc)
+    out = []
+    for req in autoloads:
+        around = nesting.at(req.scope)
+        if around is None:
+            continue
+        name = (around[0] + "::" + req.constant) if around else req.constant
+        if not req.path:
+            req = Require(_underscore(name), False, req.start, req.end, req.deferred, req.constant, req.scope)
+        out.append((name, req))
+    return out
+
+
+class _Nesting:
+    """The written names of the namespaces around each scope definition of one document
+    (``A``, ``A::B`` for ``module A; class B``), innermost first; None inside a method body,
+    where nothing runs while the file loads."""
+
+    __slots__ = ("doc", "memo")
+
+    def __init__(self, doc: FileResult) -> None:
+        self.doc = doc
+        self.memo: dict[int, tuple[str, ...] | None] = {-1: ()}
+
+    def at(self, index: int) -> tuple[str, ...] | None:
+        if index in self.memo:
+            return self.memo[index]
+        defs = self.doc.definitions
+        d = defs[index] if 0 <= index < len(defs) else None
+        if d is None:
+            out: tuple[str, ...] | None = ()
+        else:
+            outer = self.at(d.parent)
+            if outer is None or d.kind == "Method":
+                out = None
+            elif d.kind in ("Class", "Module"):
+                name = d.name[2:] if d.name.startswith("::") else d.name
+                out = ((outer[0] + "::" + name) if outer and not d.name.startswith("::") else name,) + outer
+            else:
+                out = outer
+        self.memo[index] = out
+        return out
 
 
 _NAMESPACE_KINDS = frozenset({"Class", "Module"})
@@ -127,13 +194,15 @@ class LoadOrder:
     resolve them. ``add`` and ``remove`` keep it current when the change moves no other
     document; otherwise they say no and the caller computes the order anew."""
 
-    __slots__ = ("bundle", "by_basename", "by_path", "by_uri", "order", "ordered", "pulled", "required_by", "requirers", "root_order", "roots")
+    __slots__ = (
+        "autoloads", "bundle", "by_basename", "by_path", "by_uri", "order", "ordered", "pulled", "required_by", "requirers", "root_order", "roots",
+    )
 
     def __init__(
         self, documents: Iterable[FileResult], entries: Sequence[str] = (), late: Sequence[str] = (), bundle: Sequence[BundledGem] = ()
     ) -> None:
-        self.order = RootOrder(entries, late)
-        self.bundle = tuple(bundle)
+        self.order = RootOrder(entries, late, bundle)
+        self.bundle = self.order.bundle
         key = self.order.key
         docs = sorted(documents, key=lambda d: key(d.uri))
         self.by_uri: dict[str, FileResult] = {d.uri: d for d in docs}
@@ -148,6 +217,10 @@ class LoadOrder:
         self.pulled: dict[str, set[str]] = {}  # document -> documents its requires pulled in
         self.required_by: dict[str, set[str]] = {}
         self.ordered: list[FileResult] = []
+        # ``autoload``s registered by the documents emitted so far: qualified constant ->
+        # the Require (its file loads at the constant's first load-time reference).
+        self.autoloads: dict[str, Require] = {}
+        checked: set[str] = set()
         seen: set[str] = set()
         # Each document's requires to follow: those ahead of it first, the first ``ahead[uri]``
         # (``split_requires``), then those read right after it.
@@ -177,6 +250,16 @@ class LoadOrder:
                 doc, i = stack[-1]
                 own = requires[doc.uri]
                 if i == ahead[doc.uri] and doc.uri != CORE_URI:
+                    if doc.uri not in checked:
+                        # Its autoloads are registered as it loads; the files of those its
+                        # load-time references reach first load ahead of it.
+                        checked.add(doc.uri)
+                        self._register(doc)
+                        triggered = self._triggered(doc, seen) if self.autoloads else []
+                        if triggered:
+                            own[i:i] = triggered
+                            ahead[doc.uri] += len(triggered)
+                            continue
                     self.ordered.append(doc)
                 if i < len(own):
                     stack[-1] = (doc, i + 1)
@@ -218,12 +301,59 @@ class LoadOrder:
     def _load_requires(self, d: FileResult, every: bool = False) -> list[Require]:
         return self._bundled(d, load_time_requires(d), every)
 
+    def _register(self, doc: FileResult) -> None:
+        for name, req in autoload_entries(doc):
+            self.autoloads.setdefault(name, req)
+
+    def reach(self, doc: FileResult) -> tuple[str, ...]:
+        """The autoloaded constants ``doc``'s load-time references reach, in the order it
+        reaches them: what, besides its requires, decides where it pulls files in. An edit
+        that changes it moves other documents (the caller computes the order again)."""
+        if not self.autoloads:
+            return ()
+        return tuple(name for name, _, _, _ in self._reached(doc))
+
+    def _reached(self, doc: FileResult) -> Iterator[tuple[str, Require, int, int]]:
+        """(name, autoload, start, end of the reference) for each autoloaded constant
+        ``doc``'s load-time references reach, first reference first: each name is tried in
+        the namespaces around the reference, innermost first, as Ruby's lexical lookup does
+        (and every prefix of a path, ``A::B::C`` reaching ``A`` and ``A::B`` first)."""
+        taken: set[str] = set()
+        autoloads = self.autoloads
+        nesting = _Nesting(doc)
+        for ref in doc.const_refs:
+            around = nesting.at(ref.scope)
+            if around is None:
+                continue
+            segments = ref.path.segments
+            for k in range(1, len(segments) + 1):
+                text = "::".join(segments[:k])
+                names = [text] if ref.path.absolute else [*(n + "::" + text for n in around), text]
+                for name in names:
+                    req = autoloads.get(name)
+                    if req is None:
+                        continue
+                    if name not in taken:
+                        taken.add(name)
+                        yield name, req, ref.path.start, ref.path.end
+                    break
+
+    def _triggered(self, doc: FileResult, seen: set[str]) -> list[Require]:
+        """Requires of the autoloaded files, not loaded yet, that ``doc``'s load-time
+        references reach (``_reached``), at the references."""
+        out: list[Require] = []
+        for _, req, start, end in self._reached(doc):
+            target = self.target(doc, req)
+            if target is not None and target.uri not in seen and target.uri != doc.uri:
+                out.append(Require(req.path, False, start, end))
+        return out
+
     def _index(self, d: FileResult) -> None:
         if d.path:
             norm = posixpath.normpath(d.path)
             self.by_path[norm] = d
             bisect.insort(self.by_basename.setdefault(posixpath.basename(norm), []), d, key=lambda x: self.order.key(x.uri))
-        for req in self._load_requires(d, every=True):
+        for req in self._load_requires(d, every=True) + [r for _, r in autoload_entries(d)]:
             self.requirers.setdefault(posixpath.basename(_require_name(req)), set()).add(d.uri)
 
     def _unindex(self, d: FileResult) -> None:
@@ -234,7 +364,7 @@ class LoadOrder:
             same = self.by_basename.get(posixpath.basename(norm), [])
             if d in same:
                 same.remove(d)
-        for req in self._load_requires(d, every=True):
+        for req in self._load_requires(d, every=True) + [r for _, r in autoload_entries(d)]:
             self.requirers.get(posixpath.basename(_require_name(req)), set()).discard(d.uri)
 
     def target(self, doc: FileResult, req: Require) -> FileResult | None:
@@ -256,8 +386,10 @@ class LoadOrder:
         name = posixpath.basename(doc.path) if doc.path else None
         if doc.uri in self.by_uri or (name is not None and self.requirers.get(name)) or split_requires(doc)[1]:
             return None  # Also when it requires files after itself (``split_requires``).
-        if any(r.path.startswith(BUNDLER_REQUIRE) for r in doc.requires):
-            return None  # Its Bundler.require pulls in the gems.
+        if any(r.path.startswith(BUNDLER_REQUIRE) for r in doc.requires) or load_time_autoloads(doc):
+            return None  # Its Bundler.require pulls in the gems; its autoloads may load files.
+        if self.autoloads and self._triggered(doc, set()):
+            return None  # It may be the first to reach an autoloaded constant.
         at = bisect.bisect_left(self.root_order, self.order.key(doc.uri))
         # Everything before its turn as a root was emitted before it; the last root walked
         # before that turn was emitted last.
@@ -287,7 +419,7 @@ class LoadOrder:
         and the requires that named it name no other file once it is gone. False (nothing
         changed) otherwise."""
         doc = self.by_uri.get(uri)
-        if doc is None or self.pulled.get(uri):
+        if doc is None or self.pulled.get(uri) or load_time_autoloads(doc):
             return False
         self._unindex(doc)
         name = posixpath.basename(doc.path) if doc.path else None
