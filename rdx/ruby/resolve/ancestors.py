@@ -23,7 +23,6 @@ from rdx.ruby.resolve.vocabulary import (
     HEAD,
     NAMESPACE_DEF_KINDS,
     Phase,
-    ReplayUnsafe,
 )
 
 if TYPE_CHECKING:
@@ -57,9 +56,14 @@ class Chains:
     built (``in_progress``) with the length of the superclass part of each (a stack, one per
     frame); the namespaces whose superclass is computed; the state whose chain tables are its
     own (see ``Ancestors._own_chains``); and the descendant index (namespace -> namespaces
-    with it among their ancestors, built on first use, with stale entries)."""
+    with it among their ancestors, built on first use, with stale entries); and the classes
+    whose superclass clause was cut from a superclass cycle (``Ancestors.superclass``; None
+    after a restore: found again from their ``superclass-cycle`` diagnostics on first use).
+    """
 
-    __slots__ = ("chain_of", "descendant_index", "in_progress", "owner_state", "super_lengths", "superclass_done", "times_of", "times_raw")
+    __slots__ = (
+        "chain_of", "cycle_cuts", "descendant_index", "in_progress", "owner_state", "super_lengths", "superclass_done", "times_of", "times_raw",
+    )
     HELD_AS = "chains"
 
     def __init__(self, state: ResolvedState) -> None:
@@ -71,6 +75,7 @@ class Chains:
         self.superclass_done: set[int] = set()
         self.owner_state: ResolvedState | None = state
         self.descendant_index: dict[int, list[int]] | None = None
+        self.cycle_cuts: set[int] | None = set()
 
     def forget(self, namespaces: Iterable[int]) -> None:
         """Forget the chains and superclasses of ``namespaces`` (computed again on demand)."""
@@ -78,6 +83,8 @@ class Chains:
             self.chain_of.pop(ns, None)
             self.times_of.pop(ns, None)
             self.superclass_done.discard(ns)
+            if self.cycle_cuts is not None:
+                self.cycle_cuts.discard(ns)
 
     def drop_chain(self, decl_id: int) -> None:
         """Forget one chain, keeping its superclass (Object's, while phase 1 runs)."""
@@ -110,6 +117,7 @@ class Chains:
         self.chain_of = dict(zip(ids, chains, strict=True))
         self.times_raw = times.copy()  # A copy: the Raw would keep the whole file alive.
         self.superclass_done = set(declared)
+        self.cycle_cuts = None  # Known from the diagnostics (``Ancestors.cycle_cuts``).
         return self.chain_of
 
 
@@ -168,6 +176,10 @@ class Ancestors(StateView):
         self.concern_book.reset(keep_concerns)
         self.chains.chain_of.clear()
         self.chains.superclass_done.clear()
+        if self.chains.cycle_cuts:
+            # The cuts are made again (or not) from the superclasses computed next.
+            self.state.diagnostics = [x for x in self.state.diagnostics if x.code != "superclass-cycle"]
+        self.chains.cycle_cuts = set()
         self.caches.forget_lookups()
 
     def drop_chain(self, decl_id: int) -> None:
@@ -200,9 +212,76 @@ class Ancestors(StateView):
         self.chains.superclass_done.add(decl_id)
         hits_before = len(self.caches.partial_hits)
         result = self._compute_superclass(decl_id, rec)
+        if result is not None and rec.kind == "Class":
+            self._break_cycle(decl_id, result)
+            result = self.decls[decl_id].superclass
         if len(self.caches.partial_hits) != hits_before:
             self.chains.superclass_done.discard(decl_id)  # Provisional: resolved from a partial chain.
         return result
+
+    def _break_cycle(self, decl_id: int, sup: int) -> None:
+        """Cut a superclass cycle through ``decl_id`` (``class A < B`` and ``class B < A``),
+        the same way whichever member's superclass is asked first.
+
+        Ruby raises before a cycle can form: with every member defined (as resolution
+        assumes), the clause that runs last finds its class there already, as another
+        member's superclass, with Object as its superclass, and raises "superclass mismatch".
+        So the member whose first superclass clause comes last in program order keeps Object
+        as its superclass, with a ``superclass-cycle`` diagnostic there; the other members
+        keep theirs, and every chain ends in Object's."""
+        members = [decl_id]
+        cur: int | None = sup
+        chain_of = self.chains.chain_of
+        while cur is not None and cur not in members and self.decls[cur].kind == "Class":
+            known = chain_of.get(cur)
+            if known is not None and decl_id not in known:
+                return  # A computed chain ends in a root; this class is not on it.
+            members.append(cur)
+            cur = self.superclass(cur)
+        if cur != decl_id or len(members) < 2:
+            return
+        # A member's own walk may have cut the cycle already (its superclass changed since).
+        if any(self.decls[m].superclass != members[(n + 1) % len(members)] for n, m in enumerate(members)):
+            return
+        cut = max(members, key=self._superclass_clause)
+        doc, index = self._superclass_clause(cut)
+        rec = self.builder.writable(cut)
+        target = self.decls[rec.superclass].name if rec.superclass is not None else "?"
+        rec.superclass = self.object_id
+        if self.chains.cycle_cuts is not None:
+            self.chains.cycle_cuts.add(cut)
+        if doc >= 0:
+            d = self.docs[doc].definitions[index]
+            self.state.diagnostics.append(
+                ResolutionDiagnostic(
+                    doc, "superclass-cycle", f"superclass cycle: {rec.name} < {target} leads back to {rec.name}; {rec.name} stays a subclass of Object",
+                    d.start, d.end, "warning",
+                )
+            )
+
+    def _superclass_clause(self, decl_id: int) -> tuple[int, int]:
+        """Where a class's first superclass clause is written: (document key, definition index)."""
+        for doc, index in self.decls[decl_id].definitions:
+            if self.docs[doc].definitions[index].superclass is not None:
+                return doc, index
+        return -1, -1
+
+    def cycle_cuts(self) -> set[int]:
+        """The classes whose superclass clause a superclass cycle cut (``_break_cycle``); after
+        a restore, found from their ``superclass-cycle`` diagnostics."""
+        cuts = self.chains.cycle_cuts
+        if cuts is None:
+            cuts = set()
+            for x in self.state.diagnostics:
+                if x.code != "superclass-cycle" or x.doc not in self.docs:
+                    continue
+                for i, d in enumerate(self.docs[x.doc].definitions):
+                    if d.start == x.start and d.end == x.end and d.superclass is not None:
+                        decl = self.def_decl[x.doc][i]
+                        if decl is not None:
+                            cuts.add(decl)
+            self.chains.cycle_cuts = cuts
+        return cuts
 
     def _compute_superclass(self, decl_id: int, rec: DeclarationRecord) -> int | None:
         if rec.kind == "SingletonClass":
@@ -228,13 +307,9 @@ class Ancestors(StateView):
             if target is None:
                 if self.build.phase == Phase.NAMESPACES:
                     continue
+                # Its superclass is Object, as every placeholder's (``Builder.placeholder``).
                 target = self.builder.placeholder(d.superclass, site, len(d.superclass.segments))
-                self.decls[target].superclass = self.object_id
             trec = self.decls[target]
-            if trec.kind == "Todo" and trec.superclass is None and self.build.created is not None:
-                # Made for a mixin or a scope, and now a superclass too: a full resolve gives it
-                # a superclass or not depending on which lookup came first.
-                raise ReplayUnsafe("a placeholder is both a mixin and a superclass")
             if trec.kind not in ("Class", "Todo") or target == decl_id:
                 self.state.diagnostics.append(
                     ResolutionDiagnostic(doc, "invalid-superclass", f"superclass {d.superclass.text!r} of {rec.name} is a {trec.kind}, not a class", d.start, d.end, "warning")
@@ -438,6 +513,17 @@ class Ancestors(StateView):
         loaded through ``autoload`` (which the load order does not follow) and are complete
         by the time anything includes them, so none of their mixins is late."""
         chain, times = self.chain(module)
+        rec = self.decls[module]
+        if rec.kind == "Todo" and rec.superclass is not None and rec.superclass in chain:
+            # A placeholder stands for a module here: its own part, without the superclass's
+            # chain behind it (``Builder.placeholder``), the modules prepended to the
+            # superclass included (Object's, say, come before Object in its chain).
+            behind = self.chain(rec.superclass)[0]
+            if len(behind) < len(chain) and chain[len(chain) - len(behind) :] == behind:
+                cut = len(chain) - len(behind)
+            else:
+                cut = chain.index(rec.superclass)
+            chain, times = chain[:cut], times[:cut]
         if self.build.phase != Phase.NAMESPACES and self.concerns.is_concern(module):
             return chain
         return insertion.present_at(chain, times, when)
@@ -530,8 +616,6 @@ class Ancestors(StateView):
             if self.build.phase == Phase.NAMESPACES:
                 return None
             module = self.builder.placeholder(target, site, len(target.segments))
-        if self.build.created is not None and self.decls[module].kind == "Todo" and self.decls[module].superclass is not None:
-            raise ReplayUnsafe("a placeholder is both a superclass and a mixin")
         if self.decls[module].kind not in ("Module", "Todo"):
             self.state.diagnostics.append(
                     ResolutionDiagnostic(doc, "invalid-mixin", f"{target.text} is a {self.decls[module].kind}, not a module", target.start, target.end, "warning")

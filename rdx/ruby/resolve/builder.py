@@ -157,7 +157,14 @@ class Builder(StateView):
         self.writable(decl_id).definitions.append((doc, index))
 
     def placeholder(self, path: ConstPath, site: Site, upto: int) -> int:
-        """Declare ``Todo`` namespaces for the unresolved part of ``path[:upto]``."""
+        """Declare ``Todo`` namespaces for the unresolved part of ``path[:upto]``.
+
+        Every placeholder has Object as its superclass, whichever lookup makes it (a
+        superclass, a mixin, the scope of ``class Missing::X``): Ruby cannot say what an
+        undefined name is, and a rule that does not depend on the role keeps a full resolve
+        independent of which lookup meets the name first. Including or prepending one inserts
+        only the placeholder's own part of its chain (``Ancestors._present``), as if it were a
+        module; subclassing one gives the subclass Object's chain behind it."""
         segments = path.segments[:upto]
         # Find the longest prefix that resolves; everything after becomes placeholders.
         current = self.object_id
@@ -174,7 +181,10 @@ class Builder(StateView):
                 if followed is not None and self.decls[followed].is_namespace:
                     current = followed
                     continue
-            current = self.declare(self.qualify(current, seg), seg, "Todo", current).id
+            rec = self.declare(self.qualify(current, seg), seg, "Todo", current)
+            if rec.kind == "Todo" and rec.superclass is None:
+                self.writable(rec.id).superclass = self.object_id
+            current = rec.id
         self.caches.forget_constant_lookups()
         return current
 

@@ -186,6 +186,17 @@ class Resolver(StateView):
         namespaces = [d for d, r in self.decls.items() if r.is_namespace]
         for decl_id in namespaces:
             ancestors(decl_id)
+        # Placeholders those chains declared and no chain passes through (a superclass clause
+        # that a mismatch leaves unused) get theirs too: every namespace has its chain, as
+        # after an update, whichever chain made it.
+        chain_of = self.chains.chain_of
+        tried: set[int] = set()
+        late = [d for d, r in self.decls.items() if r.is_namespace and d not in chain_of]
+        while late:
+            tried.update(late)
+            for decl_id in late:
+                ancestors(decl_id)
+            late = [d for d, r in self.decls.items() if r.is_namespace and d not in chain_of and d not in tried]
         for decl_id in [d for d, r in self.decls.items() if r.kind == "SingletonClass"]:
             ancestors(decl_id)
         for decl_id, rec in self.decls.items():

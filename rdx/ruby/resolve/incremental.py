@@ -246,6 +246,8 @@ class Incremental(StateView):
             merge_refresh(u.refresh, self.skeleton.remove_declarations(index, u.gone, u.own))
         if u.placeholders:
             merge_refresh(u.refresh, self.mentions.mentioning(self.placeholders.drop_unused_placeholders(u, u.placeholders), index))
+        if u.left_chains:
+            self.placeholders.drop_unneeded_singletons(u, u.left_chains)
         self._refresh_references(u, order)
         self._note_members(u, new_members)
         u.state.diagnostics = list(dict.fromkeys(u.state.diagnostics))
@@ -336,11 +338,14 @@ class Incremental(StateView):
         rechained = self.invalidation.rechain(chain_seeds, u.own, {h for g in u.gone for h in self.skeleton.holders(g)}) if chain_seeds else set()
         if rechained:
             merge_refresh(u.refresh, self.invalidation.documents_reading(rechained))
+            # A placeholder's singleton class that left a chain may not be needed any more.
+            u.left_chains = self.placeholders.left_chains(u.prev.ancestors, rechained)
         assert self.build.created is not None
         created = {d for d in self.build.created if d in self.decls and self.decls[d].kind == "Todo"}
         if diff.added or diff.changed:
             self.placeholders.check_found(u, {*diff.added, *(n for _, n in diff.changed)}, created)
         if created:
+            self.placeholders.chain_created(created)
             self.placeholders.check_created(u, created)
             merge_refresh(u.refresh, self.mentions.mentioning({self.decls[d].unqualified for d in created}, u.index))
         return rechained

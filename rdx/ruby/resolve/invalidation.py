@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["CHAIN_CODES", "Invalidation"]
 
 # Diagnostics reported while computing chains; they go and come back with the chains.
-CHAIN_CODES = frozenset({"invalid-superclass", "superclass-mismatch", "invalid-mixin"})
+CHAIN_CODES = frozenset({"invalid-superclass", "superclass-mismatch", "invalid-mixin", "superclass-cycle"})
 # Beyond this many chains, an edit resolves from scratch.
 MAX_RECHAINED = 20000
 
@@ -84,6 +84,12 @@ class Invalidation(StateView):
         changed. Their records are copied first (``own``): computing a superclass writes it."""
         if self.chains.times_raw is not None:
             self.linearizer.load_times()
+        cuts = self.linearizer.cycle_cuts()
+        if cuts:
+            # A class cut from a superclass cycle (``Ancestors._break_cycle``) depends on the
+            # superclasses of the other members, which have it among their ancestors: when
+            # one of those changes, the cycle may be gone, or cut elsewhere.
+            seeds = seeds | {c for c in cuts if any(c in self.chains.chain_of.get(s, ()) for s in seeds)}
         closure = self._chain_closure(seeds, exclude)
         if self.object_id in closure:
             raise ReplayUnsafe("Object's ancestors change: every lookup may change")

@@ -2,20 +2,23 @@
 
 A superclass, mixin or scope that names nothing (``class Nav < Ba`` while ``Base`` is being
 typed, ``class Draft < NotWrittenYet``, ``class Missing::X``) declares a ``Todo`` placeholder
-where the lookup failed (``Builder._placeholder``). A placeholder exists exactly as long as one
-of those creating lookups finds it, so an edit is incremental around placeholders by three
-rules, each checked against the lookups that mention the placeholder's name (``Mentions``):
+where the lookup failed (``Builder.placeholder``), with Object as its superclass whichever role
+it is made for (so a full resolve gives it the same shape whichever lookup meets it first). A
+placeholder exists exactly as long as one of those creating lookups finds it, so an edit is
+incremental around placeholders by these rules, each checked against the lookups that mention
+the placeholder's name (``Mentions``):
 
 - **created**: a placeholder the update declared must not change what any other document's
   lookup finds (that lookup ran before it existed, or would, depending on order);
 - **found**: a placeholder that existed before and that an added or changed lookup now finds
   must have the shape that lookup would have given it (``shape_holds``): the same owner as
   the longest prefix of the path that resolves;
-- **demoted**: a class or module whose only definition goes while other documents' creating
-  lookups still find it becomes the placeholder they would declare (same name, same id);
+- **demoted**: a class or module whose only definition goes while creating lookups still find
+  it becomes the placeholder they would declare (same name, same id, superclass Object), and
+  the namespaces whose superclass or mixin lookups find it have their chains computed again;
 - **dropped**: a placeholder that a removed or changed lookup found goes, with its singleton
   classes, when no creating lookup of any document finds it any more; a kept one loses a
-  singleton class that nothing needs any more.
+  singleton class that nothing needs any more (also one that a chain computed again left).
 
 Anything else (a placeholder kept only by a lookup that does not create one, or found with
 another shape) raises ``ReplayUnsafe``: the one full resolve left for placeholders, named.
@@ -31,7 +34,7 @@ from rdx.ruby.resolve.edits import ANCESTRY_FIELDS, SkeletonDiff, fields_of, out
 from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.mentions import ANCESTRY, OTHER, SCOPE, Answer
 from rdx.ruby.resolve.update import UpdateContext
-from rdx.ruby.resolve.vocabulary import CONCERN_NAMES, MEMBER_DEF_KINDS, ReplayUnsafe
+from rdx.ruby.resolve.vocabulary import CONCERN_NAMES, ReplayUnsafe
 
 if TYPE_CHECKING:
     from rdx.ruby.resolve.ancestors import Ancestors, Chains
@@ -109,14 +112,16 @@ class Placeholders(StateView):
                         out.append(answer)
         return out
 
-    def demotable(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> dict[int, bool]:
+    def demotable(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> dict[int, set[int]]:
         """The namespaces that removing definitions ``diff.removed`` of document ``index``
-        leaves as placeholders: each had only that definition, and only superclass lookups, or
-        only mixin and scope lookups, find it, with the shape they would give a placeholder:
+        leaves as placeholders: each had only that definition, and only creating lookups
+        (superclasses, mixins, scopes) find it, with the shape they would give a placeholder:
         lookups of other documents, and of this one's definitions that the edit keeps as they
-        were (this document's added or changed lookups must not name it). Maps each to whether
-        it is a superclass (a placeholder made for a superclass has Object as its own
-        superclass)."""
+        were (its added or changed lookups that find it are checked once the edit is in, by
+        ``check_found``, as they are for any placeholder that existed). Maps each to the
+        namespaces whose superclass or mixin lookups find it: their chains are computed again,
+        also those that did not have it as an ancestor (a module named as a superclass, a
+        class as a mixin: a diagnostic before, a placeholder after, which is both)."""
         removed = diff.removed
         row = self.def_decl[index]
         # A kept definition whose paths are spelled as before but stand elsewhere among the
@@ -132,10 +137,9 @@ class Placeholders(StateView):
         }
         changed_old = {o for o, _ in diff.changed if o not in moved_only}
         kept = {o for o in diff.remap if o not in changed_old}
-        fresh = {*diff.added, *(n for o, n in diff.changed if o not in moved_only)}
-        unsure = path_names(new, lambda i, d: i in fresh and d.kind not in MEMBER_DEF_KINDS) | outside_definitions(new)
-        unsure |= path_names(old, lambda i, d: i in changed_old and d.kind not in MEMBER_DEF_KINDS) | outside_definitions(old)
-        out: dict[int, bool] = {}
+        # External mixins and load-time calls are looked up apart from the definitions.
+        unsure = outside_definitions(new) | outside_definitions(old)
+        out: dict[int, set[int]] = {}
         for o in removed:
             d = old.definitions[o]
             decl_id = row[o]
@@ -144,36 +148,80 @@ class Placeholders(StateView):
             rec = self.decls[decl_id]
             if rec.kind != d.kind or rec.definitions != [(index, o)] or rec.unqualified in unsure or rec.unqualified in CONCERN_NAMES:
                 continue
-            roles: set[str] = set()
+            other = False
+            finders: set[int] = set()
             name = rec.unqualified
             lookups = [(doc, None) for doc in sorted(self.mentions.documents_mentioning_paths({name}, index))]
             for doc, only in [*lookups, (index, kept)]:
-                paths: list[ConstPath | None] = []
-                defs = self.docs[doc].definitions
-                for (role, i, found), path in zip(self.mentions.evaluate(doc, {name}, only, paths=paths), paths, strict=True):
+                for role, i, found in self.mentions.evaluate(doc, {name}, only):
                     if decl_id not in found:
                         continue
                     k = found.index(decl_id)
+                    looker = self.def_decl[doc][i] if role == ANCESTRY else None
                     if role == OTHER or k % 2 or rec.owner != (self.object_id if k == 0 else found[k - 1]):
-                        roles.add("other")
-                    elif role == ANCESTRY and path is defs[i].superclass:
-                        roles.add("superclass")
+                        other = True
+                    elif role == ANCESTRY:
+                        if looker is None:
+                            other = True  # A superclass or mixin of nothing declared.
+                        else:
+                            finders.add(looker)
                     else:
-                        roles.add("mixin")
-            if roles and "other" not in roles and len(roles) == 1:
-                out[decl_id] = "superclass" in roles
+                        finders.add(decl_id)  # A scope: the name stays, as a placeholder.
+            if finders and not other:
+                finders.discard(decl_id)
+                out[decl_id] = finders
         return out
 
     def demote(self, u: UpdateContext) -> set[int]:
-        """Turn the namespaces ``_demotable`` chose into placeholders; returns them (their
+        """Turn the namespaces ``_demotable`` chose into placeholders (superclass Object, as
+        every placeholder's); returns them and the namespaces whose lookups find them (their
         chains are computed again)."""
-        for decl_id, superclass in u.demoted.items():
+        seeds: set[int] = set()
+        for decl_id, finders in u.demoted.items():
             rec = u.own(decl_id)
             rec.kind = "Todo"
             rec.definitions = []
-            rec.superclass = self.object_id if superclass else None
+            rec.superclass = self.object_id
             u.placeholders.add(decl_id)
-        return set(u.demoted)
+            seeds.add(decl_id)
+            seeds |= {f for f in finders if f in self.decls}
+        return seeds
+
+    def left_chains(self, before: dict[int, tuple[int, ...]], namespaces: Iterable[int]) -> set[int]:
+        """The placeholders whose singleton classes were in the chains ``before`` of
+        ``namespaces`` and are not in their chains now (``class A < Missing`` becoming
+        ``class A < Object`` while another file still names Missing): the singleton class may
+        not be needed any more (``drop_unneeded_singletons``)."""
+        decls = self.decls
+        out: set[int] = set()
+        for ns in namespaces:
+            now = self.chains.chain_of.get(ns, ())
+            for entry in before.get(ns, ()):
+                if entry in now or entry not in decls:
+                    continue
+                rec = decls[entry]
+                if rec.kind == "SingletonClass" and rec.attached in decls and decls[rec.attached].kind == "Todo":
+                    out.add(rec.attached)
+        return out
+
+    def drop_unneeded_singletons(self, u: UpdateContext, todos: Iterable[int]) -> None:
+        """Remove the singleton classes of placeholders ``todos`` that nothing needs any more."""
+        for todo in todos:
+            rec = self.decls.get(todo)
+            if rec is not None and rec.kind == "Todo":
+                self._drop_unneeded_singleton(u, todo)
+
+    def chain_created(self, created: Iterable[int]) -> None:
+        """Compute the chains of the placeholders this update declared that no chain passed
+        through (a superclass clause that a mismatch leaves unused): a full resolve gives every
+        namespace its chain."""
+        missing = [todo for todo in sorted(created) if todo in self.decls and todo not in self.chains.chain_of]
+        if not missing:
+            return
+        self.linearizer.own_chains()
+        for todo in missing:
+            self.linearizer.chain(todo)
+        self.chains.add_descendants(missing)
 
     def check_created(self, u: UpdateContext, created: Iterable[int]) -> None:
         """Placeholders declared by this update change no other document's lookup."""

@@ -154,11 +154,17 @@ class SkeletonEdits(StateView):
             return True
         mixin_site = self.lookup.cref(index, o) if d.lexical else site
         found: list[int | None] = []
+        # A superclass or mixin that finds nothing while its file loads is given what the plain
+        # lookup finds, if anything, before a placeholder (``Builder.placeholder``): ``class B < B``
+        # names the class itself (a diagnostic), not nothing.
         if d.superclass is not None:
-            found.append(self.linearizer.superclass_target(decl_id, index, d.superclass, site))
+            found.append(self.linearizer.superclass_target(decl_id, index, d.superclass, site) or self.lookup.lookup_namespace(d.superclass, site))
         for m in d.mixins:
-            if m.target is not None:
-                found.append(self.lookup.lookup_namespace_at(m.target, mixin_site, index, o if d.lexical else d.parent) if mixin_site is not None else None)
+            if m.target is not None and mixin_site is not None:
+                at = self.lookup.lookup_namespace_at(m.target, mixin_site, index, o if d.lexical else d.parent)
+                found.append(at if at is not None else self.lookup.lookup_namespace(m.target, mixin_site))
+            elif m.target is not None:
+                found.append(None)
         for m in d.deferred_mixins:
             if m.target is not None:
                 found.append(self.lookup.lookup_namespace(m.target, mixin_site) if mixin_site is not None else None)

@@ -21,8 +21,8 @@ class UpdateContext:
     definition rows the new state already owns (copy-on-write)."""
 
     __slots__ = (
-        "_records", "_rows", "demoted", "diff", "gone", "index", "lookups_before", "new", "old", "placeholders", "prev", "rechain", "refresh",
-        "reopened", "state",
+        "_records", "_rows", "demoted", "diff", "gone", "index", "left_chains", "lookups_before", "new", "old", "placeholders", "prev", "rechain",
+        "refresh", "reopened", "state",
     )
 
     def __init__(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff, prev: ResolvedState, state: ResolvedState, gone: list[int]) -> None:
@@ -36,8 +36,11 @@ class UpdateContext:
         self.lookups_before: dict[int, tuple] = {}
         # Placeholders that the removed or changed lookups found (``Placeholders``).
         self.placeholders: set[int] = set()
-        # Namespaces that stay as placeholders -> whether as a superclass (``_demotable``).
-        self.demoted: dict[int, bool] = {}
+        # Namespaces that stay as placeholders -> the namespaces whose superclass or mixin
+        # lookups find them (``Placeholders.demotable``).
+        self.demoted: dict[int, set[int]] = {}
+        # Placeholders whose singleton classes left the chains the update computed again.
+        self.left_chains: set[int] = set()
         # Namespaces that lost a reopening with a superclass or mixins: their chains change.
         self.rechain: set[int] = set()
         self._records: set[int] = set()
