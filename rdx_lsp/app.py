@@ -16,6 +16,7 @@ from rdx_lsp import (
     document_links,
     inlay_hints,
     on_type_formatting,
+    rails_views,
     rubocop,
     selection_ranges,
     semantic_tokens,
@@ -35,7 +36,7 @@ def build_server() -> RdxLanguageServer:
     # One module per request beyond navigation, as ruby-lsp keeps one class per request.
     features = (
         semantic_tokens, signature_help, inlay_hints, selection_ranges, document_links, code_lens, on_type_formatting, call_hierarchy,
-        syntax_tree, watching, rubocop, code_actions,
+        syntax_tree, watching, rubocop, code_actions, rails_views,
     )
     for feature in features:
         feature.register(server)

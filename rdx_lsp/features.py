@@ -159,6 +159,10 @@ def register(server: RdxLanguageServer) -> None:  # noqa: C901 - one registratio
         graph, lines, path, line, column = await _at(ls, params.text_document.uri, params.position)
         target = _asked(graph.definition_at, path, line, column)
         if target is None:
+            for provider in ls.definition_providers:
+                found: list[lsp.Location] | None = await provider(ls, params)
+                if found:
+                    return found
             return None
         return [lines.location(loc) for loc in target.locations if loc.uri.startswith("file://")]
 
@@ -201,16 +205,22 @@ def register(server: RdxLanguageServer) -> None:  # noqa: C901 - one registratio
         graph, _, path, line, column = await _at(ls, params.text_document.uri, params.position)
         found = _asked(graph.hover_at, path, line, column)
         if found is None:
+            for provider in ls.hover_providers:
+                answer: lsp.Hover | None = await provider(ls, params)
+                if answer is not None:
+                    return answer
             return None
         return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=_hover_markdown(found)))
 
-    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[".", ":"], resolve_provider=True))
+    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[".", ":", "@"], resolve_provider=True))
     async def completion(ls: RdxLanguageServer, params: lsp.CompletionParams) -> lsp.CompletionList:
         graph, _, path, line, column = await _at(ls, params.text_document.uri, params.position)
         items = [
             lsp.CompletionItem(label=c.label, kind=_COMPLETION_KINDS.get(c.kind, lsp.CompletionItemKind.Variable), detail=c.detail, data={"name": c.detail})
             for c in _asked(graph.completions_at, path, line, column, [])[:200]
         ]
+        for provider in ls.completion_providers:
+            items += await provider(ls, params)
         return lsp.CompletionList(is_incomplete=len(items) >= 200, items=items)
 
     @server.feature(lsp.COMPLETION_ITEM_RESOLVE)

@@ -34,7 +34,7 @@ from lsprotocol import types as lsp
 
 import rdx
 from rdx_lsp.server import RdxLanguageServer, uri_path
-from rdx_lsp.syntax import lexical_tokens
+from rdx_lsp.syntax import lexical_tokens, parse_ruby
 
 __all__ = ["LEGEND", "encode", "register", "semantic_tokens"]
 
@@ -109,6 +109,13 @@ def _bits(mods: tuple[str, ...]) -> int:
     return out
 
 
+# A lexical token's (kind, declaration) -> (type index, modifier bits, priority 1).
+_LEXICAL_RAW = {
+    (kind, declared): (_TYPE[name], _bits(modifiers + (("declaration",) if declared else ())), 1)
+    for kind, (name, modifiers) in _LEXICAL.items()
+    for declared in (False, True)
+}
+
 # An absolute token: (line, character, length, type index, modifier bits), in client units.
 Token = tuple[int, int, int, int, int]
 
@@ -123,20 +130,28 @@ def semantic_tokens(graph: rdx.Graph, uri: str, source: bytes, units: Callable[[
     doc = graph.document(uri)
     ruby = doc.language == "ruby" if doc is not None else (path or "").endswith(".rb")
     if ruby and source:
-        for lexical in lexical_tokens(uri, source):
-            name, modifiers = _LEXICAL[lexical.kind]
-            declared = ("declaration",) if lexical.declaration else ()
-            raw.append((lexical.row, lexical.start, lexical.end, _TYPE[name], _bits(modifiers + declared), 1))
-    raw.sort(key=lambda t: (t[0], t[1], -t[5]))
+        lexical = _LEXICAL_RAW
+        raw += [(row, start, end, *lexical[kind, declaration]) for row, start, end, kind, declaration in lexical_tokens(uri, source)]
+    # At one start the highest priority first (the priority is at most 2).
+    raw.sort(key=lambda t: (t[0] << 32) | (t[1] << 2) | (2 - t[5]))
+    out: list[Token] = []
+    end_row, end_byte = -1, -1
+    if source.isascii():
+        # Byte columns are code units in every encoding (the usual case): no counting.
+        for row, start, end, kind, mods, _ in raw:
+            if row == end_row and start < end_byte or row < end_row:
+                continue  # Overlaps the token before it, which won (resolved first at one start).
+            end_row, end_byte = row, end
+            if end > start:
+                out.append((row, start, end - start, kind, mods))
+        return out
     rows = source.split(b"\n")
 
     def column(row: int, byte: int) -> int:
-        # Byte columns are code units on ASCII lines, the usual case; others are counted.
+        # Byte columns are code units on ASCII lines; others are counted.
         text = rows[row] if row < len(rows) else b""
         return byte if text.isascii() else units(text[:byte].decode("utf-8", "ignore"))
 
-    out: list[Token] = []
-    end_row, end_byte = -1, -1
     for row, start, end, kind, mods, _ in raw:
         if (row, start) < (end_row, end_byte):
             continue  # Overlaps the token before it, which won (resolved first at one start).
@@ -177,7 +192,26 @@ def _delta(old: list[int], new: list[int]) -> list[lsp.SemanticTokensEdit]:
     return [lsp.SemanticTokensEdit(start=prefix, delete_count=len(old) - prefix - suffix, data=new[prefix : len(new) - suffix])]
 
 
+# What is parsed as Ruby when it changes (the suffixes rdx indexes as Ruby; templates' Ruby too).
+_RUBY_SUFFIXES = (".rb", ".rake", ".gemspec", ".ru", ".rbi", ".erb")
+
+
+def _parse_when_changed(ls: RdxLanguageServer, uri: str) -> None:
+    """Parse a Ruby buffer (or a template's Ruby) as soon as it changes, from the tree of its
+    previous version: the tree of each version is then ready when the client asks for tokens
+    right after the change (what editors do), and a one-line edit costs a millisecond or so
+    here instead of a full parse in the request. Once tokens were asked of the document, an edit
+    inside one method also sweeps that method again here (``syntax.py``), a small part of the
+    full sweep the request would make otherwise."""
+    path = uri_path(uri) or ""
+    if ls.graph is None or uri in ls.oversized or ls.buffer(uri) is None or not path.endswith(_RUBY_SUFFIXES):
+        return
+    parse_ruby(uri, ls.source(uri))
+
+
 def register(server: RdxLanguageServer) -> None:
+    server.change_listeners.append(lambda uri: _parse_when_changed(server, uri))
+
     # The last tokens sent per document, with their result id, for ``/full/delta``.
     sent: dict[str, tuple[str, list[int]]] = {}
     counter = itertools.count(1)

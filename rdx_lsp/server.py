@@ -146,6 +146,12 @@ class RdxLanguageServer(LanguageServer):
         # Async functions of (server, CodeActionParams) giving code actions (``code_actions.py``
         # asks each one).
         self.code_action_providers: list[Callable[..., Any]] = []
+        # Async functions of (server, params) asked in turn for definitions and hovers when rdx
+        # itself has none there (``rails_views.py``: a view's instance variables).
+        self.definition_providers: list[Callable[..., Any]] = []
+        self.hover_providers: list[Callable[..., Any]] = []
+        # Async functions of (server, CompletionParams) giving more completion items.
+        self.completion_providers: list[Callable[..., Any]] = []
         # ``Graph.uses_in`` per document for the graph's current revision: semantic tokens, inlay
         # hints and call hierarchy ask it of the same text one after the other.
         self._uses: dict[str, tuple[int, list[rdx.Use]]] = {}

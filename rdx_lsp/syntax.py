@@ -5,13 +5,15 @@ assignment on), instance, class and global variables and symbols. These are what
 does not record (it keeps declarations and uses, not every local), so semantic tokens take
 them from here. Parsing is tree-sitter's Ruby grammar; one query collects the nodes, and a
 sweep in source order applies the scopes (no recursion: real code nests deeply; no walk of
-every node in Python: a 700-line file has 10,000). Results are cached per document text.
+every node in Python: a 700-line file has 10,000). Trees are cached per document text, and
+tokens too once asked for.
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import tree_sitter
 import tree_sitter_language_pack
@@ -25,8 +27,7 @@ _LANGUAGE = tree_sitter.Language(tree_sitter_ruby.language())
 
 
 
-@dataclass(frozen=True, slots=True)
-class LexicalToken:
+class LexicalToken(NamedTuple):
     """One name of the buffer: 0-based row, byte columns on that row, its kind (``parameter``,
     ``variable``, ``ivar``, ``cvar``, ``gvar``, ``symbol``) and whether it is declared here."""
 
@@ -37,14 +38,26 @@ class LexicalToken:
     declaration: bool = False
 
 
-# Per document: the digest of its text, the text, its tree and its tokens. The text and tree
-# stay so that the next version parses incrementally (tree-sitter reuses what did not change).
-_cache: dict[str, tuple[bytes, bytes, tree_sitter.Tree, list[LexicalToken]]] = {}
+class _Parsed:
+    """One document's current text: its digest, the text, its tree and (once asked) its tokens.
+    The text and tree stay so that the next version parses incrementally (tree-sitter reuses
+    what did not change); the tokens are swept only when asked for, not on every parse."""
+
+    __slots__ = ("digest", "source", "tree", "tokens")
+
+    def __init__(self, digest: bytes, source: bytes, tree: tree_sitter.Tree) -> None:
+        self.digest = digest
+        self.source = source
+        self.tree = tree
+        self.tokens: list[LexicalToken] | None = None
+
+
+_cache: dict[str, _Parsed] = {}
 
 
 def parse_ruby(uri: str, source: bytes) -> tree_sitter.Tree:
     """The syntax tree of ``source`` (cached for the document's current text)."""
-    return _cached(uri, source)[2]
+    return _cached(uri, source).tree
 
 
 _other_trees: dict[str, tuple[bytes, tree_sitter.Tree]] = {}
@@ -72,34 +85,80 @@ def parse(uri: str, source: bytes, language: str) -> tree_sitter.Tree | None:
 
 def lexical_tokens(uri: str, source: bytes) -> list[LexicalToken]:
     """The names of a Ruby buffer, in source order (cached for the document's current text)."""
-    return _cached(uri, source)[3]
+    entry = _cached(uri, source)
+    if entry.tokens is None:
+        entry.tokens = _walk(entry.tree.root_node, entry.source)
+    return entry.tokens
 
 
-def _cached(uri: str, source: bytes) -> tuple[bytes, bytes, tree_sitter.Tree, list[LexicalToken]]:
+def _cached(uri: str, source: bytes) -> _Parsed:
     if uri.endswith(".erb"):
         # A template's Ruby, at the template's own offsets: its tags' code, the rest blank.
         source = rdx.ruby_of_template(source)
     digest = hashlib.blake2b(source, digest_size=16).digest()
     found = _cache.get(uri)
-    if found is not None and found[0] == digest:
+    if found is not None and found.digest == digest:
         return found
     parser = tree_sitter.Parser(_LANGUAGE)
     if found is not None:
-        old_source, old_tree = found[1], found[2]
+        old_source, old_tree = found.source, found.tree
         start, old_end, new_end = _edit(old_source, source)
+        old_end_point, new_end_point = _point(old_source, old_end), _point(source, new_end)
         old_tree.edit(
             start_byte=start, old_end_byte=old_end, new_end_byte=new_end, start_point=_point(old_source, start),
-            old_end_point=_point(old_source, old_end), new_end_point=_point(source, new_end),
+            old_end_point=old_end_point, new_end_point=new_end_point,
         )
         tree = parser.parse(source, old_tree)
+        entry = _Parsed(digest, source, tree)
+        if found.tokens is not None:
+            # Tokens are asked of this document: keep them current, which an edit inside one
+            # method makes cheap (None otherwise: swept in full when asked).
+            entry.tokens = _swept_again(found, old_tree, entry, (start, old_end, new_end), old_end_point, new_end_point)
     else:
-        tree = parser.parse(source)
-    entry = (digest, source, tree, _walk(tree))
+        entry = _Parsed(digest, source, parser.parse(source))
     _cache.pop(uri, None)
     _cache[uri] = entry
     if len(_cache) > 64:  # Open buffers: a handful; never grow without bound.
         _cache.pop(next(iter(_cache)))
     return entry
+
+
+# Nodes that start an empty scope of locals: what is inside one depends on nothing outside it.
+_HARD_TYPES = frozenset({"method", "singleton_method", "class", "module", "singleton_class"})
+
+
+def _swept_again(
+    old: _Parsed, edited_tree: tree_sitter.Tree, new: _Parsed, edit: tuple[int, int, int],
+    old_end_point: tuple[int, int], new_end_point: tuple[int, int],
+) -> list[LexicalToken] | None:
+    """The tokens of ``new`` from those of ``old`` when the edit and every change of syntax it
+    caused lie inside one scope-starting node (a ``def``, a class body): that node swept alone,
+    the tokens before it kept, those after it moved as the edit moved the text. None when the
+    change reaches further (the caller sweeps everything)."""
+    assert old.tokens is not None
+    start, old_end, new_end = edit
+    node: tree_sitter.Node | None = new.tree.root_node.descendant_for_byte_range(start, new_end)
+    while node is not None and node.type not in _HARD_TYPES:
+        node = node.parent
+    if node is None or not (node.start_byte < start and new_end < node.end_byte):
+        return None
+    low, high = node.start_byte, node.end_byte
+    if any(r.start_byte < low or r.end_byte > high for r in edited_tree.changed_ranges(new.tree)):
+        return None
+    begin = tuple(node.start_point)  # The same in both texts: the edit comes after it.
+    stop = _point(old.source, high - (new_end - old_end))  # Where the node ended in the old text.
+    tokens = old.tokens
+    before = tokens[: bisect.bisect_left(tokens, begin)]
+    rows, columns = new_end_point[0] - old_end_point[0], new_end_point[1] - old_end_point[1]
+    new_token = tuple.__new__
+    after = [
+        t if t.row != old_end_point[0] and rows == 0 else new_token(LexicalToken, (
+            t.row + rows, t.start + columns if t.row == old_end_point[0] else t.start,
+            t.end + columns if t.row == old_end_point[0] else t.end, t.kind, t.declaration,
+        ))
+        for t in tokens[bisect.bisect_left(tokens, stop) :]
+    ]
+    return before + _walk(node, new.source) + after
 
 
 def _common_prefix(a: bytes, b: bytes) -> int:
@@ -155,57 +214,80 @@ _QUERY = tree_sitter.Query(
     """,
 )
 # What each capture is, for the sweep: scopes first at one offset, then declarations, then uses.
-_ORDER = {"hard": 0, "soft": 0, "param": 1, "assign": 1, "identifier": 2, "ivar": 2, "cvar": 2, "gvar": 2, "symbol": 2, "delimited": 2}
-_VARIABLES = {"ivar": "ivar", "cvar": "cvar", "gvar": "gvar"}
+# Each event is sorted by one integer, ``start * 16 + code``; the code's high bits are that order.
+_HARD, _SOFT, _PARAM, _ASSIGN, _IDENTIFIER, _IVAR, _CVAR, _GVAR, _SYMBOL, _DELIMITED = 0, 1, 4, 5, 8, 9, 10, 11, 12, 13
+_CODES = {
+    "hard": _HARD, "soft": _SOFT, "param": _PARAM, "assign": _ASSIGN, "identifier": _IDENTIFIER, "ivar": _IVAR, "cvar": _CVAR,
+    "gvar": _GVAR, "symbol": _SYMBOL, "delimited": _DELIMITED,
+}
+_VARIABLES = {_IVAR: "ivar", _CVAR: "cvar", _GVAR: "gvar"}
 
 
-def _walk(tree: tree_sitter.Tree) -> list[LexicalToken]:
-    captures = tree_sitter.QueryCursor(_QUERY).captures(tree.root_node)
+def _walk(root: tree_sitter.Node, source: bytes) -> list[LexicalToken]:
+    """The sweep of ``root``'s subtree (the file's, or one scope-starting node's). It runs on
+    versions of open buffers, so it does little per capture: one integer sort key, names as
+    byte slices of ``source``, a node's point asked only for the tokens it gives (a name's end
+    is on its start's row)."""
+    captures = tree_sitter.QueryCursor(_QUERY).captures(root)
     # Identifiers that are method names (``foo.bar``, ``def bar``): rdx's index marks those.
     names = {n.start_byte for n in captures.get("name", ())}
-    roles = {n.start_byte: "param" for n in captures.get("param", ())}
-    roles.update((n.start_byte, "assign") for n in captures.get("assign", ()))
-    events = sorted(
-        ((node.start_byte, _ORDER[kind], kind, node) for kind, nodes in captures.items() if kind in _ORDER for node in nodes),
-        key=lambda e: (e[0], e[1]),
-    )
+    keys: list[int] = []
+    nodes: list[tree_sitter.Node] = []
+    for kind, found in captures.items():
+        code = _CODES.get(kind)
+        if code is None:
+            continue
+        if code == _IDENTIFIER:
+            # Declarations are their own events, and method names are not locals.
+            found = [n for n in found if n.start_byte not in names]
+        nodes += found
+        keys += [n.start_byte * 16 + code for n in found]
+    order = sorted(range(len(keys)), key=keys.__getitem__)
     out: list[LexicalToken] = []
+    new = tuple.__new__
+    declared: set[int] = set()  # Start bytes of parameters and assigned names.
     # Scopes: (end byte, names visible there, innermost last); the file's own at the bottom.
-    stack: list[tuple[int, list[dict[str, str]]]] = [(len(tree.root_node.text or b"") + 1, [{}])]
-    for start, _, kind, node in events:
-        while len(stack) > 1 and start >= stack[-1][0]:
-            stack.pop()
-        scope = stack[-1][1]
-        if kind == "hard":
-            stack.append((node.end_byte, [{}]))
-        elif kind == "soft":
-            stack.append((node.end_byte, [*scope, {}]))
-        elif kind == "identifier":
-            role = roles.get(start)
-            if role is None and start not in names:
-                text = _text(node)
-                known = next((s[text] for s in reversed(scope) if text in s), None)
+    stack: list[tuple[int, list[dict[bytes, str]]]] = [(len(source) + 1, [{}])]
+    scope = stack[-1][1]
+    for i in order:
+        key = keys[i]
+        start, code = key >> 4, key & 15
+        if start >= stack[-1][0]:
+            while len(stack) > 1 and start >= stack[-1][0]:
+                stack.pop()
+            scope = stack[-1][1]
+        node = nodes[i]
+        if code == _IDENTIFIER:
+            if start in declared:
+                continue
+            text = source[start : node.end_byte]
+            for names_here in reversed(scope):
+                known = names_here.get(text)
                 if known is not None:
-                    out.append(_token(node, known))
-        elif kind == "param":
-            scope[-1][_text(node)] = "parameter"
-            out.append(_token(node, "parameter", True))
-        elif kind == "assign":
-            text = _text(node)
-            known = next((s[text] for s in reversed(scope) if text in s), None)
+                    row, column = node.start_point
+                    out.append(new(LexicalToken, (row, column, column + len(text), known, False)))
+                    break
+        elif code == _HARD:
+            stack.append((node.end_byte, [{}]))
+            scope = stack[-1][1]
+        elif code == _SOFT:
+            stack.append((node.end_byte, [*scope, {}]))
+            scope = stack[-1][1]
+        elif code == _PARAM or code == _ASSIGN:
+            declared.add(start)
+            text = source[start : node.end_byte]
+            known = None
+            if code == _ASSIGN:
+                known = next((s[text] for s in reversed(scope) if text in s), None)
             if known is None:
-                scope[-1][text] = "variable"
-            out.append(_token(node, known or "variable", known is None))
-        elif kind in _VARIABLES:
-            out.append(_token(node, _VARIABLES[kind]))
-        elif node.start_point.row == node.end_point.row and (kind == "symbol" or not any(c.type == "interpolation" for c in node.children)):
-            out.append(_token(node, "symbol"))
+                scope[-1][text] = "parameter" if code == _PARAM else "variable"
+            row, column = node.start_point
+            out.append(new(LexicalToken, (row, column, column + len(text), known or scope[-1][text], known is None)))
+        elif code in _VARIABLES:
+            row, column = node.start_point
+            out.append(new(LexicalToken, (row, column, column + node.end_byte - start, _VARIABLES[code], False)))
+        else:
+            (row, column), (end_row, end_column) = node.start_point, node.end_point
+            if row == end_row and (code == _SYMBOL or not any(c.type == "interpolation" for c in node.children)):
+                out.append(new(LexicalToken, (row, column, end_column, "symbol", False)))
     return out
-
-
-def _text(node: tree_sitter.Node) -> str:
-    return node.text.decode("utf-8", "replace") if node.text is not None else ""
-
-
-def _token(node: tree_sitter.Node, kind: str, declaration: bool = False) -> LexicalToken:
-    return LexicalToken(node.start_point.row, node.start_point.column, node.end_point.column, kind, declaration)

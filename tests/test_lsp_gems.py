@@ -77,6 +77,35 @@ async def test_definition_hover_and_completion_reach_the_gems(client: LanguageCl
     assert {"where", "find_by", "create"} <= labels, sorted(labels)[:20]
     symbols = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="find_by"))
     assert ("find_by", "ActiveRecord::Core::ClassMethods") in [(s.name, s.container_name) for s in symbols or []]
+    # Gem source comments (Tapioca's RBI files) link to the indexed gem's file at the line; a
+    # version that is not indexed falls back to the one that is, a gem not indexed gets none.
+    rbi = root / "sorbet/rbi/gems/activesupport.rbi"
+    rbi_text = (
+        "# typed: true\n\n"
+        "class Object\n"
+        "  # source://activesupport//lib/active_support/core_ext/object/blank.rb#L18\n"
+        "  def blank?; end\n"
+        "  # source://activesupport/0.0.1/lib/active_support/core_ext/object/blank.rb\n"
+        "  # source://activesupport//lib/active_support/core_ext/object/blank.rb#56\n"
+        "  # source://not-a-gem/1.0/lib/x.rb#L1\n"
+        "end\n"
+    )
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(rbi.as_uri(), "ruby", 1, rbi_text)))
+    links = await client.text_document_document_link_async(lsp.DocumentLinkParams(lsp.TextDocumentIdentifier(rbi.as_uri())))
+    blank = f"activesupport-{installed()['activesupport']}/lib/active_support/core_ext/object/blank.rb"
+    assert [(link.range.start.line, link.range.start.character, (link.target or "").rsplit("/gems/", 1)[-1]) for link in links or []] == [
+        (3, 4, blank + "#L18"),
+        (5, 4, blank),
+        (6, 4, blank + "#L56"),
+    ]
+    # In the Gemfile, each indexed gem's name links to its main file.
+    gemfile = root / "Gemfile"
+    gemfile_text = 'source "https://rubygems.org"\n\ngem "activerecord"\ngem "concurrent-ruby", require: false\ngem "i18n"\ngem "not-a-gem"\n'
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(gemfile.as_uri(), "ruby", 1, gemfile_text)))
+    links = await client.text_document_document_link_async(lsp.DocumentLinkParams(lsp.TextDocumentIdentifier(gemfile.as_uri())))
+    assert [(link.range.start.line, link.range.start.character, (link.target or "").rsplit("/", 1)[-1]) for link in links or []] == [
+        (2, 5, "active_record.rb"), (3, 5, "concurrent-ruby.rb"), (4, 5, "i18n.rb"),
+    ]
     # A gem's declaration is not the project's to rename (its files would be edited).
     with pytest.raises(JsonRpcException, match="one of the project's gems"):
         await client.text_document_rename_async(lsp.RenameParams(lsp.TextDocumentIdentifier(record.as_uri()), at_base, "Base2"))

@@ -136,3 +136,52 @@ async def test_formatting_and_code_actions(client: LanguageClient, root: Path) -
     disable = actions[1].edit.changes[uri][0]  # type: ignore[index,union-attr]
     assert (disable.range.start.line, disable.new_text) == (2, " # rubocop:disable Style/RedundantReturn")
     client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+
+
+def rubocops_server_directory(cwd: Path, env: dict[str, str] | None = None) -> str:
+    """Where RuboCop itself says its server for ``cwd`` keeps its files (the oracle)."""
+    import os
+
+    script = 'require "rubocop/server"; puts RuboCop::Server::Cache.dir'
+    done = subprocess.run(["ruby", "-e", script], cwd=cwd, capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})})
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+async def test_the_server_directory_is_rubocops(tmp_path: Path) -> None:
+    """``server_directory`` against RuboCop's own answer: the project's directory is the one
+    with a Gemfile, and RUBOCOP_CACHE_ROOT and XDG_CACHE_HOME move the cache; a configuration
+    that may name CacheRootDirectory is left to RuboCop's client (None)."""
+    import os
+
+    from rdx_lsp.rubocop import server_directory
+
+    project = tmp_path / "app"
+    nested = project / "lib" / "deep"
+    nested.mkdir(parents=True)
+    (project / "Gemfile").write_text("source 'https://rubygems.org'\n")
+    (project / ".rubocop.yml").write_text(CONFIG)
+    plain = {k: v for k, v in os.environ.items() if k not in ("RUBOCOP_CACHE_ROOT", "XDG_CACHE_HOME")}
+    for extra in ({}, {"RUBOCOP_CACHE_ROOT": str(tmp_path / "cache")}, {"XDG_CACHE_HOME": str(tmp_path / "xdg")}):
+        environ = {**plain, **extra}
+        for cwd in (project, nested):
+            assert server_directory(str(cwd), environ) == rubocops_server_directory(cwd, extra), (extra, cwd)
+    (project / ".rubocop.yml").write_text(CONFIG + "  CacheRootDirectory: <%= '/tmp' %>\n")
+    assert server_directory(str(nested), plain) is None
+
+
+async def test_the_server_is_asked_without_its_client(client: LanguageClient, root: Path) -> None:
+    """After the language server's first RuboCop run (the client started the server), the
+    endpoint is found where RuboCop put it and answers what ``rubocop --format json`` says of
+    the same text; a wrong token gets no answer (the client would be asked again)."""
+    from dataclasses import replace
+
+    from rdx_lsp.rubocop import ServerEndpoint
+
+    endpoint = ServerEndpoint.find(str(root))
+    assert endpoint is not None
+    answer = await endpoint.request(["--format", "json", "--stdin", "lib/tidy.rb"], BUFFER)
+    assert answer is not None and answer[0] == 1
+    oracle = json.loads(rubocop_json(root, BUFFER, "--format", "json").stdout)["files"][0]["offenses"]
+    assert json.loads(answer[1])["files"][0]["offenses"] == oracle
+    assert await replace(endpoint, token="0" * 8).request(["--format", "json", "--stdin", "lib/tidy.rb"], BUFFER) is None

@@ -195,3 +195,72 @@ def test_incremental_parses_give_what_fresh_parses_give() -> None:
         fresh = syntax.lexical_tokens(f"memory:fresh-{version}", source)
         assert edited == fresh, version
         assert str(syntax.parse_ruby("memory:edited", source).root_node) == str(syntax.parse_ruby(f"memory:fresh-{version}", source).root_node)
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("/app/app/views/posts/show.html.erb", (["PostsController", "Posts"], "show")),
+        ("/app/app/views/admin/blog_posts/edit.html.erb", (["Admin::BlogPostsController", "Admin::BlogPosts"], "edit")),
+        ("/app/app/views/user_mailer/welcome.text.erb", (["UserMailerController", "UserMailer"], "welcome")),
+        # A partial and a layout belong to no one action.
+        ("/app/app/views/posts/_form.html.erb", (["PostsController", "Posts"], None)),
+        ("/app/app/views/layouts/admin.html.erb", (["AdminController", "Admin"], None)),
+        # An engine's views; a template outside app/views, or directly in it.
+        ("/app/engines/blog/app/views/blog/posts/index.html.erb", (["Blog::PostsController", "Blog::Posts"], "index")),
+        ("/app/lib/templates/show.html.erb", None),
+        ("/app/app/views/show.html.erb", None),
+    ],
+)
+def test_the_controller_of_a_view(path: str, expected: tuple[list[str], str | None] | None) -> None:
+    from rdx_lsp.rails_views import controller_of_view
+
+    assert controller_of_view(path) == expected
+
+
+def test_gem_source_comments() -> None:
+    """Tapioca's ``# source://`` comments (version maybe empty, line as ``#L18`` or ``#18``); the
+    same text outside a comment is no link."""
+    from rdx_lsp.document_links import source_comments
+
+    text = (
+        "# source://activesupport//lib/active_support/core_ext/object/blank.rb#L18\n"
+        "  def x; end # source://rbi/0.1.6/lib/rbi/model.rb#7\n"
+        'puts "source://a/1/lib/a.rb"\n'
+        "# source://rack/2.2.4/lib/rack.rb\n"
+    )
+    assert source_comments(text.encode()) == [
+        (0, 2, 73, "activesupport", "", "lib/active_support/core_ext/object/blank.rb", 18),
+        (1, 15, 52, "rbi", "0.1.6", "lib/rbi/model.rb", 7),
+        (3, 2, 33, "rack", "2.2.4", "lib/rack.rb", None),
+    ]
+
+
+def test_tokens_after_edits_inside_a_method_are_those_of_a_fresh_parse() -> None:
+    """Typing inside one ``def`` (the tokens of the rest kept, that method swept again, the
+    lines after it moved) gives the tokens a fresh parse of each version gives, lines added and
+    removed included."""
+    import random
+
+    from rdx_lsp import syntax
+
+    rng = random.Random(2511)
+    head = "class K\n  X = 1\n  def before(a)\n    a + @v\n  end\n\n"
+    tail = "\n  def after(b, *c)\n    d = b\n    [d, :e, c].each { |f| f }\n  end\nend\n@top = 1\n"
+    body = ["  def typed(p)\n", "    q = p\n", "    q\n", "  end\n"]
+    pieces = ["r", " ", "s = q\n    ", "\n    ", "@w", ":t", "p", "1", ", u", "r = 2; r"]
+    for version in range(120):
+        # An insertion or deletion strictly inside the typed method's body lines.
+        line = rng.randrange(1, len(body) - 1)
+        column = rng.randrange(4, len(body[line]))
+        if rng.random() < 0.7:
+            body[line] = body[line][:column] + rng.choice(pieces) + body[line][column:]
+        else:
+            body[line] = body[line][:column] + body[line][column + rng.randrange(1, 3) :]
+        body = "".join(body).split("\n")
+        body = [b + "\n" for b in body[:-1]] + ([body[-1]] if body[-1] else [])
+        body[-1] = "  end\n"
+        source = (head + "".join(body) + tail).encode()
+        edited = syntax.lexical_tokens("memory:typed", source)
+        fresh = syntax.lexical_tokens(f"memory:typed-fresh-{version}", source)
+        assert edited == fresh, (version, source.decode())
