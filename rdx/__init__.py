@@ -3,6 +3,7 @@
 The public API lives here; everything else is private to the package. See README.md.
 """
 
+from rdx.api.batches import discover_batch, seed_snapshot
 from rdx.api.editing import Use
 from rdx.api.graph import Graph
 from rdx.api.watching import follow_changes
@@ -69,7 +70,9 @@ __all__ = [
     "Use",
     "__version__",
     "count_tokens",
+    "discover_batch",
     "excerpt",
     "follow_changes",
     "ruby_of_template",
+    "seed_snapshot",
 ]

@@ -1,27 +1,37 @@
-"""``Fleet``: the serving side's state on the driver: one ``RepoServer`` actor per repository
-(placed by an estimate of its memory; restarted by Ray from its snapshot when it dies), the
-fan-out of one tool call to many of them, and the atomic swap of a repository re-indexed while
-serving. It owns the actor handles; merging is ``rdx_fleet.merge``, HTTP is ``rdx_fleet.front``.
+"""``Fleet``: the serving side's state on the driver: the repositories packed into shards (a few
+per ``ShardServer`` actor, placed by an estimate of their memory; restarted by Ray from their
+snapshots when they die), the fan-out of one tool call to the shards that hold the asked
+repositories (one Ray call per shard, all awaited at once), and the atomic swap of a
+repository re-indexed while serving. It owns the actor handles; merging is
+``rdx_fleet.merge``, HTTP is ``rdx_fleet.front``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import math
 import os
-from typing import Any
+from typing import Any, NamedTuple
+
+import msgspec
 
 import rdx
-from rdx_fleet.actors import RepoServer
-from rdx_fleet.links import Link, links_of
+from rdx_fleet.actors import Hosted, ShardServer
+from rdx_fleet.links import Link, links_of, local_gems_of
 from rdx_fleet.manifest import Manifest
 from rdx_fleet.store import Store
 
-__all__ = ["Fleet", "Unavailable"]
+__all__ = ["Fleet", "Placed", "Unavailable", "plan_shards"]
 
 # Bytes of memory an opened graph takes per byte of its snapshot on disk (measured on the
-# Debian gems: see docs/fleet.md); the floor covers the interpreter and rdx itself.
+# Debian gems: see docs/fleet.md); the base covers the interpreter, rdx and Ruby's core stub,
+# paid once per shard.
 MEMORY_PER_SNAPSHOT_BYTE = 12
 MEMORY_FLOOR = 64 << 20
+SHARD_BASE = 160 << 20
+# A shard holds repositories up to about this estimate; a larger repository is a shard alone.
+SHARD_BUDGET = 2 << 30
 
 
 class Unavailable(Exception):
@@ -32,67 +42,120 @@ class Unavailable(Exception):
         self.repository = repository
 
 
-class Fleet:
-    """The repositories of ``manifest`` served by Ray actors (``ray`` is initialised)."""
+class Placed(NamedTuple):
+    """Where one repository is served: its shard's actor, the commit it opened, the shard's number."""
 
-    def __init__(self, manifest: Manifest, ray: Any) -> None:
+    handle: Any
+    commit: str
+    shard: int
+
+
+def plan_shards(sizes: dict[str, int], budget: int, at_least: int) -> list[list[str]]:
+    """Repositories (name -> estimated bytes) packed into shards: at least ``at_least`` of
+    them (so the shards spread over the cluster's cores), more when the estimates exceed
+    ``budget`` per shard; the largest first, each into the lightest shard (ties: the lower
+    number), every shard's names sorted. Deterministic for the same input."""
+    if not sizes:
+        return []
+    count = min(len(sizes), max(1, at_least, math.ceil(sum(sizes.values()) / max(1, budget))))
+    shards: list[list[str]] = [[] for _ in range(count)]
+    load = [0] * count
+    for name in sorted(sizes, key=lambda n: (-sizes[n], n)):
+        k = min(range(count), key=lambda i: (load[i], i))
+        shards[k].append(name)
+        load[k] += sizes[name]
+    return [sorted(s) for s in shards if s]
+
+
+class Fleet:
+    """The repositories of ``manifest`` served by Ray actors (``ray`` is initialised).
+    ``shards``: how many actors at least (default: one per live node, so that losing a node
+    loses only its share; within a node, fewer shards mean fewer calls per query, see
+    docs/fleet.md); ``shard_budget``: the most memory one shard is planned to hold."""
+
+    def __init__(self, manifest: Manifest, ray: Any, *, shards: int | None = None, shard_budget: int = SHARD_BUDGET) -> None:
         self.manifest = manifest
         self.ray = ray
         self.store = Store(manifest.store)
         self.roots = sorted(((r.name, os.path.realpath(r.path)) for r in manifest.repositories), key=lambda x: -len(x[1]))
         self.links: list[Link] = links_of(manifest)
-        self.actors: dict[str, tuple[Any, str]] = {}  # name -> (handle, commit)
+        self.local_gems = local_gems_of(manifest, self.links)
+        self.min_shards = shards
+        self.shard_budget = shard_budget
+        self.actors: dict[str, Placed] = {}  # name -> where it is served, in name order
         self._retired: list[Any] = []
-        self._remote = ray.remote(RepoServer)
+        self._next_shard = 0
+        self._remote = ray.remote(ShardServer)
 
-    def _spawn(self, name: str, commit: str) -> Any:
-        repo = self.manifest.get(name)
+    def _estimate(self, name: str, commit: str) -> int:
         meta = self.store.metadata(name, commit)
-        memory = max(MEMORY_FLOOR, int(meta.get("snapshot_bytes", 0)) * MEMORY_PER_SNAPSHOT_BYTE)  # type: ignore[call-overload]
+        return max(MEMORY_FLOOR, int(meta.get("snapshot_bytes", 0)) * MEMORY_PER_SNAPSHOT_BYTE)  # type: ignore[call-overload]
+
+    def _spawn(self, names: list[str], commits: dict[str, str]) -> Any:
+        hosted = [Hosted(n, self.manifest.get(n).path, commits[n], self.local_gems.get(n, {})) for n in names]
+        memory = SHARD_BASE + sum(self._estimate(n, commits[n]) for n in names)
         return self._remote.options(
             # SPREAD: the graphs' memory over every node, so losing one loses few repositories.
             num_cpus=0, memory=memory, max_restarts=-1, max_task_retries=0, max_concurrency=8, scheduling_strategy="SPREAD",
-        ).remote(name, repo.path, self.store.root, commit, self.roots)
+        ).remote(hosted, self.store.root, self.roots)
 
-    def start(self) -> Fleet:
-        """Start an actor for every repository with a published snapshot and wait for them."""
-        starting = {}
+    def _place(self, groups: list[list[str]], commits: dict[str, str]) -> dict[str, Placed]:
+        """Start one actor per group, wait until every one is ready, and say where each name is."""
+        started = []
+        for names in groups:
+            started.append((self._spawn(names, commits), names, self._next_shard))
+            self._next_shard += 1
+        self.ray.get([h.info.remote() for h, _, _ in started])
+        return {n: Placed(h, commits[n], k) for h, names, k in started for n in names}
+
+    def _commits(self) -> dict[str, str]:
+        out = {}
         for repo in self.manifest.repositories:
             commit = self.store.current(repo.name)
             if commit is not None:
-                starting[repo.name] = (self._spawn(repo.name, commit), commit)
-        if not starting:
+                out[repo.name] = commit
+        return out
+
+    def start(self) -> Fleet:
+        """Plan the shards of every repository with a published snapshot, start them and wait."""
+        commits = self._commits()
+        if not commits:
             raise rdx.NotFoundError(f"no repository has a snapshot in {rdx.excerpt(self.store.root)}; run rdx fleet index first")
-        self.ray.get([h.info.remote() for h, _ in starting.values()])
-        self.actors = dict(sorted(starting.items()))
+        at_least = self.min_shards if self.min_shards is not None else sum(1 for node in self.ray.nodes() if node.get("Alive"))
+        groups = plan_shards({n: self._estimate(n, c) for n, c in commits.items()}, self.shard_budget, at_least)
+        self.actors = dict(sorted(self._place(groups, commits).items()))
         return self
 
+    def _end(self, handles: set[Any]) -> None:
+        """Close (removes their copies of the snapshots) and kill the actors of ``handles``."""
+        try:
+            self.ray.get([h.close.remote() for h in handles], timeout=30)
+        except Exception:  # A dead or stuck shard: its copies stay in its node's temporary directory.
+            pass
+        for handle in handles:
+            self.ray.kill(handle)
+
     def refresh(self) -> list[str]:
-        """Swap in every repository whose current snapshot changed since it was started (the
-        new actor is ready before the swap; the old one ends at the next refresh). Returns
-        the names swapped."""
-        for old in self._retired:
-            self.ray.kill(old)
+        """Swap in every repository whose current snapshot changed since it was started: its
+        whole shard is started again with the current commits, ready before the swap (one
+        assignment); the old actor ends at the next refresh. Returns the names swapped."""
+        self._end(set(self._retired))
         self._retired = []
-        changed = {}
-        for repo in self.manifest.repositories:
-            commit = self.store.current(repo.name)
-            now = self.actors.get(repo.name)
-            if commit is not None and (now is None or now[1] != commit):
-                changed[repo.name] = (self._spawn(repo.name, commit), commit)
-        self.ray.get([h.info.remote() for h, _ in changed.values()])
-        for name, entry in changed.items():
-            old = self.actors.get(name)
-            self.actors = dict(sorted({**self.actors, name: entry}.items()))  # One assignment: atomic for readers.
-            if old is not None:
-                self._retired.append(old[0])
-        return sorted(changed)
+        commits = self._commits()
+        changed = sorted(n for n, c in commits.items() if n not in self.actors or self.actors[n].commit != c)
+        if not changed:
+            return []
+        shards = sorted({self.actors[n].shard for n in changed if n in self.actors})
+        groups = [sorted(n for n, p in self.actors.items() if p.shard == k) for k in shards]
+        groups += [[n] for n in changed if n not in self.actors]  # Indexed for the first time.
+        placed = self._place(groups, {**{n: p.commit for n, p in self.actors.items()}, **commits})
+        old = {self.actors[n].handle for n in placed if n in self.actors}
+        self.actors = dict(sorted({**self.actors, **placed}.items()))  # One assignment: atomic for readers.
+        self._retired = list(old)
+        return changed
 
     def stop(self) -> None:
-        for handle, _ in self.actors.values():
-            self.ray.kill(handle)
-        for old in self._retired:
-            self.ray.kill(old)
+        self._end({p.handle for p in self.actors.values()} | set(self._retired))
         self.actors, self._retired = {}, []
 
     def names(self, only: list[str] | None = None) -> list[str]:
@@ -105,33 +168,58 @@ class Fleet:
             raise rdx.NotFoundError(f"no repository named {rdx.excerpt(unknown[0])} is served")
         return [n for n in actors if n in only]
 
-    def _submit(self, name: str, tool: str, arguments: dict[str, Any]) -> Any:
-        return self.actors[name][0].call.remote(tool, arguments)
-
-    def _collect(self, name: str, tool: str, ref: Any) -> dict[str, Any]:
-        """The answer behind ``ref``, with the cluster's failures made ``rdx``'s."""
-        try:
-            return dict(self.ray.get(ref))
-        except (self.ray.exceptions.RayActorError, self.ray.exceptions.ActorUnavailableError) as exc:
-            raise Unavailable(name, type(exc).__name__) from None
-        except self.ray.exceptions.RayTaskError as exc:  # A bug in rdx, not a fault of the cluster.
-            message = f"repository {rdx.excerpt(name)}: {tool} failed: {rdx.excerpt(str(getattr(exc, 'cause', exc)), 300)}"
-            return {"error": {"type": "internal", "message": message, "suggestion": "this is a bug in rdx; other queries still work", "repository": name}}
-
     async def call(self, name: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """One tool call on one repository: ``{"ok": ...}`` or ``{"error": ...}``."""
         return (await self.fan([name], tool, arguments))[name]
 
-    async def fan(self, names: list[str], tool: str, arguments: dict[str, Any]) -> dict[str, dict[str, Any]]:
-        """The same call on every repository of ``names``, answers in name order: every call
-        is submitted first, then one thread waits for them all, off the event loop."""
-        refs = [(n, self._submit(n, tool, arguments)) for n in names]
+    async def fan(self, names: list[str], tool: str, arguments: dict[str, Any], *, shared_limit: bool = False) -> dict[str, dict[str, Any]]:
+        """The same call on every repository of ``names``, answers in name order: the
+        arguments are validated once here (tools of ``ANSWERS``), then one call per shard.
+        ``shared_limit`` (grep from the start of the concatenation): each shard spends
+        ``limit`` over its repositories in order (the repositories of other shards before
+        them only push the page's end earlier, so what it sends covers the page)."""
+        from mcp.server.mcpserver.exceptions import ToolError
 
-        def wait() -> dict[str, dict[str, Any]]:
-            self.ray.wait([r for _, r in refs], num_returns=len(refs))
-            return {n: self._collect(n, tool, r) for n, r in refs}
+        from rdx_mcp.server import ANSWERS, answer_arguments
 
-        return await asyncio.to_thread(wait)
+        direct = tool in ANSWERS
+        if direct:
+            try:
+                arguments = answer_arguments(tool, arguments)
+            except ToolError as exc:
+                text = str(exc)
+                body = json.loads(text[text.index("{") :])
+                return {n: {"error": body} for n in names}
+        actors = self.actors  # One reading: a swap meanwhile does not mix two placements.
+        groups: dict[int, tuple[Any, list[str]]] = {}
+        for n in names:
+            placed = actors[n]
+            groups.setdefault(placed.shard, (placed.handle, []))[1].append(n)
+        refs = [(group, handle.answer.remote(tool, arguments, group, direct, shared_limit and direct)) for handle, group in groups.values()]
+        # Every shard awaited at once, on this event loop (an ObjectRef is awaitable): no
+        # thread hop, and no shard waits for another to be collected.
+        answers = await asyncio.gather(*(ref for _, ref in refs), return_exceptions=True)
+        got: dict[str, dict[str, Any]] = {}
+        for (group, _), raw in zip(refs, answers, strict=True):
+            got.update(self._failed(group, tool, raw) if isinstance(raw, BaseException) else msgspec.msgpack.decode(raw))
+        return {n: got[n] for n in names}
+
+    def _failed(self, group: list[str], tool: str, exc: BaseException) -> dict[str, dict[str, Any]]:
+        """The answers of a shard whose call raised ``exc``, with the cluster's failures made ``rdx``'s."""
+        if isinstance(exc, (self.ray.exceptions.RayActorError, self.ray.exceptions.ActorUnavailableError)):
+            raise Unavailable(", ".join(group), type(exc).__name__) from None
+        if isinstance(exc, self.ray.exceptions.RayTaskError):  # A bug in rdx, not a fault of the cluster.
+            detail = rdx.excerpt(str(getattr(exc, "cause", exc)), 300)
+            return {
+                n: {"error": {"type": "internal", "message": f"repository {rdx.excerpt(n)}: {tool} failed: {detail}",
+                              "suggestion": "this is a bug in rdx; other queries still work", "repository": n}}
+                for n in group
+            }
+        raise exc
 
     def info(self) -> list[dict[str, Any]]:
-        return list(self.ray.get([h.info.remote() for h, _ in self.actors.values()]))
+        """One entry per served repository, in name order (shards answer for all they hold)."""
+        handles = {p.shard: p.handle for p in self.actors.values()}
+        found = {i["repository"]: i for batch in self.ray.get([h.info.remote() for h in handles.values()]) for i in batch}
+        return [found[n] for n in self.actors]
+

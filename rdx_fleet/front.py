@@ -9,9 +9,11 @@ actors and merging (``rdx_fleet.merge``). Every item carries ``repository``; ``r
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
+import msgspec
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -20,7 +22,7 @@ from starlette.types import ASGIApp
 
 import rdx
 from rdx_fleet.fleet import Fleet, Unavailable
-from rdx_fleet.merge import interleave, merge_grep, merge_references, own, page_meta
+from rdx_fleet.merge import interleave, interleave_depths, merge_grep, merge_references, own, page_meta
 from rdx_web.guard import STATUS, Guard, problem, security_settings
 
 __all__ = ["FleetAPI", "Problem", "build_app"]
@@ -37,6 +39,13 @@ class Problem(Exception):
     def __init__(self, body: dict[str, Any], status: int | None = None) -> None:
         super().__init__(body.get("message", ""))
         self.body, self.status = body, status or STATUS.get(body.get("type", ""), 400)
+
+
+class _JSON(JSONResponse):
+    """A JSON response encoded by msgspec (the same JSON as the standard library's, faster)."""
+
+    def render(self, content: Any) -> bytes:
+        return msgspec.json.encode(content)
 
 
 def _bad(message: str, suggestion: str) -> Problem:
@@ -88,7 +97,7 @@ class FleetAPI:
         offset, limit = _int(arguments, "offset", 0), min(_int(arguments, "limit", 50, 1), MAX_CODE_LINES)
         names = fleet.names(only)
         asked = {**arguments, "offset": 0, "limit": min(offset + limit, MAX_CODE_LINES)}
-        first = {n: _ok(a) for n, a in (await fleet.fan(names, "search_code", asked)).items()}
+        first = {n: _ok(a) for n, a in (await fleet.fan(names, "search_code", asked, shared_limit=True)).items()}
         shards = []
         start = 0
         for n in names:
@@ -106,20 +115,40 @@ class FleetAPI:
         return _fit(body, "files", max_tokens)
 
     async def search(self, arguments: dict[str, Any], only: list[str]) -> dict[str, Any]:
+        """Ranks interleaved (``merge.interleave``). A page ending at ``end`` takes about
+        ``end / repositories`` items of each, so each repository is asked for that many first
+        (its ``total`` comes along), then the few whose lists the page reaches past are asked
+        again for exactly as many as it takes (``interleave_depths``): the same page as asking
+        every repository for ``end`` items, at a fraction of the items built and sent. A
+        repository that takes gems from another served one is asked for ``end`` at once: the
+        other repository's declarations it lists are dropped (``own``), so its count is known
+        only from its whole list."""
         fleet = self.fleet
         arguments = dict(arguments)
         max_tokens = arguments.pop("max_tokens", None)
         offset, limit = _int(arguments, "offset", 0), min(_int(arguments, "limit", 20, 1), MAX_SEARCH)
         names = fleet.names(only)
-        asked = {**arguments, "offset": 0, "limit": min(offset + limit, MAX_SEARCH)}
-        shards = {n: _ok(a) for n, a in (await fleet.fan(names, "search_declarations", asked)).items()}
+        end = min(offset + limit, MAX_SEARCH)
         served = set(fleet.actors)
-        kept = [own(shards[n]["items"], n, served) for n in names]
-        merged = interleave(kept)
+        linked = {link.source for link in fleet.links if link.target in served}
+        first = -(-end // max(1, len(names)))
+        groups = [([n for n in names if n not in linked], first), ([n for n in names if n in linked], end)]
+        asked = [fleet.fan(group, "search_declarations", {**arguments, "offset": 0, "limit": depth}) for group, depth in groups if group]
+        shards = {n: _ok(a) for answer in await asyncio.gather(*asked) for n, a in answer.items()}
+        kept = {n: own(shards[n]["items"], n, served) for n in names}
         # A shard's total less the other repositories' declarations it listed (exact when the
         # shard listed all its matches, as it does up to the tools' limit of 100).
-        total = sum(shards[n]["total"] - (len(shards[n]["items"]) - len(k)) for n, k in zip(names, kept, strict=True))
+        counts = {n: shards[n]["total"] - (len(shards[n]["items"]) - len(kept[n])) for n in names}
+        depths = dict(zip(names, interleave_depths([counts[n] for n in names], end), strict=True))
+        short = [n for n in names if depths[n] > len(kept[n]) and n not in linked]
+        if short:  # The page reaches past what these sent: the same question, deeper.
+            deeper = max(depths[n] for n in short)
+            for n, a in (await fleet.fan(short, "search_declarations", {**arguments, "offset": 0, "limit": deeper})).items():
+                shards[n] = _ok(a)
+                kept[n] = own(shards[n]["items"], n, served)
+        merged = interleave([kept[n][: depths[n]] for n in names])
         items = merged[offset : offset + limit]
+        total = sum(counts.values())
         return _fit({**page_meta(total, offset, limit, len(items)), "items": items, "revisions": _revisions(shards)}, "items", max_tokens)
 
     async def declaration(self, name: str, arguments: dict[str, Any], only: list[str]) -> dict[str, Any]:
@@ -212,9 +241,9 @@ def build_app(fleet: Fleet, *, host: str = "127.0.0.1", port: int | None = None,
         async def endpoint(request: Request) -> JSONResponse:
             try:
                 arguments, only = _arguments(request, allowed, repeated)
-                return JSONResponse(await answer(request, arguments, only))
+                return _JSON(await answer(request, arguments, only))
             except Problem as exc:
-                return JSONResponse(exc.body, status_code=exc.status)
+                return _JSON(exc.body, status_code=exc.status)
             except rdx.NotFoundError as exc:
                 return problem("not_found", str(exc), "GET /api/status lists the repositories")
             except Unavailable as exc:

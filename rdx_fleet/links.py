@@ -1,25 +1,36 @@
 """Cross-repository links: which fleet repositories each repository's ``Gemfile.lock`` locks.
 A ``PATH`` source whose directory is another repository's checkout, a ``GIT`` source whose
-remote is another repository's ``git`` URL (or its path), or a locked gem whose name is a gemspec
-another repository builds. It owns reading lockfiles and gemspec names for that purpose only;
-the graph loads a ``PATH`` gem from its directory by itself, so A's graph then holds B's
+remote is another repository's ``git`` URL (or its path), or a locked gem whose name and
+version are those of a gemspec another repository builds. It owns reading lockfiles and
+gemspecs for that purpose only. The graph loads a ``PATH`` gem from its directory by itself;
+for the others, ``local_gems_of`` says which gems A takes from which checkout, and whoever
+opens A's graph sets ``LOCAL_GEMS`` to that (``rdx_fleet.actors.local_gems``), so rdx finds
+the gem in B's checkout in place of where it is installed. A's graph then holds B's
 declarations at B's paths, and ``place`` names the repository of such a path.
 """
 
 from __future__ import annotations
 
 import glob
+import hashlib
+import json
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import msgspec
 
 from rdx_fleet.manifest import Manifest
 
-__all__ = ["Link", "links_of", "place"]
+__all__ = ["LOCAL_GEMS", "Link", "gemspecs", "link_commit", "links_of", "local_gems_of", "place", "taking_gems"]
 
-_SPEC = re.compile(r"^    ([A-Za-z0-9_.-]+) \(")
+# The environment variable rdx reads for gems taken from a checkout (``rdx.workspace.gems``).
+LOCAL_GEMS = "RDX_LOCAL_GEMS"
+_SPEC = re.compile(r"^    ([A-Za-z0-9_.-]+) \(([^)]*)\)")
 _GEMSPEC_NAME = re.compile(r"""\.name\s*=\s*["']([A-Za-z0-9_.-]+)["']""")
+_GEMSPEC_VERSION = re.compile(r"""\.version\s*=\s*["']([0-9][A-Za-z0-9_.-]*)["']""")
+_VERSION_CONSTANT = re.compile(r"""\bVERSION\s*=\s*["']([0-9][A-Za-z0-9_.-]*)["']""")
 
 
 class Link(msgspec.Struct, frozen=True):
@@ -32,9 +43,9 @@ class Link(msgspec.Struct, frozen=True):
     how: str
 
 
-def _lock_sections(text: str) -> list[tuple[str, str | None, list[str]]]:
-    """(section, remote, gem names in its specs) for each section of a lockfile."""
-    out: list[tuple[str, str | None, list[str]]] = []
+def _lock_sections(text: str) -> list[tuple[str, str | None, list[tuple[str, str]]]]:
+    """(section, remote, (gem name, version) of its specs) for each section of a lockfile."""
+    out: list[tuple[str, str | None, list[tuple[str, str]]]] = []
     for line in text.splitlines():
         if line and not line.startswith(" "):
             out.append((line.strip(), None, []))
@@ -44,28 +55,45 @@ def _lock_sections(text: str) -> list[tuple[str, str | None, list[str]]]:
         elif out:
             match = _SPEC.match(line)
             if match:
-                out[-1][2].append(match.group(1))
+                out[-1][2].append((match.group(1), match.group(2).split("-")[0]))
     return out
 
 
-def gemspec_names(path: str) -> list[str]:
-    """The gem names the gemspecs at the top of ``path`` declare."""
-    names = []
+def gemspecs(path: str) -> list[tuple[str, str | None]]:
+    """(gem name, version or None when it is not written as a literal) of each gemspec at the
+    top of ``path``; a version given by a constant is looked for as ``VERSION = "..."`` in
+    ``lib/**/version.rb``."""
+    out: list[tuple[str, str | None]] = []
     for spec in sorted(glob.glob(os.path.join(path, "*.gemspec"))):
         try:
             with open(spec, encoding="utf-8", errors="replace") as f:
-                match = _GEMSPEC_NAME.search(f.read())
+                text = f.read()
         except OSError:
             continue
-        names.append(match.group(1) if match else os.path.basename(spec)[: -len(".gemspec")])
-    return names
+        name = _GEMSPEC_NAME.search(text)
+        version = _GEMSPEC_VERSION.search(text)
+        found = version.group(1) if version else None
+        if found is None:
+            for candidate in sorted(glob.glob(os.path.join(path, "lib", "**", "version.rb"), recursive=True)):
+                try:
+                    with open(candidate, encoding="utf-8", errors="replace") as f:
+                        constant = _VERSION_CONSTANT.search(f.read())
+                except OSError:
+                    continue
+                if constant:
+                    found = constant.group(1)
+                    break
+        out.append((name.group(1) if name else os.path.basename(spec)[: -len(".gemspec")], found))
+    return out
 
 
 def links_of(manifest: Manifest) -> list[Link]:
-    """Every link between repositories of ``manifest``, sorted."""
+    """Every link between repositories of ``manifest``, sorted. A gem matched only by its
+    gemspec must have the locked version when the gemspec's version is known (another
+    version is another release: the installed one is the right one)."""
     by_path = {os.path.realpath(r.path): r.name for r in manifest.repositories}
     by_git = {r.git: r.name for r in manifest.repositories if r.git}
-    by_gem = {name: r.name for r in manifest.repositories for name in gemspec_names(r.path)}
+    by_gem = {name: (r.name, version) for r in manifest.repositories for name, version in gemspecs(r.path)}
     found: set[Link] = set()
     for repo in manifest.repositories:
         try:
@@ -73,18 +101,58 @@ def links_of(manifest: Manifest) -> list[Link]:
                 text = f.read()
         except OSError:
             continue
-        for section, remote, names in _lock_sections(text):
-            for gem in names:
+        for section, remote, specs in _lock_sections(text):
+            for gem, version in specs:
                 target, how = None, "gemspec"
                 if section == "PATH" and remote is not None:
                     target, how = by_path.get(os.path.realpath(os.path.join(repo.path, remote))), "path"
                 elif section == "GIT" and remote is not None:
                     target, how = by_git.get(remote) or by_path.get(os.path.realpath(remote.removeprefix("file://"))), "git"
                 if target is None:
-                    target, how = by_gem.get(gem), "gemspec"
-                if target is not None and target != repo.name and by_gem.get(gem, target) == target:
+                    built = by_gem.get(gem)
+                    if built is not None and built[1] in (None, version):
+                        target, how = built[0], "gemspec"
+                if target is not None and target != repo.name and by_gem.get(gem, (target, None))[0] == target:
                     found.add(Link(repo.name, target, gem, how))
     return sorted(found, key=lambda link: (link.source, link.target, link.gem))
+
+
+def local_gems_of(manifest: Manifest, links: list[Link]) -> dict[str, dict[str, str]]:
+    """For each repository, the gems it takes from another repository's checkout (gem name ->
+    checkout) other than through a ``PATH`` source, which rdx follows by itself."""
+    out: dict[str, dict[str, str]] = {}
+    for link in links:
+        if link.how != "path":
+            out.setdefault(link.source, {})[link.gem] = manifest.get(link.target).path
+    return out
+
+
+@contextmanager
+def taking_gems(gems: dict[str, str]) -> Iterator[None]:
+    """``LOCAL_GEMS`` set to ``gems`` while a graph opens (rdx finds those gems there rather
+    than where they are installed), then restored. The variable is process-wide: callers open
+    one graph at a time."""
+    before = os.environ.get(LOCAL_GEMS)
+    if gems:
+        os.environ[LOCAL_GEMS] = json.dumps(gems, sort_keys=True)
+    else:
+        os.environ.pop(LOCAL_GEMS, None)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(LOCAL_GEMS, None)
+        else:
+            os.environ[LOCAL_GEMS] = before
+
+
+def link_commit(commit: str, targets: list[str]) -> str:
+    """The store key of a repository at ``commit`` that takes gems from repositories at the
+    commits ``targets``: the commit alone without links, else the commit and a hash of
+    theirs, so a change in a linked repository alone builds a new snapshot."""
+    if not targets:
+        return commit
+    return f"{commit}+{hashlib.blake2b(chr(0).join(sorted(targets)).encode(), digest_size=6).hexdigest()}"
 
 
 def place(path: str, roots: list[tuple[str, str]]) -> tuple[str, str] | None:

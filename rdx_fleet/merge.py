@@ -9,9 +9,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["interleave", "merge_grep", "merge_references", "own", "page_meta"]
+T = TypeVar("T")
+
+__all__ = ["interleave", "interleave_depths", "merge_grep", "merge_references", "own", "page_meta"]
 
 
 def page_meta(total: int, offset: int, limit: int, shown: int) -> dict[str, Any]:
@@ -53,13 +55,28 @@ def own(items: list[dict[str, Any]], shard: str, served: set[str]) -> list[dict[
     return [i for i in items if i.get("repository") in (None, shard) or i.get("repository") not in served]
 
 
-def interleave(shards: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+def interleave(shards: list[list[T]]) -> list[T]:
     """Rank 1 of each shard (in the given order), then rank 2, ..."""
-    out: list[dict[str, Any]] = []
+    out: list[T] = []
     depth = max((len(s) for s in shards), default=0)
     for rank in range(depth):
         out += [s[rank] for s in shards if rank < len(s)]
     return out
+
+
+def interleave_depths(counts: list[int], end: int) -> list[int]:
+    """How many leading items of each list (of ``counts`` items) the first ``end`` items of
+    their ``interleave`` take: what each shard must send for a page ending at ``end``."""
+    depths = [0] * len(counts)
+    taken = 0
+    rank = 0
+    while taken < end and any(c > rank for c in counts):
+        for i, c in enumerate(counts):
+            if c > rank and taken < end:
+                depths[i] = rank + 1
+                taken += 1
+        rank += 1
+    return depths
 
 
 def merge_references(shards: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -243,7 +243,7 @@ def fit_tokens(chunk: list[Any], max_tokens: int | None, envelope: int = 0) -> t
 def whole(items: list[Item], revision: int, max_tokens: int | None = None) -> Page:
     """A list returned in one piece (ancestors, a file's declarations, definition targets),
     cut to about ``max_tokens`` (then ``truncated``; ``total`` still counts every item)."""
-    shown, truncated = fit_tokens(items, max_tokens, envelope_tokens(len(items), 0, len(items)))
+    shown, truncated = fit_tokens(items, max_tokens, envelope_tokens(len(items), 0, len(items)) if max_tokens is not None else 0)
     return Page(total=len(items), offset=0, limit=len(items), next_offset=None, truncated=truncated, items=shown, revision=revision)
 
 
@@ -258,7 +258,8 @@ def page_of(
     if build is not None:
         chunk = [build(x) for x in chunk]
     # Items dropped from the end so that the page fits; ``next_offset`` then points at them.
-    chunk, truncated = fit_tokens(chunk, max_tokens, envelope_tokens(len(items), offset, limit))
+    # The envelope is measured only when there is a budget (a tokenizer call per page otherwise).
+    chunk, truncated = fit_tokens(chunk, max_tokens, envelope_tokens(len(items), offset, limit) if max_tokens is not None else 0)
     end = offset + len(chunk)
     meta = {
         "total": len(items),

@@ -1,8 +1,10 @@
-"""The fleet (issue 26) on one machine: ``ray.init`` with 2 CPUs, 22 repositories (Debian Ruby
-gems copied as separate repositories, generated ones, and a pair where ``app`` locks the gem
-``widgets`` builds). Fleet answers must equal the union of each repository's own
-``rdx.Graph`` answers; cross-repository go-to-definition must land where Ruby, loading both,
-says the method is defined. Ray starts once for the module.
+"""The fleet (issue 26) on one machine: ``ray.init`` with 2 CPUs, 24 repositories (Debian Ruby
+gems copied as separate repositories, generated ones, and ``app``, which locks three gems other
+repositories build: ``widgets`` through a PATH source, ``gears`` through a GIT source naming
+the fleet's git repository, ``bolts`` from rubygems, matched by its gemspec's name and version).
+They are served from 3 shards. Fleet answers must equal the union of each repository's own
+``rdx.Graph`` answers (opened as the fleet opens it); cross-repository go-to-definition and
+ancestors must be what Ruby, loading them all, says. Ray starts once for the module.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from rdx_fleet.cluster import connect  # noqa: E402
 from rdx_fleet.fleet import Fleet  # noqa: E402
 from rdx_fleet.front import build_app  # noqa: E402
 from rdx_fleet.indexing import index_fleet  # noqa: E402
-from rdx_fleet.links import links_of  # noqa: E402
+from rdx_fleet.links import links_of, local_gems_of, taking_gems  # noqa: E402
 from rdx_fleet.manifest import load_manifest  # noqa: E402
 from rdx_fleet.store import Store  # noqa: E402
 
@@ -57,20 +59,73 @@ WIDGETS = {
         end
         """,
 }
-APP = {
-    "Gemfile": 'source "https://rubygems.org"\ngem "widgets", path: "../widgets"\n',
-    "Gemfile.lock": "PATH\n  remote: ../widgets\n  specs:\n    widgets (0.1.0)\n\nGEM\n  remote: https://rubygems.org/\n  specs:\n\n"
-                    "PLATFORMS\n  ruby\n\nDEPENDENCIES\n  widgets!\n\nBUNDLED WITH\n   2.3.15\n",
-    "lib/app.rb": """\
-        require "widgets"
+GEARS = {
+    "gears.gemspec": 'Gem::Specification.new do |spec|\n  spec.name = "gears"\n  spec.version = "0.2.0"\nend\n',
+    "lib/gears.rb": """\
+        module Gears
+          class Base
+            def turn
+              :base
+            end
+          end
 
-        module App
-          def self.run
-            Widgets::Gear.new.spin(3)
+          module Greased
+            def oil
+              :oil
+            end
           end
         end
         """,
 }
+BOLTS = {
+    "bolts.gemspec": 'require_relative "lib/bolts/version"\nGem::Specification.new do |spec|\n  spec.name = "bolts"\n  spec.version = Bolts::VERSION\nend\n',
+    "lib/bolts/version.rb": 'module Bolts\n  VERSION = "0.3.0"\nend\n',
+    "lib/bolts.rb": """\
+        require "bolts/version"
+
+        module Bolts
+          module Fastener
+            def fasten
+              :tight
+            end
+          end
+        end
+        """,
+}
+
+
+def app_files(gears_url: str) -> dict[str, str]:
+    return {
+        "Gemfile": f'source "https://rubygems.org"\ngem "widgets", path: "../widgets"\ngem "gears", git: "{gears_url}"\ngem "bolts"\n',
+        "Gemfile.lock": "PATH\n  remote: ../widgets\n  specs:\n    widgets (0.1.0)\n\n"
+                        f"GIT\n  remote: {gears_url}\n  revision: 0123456789abcdef0123456789abcdef01234567\n  specs:\n    gears (0.2.0)\n\n"
+                        "GEM\n  remote: https://rubygems.org/\n  specs:\n    bolts (0.3.0)\n\n"
+                        "PLATFORMS\n  ruby\n\nDEPENDENCIES\n  bolts\n  gears!\n  widgets!\n\nBUNDLED WITH\n   2.3.15\n",
+        "lib/app.rb": """\
+            require "widgets"
+
+            module App
+              def self.run
+                Widgets::Gear.new.spin(3)
+              end
+            end
+
+            require "gears"
+            require "bolts"
+
+            module App
+              class Motor < Gears::Base
+                include Bolts::Fastener
+                include Gears::Greased
+
+                def go
+                  turn
+                  fasten
+                end
+              end
+            end
+            """,
+    }
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -115,9 +170,17 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         write(base / f"gen{i:02d}", generated(i))
         names[f"gen{i:02d}"] = base / f"gen{i:02d}"
     write(base / "widgets", WIDGETS)
-    write(base / "app", APP)
-    names["widgets"], names["app"] = base / "widgets", base / "app"
+    write(base / "bolts", BOLTS)
+    origin = base / "origins" / "gears"  # A git repository the manifest clones.
+    write(origin, GEARS)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@e"}
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "gears"]):
+        subprocess.run(["git", *args], cwd=origin, check=True, capture_output=True, env=env)
+    write(base / "app", app_files(str(origin)))
+    names["widgets"], names["bolts"], names["app"] = base / "widgets", base / "bolts", base / "app"
     entries = "".join(f'[[repository]]\nname = "{n}"\npath = "{p}"\n' for n, p in sorted(names.items()))
+    entries += f'[[repository]]\nname = "gears"\ngit = "{origin}"\n'
+    names["gears"] = base / "store" / ".checkouts" / "gears"
     (base / "fleet.toml").write_text(f'store = "store"\n{entries}')
     return {"base": base, "manifest": str(base / "fleet.toml"), "repos": names}
 
@@ -141,19 +204,25 @@ def indexed(world: dict[str, Any], ray_local: Any) -> dict[str, Any]:
 def served(indexed: dict[str, Any], ray_local: Any) -> Any:
     from starlette.testclient import TestClient
 
-    fleet = Fleet(indexed["manifest_obj"], ray_local).start()
+    fleet = Fleet(indexed["manifest_obj"], ray_local, shards=3).start()  # Several repositories per shard.
     client = TestClient(build_app(fleet), base_url="http://127.0.0.1")
     yield fleet, client
+    copies = [i["copy"] for i in fleet.info()]
+    assert copies and all(os.path.isdir(c) for c in copies)
     fleet.stop()
+    assert not [c for c in copies if os.path.exists(c)]  # The shards removed their copies of the snapshots.
 
 
 @pytest.fixture(scope="module")
 def graphs(indexed: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> dict[str, rdx.Graph]:
-    """Each repository's own graph, the oracle of the fleet's answers."""
+    """Each repository's own graph, the oracle of the fleet's answers, opened as the fleet
+    opens it (gems other repositories build taken from their checkouts)."""
     cache = tmp_path_factory.mktemp("single")
+    gems = local_gems_of(indexed["manifest_obj"], links_of(indexed["manifest_obj"]))
     out = {}
     for name, path in sorted(indexed["repos"].items()):
-        g = rdx.Graph.open(str(path), cache_dir=str(cache / name), jobs=1)
+        with taking_gems(gems.get(name, {})):
+            g = rdx.Graph.open(str(path), cache_dir=str(cache / name), jobs=1)
         g.resolve()
         out[name] = g
     return out
@@ -186,9 +255,30 @@ def test_an_unchanged_fleet_is_skipped(indexed: dict[str, Any]) -> None:
     assert [r.commit for r in again] == [r.commit for r in indexed["results"]]
 
 
-def test_the_pair_is_linked_by_its_path_source(indexed: dict[str, Any]) -> None:
+def test_a_large_repository_is_discovered_in_batches_then_resolved_once(indexed: dict[str, Any], graphs: dict[str, rdx.Graph], tmp_path: Path) -> None:
+    name = max((n for n in indexed["repos"] if n in DEBIAN), key=lambda n: len(rdx.Graph.plan(str(indexed["repos"][n]))[0]), default="gen00")
+    path = indexed["repos"][name]
+    (tmp_path / "one.toml").write_text(f'store = "store"\n[[repository]]\nname = "{name}"\npath = "{path}"\n')
+    manifest = load_manifest(str(tmp_path / "one.toml"))
+    files = len(rdx.Graph.plan(str(path))[0])
+    [result] = index_fleet(manifest, split_files=2)
+    assert result.batches == -(-files // 2) >= 2 and result.parsed == 0  # Every file discovered by a batch task.
+    g = rdx.Graph.open(str(path), cache_dir=Store(manifest.store).snapshot_dir(name, result.commit), jobs=1)
+    assert g.open_stats["parsed"] == 0
+    g.resolve()
+    one = graphs[name]  # Indexed by one process.
+    assert sorted((d.name, str(d.kind), str(d.location)) for d in g.declarations) == sorted((d.name, str(d.kind), str(d.location)) for d in one.declarations)
+    assert sorted(map(repr, g.constant_references)) == sorted(map(repr, one.constant_references))
+    assert sorted(map(repr, g.method_references)) == sorted(map(repr, one.method_references))
+
+
+def test_app_is_linked_by_path_git_and_gemspec(indexed: dict[str, Any]) -> None:
     links = links_of(indexed["manifest_obj"])
-    assert [(link.source, link.target, link.gem, link.how) for link in links] == [("app", "widgets", "widgets", "path")]
+    assert [(link.source, link.target, link.gem, link.how) for link in links] == [
+        ("app", "bolts", "bolts", "gemspec"), ("app", "gears", "gears", "git"), ("app", "widgets", "widgets", "path"),
+    ]
+    results = {r.name: r for r in indexed["results"]}
+    assert "+" in results["app"].commit and "+" not in results["bolts"].commit  # Keyed by its links' commits too.
 
 
 # Answers equal the union of the single-project answers.
@@ -247,9 +337,23 @@ def test_ranked_search_interleaves_and_filters_by_repository(served: Any) -> Non
     assert get(client, "/api/search?query=x&repository=nope", 404)["type"] == "not_found"
 
 
+def test_ranked_search_pages_are_the_pages_of_the_whole_interleave(served: Any) -> None:
+    """Each repository sends only what a page needs (then more where the page reaches past
+    it): the pages, concatenated, must be the interleave of every repository's whole list."""
+    _, client = served
+    for query in ("ignite fuel", "spin gear"):
+        whole = get(client, f"/api/search?query={query.replace(' ', '%20')}&limit=100")
+        pages: list[dict[str, Any]] = []
+        for offset in range(0, whole["total"] + 5, 7):
+            page = get(client, f"/api/search?query={query.replace(' ', '%20')}&limit=7&offset={offset}")
+            assert page["total"] == whole["total"]
+            pages += page["items"]
+        assert pages == whole["items"][: len(pages)] and len(pages) == min(whole["total"], 100)
+
+
 def test_references_equal_the_union_and_cross_repositories(served: Any, graphs: dict[str, rdx.Graph]) -> None:
     _, client = served
-    for name in ("Gen2::Helper", "Widgets::Gear"):
+    for name in ("Gen2::Helper", "Widgets::Gear", "Gears::Base", "Bolts::Fastener"):
         body = get(client, f"/api/references/{name}")
         got = sorted((r["repository"], r["path"], r["at"]) for r in body["items"])
         expected = set()
@@ -271,22 +375,56 @@ def test_definition_in_one_repository_lands_in_the_other_where_ruby_says(served:
     body = get(client, "/api/definition?repository=app&path=lib/app.rb&line=5&column=24")  # spin
     [target] = body["items"]
     assert target["repository"] == "widgets" and body["repository"] == "app"
-    ruby = shutil.which("ruby")
-    assert ruby is not None, "ruby is the oracle (make system-deps installs it)"
     repos = indexed["repos"]
-    out = subprocess.run(
-        [ruby, "-I", str(repos["widgets"] / "lib"), "-I", str(repos["app"] / "lib"), "-e",
-         'require "app"; p Widgets::Gear.instance_method(:spin).source_location; p Object.const_source_location("Widgets::Gear")'],
-        capture_output=True, text=True, check=True,
-    ).stdout.splitlines()
-    method_file, method_line = json.loads(out[0])
+    out = ruby_loading_all(repos, 'p Widgets::Gear.instance_method(:spin).source_location; p Object.const_source_location("Widgets::Gear")')
+    method_file, method_line = out[0]
     assert (os.path.realpath(method_file), int(target["location"].split(":")[1])) == (os.path.realpath(repos["widgets"] / target["location"].split(":")[0]), method_line)
     gear = get(client, "/api/definition?repository=app&path=lib/app.rb&line=5&column=15")["items"][0]
-    const_file, const_line = json.loads(out[1])
+    const_file, const_line = out[1]
     assert gear["repository"] == "widgets" and os.path.realpath(repos["widgets"] / gear["location"].split(":")[0]) == os.path.realpath(const_file)
     assert int(gear["location"].split(":")[1]) == const_line
     hover = get(client, "/api/hover?repository=app&path=lib/app.rb&line=5&column=15")
     assert hover["name"] == "Widgets::Gear" and hover["definitions"][0]["repository"] == "widgets"
+
+
+def ruby_loading_all(repos: dict[str, Path], script: str) -> list[Any]:
+    """What Ruby says, with every repository's lib on the load path and app required."""
+    ruby = shutil.which("ruby")
+    assert ruby is not None, "ruby is the oracle (make system-deps installs it)"
+    flags = [x for name in ("gears", "bolts", "widgets", "app") for x in ("-I", str(repos[name] / "lib"))]
+    out = subprocess.run([ruby, *flags, "-e", f'require "json"; require "app"; {script}'], capture_output=True, text=True, check=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_git_and_gemspec_gems_come_from_their_repositories_as_ruby_loads_them(served: Any, indexed: dict[str, Any]) -> None:
+    _, client = served
+    repos = indexed["repos"]
+    ancestors, turn, fasten, base = ruby_loading_all(repos, (
+        "puts App::Motor.ancestors.take_while { |a| a != Object }.map(&:to_s).to_json; "
+        "puts Gears::Base.instance_method(:turn).source_location.to_json; "
+        "puts Bolts::Fastener.instance_method(:fasten).source_location.to_json; "
+        'puts Object.const_source_location("Gears::Base").to_json'
+    ))
+    motor = get(client, "/api/declarations/App::Motor")["items"]
+    assert [i["repository"] for i in motor] == ["app"]
+    got = motor[0]["ancestors"]
+    assert got[: got.index("Object")] == ancestors  # The mixins and superclass from gears and bolts, in Ruby's order.
+
+    def lands(url: str, repo: str, where: list[Any]) -> None:
+        [target] = get(client, url)["items"]
+        path, line = target["location"].split(":")[:2]
+        assert target["repository"] == repo
+        assert (os.path.realpath(repos[repo] / path), int(line)) == (os.path.realpath(where[0]), where[1])
+
+    lands("/api/definition?repository=app&path=lib/app.rb&line=13&column=24", "gears", base)  # Gears::Base (GIT source).
+    lands("/api/definition?repository=app&path=lib/app.rb&line=18&column=6", "gears", turn)
+    lands("/api/definition?repository=app&path=lib/app.rb&line=19&column=6", "bolts", fasten)  # bolts (gemspec match).
+    for name, kind in (("Gears::Base", "constant"), ("Bolts::Fastener", "constant"), ("Bolts::Fastener#fasten()", "method")):
+        refs = get(client, f"/api/references/{name.replace('#', '%23')}?kind={kind}")["items"]
+        assert {(r["repository"], r["path"]) for r in refs} == {("app", "lib/app.rb")}, name
+    # Each declaration once, from its own repository's shard.
+    assert [i["repository"] for i in get(client, "/api/declarations/Gears::Base")["items"]] == ["gears"]
+    assert [i["repository"] for i in get(client, "/api/declarations/Bolts::Fastener")["items"]] == ["bolts"]
 
 
 def test_declarations_map_stats_and_errors(served: Any, graphs: dict[str, rdx.Graph]) -> None:
@@ -343,13 +481,27 @@ def test_a_repository_reindexed_while_serving_is_swapped_in(served: Any, indexed
     assert os.path.isdir(Store(indexed["manifest_obj"].store).snapshot_dir("gen09", old_commit))  # The old one stays whole.
 
 
+def test_a_change_in_a_gem_repository_alone_reindexes_the_repository_that_locks_it(served: Any, indexed: dict[str, Any]) -> None:
+    import asyncio
+
+    fleet, client = served
+    bolts = indexed["repos"]["bolts"] / "lib/bolts.rb"
+    bolts.write_text(bolts.read_text().replace("    def fasten", "    def tighten\n      :more\n    end\n\n    def fasten"))
+    results = {r.name: r for r in index_fleet(indexed["manifest_obj"])}
+    assert {n for n, r in results.items() if r.status == "indexed"} == {"app", "bolts"}
+    assert fleet.refresh() == ["app", "bolts"]
+    seen = asyncio.run(fleet.call("app", "get_declaration", {"name": "Bolts::Fastener#tighten()"}))
+    assert seen["ok"]["definitions"][0]["repository"] == "bolts"  # app's graph took the new bolts.
+    assert get(client, "/api/definition?repository=app&path=lib/app.rb&line=19&column=6")["items"][0]["location"].startswith("lib/bolts.rb:9:")
+
+
 def test_an_actor_killed_while_serving_restarts_from_its_snapshot(served: Any) -> None:
     fleet, client = served
     expected = get(client, "/api/grep?pattern=ignite&repository=gen03")
     pid = fleet.info()[list(fleet.actors).index("gen03")]["pid"]
     ray.kill(fleet.actors["gen03"][0], no_restart=False)
     answers = []
-    for _ in range(200):  # In flight: a retryable 503 or the right answer, never a wrong one.
+    for _ in range(1200):  # In flight: a retryable 503 or the right answer, never a wrong one.
         response = client.get("/api/grep?pattern=ignite&repository=gen03")
         answers.append(response.status_code)
         if response.status_code == 200:

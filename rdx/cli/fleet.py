@@ -13,13 +13,17 @@ from typing import Any
 
 __all__ = ["add_fleet_parser"]
 
+SPLIT_FILES = 2000  # rdx_fleet.indexing.SPLIT_FILES, repeated: rdx_fleet is imported only when a command runs.
+
 
 def _index(args: argparse.Namespace) -> int:
     from rdx_fleet.indexing import index_fleet, print_progress
     from rdx_fleet.manifest import load_manifest
 
     manifest = load_manifest(args.manifest)
-    results = index_fleet(manifest, use_ray=not args.sequential, address=args.address, progress=None if args.quiet else print_progress)
+    results = index_fleet(
+        manifest, use_ray=not args.sequential, address=args.address, progress=None if args.quiet else print_progress, split_files=args.split_files,
+    )
     indexed = sum(r.status == "indexed" for r in results)
     print(f"rdx fleet: {len(results)} repositories, {indexed} indexed, {len(results) - indexed} unchanged, store {manifest.store}")
     return 0
@@ -40,7 +44,7 @@ def _serve(args: argparse.Namespace) -> int:
         raise rdx.InvalidArgumentError(f"serving on {rdx.excerpt(args.host)} (not loopback) needs a token; pass --token or set RDX_TOKEN")
     manifest = load_manifest(args.manifest, clone=False)
     ray = connect(args.address)
-    fleet = Fleet(manifest, ray).start()
+    fleet = Fleet(manifest, ray, shards=args.shards).start()
     stop = threading.Event()
 
     def refresher() -> None:
@@ -69,7 +73,7 @@ def _mcp(args: argparse.Namespace) -> int:
     from rdx_fleet.mcp import build_fleet_server
 
     manifest = load_manifest(args.manifest, clone=False)
-    fleet = Fleet(manifest, connect(args.address)).start()
+    fleet = Fleet(manifest, connect(args.address), shards=args.shards).start()
     try:
         build_fleet_server(FleetAPI(fleet)).run("stdio")
     finally:
@@ -86,6 +90,8 @@ def add_fleet_parser(sub: Any) -> None:
     q.add_argument("--address", default=None, help="Ray cluster address (auto, HOST:PORT, ray://...); default: a local Ray")
     q.add_argument("--sequential", action="store_true", help="index in this process, one repository after another, without Ray")
     q.add_argument("--quiet", "-q", action="store_true")
+    q.add_argument("--split-files", type=int, default=SPLIT_FILES, metavar="N",
+                   help=f"discover a repository indexed cold with more than N source files in batches of N, one Ray task each (default {SPLIT_FILES})")
     q.set_defaults(func=_index)
     s = fleet_sub.add_parser("serve", help="serve the fleet's HTTP JSON API (the /api/ of rdx serve, with a repository field and filter)")
     s.add_argument("manifest")
@@ -94,8 +100,10 @@ def add_fleet_parser(sub: Any) -> None:
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--token", default=None)
     s.add_argument("--refresh", type=float, default=10.0, help="seconds between checks for re-indexed repositories (0: never)")
+    s.add_argument("--shards", type=int, default=None, help="serve from at least this many actors (default: one per Ray node; more when memory requires)")
     s.set_defaults(func=_serve)
     m = fleet_sub.add_parser("mcp", help="serve the fleet's MCP tools over stdio (one project's tools, with a repository parameter)")
     m.add_argument("manifest")
     m.add_argument("--address", default=None)
+    m.add_argument("--shards", type=int, default=None, help="as for serve")
     m.set_defaults(func=_mcp)
