@@ -171,6 +171,8 @@ def test_a_restored_graph_shares_ids_and_vocabulary_strings(tmp_path):
     rdx.Graph.open(tmp_path, cache_dir=tmp_path / "cache").resolve()  # Saves the resolved graph.
     g = rdx.Graph.open(tmp_path, cache_dir=tmp_path / "cache")
     assert g.open_stats["resolved"]
+    # Ids are shared when the resolver is restored (the first edit, or here), not at open.
+    g.prepare_queries()
     state = g._ready().state
     ids = {k: k for k in state.declarations}
     chains = [x for chain in state.ancestors.values() for x in chain]

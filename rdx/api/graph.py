@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
-from importlib import resources
 
 from rdx.api.editing import Use, uses_in
 from rdx.api.mapping import build_repo_map
 from rdx.api.navigating import Navigable
 from rdx.api.other_languages import ForeignSide
-from rdx.api.persisting import Persistent, check_jobs, documents_fingerprint, settle
+from rdx.api.persisting import Persistent, check_jobs, core_document, documents_fingerprint, settle
 from rdx.api.reporting import Reporting
 from rdx.api.searching import find_declarations, foreign_suggestions, suggest, symbol_index
 from rdx.languages.view import ForeignDeclarationHandle, ForeignView
@@ -26,10 +24,8 @@ from rdx.map.repomap import RepoMap
 from rdx.model.errors import EncodingFailureError, InvalidArgumentError, IOFailureError, NotFoundError, excerpt
 from rdx.model.foreign import ForeignState
 from rdx.model.public import Diagnostic
-from rdx.model.records import ConstPath, FileResult
-from rdx.model.store import CORE_URI, GraphStore, ResolvedState
-from rdx.rails.schema import apply_schema
-from rdx.ruby.discover.parse import RubyParser
+from rdx.model.records import ConstPath
+from rdx.model.store import GraphStore, ResolvedState, stored_entries
 from rdx.ruby.query.documents import ConstantReference, Document, MethodReference, iter_constant_references, iter_method_references
 from rdx.ruby.query.handles import Declaration, View
 from rdx.ruby.resolve.driver import Resolver
@@ -52,14 +48,6 @@ from rdx.workspace.gems import read_gemfile
 from rdx.workspace.pool import discover_files, discover_source, paused_gc
 
 __all__ = ["Graph"]
-
-
-@lru_cache(maxsize=1)
-def _core_document() -> FileResult:
-    source = resources.files("rdx.data").joinpath("core.rb").read_bytes()
-    result = RubyParser().discover(CORE_URI, source, None)
-    result.content_hash = content_hash(source)
-    return result
 
 
 def _parse_path(text: str) -> ConstPath:
@@ -98,6 +86,9 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         self._gemfile: tuple[tuple[int, int], list[BundledGem]] | None = None
         # Fingerprint of the documents whose resolved graph was last saved or restored.
         self._saved_fingerprint: str | None = None
+        # A graph that started from the saved resolved graph, until it needs its resolver
+        # (see ``Persistent._writer``).
+        self._restorable = None
         self._freeze_gc = False
         # How the last ``resolve()`` went: "none" (nothing to do), "incremental" or "full";
         # for a full one after edits, why the incremental update gave up.
@@ -107,7 +98,7 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         # before any other file's. Set it before resolving; ``Graph.open`` reads ``rdx.toml``.
         self.entry_points: list[str] = []
         if core:
-            self._store.put_document(_core_document())
+            self._store.put_document(core_document())
 
     # -- indexing ------------------------------------------------------------------------
 
@@ -254,13 +245,13 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
             return  # Nothing changed since the last resolve (or the restored one).
         # Rails: db/schema.rb columns become methods of the models that own the tables; the
         # joined schema documents are stored like edits (rdx.rails.schema, issue 14).
-        apply_schema(store)
+        self._join_schema()
         changed = store.replaced | store.added | store.removed
-        if self._view is not None and self._resolver is not None and store.resolved is not None:
+        resolver = self._writer() if self._view is not None else None
+        if self._view is not None and resolver is not None and store.resolved is not None:
             with paused_gc():
                 # The documents' keys before the update (a removed one's goes with it): what the
                 # carried-over search index indexes again.
-                resolver = self._resolver
                 changed_keys = {k for uri in changed if (k := resolver.key_of(uri)) is not None}
                 state = self._update(resolver)
                 if state is not None:
@@ -517,13 +508,14 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         if self._retired is not None:
             self._retired.retire()
             self._retired = None
-        if self._resolver is not None:
+        resolver = self._writer()
+        if resolver is not None:
             with paused_gc():
-                self._resolver.prepare_updates()
+                resolver.prepare_updates()
         if view.search_index is None:
             view.search_index = SearchIndex(view.state.declarations.values())
         view.search_index.prepare()
-        symbol_index(view, (self._workspace[1], lambda: documents_fingerprint(view.state.documents.values(), self._root_order()[0]), self._report_cache_problem) if self._workspace else None)
+        symbol_index(view, (self._workspace[1], lambda: documents_fingerprint(stored_entries(view.state.documents), self._root_order()[0]), self._report_cache_problem) if self._workspace else None)
         view.descendants()
         view.call_sites("")
 
@@ -554,7 +546,7 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         saved = None
         if self._workspace is not None:
             cache = self._workspace[1]
-            saved = (cache, lambda: documents_fingerprint(view.state.documents.values(), self._root_order()[0]), self._report_cache_problem)
+            saved = (cache, lambda: documents_fingerprint(stored_entries(view.state.documents), self._root_order()[0]), self._report_cache_problem)
         found = find_declarations(
             view, query, kind=kind, match_mode=match_mode, limit=limit, path=path, saved=saved, language=language, dependencies=dependencies
         )

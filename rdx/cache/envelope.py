@@ -11,10 +11,14 @@ file (about 0.1 s per 20 MB) before any checksum was checked.
 
 ``kind`` names what the file holds (``"snapshot"``, ``"resolved"``, ``"foreign"``, ``"gem"``,
 ``"symbols"``), ``writer`` the rdx that wrote it. ``head`` is the encoded payload, or its
-header when the payload is split into ``parts``; ``checksum`` is the BLAKE2b-128 digest of
-``head``. ``parts`` are encoded items checked one by one: ``sums`` holds one 16-byte digest
-per part, so a damaged part (one document of the snapshot) is discarded alone while the others
-are used. Nothing here knows what the payloads mean; callers decode them with their own types.
+header when the payload is split into ``parts``; ``checksum`` is the CRC-32 of ``head`` (4
+bytes, little-endian). ``parts`` are encoded items checked one by one: ``sums`` holds one
+CRC-32 per part, so a damaged part (one document of the snapshot) is discarded alone while
+the others are used. CRC-32 rather than BLAKE2b-128 since format 3: everything is checked when
+a file is opened, and CRC-32 runs at several GB/s (10 ms for the Debian corpus's 32 MB
+snapshot, BLAKE2b 45 ms, and 30 ms more for its resolved graph); it finds any burst of damage
+up to 32 bits and misses random damage once in four billion, which is what it is there for
+(nobody forges a cache file in their own project). Nothing here knows what the payloads mean; callers decode them with their own types.
 
 A file that is not such an envelope, is of another kind or format, or whose head does not match
 its checksum raises ``Damaged`` with a reason; damaged parts come back as None. Readers catch
@@ -23,7 +27,7 @@ its checksum raises ``Damaged`` with a reason; damaged parts come back as None. 
 
 from __future__ import annotations
 
-import hashlib
+import zlib
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -33,8 +37,9 @@ __all__ = ["FORMAT", "Damaged", "Opened", "checksum", "open_envelope", "seal", "
 
 MAGIC = "rdx-cache"
 # Bump when the envelope itself changes shape (payload shapes have their own versions).
-FORMAT = 2
-_DIGEST = 16
+# 3: CRC-32 sums instead of BLAKE2b-128 digests.
+FORMAT = 3
+_SUM = 4
 
 
 class _Envelope(msgspec.Struct, array_like=True, gc=False):
@@ -76,7 +81,7 @@ _encoder = msgspec.msgpack.Encoder()
 
 
 def checksum(data: bytes | memoryview) -> bytes:
-    return hashlib.blake2b(data, digest_size=_DIGEST).digest()
+    return zlib.crc32(data).to_bytes(_SUM, "little")
 
 
 @lru_cache(maxsize=1)
@@ -119,7 +124,10 @@ def open_envelope(data: bytes, kind: str) -> Opened:
     if checksum(envelope.head) != envelope.checksum:
         raise Damaged("its header fails its checksum")
     sums = envelope.sums
+    if len(sums) != len(envelope.parts) * _SUM:
+        raise Damaged("its parts do not match their checksums")
+    crc = zlib.crc32
     parts: list[memoryview | None] = []
     for i, part in enumerate(envelope.parts):
-        parts.append(part if checksum(part) == sums[i * _DIGEST : (i + 1) * _DIGEST] else None)
+        parts.append(part if crc(part) == int.from_bytes(sums[i * _SUM : (i + 1) * _SUM], "little") else None)
     return Opened(envelope.writer, envelope.head, parts)

@@ -7,6 +7,11 @@ so a newer rdx or a gem installed elsewhere never reads stale results. A missing
 unwritable cache only costs a parse. Each file is a checksummed envelope (``rdx.cache.envelope``):
 as the cache is shared, a damaged file would otherwise break every project using that gem, so
 it is removed when read and the gem is parsed again.
+
+Each document is a part of its own, with its stamp (URI, path, size, hash, library) in the
+header, so that loading a gem decodes nothing else: the documents are ``Unread`` stubs,
+decoded when first read (``rdx.cache.snapshot.SavedDocuments``; issue 23). Every part's
+checksum is checked when the file is read; one damaged part makes the whole entry damaged.
 """
 
 from __future__ import annotations
@@ -17,17 +22,20 @@ import os
 import msgspec
 
 from rdx.cache.envelope import FORMAT, Damaged, open_envelope, seal
-from rdx.cache.snapshot import discovery_fingerprint, unwritable, write_atomically
+from rdx.cache.snapshot import SavedDocuments, Stamp, discovery_fingerprint, stamp_of, unwritable, write_atomically
 from rdx.model.records import FileResult
+from rdx.model.store import Unread
 
 __all__ = ["gem_cache_dir", "discovery_fingerprint", "gem_file", "load_gem", "save_gem"]
 
 
 class _GemImage(msgspec.Struct, kw_only=True, gc=False):
+    """The header of a gem's entry; its documents are the envelope's parts, one per stamp."""
+
     key: str
     gem: str = ""
     locations: list[str] = []
-    documents: list[FileResult]
+    stamps: list[Stamp] = []
 
 
 _decoder = msgspec.msgpack.Decoder(_GemImage)
@@ -54,18 +62,32 @@ def gem_file(cache_dir: str, gem_key: str, locations: tuple[str, ...]) -> str:
     return os.path.join(cache_dir, _file_name(gem_key, locations)[0])
 
 
-def _decode(data: bytes) -> _GemImage:
-    """The gem image in a cache file's bytes; raises ``Damaged`` (checksum, shape)."""
+def _decode(data: bytes) -> tuple[_GemImage, SavedDocuments]:
+    """The gem image in a cache file's bytes and its documents, not decoded yet; raises
+    ``Damaged`` (checksum of the header or of any document, shape of the header)."""
     opened = open_envelope(data, "gem")
     try:
-        return _decoder.decode(opened.head)
+        image = _decoder.decode(opened.head)
     except Exception as exc:
         raise Damaged(f"its payload does not decode ({exc})") from None
+    if len(image.stamps) != len(opened.parts):
+        raise Damaged(f"its header names {len(image.stamps)} documents, it holds {len(opened.parts)}")
+    documents = SavedDocuments(opened, image.stamps, _undecodable)
+    if documents.damaged:
+        raise Damaged(f"{documents.damaged} of {len(opened.parts)} documents fail their checksum")
+    return image, documents
 
 
-def load_gem(cache_dir: str, gem_key: str, locations: tuple[str, ...]) -> tuple[list[FileResult] | None, str | None]:
-    """(documents, None) from the cache; (None, None) when not cached; (None, reason) when the
-    file was damaged: it is then removed (the caller parses the gem and writes it again)."""
+def _undecodable(stamp: Stamp) -> FileResult:
+    """A document that passed its checksum and does not decode (only a bug can cause it), when
+    its loader gave no better way (``Graph.open`` parses it again: ``SavedDocuments.fallback``)."""
+    raise Damaged(f"the saved document of {stamp.uri} does not decode")
+
+
+def load_gem(cache_dir: str, gem_key: str, locations: tuple[str, ...]) -> tuple[list[FileResult | Unread] | None, str | None]:
+    """(documents, None) from the cache, as ``Unread`` stubs decoded when first read; (None,
+    None) when not cached; (None, reason) when the file was damaged: it is then removed (the
+    caller parses the gem and writes it again)."""
     name, key = _file_name(gem_key, locations)
     path = os.path.join(cache_dir, name)
     try:
@@ -75,7 +97,7 @@ def load_gem(cache_dir: str, gem_key: str, locations: tuple[str, ...]) -> tuple[
     except OSError:
         return None, None
     try:
-        image = _decode(data)
+        image, documents = _decode(data)
     except Damaged as exc:
         try:
             # Only the file read: another process may have just replaced it with a good one.
@@ -84,7 +106,7 @@ def load_gem(cache_dir: str, gem_key: str, locations: tuple[str, ...]) -> tuple[
         except OSError:
             pass
         return None, f"the gem cache entry {path} is corrupted: {exc}; {gem_key} is parsed again"
-    return (image.documents, None) if image.key == key else (None, None)
+    return (list(documents.stubs), None) if image.key == key else (None, None)
 
 
 def _drop_stale(cache_dir: str, gem_key: str, locations: tuple[str, ...], kept: str) -> None:
@@ -96,7 +118,7 @@ def _drop_stale(cache_dir: str, gem_key: str, locations: tuple[str, ...], kept: 
         path = os.path.join(cache_dir, entry)
         try:
             with open(path, "rb") as f:
-                image = _decode(f.read())
+                image, _ = _decode(f.read())
         except (OSError, Damaged):
             continue  # not ours to judge (or unreadable): leave it
         if image.gem == gem_key and tuple(image.locations) == locations:
@@ -110,8 +132,8 @@ def save_gem(cache_dir: str, gem_key: str, locations: tuple[str, ...], documents
     """Write one gem's results atomically; returns why it could not (None when written)."""
     name, key = _file_name(gem_key, locations)
     try:
-        image = _GemImage(key=key, gem=gem_key, locations=list(locations), documents=documents)
-        write_atomically(cache_dir, name, seal("gem", _encoder.encode(image)))
+        image = _GemImage(key=key, gem=gem_key, locations=list(locations), stamps=[stamp_of(d) for d in documents])
+        write_atomically(cache_dir, name, seal("gem", _encoder.encode(image), [_encoder.encode(d) for d in documents]))
         _drop_stale(cache_dir, gem_key, locations, name)
     except OSError as exc:
         return unwritable(cache_dir, exc)

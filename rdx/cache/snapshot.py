@@ -25,11 +25,11 @@ import fcntl
 import hashlib
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from itertools import repeat
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import msgspec
 from msgspec.structs import force_setattr
@@ -37,14 +37,16 @@ from msgspec.structs import force_setattr
 from rdx.cache.envelope import Damaged, Opened, open_envelope, seal
 from rdx.model.foreign import ForeignImage
 from rdx.model.records import FileResult
-from rdx.model.store import ResolvedImage
+from rdx.model.store import ResolvedImage, Unread
 
 __all__ = [
     "SCHEMA_VERSION",
     "check_cache_files",
     "code_fingerprint",
     "discovery_fingerprint",
+    "SavedDocuments",
     "Snapshot",
+    "Stamp",
     "default_cache_dir",
     "discard",
     "load_blob",
@@ -56,13 +58,14 @@ __all__ = [
     "save_foreign",
     "save_image",
     "save_snapshot",
+    "stamp_of",
     "unwritable",
     "write_atomically",
     "writer_lock",
 ]
 
 # Bump whenever FileResult, ResolvedImage or any record inside them changes shape.
-SCHEMA_VERSION = 19
+SCHEMA_VERSION = 21
 SNAPSHOT_NAME = "index.msgpack"
 IMAGE_NAME = "resolved.msgpack"
 FOREIGN_NAME = "foreign.msgpack"
@@ -70,12 +73,87 @@ T = TypeVar("T")
 
 
 class Snapshot(msgspec.Struct, kw_only=True, gc=False):
+    """What ``save_snapshot`` writes: the documents, each a FileResult or the ``Unread`` stub
+    of a document read from the snapshot and never decoded (its bytes are copied as they are)."""
+
     schema: int
     roots: list[str]
-    documents: list[FileResult]
+    documents: list[FileResult | Unread]
     # ``discovery_fingerprint()`` of the rdx that parsed the documents: another rdx's records
     # may differ even where the schema does not, so its snapshot is parsed again.
     discovery: str = ""
+
+
+class Stamp(msgspec.Struct, array_like=True, gc=False):
+    """What a warm open compares with the file on disk, per document, in the snapshot's
+    header: read without decoding the document itself."""
+
+    uri: str
+    path: str | None
+    size: int
+    mtime_ns: int
+    content_hash: int
+    # Holds db/schema.rb tables (``rdx.rails.schema`` joins them with the models).
+    schema: bool = False
+    # The gem a dependency's document belongs to (gem cache entries; None in a snapshot).
+    library: str | None = None
+
+
+class SavedDocuments:
+    """The documents of an opened snapshot, decoded one by one when first read (issue 23).
+
+    ``stubs`` are the intact documents' ``Unread`` stubs; damaged ones (failing their
+    checksum) have none and are counted in ``damaged``. ``read`` decodes a document once and
+    hands out that object ever after; names are shared across the documents decoded (see
+    ``_share_names``). Once every stub is read, the file's bytes and the name table go. A
+    document that fails to decode despite its checksum (a bug, not damage) is parsed again
+    from its file by ``fallback``."""
+
+    def __init__(self, opened: Opened, stamps: list[Stamp], fallback: Callable[[Stamp], FileResult]) -> None:
+        self.parts: list[memoryview | None] = opened.parts
+        self.stamps = stamps
+        self.fallback = fallback
+        self.decoded: dict[int, FileResult] = {}
+        self.lock = threading.Lock()
+        self.names: dict[str, str] = {}
+        self.left = 0
+        self.stubs: list[Unread] = []
+        for index, (stamp, part) in enumerate(zip(stamps, self.parts, strict=True)):
+            if part is not None:
+                self.stubs.append(Unread(self, index, stamp.uri, stamp.path, stamp.size, stamp.mtime_ns, stamp.content_hash, stamp.schema, stamp.library))
+        self.left = len(self.stubs)
+        self.damaged = len(stamps) - self.left
+
+    def read(self, index: int) -> FileResult:
+        doc = self.decoded.get(index)
+        if doc is not None:
+            return doc
+        with self.lock:  # Queries may run in several threads: one decodes, the others wait.
+            return self._read(index)
+
+    def _read(self, index: int) -> FileResult:
+        doc = self.decoded.get(index)
+        if doc is not None:
+            return doc
+        part = self.parts[index]
+        try:
+            if part is None:
+                raise Damaged("checksum mismatch")
+            doc = _share_names(_decoded(_document_decoder, part), self.names)
+        except Damaged:
+            doc = self.fallback(self.stamps[index])
+        self.decoded[index] = doc
+        self.parts[index] = None
+        self.left -= 1
+        if self.left <= 0:
+            # Every document decoded: nothing needs the file's bytes or the name table now.
+            self.parts = []
+            self.names = {}
+        return doc
+
+    def raw(self, index: int) -> memoryview | None:
+        """A document's bytes as saved, while not decoded (for rewriting the snapshot)."""
+        return self.parts[index] if index < len(self.parts) else None
 
 
 def _source_fingerprint(subpackages: tuple[str, ...]) -> str:
@@ -119,6 +197,8 @@ class _SnapshotHead(msgspec.Struct, kw_only=True, gc=False):
     schema: int
     roots: list[str]
     discovery: str = ""
+    # One per part, in order.
+    stamps: list[Stamp] = []
 
 
 _head_decoder = msgspec.msgpack.Decoder(_SnapshotHead)
@@ -183,16 +263,22 @@ def _decoded(decoder: msgspec.msgpack.Decoder[T], raw: memoryview) -> T:
         raise Damaged(f"its payload does not decode ({exc})") from None
 
 
-def load_snapshot(cache_dir: str, roots: list[str]) -> tuple[Snapshot | None, str | None]:
-    """(snapshot, None), or (None, reason) when there is none or it cannot be used. Documents
-    are checked one by one: damaged ones are left out of the snapshot (and so parsed again),
-    and the reason says how many; (snapshot, reason) then."""
+def load_snapshot(
+    cache_dir: str, roots: list[str], fallback: Callable[[Stamp], FileResult]
+) -> tuple[tuple[_SnapshotHead, SavedDocuments] | None, str | None]:
+    """((header, documents), None), or (None, reason) when there is none or it cannot be
+    used. Nothing is decoded but the header: documents are decoded when first read
+    (``SavedDocuments``). Every document's checksum is checked here: damaged ones get no stub
+    (and so are parsed again), and the reason says how many; ((header, documents), reason)
+    then."""
     path = os.path.join(cache_dir, SNAPSHOT_NAME)
     opened, problem = _opened(path, "snapshot", "the index snapshot", "rebuilding")
     if opened is None:
         return None, problem
     try:
         head = _decoded(_head_decoder, opened.head)
+        if len(head.stamps) != len(opened.parts):
+            raise Damaged(f"its header names {len(head.stamps)} documents, it holds {len(opened.parts)}")
     except Damaged as exc:
         discard(path)
         return None, f"the index snapshot {path} is corrupted: {exc}; rebuilding"
@@ -202,23 +288,13 @@ def load_snapshot(cache_dir: str, roots: list[str]) -> tuple[Snapshot | None, st
         return None, f"the index snapshot {path} describes other roots; rebuilding"
     if head.discovery != discovery_fingerprint():
         return None, f"the index snapshot {path} was made by another version of rdx; rebuilding"
-    documents: list[FileResult] = []
-    damaged = 0
-    names: dict[str, str] = {}
-    for part in opened.parts:
-        try:
-            if part is None:
-                raise Damaged("checksum mismatch")
-            documents.append(_share_names(_decoded(_document_decoder, part), names))
-        except Damaged:
-            damaged += 1
-    snapshot = Snapshot(schema=head.schema, roots=head.roots, documents=documents, discovery=head.discovery)
-    if damaged:
-        return snapshot, (
-            f"the index snapshot {path} is corrupted: {damaged} of {len(opened.parts)} documents fail their checksum; "
+    documents = SavedDocuments(opened, head.stamps, fallback)
+    if documents.damaged:
+        return (head, documents), (
+            f"the index snapshot {path} is corrupted: {documents.damaged} of {len(opened.parts)} documents fail their checksum; "
             "those files are parsed again"
         )
-    return snapshot, None
+    return (head, documents), None
 
 
 def _share_names(doc: FileResult, names: dict[str, str]) -> FileResult:
@@ -253,11 +329,31 @@ def writer_lock(cache_dir: str) -> Iterator[None]:
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
+def stamp_of(doc: FileResult) -> Stamp:
+    return Stamp(doc.uri, doc.path, doc.size, doc.mtime_ns, doc.content_hash, bool(doc.rails is not None and doc.rails.tables), doc.library)
+
+
 def save_snapshot(cache_dir: str, snapshot: Snapshot) -> None:
     """Write atomically: a temporary file in the same directory, fsynced, then renamed. Each
-    document is a part of its own, checked on its own when read."""
-    head = _encoder.encode(_SnapshotHead(schema=snapshot.schema, roots=snapshot.roots, discovery=snapshot.discovery))
-    write_atomically(cache_dir, SNAPSHOT_NAME, seal("snapshot", head, [_encoder.encode(d) for d in snapshot.documents]))
+    document is a part of its own, checked on its own when read; a document never decoded
+    since it was read from the snapshot is written back as the bytes it was read from."""
+    stamps: list[Stamp] = []
+    parts: list[bytes] = []
+    for doc in snapshot.documents:
+        if type(doc) is Unread:
+            source = doc.source
+            raw = source.raw(doc.index) if isinstance(source, SavedDocuments) else None
+            if raw is not None:
+                assert isinstance(source, SavedDocuments)
+                stamps.append(source.stamps[doc.index])
+                parts.append(bytes(raw))
+                continue
+            doc = doc.read()
+        assert isinstance(doc, FileResult)
+        stamps.append(stamp_of(doc))
+        parts.append(_encoder.encode(doc))
+    head = _encoder.encode(_SnapshotHead(schema=snapshot.schema, roots=snapshot.roots, discovery=snapshot.discovery, stamps=stamps))
+    write_atomically(cache_dir, SNAPSHOT_NAME, seal("snapshot", head, parts))
 
 
 def load_image(cache_dir: str, fingerprint: str) -> tuple[ResolvedImage | None, str | None]:
@@ -275,33 +371,11 @@ def load_image(cache_dir: str, fingerprint: str) -> tuple[ResolvedImage | None, 
         return None, f"the resolved graph {path} is corrupted: {exc}; resolving again"
     if image.fingerprint != fingerprint:
         return None, None
-    _share_ids(image)
+    # Copies: a Raw is a view that would keep the whole file's bytes alive as long as the
+    # image waits for its resolver (``Persistent._writer``). The records stay views until
+    # decoded (``rdx.model.store.Declarations``).
+    image.members, image.times = image.members.copy(), image.times.copy()
     return image, None
-
-
-class _Ids(dict[int | None, int | None]):
-    """Declaration id -> the one int object that stands for it; any other value (None, an id
-    no declaration has) stands for itself."""
-
-    def __missing__(self, key: int | None) -> int | None:
-        return key
-
-
-def _share_ids(image: ResolvedImage) -> None:
-    """Make the ids of the ancestor chains and of the references' rows the same int objects as
-    the declarations' keys. Decoding gives every occurrence an int of its own (36 bytes): ten
-    million in the chains of a million declarations, five million in the rows, 400 MB that a
-    graph resolved in this process does not spend, since it builds its tables from the ids it
-    holds (issue 21). The lookups run in C (``map``): about a second and a half for those.
-    The definitions' rows are left as decoded: their ids are mostly distinct anyway."""
-    ids = _Ids(zip(image.declarations, image.declarations, strict=True))
-    ids[None] = None  # Unresolved references: no call of ``__missing__`` for each.
-    get: Callable[[Any], Any] = ids.__getitem__
-    image.ancestor_ids = list(map(get, image.ancestor_ids))
-    image.ancestors = list(map(tuple, map(map, repeat(get), image.ancestors)))
-    for table in (image.constant_targets, image.method_receivers):
-        for key, row in table.items():
-            table[key] = list(map(get, row))
 
 
 def save_image(cache_dir: str, image: ResolvedImage) -> None:

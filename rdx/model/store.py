@@ -7,14 +7,18 @@ The store is plain data with lookups by id and by name. Discovery results go in 
 
 from __future__ import annotations
 
+import gc
+import threading
+from collections.abc import ItemsView, Iterable, Iterator, ValuesView
 from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import FileResult
 
-__all__ = ["CORE_URI", "GraphStore", "MemberBookkeeping", "ResolutionDiagnostic", "ResolvedImage", "ResolvedState"]
+__all__ = ["CORE_URI", "DeclarationTable", "Declarations", "DocumentSource", "Documents", "LazyTable", "RowTable", "Rows", "GraphStore", "MemberBookkeeping", "ResolutionDiagnostic", "ResolvedImage", "ResolvedState", "Unread", "holds_tables", "stored_entries"]
 
 # The built-in description of Ruby core, indexed like any other document and always first.
 CORE_URI = "rdx-core:///core.rb"
@@ -30,6 +34,372 @@ class ResolutionDiagnostic(msgspec.Struct, array_like=True, frozen=True, gc=Fals
     start: int
     end: int
     severity: str
+
+
+K = TypeVar("K")
+
+
+class DocumentSource(Protocol):
+    """Where ``Unread`` documents come from (``rdx.cache.snapshot.SavedDocuments``)."""
+
+    def read(self, index: int) -> FileResult: ...
+
+
+def holds_tables(doc: FileResult | Unread) -> bool:
+    """Whether a document holds db/schema.rb tables (a stub says so without being decoded)."""
+    if type(doc) is Unread:
+        return doc.tables
+    rails = doc.rails  # type: ignore[union-attr]
+    return rails is not None and bool(rails.tables)
+
+
+class Unread:
+    """A document of the snapshot that nobody has asked for yet: what the open compared with
+    the file on disk (URI, path, size, mtime, content hash) and how to decode the rest.
+
+    ``read`` gives the one FileResult every holder of this stub shares (the reader remembers
+    it), so the store's table and a resolved state's table hand out the same object."""
+
+    __slots__ = ("content_hash", "index", "library", "mtime_ns", "path", "size", "source", "tables", "uri")
+
+    def __init__(
+        self,
+        source: DocumentSource,
+        index: int,
+        uri: str,
+        path: str | None,
+        size: int,
+        mtime_ns: int,
+        content_hash: int,
+        tables: bool,
+        library: str | None = None,
+    ) -> None:
+        self.source = source
+        self.index = index
+        self.uri = uri
+        self.path = path
+        self.size = size
+        self.mtime_ns = mtime_ns
+        self.content_hash = content_hash
+        # Holds db/schema.rb tables, which ``rdx.rails.schema`` joins with every model.
+        self.tables = tables
+        # The gem of a dependency's document (see ``FileResult.library``).
+        self.library = library
+
+    def read(self) -> FileResult:
+        return self.source.read(self.index)
+
+
+class Documents(dict[K, FileResult]):
+    """Documents by key (URI in the store, document key in a resolved state), some of them
+    still ``Unread``: decoded from the snapshot when first asked for, so that a warm open
+    decodes only what its first questions read (issue 23).
+
+    Every way of reading a value decodes it: indexing and ``get`` decode one document,
+    ``values``, ``items``, ``pop`` and copies into other dicts (``dict(d)``, ``{**d}``: the
+    overridden ``__iter__`` makes CPython take the keys-and-``__getitem__`` path) decode all
+    of them once. ``entries`` is the one way to see the stubs themselves, for code that needs
+    only what a stub carries (URIs, paths, sizes, hashes)."""
+
+    __slots__ = ("unread",)
+
+    def __init__(self, items: Iterable[tuple[K, FileResult | Unread]] = ()) -> None:
+        super().__init__(items)  # type: ignore[arg-type]  # stubs are stored as they are
+        self.unread = any(type(v) is Unread for v in dict.values(self))
+
+    def __getitem__(self, key: K) -> FileResult:
+        value: Any = dict.__getitem__(self, key)
+        if type(value) is Unread:
+            value = value.read()
+            dict.__setitem__(self, key, value)
+        return value  # type: ignore[no-any-return]
+
+    def get(self, key: K, default: Any = None) -> Any:
+        value: Any = dict.get(self, key, default)
+        if type(value) is Unread:
+            value = value.read()
+            dict.__setitem__(self, key, value)
+        return value
+
+    def __iter__(self) -> Iterator[K]:
+        # Defined here so that copies into other dicts go through ``__getitem__`` (see above).
+        return dict.__iter__(self)
+
+    def put_unread(self, key: K, stub: Unread) -> None:
+        dict.__setitem__(self, key, stub)  # type: ignore[misc, assignment]
+        self.unread = True
+
+    def peek(self, key: K) -> FileResult | Unread:
+        """The value as stored: a FileResult or its ``Unread`` stub (nothing decoded)."""
+        return dict.__getitem__(self, key)
+
+    def entries(self) -> ValuesView[FileResult | Unread]:
+        """Every value as stored (see ``peek``): for what a stub carries, without decoding."""
+        return dict.values(self)  # type: ignore[return-value]
+
+    def read_all(self) -> None:
+        """Decode every document not decoded yet (the collector paused: these are long-lived)."""
+        if not self.unread:
+            return
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            for key, value in list(dict.items(self)):
+                if type(value) is Unread:
+                    dict.__setitem__(self, key, value.read())
+        finally:
+            if enabled:
+                gc.enable()
+        self.unread = False
+
+    def values(self) -> ValuesView[FileResult]:  # type: ignore[override]
+        self.read_all()
+        return dict.values(self)
+
+    def items(self) -> ItemsView[K, FileResult]:  # type: ignore[override]
+        self.read_all()
+        return dict.items(self)
+
+    def pop(self, key: K, *default: Any) -> Any:
+        value: Any = dict.pop(self, key, *default)
+        return value.read() if type(value) is Unread else value
+
+    def popitem(self) -> tuple[K, FileResult]:
+        self.read_all()
+        return dict.popitem(self)
+
+    def setdefault(self, key: K, default: Any = None) -> Any:
+        if key in self:
+            return self[key]
+        dict.__setitem__(self, key, default)
+        return default
+
+    def copy(self) -> dict[K, FileResult]:  # type: ignore[override]
+        """A new table of the same documents: a plain dict once everything is decoded."""
+        if not self.unread:
+            return dict(dict.items(self))
+        return Documents(dict.items(self))  # type: ignore[arg-type]
+
+    def __or__(self, other: Any) -> Any:
+        self.read_all()
+        return dict(dict.items(self)) | other
+
+    def __ror__(self, other: Any) -> Any:
+        self.read_all()
+        return other | dict(dict.items(self))
+
+    def __eq__(self, other: object) -> bool:
+        self.read_all()
+        if isinstance(other, Documents):
+            other.read_all()
+        return dict.__eq__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        self.read_all()
+        return (dict, (dict(dict.items(self)),))
+
+    def __repr__(self) -> str:
+        return f"<Documents: {len(self)}, {sum(type(v) is Unread for v in dict.values(self))} not decoded>"
+
+
+_record_decoder = msgspec.msgpack.Decoder(DeclarationRecord)
+# Held while a lazy table decodes (queries may run in several threads): each value is decoded
+# once, and a table never lets its records go while another thread still decodes one.
+_decoding = threading.RLock()
+
+
+V = TypeVar("V")
+
+
+class LazyTable(dict[K, V]):
+    """A table of a saved resolved graph whose values are decoded when first read (issue 23):
+    a warm start to a first answer decodes the few it reads. Subclasses say which stored
+    values are still encoded (``_encoded``), how to decode one (``_decode_value``) and which
+    plain class the table becomes once every value is decoded (``_decoded_class``: it
+    overrides nothing, so reads run at a dict's speed again).
+
+    Every way of reading values decodes them: indexing and ``get`` one value; ``values``,
+    ``items``, ``pop``, copies (``dict(d)``, ``{**d}``: the overridden ``__iter__`` makes
+    CPython take the keys-and-``__getitem__`` path; ``copy``, ``|``, pickling) all of them."""
+
+    __slots__ = ()
+    _decoded_class: type
+
+    def _encoded(self, value: Any) -> bool:
+        raise NotImplementedError
+
+    def _decode_value(self, value: Any) -> V:
+        raise NotImplementedError
+
+    def _decode(self, key: K) -> V:
+        # One thread decodes a value (the others then find it): a value is one object.
+        with _decoding:
+            value: Any = dict.__getitem__(self, key)
+            if not self._encoded(value):
+                return value  # type: ignore[no-any-return]
+            decoded = self._decode_value(value)
+            dict.__setitem__(self, key, decoded)
+            return decoded
+
+    def __getitem__(self, key: K) -> V:
+        value: Any = dict.__getitem__(self, key)
+        return self._decode(key) if self._encoded(value) else value  # type: ignore[no-any-return]
+
+    def get(self, key: K, default: Any = None) -> Any:
+        value: Any = dict.get(self, key, default)
+        return self._decode(key) if key in self and self._encoded(value) else value
+
+    def __iter__(self) -> Iterator[K]:
+        # Defined here so that copies into other dicts go through ``__getitem__``.
+        return dict.__iter__(self)
+
+    def _let_go(self) -> None:
+        """Called once every value is decoded: drop what decoding needed."""
+
+    def read_all(self) -> None:
+        """Decode every value not decoded yet (the collector paused: they are long-lived)."""
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            with _decoding:
+                if not isinstance(self, LazyTable):
+                    return  # Another thread decoded them all meanwhile.
+                encoded = self._encoded
+                for key, value in list(dict.items(self)):
+                    if encoded(value):
+                        self._decode(key)
+                self._let_go()
+                self.__class__ = self._decoded_class
+        finally:
+            if enabled:
+                gc.enable()
+
+    def values(self) -> ValuesView[V]:  # type: ignore[override]
+        self.read_all()
+        return dict.values(self)
+
+    def items(self) -> ItemsView[K, V]:  # type: ignore[override]
+        self.read_all()
+        return dict.items(self)
+
+    def pop(self, key: K, *default: Any) -> Any:
+        if key in self:
+            self[key]
+        return dict.pop(self, key, *default)
+
+    def popitem(self) -> tuple[K, V]:
+        self.read_all()
+        return dict.popitem(self)
+
+    def setdefault(self, key: K, default: Any = None) -> Any:
+        if key in self:
+            return self[key]
+        dict.__setitem__(self, key, default)
+        return default
+
+    def copy(self) -> dict[K, V]:  # type: ignore[override]
+        self.read_all()
+        return dict(dict.items(self))
+
+    def __or__(self, other: Any) -> Any:
+        self.read_all()
+        return dict(dict.items(self)) | other
+
+    def __ror__(self, other: Any) -> Any:
+        self.read_all()
+        return other | dict(dict.items(self))
+
+    def __eq__(self, other: object) -> bool:
+        self.read_all()
+        if isinstance(other, LazyTable):
+            other.read_all()
+        return dict.__eq__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        self.read_all()
+        return (dict, (dict(dict.items(self)),))
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {len(self)}, {sum(map(self._encoded, dict.values(self)))} not decoded>"
+
+
+class DeclarationTable(dict[int, DeclarationRecord]):
+    """A state's declarations by id, every record decoded: what a ``Declarations`` becomes
+    once it has decoded them all."""
+
+    __slots__ = ("names", "records")
+
+
+class Declarations(LazyTable[int, DeclarationRecord], DeclarationTable):
+    """The declarations of a saved resolved graph by id, each decoded when first read (see
+    ``LazyTable``): a warm start to a first answer decodes the few records it reads, not
+    100,000. Stored values are the records' positions (ints) until decoded; ``names`` (in
+    position order) are the strings the state's ``by_name`` keys are, and each decoded record
+    gets its own, so that both share them."""
+
+    __slots__ = ()
+    _decoded_class = DeclarationTable
+
+    def __init__(self, ids: list[int], names: list[str], records: list[msgspec.Raw]) -> None:
+        dict.__init__(self, zip(ids, range(len(ids)), strict=True))  # type: ignore[misc]  # positions until decoded
+        self.names = names
+        self.records = records
+        if not ids:
+            self.read_all()
+
+    def _encoded(self, value: Any) -> bool:
+        return type(value) is int
+
+    def _decode_value(self, value: Any) -> DeclarationRecord:
+        record = _record_decoder.decode(self.records[value])
+        record.name = self.names[value]
+        return record
+
+    def _let_go(self) -> None:
+        # The file's bytes (the records are views of them) and the names.
+        self.records = []
+        self.names = []
+
+
+class RowTable(dict[int, list[int | None]]):
+    """Per-document rows of declaration ids, every row decoded (what ``Rows`` becomes)."""
+
+    __slots__ = ()
+
+
+class Rows(LazyTable[int, list[int | None]], RowTable):
+    """Per-document rows of a saved resolved graph (definitions' declarations, constant
+    targets, receivers), each row stored encoded (``msgspec.Raw``) until read (see
+    ``LazyTable``)."""
+
+    __slots__ = ()
+    _decoded_class = RowTable
+
+    def __init__(self, rows: dict[int, msgspec.Raw]) -> None:
+        # Copies: a Raw is a view, which would keep the whole file's bytes alive as long as one
+        # row is not decoded (a row nobody reads is never decoded).
+        dict.__init__(self, zip(rows, map(msgspec.Raw.copy, rows.values()), strict=True))  # type: ignore[misc]
+        if not rows:
+            self.read_all()
+
+    def _encoded(self, value: Any) -> bool:
+        return type(value) is msgspec.Raw
+
+    def _decode_value(self, value: Any) -> list[int | None]:
+        return _row_decoder.decode(value)
+
+
+_row_decoder = msgspec.msgpack.Decoder(list[int | None])
+
+
+def stored_entries(documents: dict[K, FileResult]) -> Iterable[FileResult | Unread]:
+    """Every document of ``documents`` as stored, stubs included (see ``Documents.entries``):
+    for what a stub carries (URI, path, size, content hash), without decoding anything."""
+    return documents.entries() if isinstance(documents, Documents) else documents.values()
 
 
 @dataclass
@@ -64,12 +434,16 @@ class ResolvedImage(msgspec.Struct, array_like=True, gc=False):
     fingerprint: str
     # Document key -> URI, in load order.
     uris: dict[int, str]
-    # As the state holds it (decoding a dict is done in C). The name table is rebuilt from it,
-    # sharing the records' name strings: stored, it would decode 900,000 copies of them.
-    declarations: dict[int, DeclarationRecord]
-    definition_declarations: dict[int, list[int | None]]
-    constant_targets: dict[int, list[int | None]]
-    method_receivers: dict[int, list[int | None]]
+    # The declarations, in the state's order: ids, names (the name table is built from them
+    # and the records get them) and each record encoded on its own, without its name, so that
+    # a warm start decodes only the records it reads (``Declarations``).
+    declaration_ids: list[int]
+    declaration_names: list[str]
+    declaration_records: list[msgspec.Raw]
+    # Per document key, each row encoded on its own (read as ``Rows``: decoded when read).
+    definition_declarations: dict[int, msgspec.Raw]
+    constant_targets: dict[int, msgspec.Raw]
+    method_receivers: dict[int, msgspec.Raw]
     ancestor_ids: list[int]
     ancestors: list[tuple[int, ...]]
     diagnostics: list[ResolutionDiagnostic]
@@ -100,7 +474,8 @@ class GraphStore:
     """Documents keyed by URI plus the latest resolved state."""
 
     def __init__(self) -> None:
-        self.documents: dict[str, FileResult] = {}
+        # Snapshot documents stay ``Unread`` until asked for (see ``Documents``).
+        self.documents: Documents[str] = Documents()
         self.resolved: ResolvedState | None = None
         self.revision = 0
         self.resolved_revision = -1
@@ -110,7 +485,8 @@ class GraphStore:
         self.added: set[str] = set()
         self.removed: set[str] = set()
 
-    def put_document(self, result: FileResult) -> None:
+    def put_document(self, result: FileResult | Unread) -> None:
+        """Add or replace a document; an ``Unread`` stub is decoded when first read."""
         uri = result.uri
         if uri in self.documents:
             if uri not in self.added:
@@ -120,7 +496,10 @@ class GraphStore:
             self.replaced.add(uri)
         else:
             self.added.add(uri)
-        self.documents[uri] = result
+        if type(result) is Unread:
+            self.documents.put_unread(uri, result)
+        else:
+            self.documents[uri] = result  # type: ignore[assignment]
         self.revision += 1
 
     def remove_document(self, uri: str) -> bool:

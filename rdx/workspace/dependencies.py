@@ -22,6 +22,7 @@ import msgspec
 from rdx.cache.gems import gem_cache_dir, load_gem, save_gem
 from rdx.model.public import Diagnostic
 from rdx.model.records import FileResult
+from rdx.model.store import Unread
 from rdx.workspace.config import WorkspaceConfig
 from rdx.workspace.files import FileEntry, collect_files, is_ruby_file, path_to_uri, read_regular
 from rdx.workspace.gems import LOCKFILE, InstalledGem, locate, read_lockfile
@@ -33,7 +34,8 @@ __all__ = ["DependencyLoad", "PlannedGem", "load_dependencies", "plan_dependenci
 class DependencyLoad(msgspec.Struct, kw_only=True):
     """What ``load_dependencies`` found: documents, problems and counts for ``open_stats``."""
 
-    documents: list[FileResult] = []
+    # Documents from the gem cache are ``Unread`` stubs, decoded when first read (issue 23).
+    documents: list[FileResult | Unread] = []
     problems: list[Diagnostic] = []
     gems: int = 0
     cached: int = 0

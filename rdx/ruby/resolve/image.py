@@ -1,13 +1,17 @@
-"""Persistence of the resolved graph: export to and restore from a ResolvedImage."""
+"""Persistence of the resolved graph: export to and restore from a ResolvedImage, and the
+state a saved image publishes before (or without) a resolver (``published_state``)."""
 
 from __future__ import annotations
 
-from operator import attrgetter
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from itertools import repeat
+from typing import TYPE_CHECKING, Any
 
 import msgspec
+from msgspec.structs import replace
 
-from rdx.model.store import ResolvedImage
+from rdx.model.records import FileResult
+from rdx.model.store import Declarations, ResolvedImage, ResolvedState, Rows, stored_entries
 from rdx.ruby.resolve.loadcalls import AppliedMixin
 from rdx.ruby.resolve.lookup import StateView
 
@@ -21,7 +25,67 @@ if TYPE_CHECKING:
     from rdx.ruby.resolve.namespaces import ExternalBook
     from rdx.ruby.resolve.references import References
 
-_NAME = attrgetter("name")
+_encoder = msgspec.msgpack.Encoder()
+
+
+def published_state(image: ResolvedImage, documents: dict[int, FileResult]) -> ResolvedState:
+    """The resolved state ``image`` holds, over ``documents`` (the image's, in its order), for
+    queries: what ``Image.restore`` puts in a resolver's state, without the bookkeeping only
+    edits read (restored later, sharing these tables: see ``Image.restore``). Declarations are
+    decoded when first read (``Declarations``)."""
+    ids, names = image.declaration_ids, image.declaration_names
+    # Chains keyed by the declarations' own id objects (``share_ids`` does their values later).
+    own: Callable[[Any], Any] = _Ids(zip(ids, ids, strict=True)).__getitem__
+    return ResolvedState(
+        documents=documents,
+        declarations=Declarations(ids, names, image.declaration_records),
+        # Built in C (zip of the names with the ids); the records get the same strings.
+        by_name=dict(zip(names, ids, strict=True)),
+        # Each document's rows decoded when read.
+        definition_declarations=Rows(image.definition_declarations),
+        constant_targets=Rows(image.constant_targets),
+        method_receivers=Rows(image.method_receivers),
+        ancestors=dict(zip(map(own, image.ancestor_ids), image.ancestors, strict=True)),
+        diagnostics=image.diagnostics,
+        object_id=image.object_id,
+    )
+
+
+def _encoded_rows(rows: dict[int, list[int | None]]) -> dict[int, msgspec.Raw]:
+    """Each document's row encoded on its own (see ``Rows``)."""
+    encode = _encoder.encode
+    return {key: msgspec.Raw(encode(row)) for key, row in rows.items()}
+
+
+class _Ids(dict[int | None, int | None]):
+    """Declaration id -> the one int object that stands for it; any other value (None, an id
+    no declaration has) stands for itself."""
+
+    def __missing__(self, key: int | None) -> int | None:
+        return key
+
+
+def share_ids(state: ResolvedState) -> None:
+    """Make the ids of a restored state's ancestor chains and references' rows the same int
+    objects as the declarations' keys. Decoding gives every occurrence an int of its own (36
+    bytes): ten million in the chains of a million declarations, five million in the rows,
+    400 MB that a graph resolved in this process does not spend, since it builds its tables
+    from the ids it holds (issue 21). The lookups run in C (``map``). The definitions' rows
+    are left as decoded: their ids are mostly distinct anyway.
+
+    ``Graph.open`` calls it when it restores the resolver (the first edit or
+    ``prepare_queries``), not at open: a warm start to a first answer need not pay for it
+    (0.1 s on the Debian corpus). Values are replaced in place by equal ones, so a reader of
+    the published state sees the same answers throughout."""
+    ids = _Ids(zip(state.declarations, state.declarations, strict=True))
+    ids[None] = None  # Unresolved references: no call of ``__missing__`` for each.
+    get: Callable[[Any], Any] = ids.__getitem__
+    chains = state.ancestors
+    for key, shared in zip(list(chains), map(tuple, map(map, repeat(get), list(chains.values()))), strict=True):
+        chains[key] = shared
+    for table in (state.constant_targets, state.method_receivers):
+        for key, row in table.items():
+            table[key] = list(map(get, row))
 
 
 class Image(StateView):
@@ -53,19 +117,24 @@ class Image(StateView):
         self.references = references
         binding.join(self)
 
-    def restore(self, image: ResolvedImage) -> None:
+    def restore(self, image: ResolvedImage, published: ResolvedState | None = None) -> None:
         """Put the resolver in the state ``export`` saved (the documents it was built over are
-        the image's, in its order; see ``Resolver.restore``)."""
+        the image's, in its order; see ``Resolver.restore``). ``published``: the state already
+        published from this image (``published_state``), whose tables the resolver's state
+        shares, as a resolver's state and its published view always do."""
         documents = self.docs
         state = self.state
-        decls = image.declarations
-        state.declarations = decls
-        # Built in C (zip of the names with the ids): a dict comprehension takes twice as long.
-        state.by_name = dict(zip(map(_NAME, decls.values()), decls, strict=True))
-        state.definition_declarations = image.definition_declarations
-        self.references.install_rows(state, image.constant_targets, image.method_receivers)
+        if published is None:
+            published = published_state(image, documents)
+        decls = state.declarations = published.declarations
+        state.by_name = published.by_name
+        state.definition_declarations = published.definition_declarations
+        self.references.install_rows(state, published.constant_targets, published.method_receivers)
         state.diagnostics = image.diagnostics
-        state.ancestors = self.chains.restore(image.ancestor_ids, image.ancestors, image.times, decls)
+        # Its chains (whose ids ``share_ids`` may have made the declarations' own), in a
+        # table of the resolver's own.
+        chains = published.ancestors
+        state.ancestors = self.chains.restore(list(chains), list(chains.values()), image.times, decls)
         state.object_id = image.object_id
         self.binding.read(state)
         by_name = state.by_name
@@ -106,13 +175,18 @@ class Image(StateView):
                 else:
                     position = next(i for i, e in enumerate(own) if e.mixin is mixin)
                 externals.append((ns, doc, position))
+        records = list(self.decls.values())  # Every record decoded (see ``Declarations``).
+        encode = _encoder.encode
         return ResolvedImage(
             fingerprint=fingerprint,
-            uris={k: d.uri for k, d in self.docs.items()},
-            declarations=self.decls,
-            definition_declarations=self.def_decl,
-            constant_targets=state.constant_targets,
-            method_receivers=state.method_receivers,
+            uris={k: d.uri for k, d in zip(self.docs, stored_entries(self.docs), strict=True)},
+            declaration_ids=list(self.decls),
+            declaration_names=[r.name for r in records],
+            # Each record on its own, its name in ``declaration_names`` only.
+            declaration_records=[msgspec.Raw(encode(replace(r, name=""))) for r in records],
+            definition_declarations=_encoded_rows(self.def_decl),
+            constant_targets=_encoded_rows(state.constant_targets),
+            method_receivers=_encoded_rows(state.method_receivers),
             ancestor_ids=list(self.chains.chain_of),
             ancestors=list(self.chains.chain_of.values()),
             diagnostics=state.diagnostics,
