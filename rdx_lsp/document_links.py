@@ -100,10 +100,9 @@ class GemFiles:
 _REQUIRES = frozenset({b"require", b"require_relative", b"load"})
 
 
-def require_paths(tree) -> list[tuple[int, int, int, int, int]]:  # type: ignore[no-untyped-def]
-    """(row, start column, end column) of the literal path of each require-like call without a
-    receiver, then the (row, column) of the method's name; columns in bytes."""
-    out = []
+def _literal_calls(tree, names: frozenset[bytes]):  # type: ignore[no-untyped-def]
+    """(method node, string content node) of each call without a receiver to one of
+    ``names`` whose first argument is a plain one-piece string literal, in source order."""
     cursor = tree.walk()
     while True:
         node = cursor.node
@@ -111,41 +110,36 @@ def require_paths(tree) -> list[tuple[int, int, int, int, int]]:  # type: ignore
         if node.type == "call" and node.child_by_field_name("receiver") is None:
             method = node.child_by_field_name("method")
             args = node.child_by_field_name("arguments")
-            if method is not None and method.text in _REQUIRES and args is not None and args.named_child_count >= 1:
+            if method is not None and method.text in names and args is not None and args.named_child_count >= 1:
                 first = args.named_children[0]
-                content = [c for c in first.named_children] if first.type == "string" else []
-                if len(content) == 1 and content[0].type == "string_content" and content[0].start_point.row == content[0].end_point.row:
-                    c = content[0]
-                    out.append((c.start_point.row, c.start_point.column, c.end_point.column, method.start_point.row, method.start_point.column))
+                content = first.named_children if first.type == "string" else []
+                if len(content) == 1 and content[0].type == "string_content":
+                    yield method, content[0]
         if cursor.goto_first_child():
             continue
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
-                return out
+                return
+
+
+def require_paths(tree) -> list[tuple[int, int, int, int, int]]:  # type: ignore[no-untyped-def]
+    """(row, start column, end column) of the literal path of each require-like call without a
+    receiver, then the (row, column) of the method's name; columns in bytes."""
+    return [
+        (c.start_point.row, c.start_point.column, c.end_point.column, method.start_point.row, method.start_point.column)
+        for method, c in _literal_calls(tree, _REQUIRES)
+        if c.start_point.row == c.end_point.row
+    ]
 
 
 def gem_declarations(tree) -> list[tuple[int, int, int, str]]:  # type: ignore[no-untyped-def]
     """(row, start column, end column, name) of the literal name of each ``gem "name", ...``
     call without a receiver (a Gemfile's), columns in bytes."""
-    out = []
-    cursor = tree.walk()
-    while True:
-        node = cursor.node
-        assert node is not None  # A cursor always stands on a node.
-        if node.type == "call" and node.child_by_field_name("receiver") is None:
-            method = node.child_by_field_name("method")
-            args = node.child_by_field_name("arguments")
-            if method is not None and method.text == b"gem" and args is not None and args.named_child_count >= 1:
-                first = args.named_children[0]
-                content = first.named_children if first.type == "string" else []
-                if len(content) == 1 and content[0].type == "string_content" and content[0].text:
-                    c = content[0]
-                    out.append((c.start_point.row, c.start_point.column, c.end_point.column, c.text.decode("utf-8", "replace")))
-        if cursor.goto_first_child():
-            continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
-                return out
+    return [
+        (c.start_point.row, c.start_point.column, c.end_point.column, c.text.decode("utf-8", "replace"))
+        for _, c in _literal_calls(tree, frozenset({b"gem"}))
+        if c.text
+    ]
 
 
 def register(server: RdxLanguageServer) -> None:

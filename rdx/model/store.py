@@ -90,7 +90,47 @@ class Unread:
         return self.source.read(self.index)
 
 
-class Documents(dict[K, FileResult]):
+V = TypeVar("V")
+
+
+class LazyDict(dict[K, V]):
+    """What the two lazy tables (``Documents``, ``LazyTable``) share: the dict operations that
+    read every value go through ``read_all`` first (``setdefault`` reads one), so no stored
+    stub or encoded value escapes through them."""
+
+    __slots__ = ()
+
+    def read_all(self) -> None:
+        raise NotImplementedError
+
+    def setdefault(self, key: K, default: Any = None) -> Any:
+        if key in self:
+            return self[key]
+        dict.__setitem__(self, key, default)
+        return default
+
+    def __or__(self, other: Any) -> Any:
+        self.read_all()
+        return dict(dict.items(self)) | other
+
+    def __ror__(self, other: Any) -> Any:
+        self.read_all()
+        return other | dict(dict.items(self))
+
+    def __eq__(self, other: object) -> bool:
+        self.read_all()
+        if isinstance(other, LazyDict):
+            other.read_all()
+        return dict.__eq__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        self.read_all()
+        return (dict, (dict(dict.items(self)),))
+
+
+class Documents(LazyDict[K, FileResult]):
     """Documents by key (URI in the store, document key in a resolved state), some of them
     still ``Unread``: decoded from the snapshot when first asked for, so that a warm open
     decodes only what its first questions read (issue 23).
@@ -168,37 +208,11 @@ class Documents(dict[K, FileResult]):
         self.read_all()
         return dict.popitem(self)
 
-    def setdefault(self, key: K, default: Any = None) -> Any:
-        if key in self:
-            return self[key]
-        dict.__setitem__(self, key, default)
-        return default
-
     def copy(self) -> dict[K, FileResult]:  # type: ignore[override]
         """A new table of the same documents: a plain dict once everything is decoded."""
         if not self.unread:
             return dict(dict.items(self))
         return Documents(dict.items(self))  # type: ignore[arg-type]
-
-    def __or__(self, other: Any) -> Any:
-        self.read_all()
-        return dict(dict.items(self)) | other
-
-    def __ror__(self, other: Any) -> Any:
-        self.read_all()
-        return other | dict(dict.items(self))
-
-    def __eq__(self, other: object) -> bool:
-        self.read_all()
-        if isinstance(other, Documents):
-            other.read_all()
-        return dict.__eq__(self, other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        self.read_all()
-        return (dict, (dict(dict.items(self)),))
 
     def __repr__(self) -> str:
         return f"<Documents: {len(self)}, {sum(type(v) is Unread for v in dict.values(self))} not decoded>"
@@ -210,10 +224,7 @@ _record_decoder = msgspec.msgpack.Decoder(DeclarationRecord)
 _decoding = threading.RLock()
 
 
-V = TypeVar("V")
-
-
-class LazyTable(dict[K, V]):
+class LazyTable(LazyDict[K, V]):
     """A table of a saved resolved graph whose values are decoded when first read (issue 23):
     a warm start to a first answer decodes the few it reads. Subclasses say which stored
     values are still encoded (``_encoded``), how to decode one (``_decode_value``) and which
@@ -293,35 +304,9 @@ class LazyTable(dict[K, V]):
         self.read_all()
         return dict.popitem(self)
 
-    def setdefault(self, key: K, default: Any = None) -> Any:
-        if key in self:
-            return self[key]
-        dict.__setitem__(self, key, default)
-        return default
-
     def copy(self) -> dict[K, V]:  # type: ignore[override]
         self.read_all()
         return dict(dict.items(self))
-
-    def __or__(self, other: Any) -> Any:
-        self.read_all()
-        return dict(dict.items(self)) | other
-
-    def __ror__(self, other: Any) -> Any:
-        self.read_all()
-        return other | dict(dict.items(self))
-
-    def __eq__(self, other: object) -> bool:
-        self.read_all()
-        if isinstance(other, LazyTable):
-            other.read_all()
-        return dict.__eq__(self, other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        self.read_all()
-        return (dict, (dict(dict.items(self)),))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}: {len(self)}, {sum(map(self._encoded, dict.values(self)))} not decoded>"
