@@ -220,8 +220,9 @@ def test_an_edit_that_reaches_another_autoload_moves_files_as_a_fresh_graph_woul
     """Which file an autoload pulls in, and where, follows the load-time references: an edit
     that makes a file reach another autoloaded constant first (without touching any require)
     reorders the files as a graph built from scratch orders them."""
-    import rdx
     from test_incremental import dump
+
+    import rdx
 
     files = {name: "\n".join(line[8:] for line in text.strip("\n").splitlines()) + "\n" for name, text in AUTOLOADS.items()}
     edited = files["a_app.rb"].replace("include App::Zmixer", "include App::Amixer")

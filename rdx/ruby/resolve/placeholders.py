@@ -133,7 +133,7 @@ class Placeholders(StateView):
             o
             for o, n in diff.changed
             if fields_of(old.definitions[o], ANCESTRY_FIELDS) == fields_of(new.definitions[n], ANCESTRY_FIELDS)
-            and added_names.isdisjoint(path_names(new, lambda i, d: i == n))
+            and added_names.isdisjoint(path_names(new, lambda i, d, n=n: i == n))
         }
         changed_old = {o for o, _ in diff.changed if o not in moved_only}
         kept = {o for o in diff.remap if o not in changed_old}
