@@ -195,14 +195,13 @@ class LoadOrder:
     document; otherwise they say no and the caller computes the order anew."""
 
     __slots__ = (
-        "autoloads", "bundle", "by_basename", "by_path", "by_uri", "order", "ordered", "pulled", "required_by", "requirers", "root_order", "roots",
+        "autoloads", "by_basename", "by_path", "by_uri", "order", "ordered", "pulled", "required_by", "requirers", "root_order", "roots",
     )
 
     def __init__(
         self, documents: Iterable[FileResult], entries: Sequence[str] = (), late: Sequence[str] = (), bundle: Sequence[BundledGem] = ()
     ) -> None:
         self.order = RootOrder(entries, late, bundle)
-        self.bundle = self.order.bundle
         key = self.order.key
         docs = sorted(documents, key=lambda d: key(d.uri))
         self.by_uri: dict[str, FileResult] = {d.uri: d for d in docs}
@@ -287,7 +286,7 @@ class LoadOrder:
                 out.append(r)
                 continue
             groups = _bundler_groups(r.path)
-            for name, paths, gem_groups in self.bundle:
+            for name, paths, gem_groups in self.order.bundle:
                 if groups.isdisjoint(gem_groups):
                     continue
                 if paths is None:

@@ -129,12 +129,15 @@ class Placeholders(StateView):
         # it looked up before, unless an added definition now stands before it with one of its
         # names: its lookups are checked as the kept ones are.
         added_names = {p.segments[-1] for i in diff.added if (p := new.definitions[i].path) is not None}
-        moved_only = {
-            o
-            for o, n in diff.changed
-            if fields_of(old.definitions[o], ANCESTRY_FIELDS) == fields_of(new.definitions[n], ANCESTRY_FIELDS)
-            and added_names.isdisjoint(path_names(new, lambda i, d, n=n: i == n))
-        }
+        moved_only: set[int] = set()
+        for o, n in diff.changed:
+            def this_one(i: int, d: object, n: int = n) -> bool:
+                return i == n
+
+            if fields_of(old.definitions[o], ANCESTRY_FIELDS) == fields_of(new.definitions[n], ANCESTRY_FIELDS) and added_names.isdisjoint(
+                path_names(new, this_one)
+            ):
+                moved_only.add(o)
         changed_old = {o for o, _ in diff.changed if o not in moved_only}
         kept = {o for o in diff.remap if o not in changed_old}
         # External mixins and load-time calls are looked up apart from the definitions.
