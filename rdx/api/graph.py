@@ -254,6 +254,8 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
                 # carried-over search index indexes again.
                 changed_keys = {k for uri in changed if (k := resolver.key_of(uri)) is not None}
                 state = self._update(resolver)
+                # Its state's tables now read through the journals of the shared ones.
+                self._view.unbind()
                 if state is not None:
                     changed_keys.update(k for uri in changed if (k := resolver.key_of(uri)) is not None)
                     store.mark_resolved(state)
@@ -341,7 +343,12 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         """The view of a new revision; its other languages are resolved when first asked,
         from ``foreign`` (the previous revision's, if computed) and the ``changed`` URIs."""
         view = View(state, self._store.revision)
-        view.foreign_source = self._foreign.source(state.documents, foreign, changed)
+        languages = None
+        if changed is not None:
+            # Read by URI: the changed documents only, not every document of the state.
+            documents = self._store.documents
+            languages = {doc.language for uri in changed if (doc := documents.get(uri)) is not None}
+        view.foreign_source = self._foreign.source(state.documents, foreign, changed, languages)
         view.foreign_view = ForeignView
         return view
 

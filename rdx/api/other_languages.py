@@ -93,13 +93,17 @@ class ForeignSide:
         return self._layout
 
     def source(
-        self, documents: dict[int, FileResult], previous: ForeignState | None, changed: set[str] | None
+        self, documents: dict[int, FileResult], previous: ForeignState | None, changed: set[str] | None, changed_languages: set[str] | None = None
     ) -> Callable[[], ForeignState]:
-        """How the view of a new revision computes its foreign state, when first asked."""
+        """How the view of a new revision computes its foreign state, when first asked.
+        ``changed_languages``: the languages of the ``changed`` documents still present, when
+        the caller knows them (else found by reading every document)."""
         layout_changed, self.layout_changed = self.layout_changed, False
-        foreign_changed = changed is not None and any(
-            d.language != "ruby" for d in documents.values() if d.uri in changed
-        ) or (previous is not None and changed is not None and any(uri in previous.files for uri in changed))
+        if changed is not None and changed_languages is None:
+            changed_languages = {d.language for d in documents.values() if d.uri in changed}
+        foreign_changed = bool(changed_languages and changed_languages - {"ruby"}) or (
+            previous is not None and changed is not None and any(uri in previous.files for uri in changed)
+        )
 
         def compute() -> ForeignState:
             if previous is not None and changed is not None and not layout_changed and not foreign_changed:

@@ -35,7 +35,7 @@ from rdx.model.errors import InvalidArgumentError
 from rdx.model.foreign import ForeignState
 from rdx.model.public import Diagnostic
 from rdx.model.records import FileResult
-from rdx.model.store import CORE_URI, Documents, GraphStore, ResolvedImage, ResolvedState, Unread, holds_tables, stored_entries
+from rdx.model.store import CORE_URI, Documents, GraphStore, ResolvedImage, ResolvedState, Unread, stored_entries
 from rdx.rails.schema import apply_schema
 from rdx.ruby.discover.parse import RubyParser
 from rdx.ruby.query.handles import View
@@ -277,7 +277,7 @@ class Persistent:
     def _join_schema(self) -> None:
         """``apply_schema``, when some document holds schema.rb tables: the join reads every
         document, which would decode every document a warm open left unread."""
-        if any(map(holds_tables, self._store.documents.entries())):
+        if self._store.schema_uris:
             apply_schema(self._store)
 
     def _parse_again(self, stamp: Stamp) -> FileResult:

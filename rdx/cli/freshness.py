@@ -62,7 +62,7 @@ class Journal:
     docstring). ``broken`` once anything may have been missed: then the owner sweeps in full."""
 
     def __init__(self) -> None:
-        from inotify_simple import INotify, flags  # Linux only; the caller falls back to sweeps
+        from inotify_simple import INotify, flags  # type: ignore[import-untyped,unused-ignore]  # Linux only; the caller falls back to sweeps
 
         self._flags = flags
         self._inotify = INotify(nonblocking=True)

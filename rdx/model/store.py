@@ -469,6 +469,9 @@ class GraphStore:
         self.replaced: set[str] = set()
         self.added: set[str] = set()
         self.removed: set[str] = set()
+        # URIs of the documents holding db/schema.rb tables (``holds_tables``), kept as
+        # documents come and go so that a resolve need not look at every document.
+        self.schema_uris: set[str] = set()
 
     def put_document(self, result: FileResult | Unread) -> None:
         """Add or replace a document; an ``Unread`` stub is decoded when first read."""
@@ -485,11 +488,16 @@ class GraphStore:
             self.documents.put_unread(uri, result)
         else:
             self.documents[uri] = result  # type: ignore[assignment]
+        if holds_tables(result):
+            self.schema_uris.add(uri)
+        else:
+            self.schema_uris.discard(uri)
         self.revision += 1
 
     def remove_document(self, uri: str) -> bool:
         if self.documents.pop(uri, None) is None:
             return False
+        self.schema_uris.discard(uri)
         self.replaced.discard(uri)
         if uri in self.added:
             self.added.discard(uri)

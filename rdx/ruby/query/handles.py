@@ -101,6 +101,12 @@ class View:
         A holder of this view that asks again gets the foreign view computed anew."""
         self._foreign = None
 
+    def unbind(self) -> None:
+        """Called by the graph when an update made a successor of this view's state: the
+        state's tables became ``Earlier`` views of the shared ones (``rdx.model.versions``),
+        and the lookup built over the tables themselves is built again when next asked."""
+        self._lookup = None
+
     @property
     def foreign_ready(self) -> ForeignState | None:
         """The foreign state if a question already computed it (else None, nothing computed)."""

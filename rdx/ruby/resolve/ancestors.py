@@ -16,6 +16,7 @@ from rdx.model.declarations import DeclarationRecord
 from rdx.model.kinds import MixinKind
 from rdx.model.records import ConstPath
 from rdx.model.store import ResolutionDiagnostic, ResolvedState
+from rdx.model.versions import Journaled, fork
 from rdx.ruby.resolve import insertion
 from rdx.ruby.resolve.insertion import Building
 from rdx.ruby.resolve.lookup import StateView
@@ -416,10 +417,23 @@ class Ancestors(StateView):
             return
         if self.chains.times_raw is not None:
             self.load_times()
-        self.chains.chain_of = self.chains.chain_of.copy()
-        self.chains.times_of = self.chains.times_of.copy()
-        self.state.ancestors = self.chains.chain_of
+        if self.chains.chain_of is not self.state.ancestors:
+            # The first update after a full resolve or a warm open: the state's successor got
+            # a copy of the published table (``edits.successor``); the resolver's own table is
+            # the one that counts, copied once into a shared one (``rdx.model.versions``).
+            self.state.ancestors = fork(self.chains.chain_of)[0]
+            self.chains.chain_of = self.state.ancestors
+        # ``times_of`` is the resolver's own (no state publishes it): written in place.
         self.chains.owner_state = self.state
+
+    def share_chains(self) -> None:
+        """Make the chain table the state's ``ancestors``, of the kind updates share instead of
+        copying (see ``DocumentEdits.share_tables``); the resolver's own chains are the ones
+        that count (see ``own_chains``)."""
+        chains = self.chains
+        if chains.chain_of is not self.state.ancestors or type(chains.chain_of) is not Journaled:
+            self.state.ancestors = chains.chain_of if type(chains.chain_of) is Journaled else fork(chains.chain_of)[0]
+            chains.chain_of = self.state.ancestors
 
     def chain(self, decl_id: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Linearized ancestors and, parallel to them, when each entry joined this chain.

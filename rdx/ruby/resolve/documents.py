@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from rdx.model.records import FileResult
 from rdx.model.store import ResolvedState
-from rdx.ruby.resolve.edits import successor
+from rdx.model.versions import Journaled, fork
+from rdx.ruby.resolve.edits import SHARED_TABLES, successor
 from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.order import LoadOrder, RootOrder
 
@@ -96,6 +97,20 @@ class DocumentEdits(StateView):
         self.mentions.documents_mentioning(set(), -1)
         if self.document_book.load_order is None:
             self.document_book.rebuild(self.docs.values())
+        self.share_tables()
+
+    def share_tables(self) -> None:
+        """Make the current state's big tables the kind that updates share instead of copying
+        (``rdx.model.versions``), so that the first edit after a full resolve or a warm open
+        does not pay for the one copy (a second and more on a large project). The tables are
+        replaced by equal ones: the state answers as before, and every pass reads the new ones."""
+        state = self.binding.state
+        for name in SHARED_TABLES:
+            table = getattr(state, name)
+            if type(table) is not Journaled:
+                setattr(state, name, fork(table)[0])
+        self.binding.read(state)
+        self.linearizer.share_chains()
 
     def place_documents(self, added: list[FileResult], removed: list[str]) -> dict[str, int] | None:
         """Keys for ``added`` documents, once ``removed`` ones are gone, when that moves no
@@ -132,9 +147,8 @@ class DocumentEdits(StateView):
         docs = prev.documents.copy()
         docs[key] = empty
         docs = dict(sorted(docs.items()))  # Keys in load order, as every table is iterated.
-        def_decl = prev.definition_declarations.copy()
-        def_decl[key] = []
-        state = successor(prev, docs, prev.declarations, prev.by_name, def_decl, prev.diagnostics)
+        state = successor(prev, docs, prev.diagnostics)
+        state.definition_declarations[key] = []
         self.references.open_rows(state, key)
         self.binding.read(state)
         self.caches.open_document(key, new.uri)

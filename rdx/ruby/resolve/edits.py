@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
 
-from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import DEFINITION_FIELD_ROLES, ConstPath, DefinitionRecord, FieldRole, FileResult, Mixin, Operand
 from rdx.model.store import ResolutionDiagnostic, ResolvedState
+from rdx.model.versions import fork
 from rdx.ruby.resolve.vocabulary import (
     CONSTANT_DEF_KINDS,
     MEMBER_DEF_KINDS,
@@ -160,27 +160,22 @@ def position_map(old: FileResult, new: FileResult, pairs: Iterable[tuple[int, in
     return spans
 
 
-def successor(
-    previous: ResolvedState,
-    documents: dict[int, FileResult],
-    declarations: dict[int, DeclarationRecord],
-    by_name: dict[str, int],
-    definition_declarations: dict[int, list[int | None]],
-    diagnostics: list[ResolutionDiagnostic],
-) -> ResolvedState:
-    """A state after an incremental update: reference lists copied (the caller replaces the
-    refreshed documents' entries), ancestors shared (updates never change them)."""
-    return ResolvedState(
-        documents=documents,
-        declarations=declarations,
-        by_name=by_name,
-        definition_declarations=definition_declarations,
-        constant_targets=previous.constant_targets.copy(),
-        method_receivers=previous.method_receivers.copy(),
-        ancestors=previous.ancestors,
-        diagnostics=diagnostics,
-        object_id=previous.object_id,
-    )
+# The tables a state passes to its successor by ``fork`` (the documents are copied: the
+# table of a warm open holds undecoded documents, and it is small).
+SHARED_TABLES = ("declarations", "by_name", "definition_declarations", "constant_targets", "method_receivers", "ancestors")
+
+
+def successor(previous: ResolvedState, documents: dict[int, FileResult], diagnostics: list[ResolutionDiagnostic]) -> ResolvedState:
+    """A state after an incremental update: ``documents`` and ``diagnostics`` as given, every
+    other table the previous state's, forked (``rdx.model.versions``): the update writes into
+    the new state's tables, and ``previous`` keeps reading them as they were."""
+    tables = {}
+    for name in SHARED_TABLES:
+        table, earlier = fork(getattr(previous, name))
+        if earlier is not None:
+            setattr(previous, name, earlier)
+        tables[name] = table
+    return ResolvedState(documents=documents, diagnostics=diagnostics, object_id=previous.object_id, **tables)  # type: ignore[arg-type]
 
 
 def member_keys(d: DefinitionRecord) -> tuple[str, ...]:

@@ -136,8 +136,7 @@ class Incremental(StateView):
             return None
         docs = self.docs.copy()
         docs[index] = new
-        previous = self.state
-        state = successor(previous, docs, previous.declarations, previous.by_name, previous.definition_declarations, diagnostics)
+        state = successor(self.state, docs, diagnostics)
         self.binding.read(state)
         self.references.store_references(state, index, None)
         return state
@@ -267,10 +266,8 @@ class Incremental(StateView):
         lookups_before = self.mentions.snapshot_lookups(reopened, index) if reopened else {}
         docs = self.docs.copy()
         docs[index] = new
-        decls = prev.declarations.copy()
-        by_name = prev.by_name.copy()
-        def_decl = prev.definition_declarations.copy()
-        state = successor(prev, docs, decls, by_name, def_decl, self._moved_diagnostics(index, old, new, diff))
+        old_row = prev.definition_declarations[index]
+        state = successor(prev, docs, self._moved_diagnostics(index, old, new, diff))
         u = UpdateContext(index, old, new, diff, prev, state, gone)
         u.reopened, u.lookups_before, u.placeholders, u.demoted = reopened, lookups_before, placeholders, demoted
         self.build.begin_update(u.own, set(gone))
@@ -280,7 +277,6 @@ class Incremental(StateView):
             gone_def = old.definitions[pair[1]]
             if gone_def.superclass is not None or gone_def.superclass_self or gone_def.mixins or gone_def.deferred_mixins:
                 u.rechain.add(body_decl)
-        old_row = prev.definition_declarations[index]
         row: list[int | None] = [None] * len(new.definitions)
         for o, n in remap.items():
             row[n] = old_row[o]
@@ -297,7 +293,7 @@ class Incremental(StateView):
                     i = remap[i]
                 moved_defs.append((doc, i))
             rec.definitions = moved_defs
-        def_decl[index] = row
+        state.definition_declarations[index] = row
         self.binding.read(state)
         self.caches.open_document(index, None)
         if old.external_mixins:
