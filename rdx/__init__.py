@@ -3,7 +3,7 @@
 The public API lives here; everything else is private to the package. See README.md.
 """
 
-from rdx.api.batches import discover_batch, seed_snapshot
+from rdx.api.batches import discover_batch, ranked_statistics, seed_snapshot
 from rdx.api.editing import Use
 from rdx.api.graph import Graph
 from rdx.api.watching import follow_changes
@@ -33,11 +33,13 @@ from rdx.ruby.query.documents import ConstantReference, Document, MethodReferenc
 from rdx.ruby.query.handles import Declaration, Definition
 from rdx.ruby.query.navigation import Completion, Hover, Reference, Target
 from rdx.search.grep import GrepHit, GrepPage
+from rdx.search.ranked import CollectionStatistics, scoring_with
 from rdx.search.textsearch import TextSearch
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "CollectionStatistics",
     "Completion",
     "ConstantReference",
     "Declaration",
@@ -73,6 +75,8 @@ __all__ = [
     "discover_batch",
     "excerpt",
     "follow_changes",
+    "ranked_statistics",
     "ruby_of_template",
+    "scoring_with",
     "seed_snapshot",
 ]

@@ -12,13 +12,15 @@ import asyncio
 import json
 import math
 import os
+import time
 from typing import Any, NamedTuple
 
 import msgspec
 
 import rdx
 from rdx_fleet.actors import Hosted, ShardServer
-from rdx_fleet.links import Link, links_of, local_gems_of
+from rdx_fleet.copies import sweep
+from rdx_fleet.links import Link, links_of, local_gems_of, python_roots_of
 from rdx_fleet.manifest import Manifest
 from rdx_fleet.store import Store
 
@@ -80,19 +82,26 @@ class Fleet:
         self.roots = sorted(((r.name, os.path.realpath(r.path)) for r in manifest.repositories), key=lambda x: -len(x[1]))
         self.links: list[Link] = links_of(manifest)
         self.local_gems = local_gems_of(manifest, self.links)
+        self.python_roots = python_roots_of(manifest, self.links)
         self.min_shards = shards
         self.shard_budget = shard_budget
         self.actors: dict[str, Placed] = {}  # name -> where it is served, in name order
         self._retired: list[Any] = []
         self._next_shard = 0
         self._remote = ray.remote(ShardServer)
+        # Each served repository's ranked-search statistics per file path (``statistics``).
+        self._statistics: dict[str, dict[str, rdx.CollectionStatistics]] = {}
+        self.statistics = rdx.CollectionStatistics()  # Their sum: one index over the union's.
+        self._statistics_ref: Any = None
+        # Each shard's directory of snapshot copies (on its node), as it last said.
+        self._copies: dict[Any, str] = {}
 
     def _estimate(self, name: str, commit: str) -> int:
         meta = self.store.metadata(name, commit)
         return max(MEMORY_FLOOR, int(meta.get("snapshot_bytes", 0)) * MEMORY_PER_SNAPSHOT_BYTE)  # type: ignore[call-overload]
 
     def _spawn(self, names: list[str], commits: dict[str, str]) -> Any:
-        hosted = [Hosted(n, self.manifest.get(n).path, commits[n], self.local_gems.get(n, {})) for n in names]
+        hosted = [Hosted(n, self.manifest.get(n).path, commits[n], self.local_gems.get(n, {}), self.python_roots.get(n, [])) for n in names]
         memory = SHARD_BASE + sum(self._estimate(n, commits[n]) for n in names)
         return self._remote.options(
             # SPREAD: the graphs' memory over every node, so losing one loses few repositories.
@@ -105,7 +114,8 @@ class Fleet:
         for names in groups:
             started.append((self._spawn(names, commits), names, self._next_shard))
             self._next_shard += 1
-        self.ray.get([h.info.remote() for h, _, _ in started])
+        for (h, _, _), info in zip(started, self.ray.get([h.info.remote() for h, _, _ in started]), strict=True):
+            self._copies[h] = os.path.dirname(info[0]["copy"])
         return {n: Placed(h, commits[n], k) for h, names, k in started for n in names}
 
     def _commits(self) -> dict[str, str]:
@@ -123,17 +133,92 @@ class Fleet:
             raise rdx.NotFoundError(f"no repository has a snapshot in {rdx.excerpt(self.store.root)}; run rdx fleet index first")
         at_least = self.min_shards if self.min_shards is not None else sum(1 for node in self.ray.nodes() if node.get("Alive"))
         groups = plan_shards({n: self._estimate(n, c) for n, c in commits.items()}, self.shard_budget, at_least)
-        self.actors = dict(sorted(self._place(groups, commits).items()))
+        self.sweep_nodes()  # What the shards of an earlier fleet that died left behind.
+        placed = self._place(groups, commits)
+        self._share_statistics(placed, {})
+        self.actors = dict(sorted(placed.items()))
         return self
 
+    def _share_statistics(self, placed: dict[str, Placed], serving: dict[str, Placed]) -> None:
+        """Gather the ranked-search statistics of the repositories just ``placed``, sum every
+        served repository's over distinct file paths (a file two graphs hold, Ruby's core or
+        a shared gem, counts once: the statistics of one index over the union), and give the
+        sum to every shard of ``placed`` and ``serving``, before they are swapped in."""
+        handles = {p.shard: p.handle for p in placed.values()}
+        for raw in self.ray.get([h.statistics_of.remote() for h in handles.values()]):
+            decoded = msgspec.msgpack.decode(raw, type=dict[str, dict[str, rdx.CollectionStatistics]])
+            self._statistics.update(decoded)
+        served = set(serving) | set(placed)
+        self._statistics = {n: s for n, s in self._statistics.items() if n in served}
+        by_path: dict[str, rdx.CollectionStatistics] = {}
+        for name in sorted(self._statistics):
+            for path, stats in self._statistics[name].items():
+                by_path.setdefault(path, stats)
+        total = rdx.CollectionStatistics()
+        for path in sorted(by_path):
+            total = total.plus(by_path[path])
+        self.statistics = total
+        self._statistics_ref = encoded = self.ray.put(msgspec.msgpack.encode(total))
+        every = {p.shard: p.handle for p in (*serving.values(), *placed.values())}
+        self.ray.get([h.set_statistics.remote(encoded) for h in every.values()])
+
+    def score_by_statistics(self, on: bool) -> None:
+        """Ranked search merged by score (the default), or, off, by interleaving ranks, the
+        shards given no statistics (for measuring one against the other)."""
+        if not on:
+            self._statistics_ref = None
+        elif self._statistics_ref is None:
+            self._statistics_ref = self.ray.put(msgspec.msgpack.encode(self.statistics))
+        self.ray.get([h.set_statistics.remote(self._statistics_ref) for h in {p.shard: p.handle for p in self.actors.values()}.values()])
+
+    def restore_statistics(self, names: list[str]) -> None:
+        """Give the statistics again to the shards of ``names``, which answered without them:
+        Ray restarted them (a restart runs the constructor only). Not awaited: their next
+        answers are scored."""
+        actors = self.actors
+        if self._statistics_ref is None:  # Off (``score_by_statistics``).
+            return
+        for handle in {actors[n].shard: actors[n].handle for n in names if n in actors}.values():
+            handle.set_statistics.remote(self._statistics_ref)
+
+    def sweep_nodes(self) -> list[str]:
+        """Remove, on every live node, the snapshot copies that no live shard owns
+        (``rdx_fleet.copies.sweep``); the directories removed."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        task = self.ray.remote(num_cpus=0, max_retries=0)(sweep)
+        refs = [
+            task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)).remote()
+            for node in self.ray.nodes() if node.get("Alive")
+        ]
+        return sorted(d for gone in self.ray.get(refs, timeout=120) for d in gone)
+
     def _end(self, handles: set[Any]) -> None:
-        """Close (removes their copies of the snapshots) and kill the actors of ``handles``."""
-        try:
-            self.ray.get([h.close.remote() for h in handles], timeout=30)
-        except Exception:  # A dead or stuck shard: its copies stay in its node's temporary directory.
-            pass
+        """Close (removes their copies of the snapshots) and kill the actors of ``handles``;
+        a shard that could not close (dead, stuck) is swept once its process is gone."""
+        closing = {h.close.remote(): h for h in handles}
+        done, _ = self.ray.wait(list(closing), num_returns=len(closing), timeout=30)
+        failed = []
+        for ref in closing:
+            try:
+                if ref not in done:
+                    raise TimeoutError
+                self.ray.get(ref)
+            except Exception:
+                failed.append(closing[ref])
         for handle in handles:
             self.ray.kill(handle)
+        copies = {h: self._copies.pop(h, "") for h in handles}
+        if not failed:
+            return
+        left = {copies[h] for h in failed} - {""}
+        # Their processes end shortly after the kill, and with them their locks: sweep until
+        # their copies are gone (a minute at most).
+        for _ in range(120):
+            left -= set(self.sweep_nodes())
+            if not left:
+                break
+            time.sleep(0.5)
 
     def refresh(self) -> list[str]:
         """Swap in every repository whose current snapshot changed since it was started: its
@@ -149,6 +234,7 @@ class Fleet:
         groups = [sorted(n for n, p in self.actors.items() if p.shard == k) for k in shards]
         groups += [[n] for n in changed if n not in self.actors]  # Indexed for the first time.
         placed = self._place(groups, {**{n: p.commit for n, p in self.actors.items()}, **commits})
+        self._share_statistics(placed, {n: p for n, p in self.actors.items() if n not in placed})
         old = {self.actors[n].handle for n in placed if n in self.actors}
         self.actors = dict(sorted({**self.actors, **placed}.items()))  # One assignment: atomic for readers.
         self._retired = list(old)
@@ -220,6 +306,9 @@ class Fleet:
     def info(self) -> list[dict[str, Any]]:
         """One entry per served repository, in name order (shards answer for all they hold)."""
         handles = {p.shard: p.handle for p in self.actors.values()}
-        found = {i["repository"]: i for batch in self.ray.get([h.info.remote() for h in handles.values()]) for i in batch}
+        batches = self.ray.get([h.info.remote() for h in handles.values()])
+        for handle, batch in zip(handles.values(), batches, strict=True):
+            self._copies[handle] = os.path.dirname(batch[0]["copy"])  # A restarted shard has new ones.
+        found = {i["repository"]: i for batch in batches for i in batch}
         return [found[n] for n in self.actors]
 

@@ -22,7 +22,7 @@ from starlette.types import ASGIApp
 
 import rdx
 from rdx_fleet.fleet import Fleet, Unavailable
-from rdx_fleet.merge import interleave, interleave_depths, merge_grep, merge_references, own, page_meta
+from rdx_fleet.merge import interleave, interleave_depths, merge_grep, merge_references, merge_scored, own, page_meta
 from rdx_web.guard import STATUS, Guard, problem, security_settings
 
 __all__ = ["FleetAPI", "Problem", "build_app"]
@@ -115,8 +115,11 @@ class FleetAPI:
         return _fit(body, "files", max_tokens)
 
     async def search(self, arguments: dict[str, Any], only: list[str]) -> dict[str, Any]:
-        """Ranks interleaved (``merge.interleave``). A page ending at ``end`` takes about
-        ``end / repositories`` items of each, so each repository is asked for that many first
+        """Merged by score when every repository scored with the fleet's statistics and in
+        score order (``_by_score``), else ranks interleaved (``merge.interleave``). A page
+        ending at ``end``: each shard merges its own repositories' rankings and sends the
+        items of its first ``end`` (``ShardServer._ranked_page``), which hold the page's;
+        interleaved, it takes about ``end / repositories`` items of each, which each sends
         (its ``total`` comes along), then the few whose lists the page reaches past are asked
         again for exactly as many as it takes (``interleave_depths``): the same page as asking
         every repository for ``end`` items, at a fraction of the items built and sent. A
@@ -131,10 +134,15 @@ class FleetAPI:
         end = min(offset + limit, MAX_SEARCH)
         served = set(fleet.actors)
         linked = {link.source for link in fleet.links if link.target in served}
-        first = -(-end // max(1, len(names)))
-        groups = [([n for n in names if n not in linked], first), ([n for n in names if n in linked], end)]
-        asked = [fleet.fan(group, "search_declarations", {**arguments, "offset": 0, "limit": depth}) for group, depth in groups if group]
+        # The page's items in one call to each shard when the answers are scored.
+        groups = [([n for n in names if n not in linked], end, True), ([n for n in names if n in linked], end, False)]
+        asked = [fleet.fan(group, "search_declarations", {**arguments, "offset": 0, "limit": depth}, shared_limit=shared) for group, depth, shared in groups if group]
         shards = {n: _ok(a) for answer in await asyncio.gather(*asked) for n, a in answer.items()}
+        unscored = [n for n in names if shards[n].get("unscored")]
+        if unscored:
+            fleet.restore_statistics(unscored)
+        if names and all("ranking" in shards[n] for n in names):
+            return await self._by_score(arguments, names, shards, offset, limit, max_tokens)
         kept = {n: own(shards[n]["items"], n, served) for n in names}
         # A shard's total less the other repositories' declarations it listed (exact when the
         # shard listed all its matches, as it does up to the tools' limit of 100).
@@ -150,6 +158,28 @@ class FleetAPI:
         items = merged[offset : offset + limit]
         total = sum(counts.values())
         return _fit({**page_meta(total, offset, limit, len(items)), "items": items, "revisions": _revisions(shards)}, "items", max_tokens)
+
+    async def _by_score(
+        self, arguments: dict[str, Any], names: list[str], shards: dict[str, dict[str, Any]], offset: int, limit: int, max_tokens: Any,
+    ) -> dict[str, Any]:
+        """Ranked search merged by score (``merge.merge_scored``): every repository scored
+        with the fleet's statistics and sent its whole ranking with the first items; the few
+        whose items the page reaches past are asked again, for exactly as many."""
+        merged = merge_scored({n: shards[n]["ranking"] for n in names}, MAX_SEARCH)
+        page = merged[offset : offset + limit]
+        need: dict[str, int] = {}
+        for repo, index in page:
+            need[repo] = max(need.get(repo, 0), index + 1)
+        short = sorted(n for n, depth in need.items() if depth > len(shards[n]["items"]))
+        if short:
+            deeper = await self.fleet.fan(short, "search_declarations", {**arguments, "offset": 0, "limit": max(need[n] for n in short)})
+            for n, a in deeper.items():
+                shards[n] = _ok(a)
+                if shards[n].get("ranking") is None or len(shards[n]["items"]) < need[n]:
+                    raise Problem({"type": "unavailable", "message": f"repository {n} was swapped during the search", "suggestion": "retry"}, 503)
+        items = [shards[repo]["items"][index] for repo, index in page]
+        body = {**page_meta(len(merged), offset, limit, len(items)), "items": items, "revisions": _revisions({n: shards[n] for n in names})}
+        return _fit(body, "items", max_tokens)
 
     async def declaration(self, name: str, arguments: dict[str, Any], only: list[str]) -> dict[str, Any]:
         fleet = self.fleet

@@ -22,11 +22,15 @@ import msgspec
 
 import rdx
 from rdx_fleet.cluster import connect
-from rdx_fleet.links import link_commit, links_of, local_gems_of, taking_gems
+from rdx_fleet.links import link_commit, links_of, local_gems_of, python_roots_of, taking_gems
 from rdx_fleet.manifest import Manifest, Repository
 from rdx_fleet.store import Store, commit_of
 
-__all__ = ["IndexResult", "build_snapshot", "fleet_commits", "index_fleet", "plan_batches"]
+__all__ = ["LINKED_DIR", "IndexResult", "build_snapshot", "fleet_commits", "index_fleet", "plan_batches"]
+
+# Where a snapshot keeps the graph of its repository opened with the package directories of
+# the repositories it imports by Python (``rdx_fleet.links.python_roots_of``).
+LINKED_DIR = "linked"
 
 # A repository indexed cold with more source files than this is discovered in batches of this
 # many files, one Ray task each (a few seconds of parsing per task on one core).
@@ -54,11 +58,13 @@ def _dir_bytes(path: str) -> int:
 
 def build_snapshot(
     repo: Repository, store_root: str, commit: str, jobs: int | None = 1, crash_marker: str | None = None,
-    gems: dict[str, str] | None = None, *batches: bytes,
+    gems: dict[str, str] | None = None, python_roots: list[str] | None = None, *batches: bytes,
 ) -> IndexResult:
     """Index ``repo`` at ``commit`` into the store (the body of the Ray task; runs anywhere
     that sees the checkout and the store), taking ``gems`` (name -> checkout) from other
-    repositories and starting from the discovery ``batches`` when given. ``crash_marker``, a
+    repositories and starting from the discovery ``batches`` when given. With
+    ``python_roots`` (other repositories' package directories it imports), the graph of the
+    repository with those roots beside it is built too, in ``LINKED_DIR`` of the snapshot. ``crash_marker``, a
     test's fault injection: when that file exists, it is removed and the process dies after
     writing half a snapshot."""
     store = Store(store_root)
@@ -76,6 +82,11 @@ def build_snapshot(
             os._exit(1)  # A worker lost mid-build: the snapshot is half written in tmp.
         graph.resolve()
         graph.save()
+        if python_roots:
+            with taking_gems(gems or {}):
+                linked = rdx.Graph.open([repo.path, *python_roots], cache_dir=os.path.join(tmp, LINKED_DIR), jobs=jobs)
+            linked.resolve()
+            linked.save()
         stats: dict[str, Any] = dict(graph.stats())
         opened: dict[str, Any] = dict(graph.open_stats)
         result = IndexResult(
@@ -126,12 +137,14 @@ def index_fleet(
     for repo in manifest.repositories:
         store.sweep(repo.name)  # Leftovers of crashed builds; no build of this fleet runs now.
     commits = fleet_commits(manifest)
-    gems = local_gems_of(manifest, links_of(manifest))
+    links = links_of(manifest)
+    gems = local_gems_of(manifest, links)
+    roots = python_roots_of(manifest, links)
     results: list[IndexResult] = []
     total = len(manifest.repositories)
     if not use_ray:
         for repo in manifest.repositories:
-            results.append(build_snapshot(repo, store.root, commits[repo.name], 1, crash_marker, gems.get(repo.name)))
+            results.append(build_snapshot(repo, store.root, commits[repo.name], 1, crash_marker, gems.get(repo.name), roots.get(repo.name)))
             if progress:
                 progress(results[-1], len(results), total)
     elif all(store.has(repo.name, commits[repo.name]) for repo in manifest.repositories):
@@ -150,7 +163,7 @@ def index_fleet(
             # The batches' results go to the resolving task as arguments: Ray hands it the
             # bytes once every batch is done, without passing through this driver.
             batches = [discover.remote(b) for b in plan_batches(repo.path, split_files)] if cold else []
-            pending[task.remote(repo, store.root, commit, 1, crash_marker, gems.get(repo.name), *batches)] = repo.name
+            pending[task.remote(repo, store.root, commit, 1, crash_marker, gems.get(repo.name), roots.get(repo.name), *batches)] = repo.name
         while pending:
             done, _ = ray.wait(list(pending), num_returns=1)
             for ref in done:

@@ -1,7 +1,13 @@
 """Cross-repository links: which fleet repositories each repository's ``Gemfile.lock`` locks.
 A ``PATH`` source whose directory is another repository's checkout, a ``GIT`` source whose
 remote is another repository's ``git`` URL (or its path), or a locked gem whose name and
-version are those of a gemspec another repository builds. It owns reading lockfiles and
+version are those of a gemspec another repository builds. For Python (``how = "python"``):
+repository A is linked to B when A's requirements (``requirements*.txt``, ``pyproject.toml``'s
+``[project] dependencies``, ``setup.cfg``'s ``install_requires``) name the distribution B's
+``pyproject.toml``, ``setup.cfg`` or ``setup.py`` builds, or A's Python files import a
+top-level package B holds (a directory with ``__init__.py`` at B's top or in ``B/src``) that A
+does not hold itself; ``python_roots_of`` says which directories A's graph then opens beside
+A's root, so that A's imports resolve into B (``Graph.open([A, B])`` does so). It owns reading lockfiles and
 gemspecs for that purpose only. The graph loads a ``PATH`` gem from its directory by itself;
 for the others, ``local_gems_of`` says which gems A takes from which checkout, and whoever
 opens A's graph sets ``LOCAL_GEMS`` to that (``rdx_fleet.actors.local_gems``), so rdx finds
@@ -11,11 +17,13 @@ declarations at B's paths, and ``place`` names the repository of such a path.
 
 from __future__ import annotations
 
+import configparser
 import glob
 import hashlib
 import json
 import os
 import re
+import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -23,7 +31,10 @@ import msgspec
 
 from rdx_fleet.manifest import Manifest
 
-__all__ = ["LOCAL_GEMS", "Link", "gemspecs", "link_commit", "links_of", "local_gems_of", "place", "taking_gems"]
+__all__ = [
+    "LOCAL_GEMS", "Link", "gemspecs", "link_commit", "links_of", "local_gems_of", "place", "python_links", "python_packages",
+    "python_roots_of", "taking_gems",
+]
 
 # The environment variable rdx reads for gems taken from a checkout (``rdx.workspace.gems``).
 LOCAL_GEMS = "RDX_LOCAL_GEMS"
@@ -31,6 +42,10 @@ _SPEC = re.compile(r"^    ([A-Za-z0-9_.-]+) \(([^)]*)\)")
 _GEMSPEC_NAME = re.compile(r"""\.name\s*=\s*["']([A-Za-z0-9_.-]+)["']""")
 _GEMSPEC_VERSION = re.compile(r"""\.version\s*=\s*["']([0-9][A-Za-z0-9_.-]*)["']""")
 _VERSION_CONSTANT = re.compile(r"""\bVERSION\s*=\s*["']([0-9][A-Za-z0-9_.-]*)["']""")
+_SETUP_NAME = re.compile(r"""\bname\s*=\s*["']([A-Za-z0-9_.-]+)["']""")
+_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9_.-]*)")
+_PY_IMPORT = re.compile(r"^\s*(?:from\s+([A-Za-z_]\w*)[\w.]*\s+import\b|import\s+([A-Za-z_]\w*(?:[\w.]*)(?:\s*,\s*[A-Za-z_][\w.]*)*))", re.MULTILINE)
+_PY_SKIP = {".git", ".venv", "venv", "node_modules", ".tox", "build", "dist", "__pycache__", ".rdx"}
 
 
 class Link(msgspec.Struct, frozen=True):
@@ -87,6 +102,119 @@ def gemspecs(path: str) -> list[tuple[str, str | None]]:
     return out
 
 
+def _normalize(name: str) -> str:
+    """A distribution's name as Python packaging compares names (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def python_packages(path: str) -> tuple[set[str], dict[str, str]]:
+    """(the normalized distribution names the checkout at ``path`` builds, its top-level
+    packages: name -> the directory that holds them, ``path`` or ``path/src``)."""
+    names: set[str] = set()
+    try:
+        project = tomllib.loads(_read(os.path.join(path, "pyproject.toml"))).get("project", {})
+    except tomllib.TOMLDecodeError:
+        project = {}
+    if isinstance(project.get("name"), str):
+        names.add(_normalize(project["name"]))
+    config = configparser.ConfigParser(interpolation=None)
+    try:
+        config.read_string(_read(os.path.join(path, "setup.cfg")))
+        if config.has_option("metadata", "name"):
+            names.add(_normalize(config.get("metadata", "name")))
+    except configparser.Error:
+        pass
+    setup = _SETUP_NAME.search(_read(os.path.join(path, "setup.py")))
+    if setup:
+        names.add(_normalize(setup.group(1)))
+    packages: dict[str, str] = {}
+    for base in (path, os.path.join(path, "src")):
+        try:
+            entries = sorted(os.listdir(base))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.isidentifier() and os.path.isfile(os.path.join(base, entry, "__init__.py")):
+                packages.setdefault(entry, base)
+    return names, packages
+
+
+def _requirements(path: str) -> set[str]:
+    """The normalized distribution names the checkout at ``path`` requires."""
+    lines: list[str] = []
+    for req in sorted(glob.glob(os.path.join(path, "requirements*.txt"))):
+        lines += [x for x in _read(req).splitlines() if not x.lstrip().startswith(("#", "-"))]
+    try:
+        pyproject = tomllib.loads(_read(os.path.join(path, "pyproject.toml")))
+    except tomllib.TOMLDecodeError:
+        pyproject = {}
+    project = pyproject.get("project", {})
+    lines += [x for x in project.get("dependencies", []) if isinstance(x, str)]
+    for extra in (project.get("optional-dependencies") or {}).values():
+        lines += [x for x in extra if isinstance(x, str)]
+    config = configparser.ConfigParser(interpolation=None)
+    try:
+        config.read_string(_read(os.path.join(path, "setup.cfg")))
+        if config.has_option("options", "install_requires"):
+            lines += config.get("options", "install_requires").splitlines()
+    except configparser.Error:
+        pass
+    return {_normalize(m.group(1)) for m in map(_REQUIREMENT.match, lines) if m}
+
+
+def _imported(path: str) -> set[str]:
+    """The top-level modules the Python files of the checkout at ``path`` import (absolute
+    imports; ``from . import x`` is relative and names none)."""
+    found: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(path):
+        dirnames[:] = sorted(d for d in dirnames if d not in _PY_SKIP and not d.startswith("."))
+        for name in filenames:
+            if name.endswith((".py", ".pyi")):
+                for match in _PY_IMPORT.finditer(_read(os.path.join(dirpath, name))):
+                    if match.group(1):
+                        found.add(match.group(1))
+                    else:
+                        found.update(part.strip().split(".")[0] for part in match.group(2).split(","))
+    return found
+
+
+def python_links(manifest: Manifest) -> list[Link]:
+    """Repository A -> B when A requires the distribution B builds, or imports a package B
+    holds that A does not; ``gem`` is the distribution's name (or the package's)."""
+    built = {r.name: python_packages(r.path) for r in manifest.repositories}
+    found: set[Link] = set()
+    for repo in manifest.repositories:
+        own = built[repo.name][1]
+        wanted = _requirements(repo.path)
+        imported = _imported(repo.path) if any(built[o][1] for o in built if o != repo.name) else set()
+        for other, (names, packages) in built.items():
+            if other == repo.name or not packages:
+                continue
+            by_name = sorted(names & wanted)
+            by_import = sorted(p for p in packages if p in imported and p not in own)
+            if by_name or by_import:
+                found.add(Link(repo.name, other, (by_name or by_import)[0], "python"))
+    return sorted(found, key=lambda link: (link.source, link.target, link.gem))
+
+
+def python_roots_of(manifest: Manifest, links: list[Link]) -> dict[str, list[str]]:
+    """For each repository, the directories its graph opens beside its root (where the
+    packages of the repositories it links to by Python lie), sorted."""
+    out: dict[str, set[str]] = {}
+    for link in links:
+        if link.how == "python":
+            out.setdefault(link.source, set()).update(python_packages(manifest.get(link.target).path)[1].values())
+    return {name: sorted(roots) for name, roots in out.items()}
+
+
 def links_of(manifest: Manifest) -> list[Link]:
     """Every link between repositories of ``manifest``, sorted. A gem matched only by its
     gemspec must have the locked version when the gemspec's version is known (another
@@ -114,6 +242,7 @@ def links_of(manifest: Manifest) -> list[Link]:
                         target, how = built[0], "gemspec"
                 if target is not None and target != repo.name and by_gem.get(gem, (target, None))[0] == target:
                     found.add(Link(repo.name, target, gem, how))
+    found.update(python_links(manifest))
     return sorted(found, key=lambda link: (link.source, link.target, link.gem))
 
 
@@ -122,7 +251,7 @@ def local_gems_of(manifest: Manifest, links: list[Link]) -> dict[str, dict[str, 
     checkout) other than through a ``PATH`` source, which rdx follows by itself."""
     out: dict[str, dict[str, str]] = {}
     for link in links:
-        if link.how != "path":
+        if link.how not in ("path", "python"):
             out.setdefault(link.source, {})[link.gem] = manifest.get(link.target).path
     return out
 

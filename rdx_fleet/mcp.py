@@ -52,7 +52,7 @@ def build_fleet_server(api: FleetAPI) -> MCPServer:
                           limit=limit, offset=offset, max_tokens=max_tokens)
         return await guarded(api.grep(arguments, repository or []))
 
-    @server.tool(description="Find declarations in every repository, best first (ranks interleaved across repositories).")
+    @server.tool(description="Find declarations in every repository, best first: by a score comparable across repositories (fleet-wide statistics), or ranks interleaved when the answer is not in score order.")
     async def search_declarations(
         query: Annotated[str, Field(min_length=1)], kind: str | None = None, match_mode: Annotated[str, Field(pattern="^(ranked|fuzzy|exact|prefix)$")] = "ranked",
         path: str | None = None, dependencies: bool = True, limit: Annotated[int, Field(ge=1)] = 20, offset: Annotated[int, Field(ge=0)] = 0,

@@ -1,8 +1,11 @@
 """Deterministic merging of the shards' answers (pure functions over the tools' outputs).
 
 - grep: repositories in name order, each in its own path and line order; exact global paging.
-- ranked search: the shards' ranks interleaved (rank 1 of every repository, in name order, then
-  rank 2, ...): a shard's scores are not comparable with another's, its order is.
+- ranked search: by score, when every shard scored with the fleet's collection statistics (the
+  statistics of one index over the union, so scores compare): ties by name, then repository;
+  a declaration outside the repositories (Ruby's core, a gem) that several list, once.
+  Otherwise (a name-like word lists names first, ``dependencies=false``) the shards' ranks
+  interleaved (rank 1 of every repository, in name order, then rank 2, ...).
 - references: the union, without duplicates (a gem's uses seen from two graphs), in repository,
   path, line and column order.
 """
@@ -13,7 +16,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["interleave", "interleave_depths", "merge_grep", "merge_references", "own", "page_meta"]
+__all__ = ["interleave", "interleave_depths", "merge_grep", "merge_references", "merge_scored", "own", "page_meta"]
 
 
 def page_meta(total: int, offset: int, limit: int, shown: int) -> dict[str, Any]:
@@ -93,3 +96,23 @@ def merge_references(shards: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return (r["repository"] or "", r["path"], int(line), int(col))
 
     return sorted(seen.values(), key=order)
+
+
+def merge_scored(rankings: dict[str, list[list[Any]]], most: int) -> list[tuple[str, int]]:
+    """The first ``most`` of every repository's ranking (``[name, score, shared]``, best first)
+    merged: (repository, index in its ranking), by score, then name, then repository. A
+    shared entry (defined outside its repository) is dropped when a repository lists that
+    name as its own, and kept once otherwise (Ruby's core, a gem several repositories lock)."""
+    entries = sorted((-float(score), name, repo, i, bool(shared)) for repo, ranking in rankings.items() for i, (name, score, shared) in enumerate(ranking))
+    owned = {name for _, name, _, _, shared in entries if not shared}
+    seen: set[str] = set()
+    out: list[tuple[str, int]] = []
+    for _, name, repo, i, shared in entries:
+        if shared:
+            if name in owned or name in seen:
+                continue
+            seen.add(name)
+        out.append((repo, i))
+        if len(out) == most:
+            break
+    return out

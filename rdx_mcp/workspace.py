@@ -21,8 +21,11 @@ __all__ = ["Workspace"]
 class Workspace:
     """A project root, its graph, and the thread that keeps the graph current."""
 
-    def __init__(self, root: str, *, cache_dir: str | None = None, watch: bool = True) -> None:
+    def __init__(self, root: str, *, cache_dir: str | None = None, watch: bool = True, extra_roots: tuple[str, ...] = ()) -> None:
         self.root = os.path.abspath(root)
+        # Directories the graph opens beside the root (``rdx fleet``: another repository's
+        # Python packages that this one imports); paths stay relative to ``root``.
+        self.extra_roots = tuple(os.path.abspath(r) for r in extra_roots)
         self._prefix = self.root.rstrip(os.sep) + os.sep
         self.cache_dir = cache_dir
         self._lock = threading.RLock()
@@ -67,7 +70,7 @@ class Workspace:
         except Exception:  # Graph.open reports what is wrong; grep waits for the graph.
             self._text = None
         try:
-            graph = rdx.Graph.open([self.root], cache_dir=self.cache_dir, progress=self._on_progress, freeze_gc=True)
+            graph = rdx.Graph.open([self.root, *self.extra_roots], cache_dir=self.cache_dir, progress=self._on_progress, freeze_gc=True)
             graph.resolve()
             # Before the graph is shared, so no tool call waits for it (they say "indexing").
             graph.prepare_queries()

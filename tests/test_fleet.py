@@ -207,10 +207,13 @@ def served(indexed: dict[str, Any], ray_local: Any) -> Any:
     fleet = Fleet(indexed["manifest_obj"], ray_local, shards=3).start()  # Several repositories per shard.
     client = TestClient(build_app(fleet), base_url="http://127.0.0.1")
     yield fleet, client
-    copies = [i["copy"] for i in fleet.info()]
+    info = fleet.info()
+    copies = [i["copy"] for i in info]
     assert copies and all(os.path.isdir(c) for c in copies)
+    # One shard dies for good before the fleet stops: it cannot close, so stop sweeps its node.
+    ray.kill(fleet.actors[info[0]["repository"]].handle, no_restart=True)
     fleet.stop()
-    assert not [c for c in copies if os.path.exists(c)]  # The shards removed their copies of the snapshots.
+    assert not [c for c in copies if os.path.exists(c)]  # No copy of a snapshot is left behind.
 
 
 @pytest.fixture(scope="module")
@@ -327,25 +330,96 @@ def test_search_by_name_equals_the_union(served: Any, graphs: dict[str, rdx.Grap
         assert body["total"] == len(got)
 
 
-def test_ranked_search_interleaves_and_filters_by_repository(served: Any) -> None:
+@pytest.fixture(scope="module")
+def union(indexed: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> rdx.Graph:
+    """One graph opened over every repository of the fleet: the oracle of ranked search."""
+    g = rdx.Graph.open([str(p) for _, p in sorted(indexed["repos"].items())], cache_dir=str(tmp_path_factory.mktemp("union")), jobs=1)
+    g.resolve()
+    return g
+
+
+def union_statistics(g: rdx.Graph) -> rdx.CollectionStatistics:
+    total = rdx.CollectionStatistics()
+    for stats in rdx.ranked_statistics(g).values():
+        total = total.plus(stats)
+    return total
+
+
+RANKED = ["ignite fuel", "start engine with fuel", "spin gear", "freeze time travel", "pool of connections timeout", "sorted set add element"]
+
+
+def test_fleet_statistics_are_the_union_graphs(served: Any, union: rdx.Graph, graphs: dict[str, rdx.Graph]) -> None:
+    """The fleet's statistics (summed over distinct paths) are the union graph's, but for one
+    thing: a namespace two repositories both declare (``TTY`` in tty-cursor and tty-which) is
+    one declaration of the union and one of each repository in the fleet (each lists its own)."""
+    fleet, _ = served
+    mine = union_statistics(union)
+    declared: dict[str, int] = {}
+    for name, g in graphs.items():
+        root = os.path.realpath(fleet.manifest.get(name).path) + os.sep
+        for d in g.declarations:
+            if d.location is not None and os.path.realpath(d.location.path).startswith(root) and str(d.kind) != "SingletonClass":
+                declared[d.name] = declared.get(d.name, 0) + 1
+    extra = sum(n - 1 for n in declared.values())
+    assert [n for n, k in declared.items() if k > 1] == ["TTY"]
+    assert fleet.statistics.rows == mine.rows + extra and set(fleet.statistics.documents) == set(mine.documents)
+    assert all(0 <= n - mine.documents[t] <= extra for t, n in fleet.statistics.documents.items())
+
+
+@pytest.mark.parametrize("query", RANKED)
+def test_ranked_search_by_score_equals_one_graph_over_the_union(served: Any, union: rdx.Graph, query: str) -> None:
+    """Every shard scores with the fleet's statistics, so the fleet's ranking is the union
+    graph's scored with its own (``scoring_with``: the same rule, without the BM25-place
+    nudge, which is not comparable across indexes; see docs/fleet.md). Pages of 7 are pages
+    of the whole list, totals exact, the answer the same every time."""
+    fleet, client = served
+    scores: dict[str, tuple[float, str]] = {}
+    with rdx.scoring_with(union_statistics(union), scores):
+        expected = [d.name for d in union.search(query, limit=100)]
+    # The scores themselves, with the fleet's statistics (one row more than the union's: TTY).
+    with rdx.scoring_with(fleet.statistics, scores):
+        assert [d.name for d in union.search(query, limit=100)] == expected
+    url = f"/api/search?query={query.replace(' ', '%20')}"
+    whole = get(client, f"{url}&limit=100")
+    assert [i["name"] for i in whole["items"]] == expected
+    assert [round(i["score"], 9) for i in whole["items"]] == [round(scores[n][0], 9) for n in expected]
+    assert whole["total"] == len(expected) and get(client, f"{url}&limit=100") == whole
+    pages: list[dict[str, Any]] = []
+    for offset in range(0, whole["total"] + 7, 7):
+        page = get(client, f"{url}&limit=7&offset={offset}")
+        assert page["total"] == whole["total"]
+        pages += page["items"]
+    assert pages == whole["items"]
+    for item in whole["items"]:  # Each where it lies: the repository whose files define it.
+        if item["repository"] is not None:
+            assert (Path(fleet.manifest.get(item["repository"]).path) / item["location"].split(":")[0]).is_file()
+
+
+def test_ranked_search_by_score_filters_by_repository(served: Any) -> None:
     _, client = served
     body = get(client, "/api/search?query=ignite%20fuel&limit=30")
     repos = [i["repository"] for i in body["items"]]
     assert {f"gen{i:02d}" for i in range(GENERATED)} <= set(repos)
+    scores = [i["score"] for i in body["items"]]
+    assert scores == sorted(scores, reverse=True)
     only = get(client, "/api/search?query=ignite%20fuel&repository=gen04&repository=gen05")
     assert {i["repository"] for i in only["items"]} == {"gen04", "gen05"}
     assert get(client, "/api/search?query=x&repository=nope", 404)["type"] == "not_found"
 
 
 def test_ranked_search_pages_are_the_pages_of_the_whole_interleave(served: Any) -> None:
-    """Each repository sends only what a page needs (then more where the page reaches past
-    it): the pages, concatenated, must be the interleave of every repository's whole list."""
+    """A query not answered in score order (here ``dependencies=false``, which drops some; a
+    name-like word that lists names first) is merged by rank: each repository sends only what
+    a page needs (then more where the page reaches past it): the pages, concatenated, must be
+    the interleave of every repository's whole list."""
     _, client = served
     for query in ("ignite fuel", "spin gear"):
-        whole = get(client, f"/api/search?query={query.replace(' ', '%20')}&limit=100")
+        url = f"/api/search?query={query.replace(' ', '%20')}&dependencies=false"
+        assert "score" not in get(client, f"{url}&limit=5")["items"][0]
+        whole = get(client, f"{url}&limit=100")
         pages: list[dict[str, Any]] = []
         for offset in range(0, whole["total"] + 5, 7):
-            page = get(client, f"/api/search?query={query.replace(' ', '%20')}&limit=7&offset={offset}")
+            page = get(client, f"{url}&limit=7&offset={offset}")
             assert page["total"] == whole["total"]
             pages += page["items"]
         assert pages == whole["items"][: len(pages)] and len(pages) == min(whole["total"], 100)
@@ -498,7 +572,9 @@ def test_a_change_in_a_gem_repository_alone_reindexes_the_repository_that_locks_
 def test_an_actor_killed_while_serving_restarts_from_its_snapshot(served: Any) -> None:
     fleet, client = served
     expected = get(client, "/api/grep?pattern=ignite&repository=gen03")
-    pid = fleet.info()[list(fleet.actors).index("gen03")]["pid"]
+    before = fleet.info()[list(fleet.actors).index("gen03")]
+    pid = before["pid"]
+    assert os.path.isdir(before["copy"])
     ray.kill(fleet.actors["gen03"][0], no_restart=False)
     answers = []
     for _ in range(1200):  # In flight: a retryable 503 or the right answer, never a wrong one.
@@ -513,7 +589,9 @@ def test_an_actor_killed_while_serving_restarts_from_its_snapshot(served: Any) -
 
         time.sleep(0.1)
     assert answers[-1] == 200
-    assert fleet.info()[list(fleet.actors).index("gen03")]["pid"] != pid
+    after = fleet.info()[list(fleet.actors).index("gen03")]
+    assert after["pid"] != pid and os.path.isdir(after["copy"])
+    assert not os.path.exists(before["copy"])  # The restarted shard removed what its dead process left.
 
 
 def test_a_worker_killed_while_indexing_is_retried_without_a_half_snapshot(indexed: dict[str, Any]) -> None:

@@ -225,3 +225,148 @@ def test_interleave_depths_say_how_much_of_each_list_a_page_takes() -> None:
             assert interleave([items[:k] for items, k in zip(lists, depths, strict=True)])[:end] == full
             assert depths == [max((rank + 1 for j, rank in full if j == i), default=0) for i in range(len(counts))]
     assert interleave_depths([5, 0, 2, 9], 7) == [3, 0, 2, 2]
+
+
+def test_a_path_gem_edited_in_place_is_seen_as_ruby_loads_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Repository A locks gem ``bgem`` by a ``PATH`` source to B's checkout; B is edited in
+    place: same size and the same mtime (restored), so only its contents tell. A's re-index,
+    warm from its own snapshot and the shared gem cache, and a fresh one, must both see the
+    edit, as Ruby loading B does."""
+    import shutil
+
+    monkeypatch.setenv("RDX_GEM_CACHE", str(tmp_path / "gem-cache"))
+    a, b = tmp_path / "a", tmp_path / "b"
+    (b / "lib").mkdir(parents=True)
+    (b / "bgem.gemspec").write_text('Gem::Specification.new do |s|\n  s.name = "bgem"\n  s.version = "0.1.0"\nend\n')
+    source = b / "lib" / "bgem.rb"
+    source.write_text("module Bgem\n  def self.one; end\nend\n")
+    (a / "lib").mkdir(parents=True)
+    (a / "Gemfile").write_text('gem "bgem", path: "../b"\n')
+    (a / "Gemfile.lock").write_text("PATH\n  remote: ../b\n  specs:\n    bgem (0.1.0)\n\nDEPENDENCIES\n  bgem!\n")
+    (a / "lib" / "a.rb").write_text('require "bgem"\nBgem.one\n')
+
+    def methods(cache: str) -> list[str]:
+        g = rdx.Graph.open(str(a), cache_dir=str(tmp_path / cache), jobs=1)
+        g.resolve()
+        return sorted(d.name for d in g.declarations if d.name.startswith("Bgem::<Bgem>#"))
+
+    def ruby() -> list[str]:
+        ruby_bin = shutil.which("ruby")
+        assert ruby_bin is not None, "ruby is the oracle"
+        out = subprocess.run([ruby_bin, "-I", str(b / "lib"), "-e", 'require "bgem"; puts Bgem.singleton_methods.sort'], capture_output=True, text=True, check=True)
+        return [f"Bgem::<Bgem>#{m}()" for m in out.stdout.split()]
+
+    assert methods("warm") == ruby() == ["Bgem::<Bgem>#one()"]
+    st = source.stat()
+    source.write_text("module Bgem\n  def self.two; end\nend\n")  # The same size...
+    os.utime(source, ns=(st.st_atime_ns, st.st_mtime_ns))  # ...and the same mtime.
+    assert source.stat().st_size == st.st_size and source.stat().st_mtime_ns == st.st_mtime_ns
+    assert methods("warm") == methods("fresh") == ruby() == ["Bgem::<Bgem>#two()"]
+
+
+def test_a_dead_shards_copies_are_swept_and_a_closed_shards_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shard's copies of the snapshots are owned by its process (a lock the kernel releases
+    when it dies): a shard that dies without closing leaves them until the next shard on the
+    node starts (a restart included) or the fleet sweeps; a live shard's are never taken."""
+    import sys
+
+    from rdx_fleet.actors import Hosted, ShardServer
+    from rdx_fleet.copies import sweep
+    from rdx_fleet.indexing import index_fleet
+
+    copies = tmp_path / "copies"
+    monkeypatch.setenv("RDX_FLEET_COPIES", str(copies))
+    (tmp_path / "r" / "lib").mkdir(parents=True)
+    (tmp_path / "r" / "lib" / "r.rb").write_text("class R\nend\n")
+    (tmp_path / "m.toml").write_text(f'store = "store"\n[[repository]]\nname = "r"\npath = "{tmp_path / "r"}"\n')
+    manifest = load_manifest(str(tmp_path / "m.toml"))
+    [result] = index_fleet(manifest, use_ray=False)
+    hosted = [Hosted("r", str(tmp_path / "r"), result.commit)]
+    roots = [("r", os.path.realpath(tmp_path / "r"))]
+    script = (
+        "import os, sys\nfrom rdx_fleet.actors import Hosted, ShardServer\n"
+        f"s = ShardServer([Hosted('r', {str(tmp_path / 'r')!r}, {result.commit!r})], {manifest.store!r}, {roots!r})\n"
+        "print(s.info()[0]['copy'], flush=True)\nos._exit(9)\n"  # Killed: no cleanup runs.
+    )
+    died = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env={**os.environ, "RDX_NO_DAEMON": "1"})
+    assert died.returncode == 9, died.stderr
+    dead_copy = Path(died.stdout.strip())
+    assert (dead_copy / "fleet.json").is_file()  # Left behind.
+    live = ShardServer(hosted, manifest.store, roots)  # A shard starting on the node sweeps...
+    assert not dead_copy.exists() and not dead_copy.parent.exists()
+    own = Path(live.info()[0]["copy"])
+    assert (own / "fleet.json").is_file() and sweep() == [] and own.is_dir()  # ...never a live shard's.
+    assert live.info()[0]["revision"] >= 1
+    live.close()
+    assert not own.exists() and not own.parent.exists() and os.listdir(copies) == []
+
+
+PYLIB = {
+    "pyproject.toml": '[project]\nname = "b_tools"\nversion = "1.0"\n',
+    "bpkg/__init__.py": "",
+    "bpkg/core.py": "class Thing:\n    def run(self, n):\n        return n * 2\n\n\ndef helper(x):\n    return Thing().run(x)\n",
+}
+PYAPP = {
+    "requirements.txt": "B-Tools==1.0\n",
+    "app/__init__.py": "",
+    "app/main.py": "from bpkg.core import Thing, helper\n\n\ndef go():\n    return helper(Thing().run(3))\n",
+}
+
+
+def test_a_python_import_of_another_repository_resolves_into_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pyapp`` requires the distribution ``pylib`` builds (and imports its package): its
+    shard answers positions and references from its graph opened with pylib's package
+    directory beside it, so go-to-definition lands in pylib where Python says, and the uses
+    of pylib's function include pyapp's; grep and stats stay pyapp's own."""
+    import asyncio
+    import sys
+
+    import msgspec
+
+    from rdx_fleet.actors import Hosted, ShardServer
+    from rdx_fleet.indexing import index_fleet
+    from rdx_fleet.links import python_links, python_roots_of
+    from rdx_fleet.merge import merge_references
+
+    monkeypatch.setenv("RDX_FLEET_COPIES", str(tmp_path / "copies"))
+    for name, files in (("pylib", PYLIB), ("pyapp", PYAPP), ("other", {"x.py": "import os\nimport bpkg2\n"})):
+        for rel, text in files.items():
+            (tmp_path / name / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name / rel).write_text(text)
+    (tmp_path / "m.toml").write_text('store = "store"\n' + "".join(f'[[repository]]\nname = "{n}"\npath = "{tmp_path / n}"\n' for n in ("other", "pyapp", "pylib")))
+    manifest = load_manifest(str(tmp_path / "m.toml"))
+    links = links_of(manifest)
+    assert [(link.source, link.target, link.gem, link.how) for link in links] == [("pyapp", "pylib", "b-tools", "python")] == [
+        (link.source, link.target, link.gem, link.how) for link in python_links(manifest)]
+    (tmp_path / "pyapp" / "requirements.txt").write_text("")  # The import alone links it too.
+    assert [(link.source, link.gem) for link in python_links(manifest)] == [("pyapp", "bpkg")]
+    (tmp_path / "pyapp" / "requirements.txt").write_text(PYAPP["requirements.txt"])
+    roots = python_roots_of(manifest, links)
+    assert roots == {"pyapp": [str(tmp_path / "pylib")]}
+    results = {r.name: r for r in index_fleet(manifest, use_ray=False)}
+    assert "+" in results["pyapp"].commit  # Keyed by pylib's commit too.
+    realroots = sorted(((n, os.path.realpath(tmp_path / n)) for n in ("other", "pyapp", "pylib")), key=lambda x: -len(x[1]))
+    shard = ShardServer([Hosted(n, str(tmp_path / n), results[n].commit, {}, roots.get(n, [])) for n in ("pyapp", "pylib")], manifest.store, realroots)
+    try:
+        def ask(tool: str, arguments: dict[str, object], names: list[str], direct: bool = False) -> dict[str, dict[str, object]]:
+            raw = asyncio.run(shard.answer(tool, arguments, names, direct))
+            return {n: a["ok"] for n, a in msgspec.msgpack.decode(raw).items()}
+
+        python = subprocess.run(
+            [sys.executable, "-c", "import inspect, bpkg.core as c; print(inspect.getsourcelines(c.helper)[1], inspect.getsourcelines(c.Thing)[1])"],
+            capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(tmp_path / "pylib")},
+        )
+        helper_line, thing_line = map(int, python.stdout.split())
+        for column, line in ((12, helper_line), (19, thing_line)):  # helper( and Thing() in go().
+            [target] = ask("definition_at", {"file_path": "app/main.py", "line": 5, "column": column}, ["pyapp"])["pyapp"]["items"]
+            assert target["repository"] == "pylib" and target["location"].split(":")[:2] == ["bpkg/core.py", str(line)]
+        refs = ask("find_method_references", {"name": "bpkg.core.helper"}, ["pyapp", "pylib"])
+        merged = merge_references(list(refs.values()))
+        assert [(r["repository"], r["path"], r["at"]) for r in merged] == [("pyapp", "app/main.py", "5:11-5:17")]
+        things = merge_references(list(ask("find_constant_references", {"name": "bpkg.core.Thing"}, ["pyapp", "pylib"]).values()))
+        assert [(r["repository"], r["path"]) for r in things] == [("pyapp", "app/main.py"), ("pylib", "bpkg/core.py")]
+        grep = ask("search_code", {"pattern": "def helper", "limit": 10, "offset": 0}, ["pyapp", "pylib"], direct=True)
+        assert (grep["pyapp"]["total"], grep["pylib"]["total"]) == (0, 1)  # pylib's files are pylib's alone.
+        assert ask("codebase_stats", {}, ["pyapp"], direct=True)["pyapp"]["documents"] == 2  # app/__init__.py, app/main.py
+    finally:
+        shard.close()

@@ -6,22 +6,33 @@ per-file results, encoded as one msgpack byte string that any process can carry;
 from, so the open that follows parses nothing a batch parsed (each file is still checked by size
 and mtime, and parsed again when it changed meanwhile), and resolution runs once, over all of
 them. Discovery is a pure function of a file's bytes, so the graph equals one indexed in one
-process. This module holds no state and never resolves.
+process.
+
+Ranked search over many graphs (``rdx fleet`` serving many repositories): ``ranked_statistics``
+gives a graph's collection statistics per file path, which the fleet sums over distinct paths
+into those of the union; searches made ``scoring_with`` them rank as one index over the union
+would and report comparable scores (``rdx.search.ranked``). This module holds no state and
+never resolves.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from rdx.cache.snapshot import SCHEMA_VERSION, Snapshot, discovery_fingerprint, save_snapshot, writer_lock
 from rdx.model.records import FileResult
+from rdx.search.ranked import CollectionStatistics
 from rdx.workspace.files import FileEntry, path_to_uri
 from rdx.workspace.pool import discover_files
 
-__all__ = ["discover_batch", "seed_snapshot"]
+__all__ = ["discover_batch", "ranked_statistics", "seed_snapshot"]
+
+if TYPE_CHECKING:
+    from rdx.api.graph import Graph
 
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(list[FileResult])
@@ -52,3 +63,13 @@ def seed_snapshot(root: str | os.PathLike[str], cache_dir: str | os.PathLike[str
     with writer_lock(cache):
         save_snapshot(cache, Snapshot(schema=SCHEMA_VERSION, roots=roots, documents=list(ordered), discovery=discovery_fingerprint()))
     return len(ordered)
+
+
+def ranked_statistics(graph: Graph) -> dict[str, CollectionStatistics]:
+    """The collection statistics of ``graph``'s ranked-search index, per file path (see
+    ``SymbolIndex.statistics``); the index is restored or built as a search would."""
+    graph.search("statistics", limit=1)  # The index, restored from the cache or built (and saved).
+    index = graph._ready().symbol_index
+    if index is None:  # Only a search that failed leaves none; nothing to count then.
+        return {}
+    return index.statistics()

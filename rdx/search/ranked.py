@@ -34,6 +34,11 @@ restored in memory, it is then moved to a private temporary database (``_off_hea
 SQLite deletes itself, read through a small page cache), so that its pages (700 MB for a
 million declarations) sit in the operating system's file cache rather than in the process
 (issue 21); where no temporary file can be made, it stays in memory.
+
+Many indexes ranked as one (``rdx fleet``): ``statistics`` gives an index's collection
+statistics per file path; summed over distinct paths they are those of one index over the
+union, and a search made ``scoring_with`` them picks candidates and weighs words by them
+(see ``rdx.search.ranked_score``) and reports each result's score, comparable across indexes.
 """
 
 from __future__ import annotations
@@ -43,16 +48,18 @@ import math
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.foreign import ForeignState
 from rdx.model.store import ResolvedState
 from rdx.search.ranked_query import fts_word, parse_query, split_words
-from rdx.search.ranked_score import Rescoring, snake_join
+from rdx.search.ranked_score import CollectionStatistics, Rescoring, snake_join
 from rdx.search.synonyms import related_words
 
-__all__ = ["SYMBOLS_NAME", "SymbolIndex"]
+__all__ = ["SYMBOLS_NAME", "CollectionStatistics", "SymbolIndex", "scoring_with"]
 
 # A checksummed envelope holding the database's bytes (``rdx.cache.envelope``), not a database.
 SYMBOLS_NAME = "symbols.msgpack"
@@ -98,6 +105,23 @@ CREATE INDEX decl_unq ON decl(lower(unq));
 CREATE INDEX decl_name ON decl(lower(name));
 CREATE TABLE meta(key TEXT PRIMARY KEY, value);
 """
+
+
+# The statistics searches in this context score with, and where their scores go (by name).
+_SCORING: ContextVar[tuple[CollectionStatistics, dict[str, tuple[float, str]]] | None] = ContextVar("rdx_ranked_scoring", default=None)
+
+
+@contextmanager
+def scoring_with(statistics: CollectionStatistics, scores: dict[str, tuple[float, str]]) -> Iterator[dict[str, tuple[float, str]]]:
+    """Ranked searches made in this context (this thread or task) score with ``statistics`` in
+    place of their index's own, and put each result's score and path (of its first
+    definition) into ``scores`` by qualified name: results of different indexes then merge by
+    score."""
+    token = _SCORING.set((statistics, scores))
+    try:
+        yield scores
+    finally:
+        _SCORING.reset(token)
 
 
 def _comment_text(lines: Iterable[str]) -> tuple[str, str]:
@@ -368,10 +392,36 @@ class SymbolIndex(Rescoring):
 
     # -- queries ---------------------------------------------------------------------------
 
+    def statistics(self) -> dict[str, CollectionStatistics]:
+        """This index's collection statistics per file path (the rows of the declarations
+        first defined there). An index over several projects holds each file once, so the
+        statistics of the union are the sum over distinct paths (``rdx fleet``)."""
+        with self._lock:
+            self._db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.sym_instances USING fts5vocab(main, sym, 'instance')")
+            rows = dict(self._db.execute("SELECT path, count(*) FROM decl GROUP BY path").fetchall())
+            documents: dict[str, dict[str, int]] = {p: {} for p in rows}
+            query = "SELECT d.path, i.term, count(DISTINCT i.doc) FROM temp.sym_instances i JOIN decl d ON d.rowid = i.doc GROUP BY d.path, i.term"
+            for path, term, n in self._db.execute(query):
+                documents[path][term] = n
+        return {p: CollectionStatistics(rows[p], documents[p]) for p in sorted(rows)}
+
     def search(
         self, query: str, *, kind: str | None = None, path: str | None = None, limit: int = 20, language: str | None = None
     ) -> list[int]:
-        """Declaration ids, best first."""
+        """Declaration ids, best first (scored with given statistics in ``scoring_with``)."""
+        scoring = _SCORING.get()
+        with self._lock:
+            self._collection = scoring[0] if scoring is not None else None
+            try:
+                found = self._search(query, kind, path, limit, language)
+            finally:
+                self._collection = None
+        if scoring is not None:
+            scoring[1].update((name, (score, where)) for _, name, score, where in found)
+        return [did for did, _, _, _ in found]
+
+    def _search(self, query: str, kind: str | None, path: str | None, limit: int, language: str | None) -> list[tuple[int, str, float, str]]:
+        """(id, name, score, path) of the best ``limit`` results, best first."""
         parsed = parse_query(query)
         words = parsed.words
         with self._lock:
@@ -392,8 +442,9 @@ class SymbolIndex(Rescoring):
             if not rows:
                 return []
             scored = self._rescore(rows, query, words)
+            paths = {r.id: r.path for r in rows}
         scored.sort(key=lambda x: (-x[0], x[1]))
-        return [did for _, _, did in scored[:limit]]
+        return [(did, name, score, paths[did]) for score, name, did in scored[:limit]]
 
     def _named(self, q: str) -> list[int]:
         """Declarations named exactly ``q`` (qualified or not, any case)."""
@@ -434,13 +485,14 @@ class SymbolIndex(Rescoring):
         by_stem: dict[str, str] = {}
         for w in words:
             by_stem.setdefault(self._stem_cache[w], w)  # "line" and "lines": one word
-        counts = dict(self._db.execute(f"SELECT term, doc FROM terms WHERE term IN ({','.join('?' * len(by_stem))})", sorted(by_stem)).fetchall())
+        counts = self._documents(sorted(by_stem))
+        total = self._rows_total()
         selective, common = [], []
         for stem, word in by_stem.items():
             rows = counts.get(stem, 0)
-            if rows * _COMMON <= self._count:
+            if rows * _COMMON <= total:
                 selective.append(fts_word(word))
-            elif rows * _VERY_COMMON <= self._count:
+            elif rows * _VERY_COMMON <= total:
                 common.append((rows, fts_word(word)))
         paired = [w for _, w in sorted(common)[:_PAIRED]]
         terms = selective + [f"({a} AND {b})" for a, b in itertools.combinations(paired, 2)]
@@ -448,7 +500,7 @@ class SymbolIndex(Rescoring):
 
     def _pool(self, least: int, share: int) -> int:
         """How many rows to take from one BM25 list: ``least``, or one row in ``share``."""
-        return max(least, self._count // share)
+        return max(least, self._rows_total() // share)
 
     def _candidates(self, expression: str, words: list[str]) -> list[int]:
         """The best rows by BM25 over every column, over the doc comment alone (long names

@@ -2,7 +2,13 @@
 ``rdx.search.ranked``): IDF-weighted coverage of the query's stems by field (name > summary >
 namespace > doc > path; related words count for a share), adjacent-word bonuses, exact,
 prefix and snake_case name bonuses, and the prior. A mixin of ``SymbolIndex``: the index
-supplies its database, stemmer and caches."""
+supplies its database, stemmer and caches.
+
+The collection statistics re-scoring reads (how many rows, how many rows hold a word) are the
+index's own, or ``CollectionStatistics`` given for a search (``rdx fleet``: those of every
+repository it serves, so that scores from different indexes compare). With given statistics
+the nudge by the row's place in the BM25 candidate lists is left out: FTS5 computes BM25
+from its own table's statistics only, so that place is not comparable across indexes."""
 
 from __future__ import annotations
 
@@ -11,13 +17,15 @@ import re
 import sqlite3
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from rdx.search.ranked_query import STOP_WORDS
 from rdx.search.synonyms import related_words
 
 if TYPE_CHECKING:
     from rdx.search.ranked import _Row
 
-__all__ = ["Rescoring", "snake_join"]
+__all__ = ["CollectionStatistics", "Rescoring", "snake_join"]
 
 _TEXT_WORD = re.compile(r"[A-Za-z]+|\d+")
 # Where a query word was found, as a share of its IDF: name, summary, namespace, doc, path.
@@ -26,6 +34,20 @@ _FIELD = (1.0, 0.75, 0.45, 0.4, 0.25)
 _RELATED_SHARE = 0.6
 # Per pair of adjacent asked words found side by side in a summary.
 _PHRASE = 0.3
+
+
+class CollectionStatistics(msgspec.Struct, frozen=True):
+    """What ranking knows of a collection of declarations: its ``rows`` and, per Porter stem,
+    how many rows hold it (``documents``). Statistics of disjoint collections add up."""
+
+    rows: int = 0
+    documents: dict[str, int] = {}
+
+    def plus(self, other: CollectionStatistics) -> CollectionStatistics:
+        documents = dict(self.documents)
+        for term, n in other.documents.items():
+            documents[term] = documents.get(term, 0) + n
+        return CollectionStatistics(self.rows + other.rows, documents)
 
 
 def snake_join(query: str) -> str | None:
@@ -45,6 +67,20 @@ class Rescoring:
     _shared: dict[str, str]
     _fields: dict[int, tuple[str, str, str, str, str, str]]
     _count: int
+    # Statistics given for the search under way (``SymbolIndex.search``), else None: its own.
+    _collection: CollectionStatistics | None = None
+
+    def _rows_total(self) -> int:
+        return self._collection.rows if self._collection is not None else self._count
+
+    def _documents(self, terms: list[str]) -> dict[str, int]:
+        """How many rows hold each of ``terms`` (Porter stems), absent ones left out."""
+        if self._collection is not None:
+            found = self._collection.documents
+            return {t: found[t] for t in terms if t in found}
+        if not terms:
+            return {}
+        return dict(self._db.execute(f"SELECT term, doc FROM terms WHERE term IN ({','.join('?' * len(terms))})", terms).fetchall())
 
     def _rescore(self, rows: list[_Row], query: str, words: list[str]) -> list[tuple[float, str, int]]:
         wanted = sorted(self._stems(words))
@@ -72,6 +108,7 @@ class Rescoring:
         f_name, f_summary, f_namespace, f_doc, f_path = _FIELD
         r_name, r_summary, r_namespace = (x * _RELATED_SHARE for x in _FIELD[:3])
         scored = []
+        nudge = 0.0005 if self._collection is None else 0.0  # See the module docstring.
         for rank, row in enumerate(rows):
             name, summary, namespace, doc, rpath, said = self._fields[row.id]
             covered = 0.0
@@ -94,7 +131,7 @@ class Rescoring:
                     covered += r_namespace * weight
                 elif probe in rpath:
                     covered += f_path * weight
-            score = 10.0 * covered / total + row.prior - rank * 0.0005 + named.get(row.id, 0.0)
+            score = 10.0 * covered / total + row.prior - rank * nudge + named.get(row.id, 0.0)
             if phrases:
                 # Two asked words side by side in the summary ("foreign key", "snake case").
                 score += _PHRASE * sum(1 for p in phrases if p in said)
@@ -118,8 +155,8 @@ class Rescoring:
         return found
 
     def _idf(self, terms: list[str]) -> dict[str, float]:
-        n = self._count or 1
-        counts = dict(self._db.execute(f"SELECT term, doc FROM terms WHERE term IN ({','.join('?' * len(terms))})", terms).fetchall()) if terms else {}
+        n = self._rows_total() or 1
+        counts = self._documents(terms)
         return {t: math.log(1 + (n - counts.get(t, 0) + 0.5) / (counts.get(t, 0) + 0.5)) for t in terms}
 
     def _stems(self, words: list[str]) -> set[str]:

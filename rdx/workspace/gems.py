@@ -26,6 +26,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 
 import msgspec
@@ -296,9 +297,10 @@ def local_gems() -> dict[str, str]:
     """Gems taken from a checkout rather than where they are installed, whatever their source:
     ``RDX_LOCAL_GEMS``, a JSON object from gem name to directory (as Bundler's ``local.GEM``
     override). Such a gem's files are its checkout's ``lib``, at the locked version plus a
-    stamp of those files (``0.3.0+1a2b3c4d``), so an edited checkout is not taken from the gem
-    cache. ``rdx fleet`` sets it while it opens a repository that locks a gem another
-    repository of the fleet builds; anything but such an object is ignored."""
+    stamp of those files' contents (``0.3.0+1a2b3c4d``), so an edited checkout is not taken
+    from the gem cache (a ``PATH`` gem is stamped the same way). ``rdx fleet`` sets it while
+    it opens a repository that locks a gem another repository of the fleet builds; anything
+    but such an object is ignored."""
     try:
         value = json.loads(os.environ.get(LOCAL_GEMS) or "{}")
     except ValueError:
@@ -309,16 +311,29 @@ def local_gems() -> dict[str, str]:
 
 
 def _stamp(directory: str) -> str:
-    """A short hash of the path, size and mtime of every file under ``directory``."""
+    """A short hash of the path and contents of every file under ``directory``: the same
+    bytes give the same stamp wherever and whenever they were checked out (as a ``GIT``
+    source's revision does), and an edit in place, whatever its size and time, another."""
     h = hashlib.blake2b(digest_size=4)
     for dirpath, dirnames, filenames in os.walk(directory):
         dirnames.sort()
         for name in sorted(filenames):
+            full = os.path.join(dirpath, name)
             try:
-                st = os.stat(os.path.join(dirpath, name))
+                # Without blocking: a FIFO or a device in a checkout is skipped, never read.
+                fd = os.open(full, os.O_RDONLY | os.O_NONBLOCK)
             except OSError:
                 continue
-            h.update(f"{os.path.relpath(os.path.join(dirpath, name), directory)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+            try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    continue
+                with os.fdopen(fd, "rb", closefd=False) as f:
+                    digest = hashlib.file_digest(f, "blake2b").hexdigest()
+            except OSError:
+                continue
+            finally:
+                os.close(fd)
+            h.update(f"{os.path.relpath(full, directory)}\0{digest}\n".encode())
     return h.hexdigest()
 
 
@@ -339,9 +354,9 @@ def locate(root: str, gems: list[LockedGem], *, use_ruby: bool = True) -> tuple[
                 continue
             lib = os.path.join(where, "lib")
             if os.path.isdir(lib):
-                # A checkout changes under the same version: its state is in the version
-                # taken (and so in the gem cache's key), which a path gem's is not (yet).
-                version = f"{gem.version}+{_stamp(lib)}" if gem.name in local else gem.version
+                # A checkout (a local gem's or a PATH source's) changes under the same
+                # version: its contents are in the version taken, and so in the gem cache's key.
+                version = f"{gem.version}+{_stamp(lib)}"
                 found.append(InstalledGem(gem.name, version, (lib,)))
             else:
                 problems.append(GemProblem("gem-missing", f"gem {gem.name} ({gem.version}) has no lib directory at {where}"))
