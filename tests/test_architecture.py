@@ -159,7 +159,7 @@ def test_an_edit_to_any_resolved_field_is_seen_by_the_edit_diff():
         "mixins": (Mixin("include", None, 0),), "deferred_mixins": (Mixin("include", None, 0),), "comments": ("# x",),
         "receiver": ConstPath(("R",), False, 0, 1), "self_receiver": True, "visibility": "private", "module_function": True,
         "params": "(x)", "target": ConstPath(("T",), False, 0, 1), "old_name": "old", "lexical": False, "generated": True,
-        "instance_receiver": True,
+        "instance_receiver": True, "superclass_new": True,
     }
     assert set(other) == set(DEFINITION_FIELD_ROLES)
     before = signature(FileResult(uri="file:///x.rb", path=None, definitions=[base]))

@@ -218,6 +218,10 @@ class DefinitionRecord(msgspec.Struct, kw_only=True, array_like=True, gc=False):
     # A ``Method`` whose ``receiver`` is the namespace it defines an instance method of
     # (``Foo.define_method(:m) { }``), not the singleton method ``def Foo.m``.
     instance_receiver: bool = False
+    # ``class X < K.new(...)``: ``superclass`` is K, and the class Ruby subclasses is what
+    # ``K.new`` returns: a subclass of K when K is a class (a Struct subclass, whose ``new``
+    # makes another); nothing known when K is a module (a factory method of its own).
+    superclass_new: bool = False
 
 
 class FieldRole(StrEnum):
@@ -262,6 +266,7 @@ DEFINITION_FIELD_ROLES: dict[str, FieldRole] = {
     "lexical": FieldRole.IDENTITY,
     "generated": FieldRole.POSITION,
     "instance_receiver": FieldRole.IDENTITY,
+    "superclass_new": FieldRole.ANCESTRY,
 }
 
 

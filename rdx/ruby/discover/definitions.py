@@ -54,6 +54,7 @@ def on_namespace(w: Walker, node: Any) -> None:
     w._prefix_ref(path, scope)
     superclass = None
     superclass_self = False
+    superclass_new = False
     struct_members: list[tuple[str, Any]] = []
     struct_kind = None
     body_start = name_node.end_byte
@@ -67,6 +68,9 @@ def on_namespace(w: Walker, node: Any) -> None:
             superclass = w._const_path(expr)
             if superclass is None and expr.type == "call":
                 superclass, struct_kind, struct_members = _factory(w, expr)
+                if superclass is None:
+                    superclass = _new_of(w, expr)
+                    superclass_new = superclass is not None
                 if superclass is None and expr.child_by_field_name("receiver") is None:
                     meth = expr.child_by_field_name("method")
                     if meth is not None and meth.text == b"DelegateClass":
@@ -79,6 +83,8 @@ def on_namespace(w: Walker, node: Any) -> None:
             # ``if Sass::Util.rbx? then class X < DelegateClass(S) else class X < S end``: the
             # class stays indexed, its superclass is the branch Ruby runs (Walker.untaken).
             superclass, superclass_self = None, False
+    if superclass is None:
+        superclass_new = False
     index = w._add(
         kind,
         path.text,
@@ -88,6 +94,7 @@ def on_namespace(w: Walker, node: Any) -> None:
         path=path,
         superclass=superclass,
         superclass_self=superclass_self,
+        superclass_new=superclass_new,
         comments=w._comments_above(node),
     )
     new_scope = Scope(node.end_byte, body_start, index, False)
@@ -108,6 +115,20 @@ def _factory(w: Walker, call: Any) -> tuple[ConstPath | None, str | None, list[t
         return None, None, []
     members = w._symbol_args(call)
     return w._const_path(recv), _NAMESPACE_FACTORIES[key][1], members
+
+
+def _new_of(w: Walker, call: Any) -> ConstPath | None:
+    """K of a superclass written ``K.new(...)`` (``class ProxyOptions < Options.new(:uri)``,
+    Options a Struct subclass), K a constant other than the factories ``_factory`` reads:
+    resolution decides what K.new returns (``superclass_new``)."""
+    recv = call.child_by_field_name("receiver")
+    meth = call.child_by_field_name("method")
+    if recv is None or meth is None or meth.text != b"new" or recv.type not in ("constant", "scope_resolution"):
+        return None
+    if _factory_key(call) in _NAMESPACE_FACTORIES:
+        return None  # ``Class.new(B)``, ``Module.new``: not a subclass of their receiver.
+    path = w._const_path(recv)
+    return path if path is not None and not path.dynamic else None
 
 
 def _members(w: Walker, kind: str | None, members: list[tuple[str, Any]], scope: Scope) -> None:

@@ -14,11 +14,12 @@ import msgspec
 
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.kinds import MixinKind
-from rdx.model.records import ConstPath
+from rdx.model.records import ConstPath, Mixin
 from rdx.model.store import ResolutionDiagnostic, ResolvedState
 from rdx.model.versions import Journaled, fork
 from rdx.ruby.resolve import insertion
 from rdx.ruby.resolve.insertion import Building
+from rdx.ruby.resolve.loadcalls import hook_run
 from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.vocabulary import (
     HEAD,
@@ -49,6 +50,9 @@ class MixinOp(msgspec.Struct, frozen=True):
     scope: int
     target: ConstPath | int | None
     external: bool
+    # An extend (of the singleton class's attached namespace, or a concern's ClassMethods):
+    # the module's ``included`` hook does not run.
+    extending: bool = False
 
 class Chains:
     """The ancestor chains (owned by this module): per namespace its linearized ancestors
@@ -311,6 +315,11 @@ class Ancestors(StateView):
                 # Its superclass is Object, as every placeholder's (``Builder.placeholder``).
                 target = self.builder.placeholder(d.superclass, site, len(d.superclass.segments))
             trec = self.decls[target]
+            if d.superclass_new and trec.kind != "Class" and target != decl_id:
+                # ``class X < K.new(...)``: only a class's ``new`` is known to make a subclass of it.
+                message = f"cannot resolve the superclass '{d.superclass.text}.new(...)' of {rec.name} statically: {trec.kind} {trec.name}'s new"
+                self.state.diagnostics.append(ResolutionDiagnostic(doc, "dynamic-superclass", message, d.start, d.end, "warning"))
+                continue
             if trec.kind not in ("Class", "Todo") or target == decl_id:
                 self.state.diagnostics.append(
                     ResolutionDiagnostic(doc, "invalid-superclass", f"superclass {d.superclass.text!r} of {rec.name} is a {trec.kind}, not a class", d.start, d.end, "warning")
@@ -364,7 +373,7 @@ class Ancestors(StateView):
                 # ``include A, B`` inserts B first, then A, so A ends up first in the chain.
                 for order, m in enumerate(reversed(group)):
                     kind = MixinKind.INCLUDE if m.kind == MixinKind.EXTEND else MixinKind(m.kind)
-                    ops.append(MixinOp((doc, first, order), kind, doc, index, m.target, external))
+                    ops.append(MixinOp((doc, first, order), kind, doc, index, m.target, external, m.kind == MixinKind.EXTEND))
 
         for doc, index in rec.definitions:
             d = self.docs[doc].definitions[index]
@@ -386,15 +395,15 @@ class Ancestors(StateView):
                 # those of the concerns it depends on, first); ``def self.included(base)``
                 # hooks that call ``base.extend(X)`` do the same for any module.
                 for op in self._mixin_ops(rec.attached):
-                    if op.kind != MixinKind.INCLUDE:
+                    if op.kind not in (MixinKind.INCLUDE, MixinKind.PREPEND):
                         continue
                     module = self._mixin_target(rec.attached, op.doc, op.scope, op.target, op.external)
                     if module is None:
                         continue
-                    extensions = self.concerns.included_extensions(module)
+                    extensions = self.concerns.included_extensions(module, "include" if op.kind == MixinKind.INCLUDE else "prepend")
                     doc, start, order = op.key
                     for n, cm in enumerate(extensions):
-                        ops.append(MixinOp((doc, start, order * 1000 + n), MixinKind.INCLUDE, op.doc, op.scope, cm, op.external))
+                        ops.append(MixinOp((doc, start, order * 1000 + n), MixinKind.INCLUDE, op.doc, op.scope, cm, op.external, True))
         ops.sort(key=lambda op: op.key)
         return ops
 
@@ -515,9 +524,19 @@ class Ancestors(StateView):
                     # A concern including a concern only records it as a dependency.
                     self.concern_book.note_dependency(decl_id, module)
                     continue
-                added = self._include_with_dependencies(b, module, origin, set(), when)
+                run = "extend" if op.extending else "include"
+                added = self._include_with_dependencies(b, module, origin, set(), when, run)
             else:
+                run = "prepend"
                 origin, added = insertion.prepend(b, self._present(module, when), origin, when)
+                for hooked in self._deferred_of(module, "include", when, run):
+                    # ``base.include X`` in the module's ``prepended`` hook.
+                    added += self._include_with_dependencies(b, hooked, origin, set(), when)
+            for hooked in self._deferred_of(module, "prepend", when, run) if run != "extend" else ():
+                # ``prepend X`` in the module's hook (or ``included do`` block) runs on the
+                # includer right after the include (the prepend).
+                origin, more = insertion.prepend(b, self._present(hooked, when), origin, when)
+                added += more
             self._schedule_late(b, added, late)
         if late:
             self._run_late(decl_id, b, late, None)
@@ -566,6 +585,10 @@ class Ancestors(StateView):
             modules = self._present(module, when)
             if kind == "include":
                 added = insertion.propagate_include(b, anchor, module, modules, when, self._is_class_entry)
+                for hooked in self._deferred_of(module, "include", when):
+                    # The included module's hook includes more into the anchor's module, which
+                    # Ruby 3 propagates too (representable's Hash.included includes Representable).
+                    added += insertion.propagate_include(b, anchor, hooked, self._present(hooked, when), when, self._is_class_entry)
             else:
                 # What the anchor's module had prepended before stays behind the new module.
                 owner = b.chain[b.position(anchor)]
@@ -584,8 +607,37 @@ class Ancestors(StateView):
         joined = times[chain.index(decl_id)]
         return joined < when
 
-    def _include_with_dependencies(self, b: Building, module: int, origin: int, seen: set[int], when: int) -> list[int]:
-        """Include ``module``, after the concerns it depends on (ActiveSupport::Concern)."""
+    def _deferred_of(self, module: int, kind: str, when: int, run: str = "include") -> list[int]:
+        """The modules ``module``'s hooks run by ``run`` (``hook_run``: "include" for
+        ``included``, "prepend" for ``prepended``...), of those defined before ``when``,
+        include or prepend (``kind``) to their ``base``, in program order."""
+        out = []
+        for doc, index in self.decls[module].definitions:
+            defs = self.docs[doc].definitions
+            for m in defs[index].deferred_mixins:
+                if m.kind == kind and self._hook_defined(module, doc, m, when) and hook_run(defs, index, m.start) == run:
+                    found = self._mixin_target(module, doc, index, m.target, load_time=False)
+                    if found is not None and found != module:
+                        out.append(found)
+        return out
+
+    def _hook_defined(self, module: int, doc: int, m: Mixin, when: int) -> bool:
+        """Whether the hook (or ``included do`` block) holding deferred mixin ``m`` of
+        ``module`` was defined before an include at ``when``: Ruby runs only the hooks defined
+        then (representable's json/collection.rb includes JSON before json.rb gives JSON its
+        ``included`` hook). A module first defined after the include was loaded by it
+        (``autoload``, an order rdx does not know): its hooks count as defined, as a concern's
+        do (concerns are autoloaded, complete before anything includes them: ``_present``)."""
+        if ((doc << 32) | m.start) < when:
+            return True
+        first_doc, first = self.decls[module].definitions[0]
+        if ((first_doc << 32) | self.docs[first_doc].definitions[first].start) > when:
+            return True
+        return self.build.phase != Phase.NAMESPACES and self.concerns.is_concern(module)
+
+    def _include_with_dependencies(self, b: Building, module: int, origin: int, seen: set[int], when: int, run: str = "include") -> list[int]:
+        """Include ``module``, after the concerns it depends on (ActiveSupport::Concern), and
+        what its hooks run by ``run`` include (``hook_run``; an extend runs no ``included``)."""
         modules = self._present(module, when)
         added: list[int] = []
         if module not in seen:
@@ -593,15 +645,9 @@ class Ancestors(StateView):
             for dep in self.concern_book.concern_deps.get(module, ()):
                 added += self._include_with_dependencies(b, dep, origin, seen, when)
         added += insertion.include(b, modules, origin, when, self._is_class_entry)
-        rec = self.decls[module]
-        for doc, index in rec.definitions:
-            d = self.docs[doc].definitions[index]
-            for m in d.deferred_mixins:
-                if m.kind != "include":
-                    continue
-                dep_id = self._mixin_target(module, doc, index, m.target, load_time=False)
-                if dep_id is not None and dep_id not in seen:
-                    added += self._include_with_dependencies(b, dep_id, origin, seen, when)
+        for dep_id in self._deferred_of(module, "include", when, run) if run != "extend" else ():
+            if dep_id not in seen:
+                added += self._include_with_dependencies(b, dep_id, origin, seen, when)
         return added
 
     def _mixin_target(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rdx.ruby.resolve.loadcalls import hook_run
 from rdx.ruby.resolve.lookup import StateView
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ class Concerns(StateView):
         cache[decl_id] = result
         return result
 
-    def included_extensions(self, module: int) -> list[int]:
+    def included_extensions(self, module: int, run: str = "include") -> list[int]:
         """The modules that including ``module`` into a class extends that class with, in the
         order Ruby extends them (the first ends up last in the singleton's ancestors).
 
@@ -96,7 +97,9 @@ class Concerns(StateView):
         does all of this for ``X`` and ``extend Y`` extends with ``Y``. For any module, the
         mixins its ``def self.included(base)`` hook makes on ``base`` are followed the same way.
         A module already done for this class is skipped (Ruby's ``base < self`` check), which
-        also ends cycles; the walk uses an explicit stack of modules to visit and modules to emit."""
+        also ends cycles; the walk uses an explicit stack of modules to visit and modules to emit.
+        Prepending ``module`` (``run`` "prepend") runs its ``def self.prepended(base)`` hook
+        instead (and no concern's ``included``); a module that hook includes, its ``included``."""
         out: list[int] = []
         seen: set[int] = set()
         tasks: list[tuple[int, bool]] = [(module, False)]
@@ -109,6 +112,9 @@ class Concerns(StateView):
                 continue
             seen.add(current)
             steps: list[tuple[int, bool]] = []
+            if run == "prepend" and current == module:
+                tasks.extend(reversed(self._deferred_steps(current, run)))
+                continue
             if self.is_concern(current):
                 self.lookup.ancestors(current)  # Records the concern's own concern dependencies.
                 steps += [(dep, False) for dep in self.concern_book.concern_deps.get(current, ())]
@@ -119,15 +125,16 @@ class Concerns(StateView):
             tasks.extend(reversed(steps))
         return out
 
-    def _deferred_steps(self, module: int) -> list[tuple[int, bool]]:
-        """What ``module``'s ``included do`` block or ``self.included(base)`` hook does to the
-        includer, in program order: (module to follow as included, False) or (module to
-        extend with, True)."""
+    def _deferred_steps(self, module: int, run: str = "include") -> list[tuple[int, bool]]:
+        """What ``module``'s ``included do`` block or ``self.included(base)`` hook (the hooks
+        ``run`` runs: ``hook_run``) does to the includer, in program order: (module to follow
+        as included, False) or (module to extend with, True)."""
         steps: list[tuple[int, bool]] = []
         for doc, index in self.decls[module].definitions:
-            d = self.docs[doc].definitions[index]
+            defs = self.docs[doc].definitions
+            d = defs[index]
             for m in d.deferred_mixins:
-                if m.kind not in ("include", "extend") or m.target is None:
+                if m.kind not in ("include", "extend") or m.target is None or hook_run(defs, index, m.start) != run:
                     continue
                 site = self.lookup.cref(doc, index)
                 found = self.lookup.lookup_namespace(m.target, site) if site is not None else None

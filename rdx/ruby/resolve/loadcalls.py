@@ -16,7 +16,9 @@ It only reads the model; ``Namespaces._collect_external_mixins`` applies what it
 program order with the other external mixins (a guarded one only when the target lacks the
 module then). Incremental edits that could change a binding fall back to a full resolve
 (``load_call_conflict``): an edit of a document whose calls applied mixins, whose calls or
-templates change, or that changes a method of a name such a call uses.
+templates change, or that changes a method of a name such a call uses. ``hook_run`` tells
+which hook runs a deferred mixin (``included``, ``prepended``, ``extended``...); an edit that
+changes only that also falls back.
 """
 
 from __future__ import annotations
@@ -32,9 +34,14 @@ from rdx.ruby.resolve.vocabulary import MEMBER_DEF_KINDS, Site
 if TYPE_CHECKING:
     from rdx.ruby.resolve.lookup import Binding, Lookup
 
-__all__ = ["AppliedMixin", "LoadCallBook", "LoadCalls"]
+__all__ = ["AppliedMixin", "hook_run", "LoadCallBook", "LoadCalls"]
 
 MAX_DEPTH = 4
+# The hook methods whose ``base.include X`` (``deferred_mixins``) Ruby runs, by what runs them.
+_HOOK_RUNS = {
+    "included": "include", "append_features": "include", "prepended": "prepend", "prepend_features": "prepend",
+    "extended": "extend", "extend_object": "extend", "inherited": "inherit",
+}
 # (namespace, method name) -> the definitions callable so, in program order: (doc, end, index).
 CalleeIndex = dict[tuple[int, str], list[tuple[int, int, int]]]
 
@@ -239,6 +246,10 @@ class LoadCalls(StateView):
         load-time call across files applies (then only a full resolve is sound), or None."""
         if index in self.load_book.applied:
             return "its load-time calls apply mixins of another file's method"
+        old_hooks, new_hooks = _hook_runs(old), _hook_runs(new)
+        if old_hooks != new_hooks and [m for m, _ in old_hooks] == [m for m, _ in new_hooks]:
+            # The same deferred mixins (no chain is computed again), run by other hooks.
+            return "a hook method around a hook's mixins changes (included, prepended, extended...)"
         if _calls_key(old) != _calls_key(new):
             return "its load-time calls of other files' methods change"
         if old.method_effects or new.method_effects:
@@ -248,6 +259,28 @@ class LoadCalls(StateView):
         if names and _methods_key(old, names) != _methods_key(new, names):
             return "it changes a method that a load-time call of another file may run"
         return None
+
+
+def hook_run(defs: list[DefinitionRecord], index: int, start: int) -> str:
+    """What makes Ruby run the deferred mixin at byte ``start`` of namespace definition
+    ``index``: "include" for an ``included do`` block or a ``def self.included(base)`` hook,
+    "prepend" for ``prepended``, "extend" for ``extended``, "inherit" for ``inherited`` (the
+    innermost hook method around it, among the definitions that follow the namespace's)."""
+    end = defs[index].end
+    run = "include"
+    for j in range(index + 1, len(defs)):
+        d = defs[j]
+        if d.start > start or d.start >= end:
+            break
+        if d.kind == "Method" and d.end > start and d.name in _HOOK_RUNS:
+            run = _HOOK_RUNS[d.name]
+    return run
+
+
+def _hook_runs(result: FileResult) -> list[tuple[object, str]]:
+    """Each deferred mixin of the document (without its position) with what runs it."""
+    defs = result.definitions
+    return [((m.kind, strip_path(m.target)), hook_run(defs, i, m.start)) for i, d in enumerate(defs) for m in d.deferred_mixins]
 
 
 def _ordinals(result: FileResult) -> dict[int, int]:
