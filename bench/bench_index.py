@@ -214,6 +214,8 @@ def phase_first(roots: list[str], jobs: int, cache: str, question: str = FIRST_Q
     timed(persisting, "load_snapshot", "load_snapshot (header, checksums)")
     timed(SavedDocuments, "read", "documents decoded (on demand)")
     timed(graph_module.Graph, "_collect", "file walk")
+    if hasattr(persisting, "WalkInThread"):  # The walk overlapping the snapshot's read: what is left of it.
+        timed(persisting.WalkInThread, "result", "file walk (waited for)")
     timed(ProjectText, "attach", "text index open + sync")
     timed(persisting, "load_image", "load_image (resolved graph decoded)")
     timed(persisting, "published_state", "resolved state published")

@@ -37,6 +37,7 @@ from rdx.workspace.config import WorkspaceConfig
 from rdx.workspace.files import (
     FileEntry,
     ProjectRoots,
+    WalkResult,
     collect_files,
     content_hash,
     is_source_file,
@@ -162,15 +163,23 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
     ) -> tuple[list[FileEntry], list[Diagnostic]]:
         """Files under ``paths`` (deduplicated; Ruby files unless ``select`` says otherwise)
         and the walk's problems, each reported once."""
-        entries: list[FileEntry] = []
-        problems: list[Diagnostic] = []
-        seen: set[str] = set()
-        roots = self._roots(paths)
+        return self._gather(self._walk(self._roots(paths), config, config_root, select))
+
+    @staticmethod
+    def _walk(roots: list[str], config: WorkspaceConfig | None, config_root: str | None, select: Callable[[str], bool]) -> list[WalkResult]:
+        """The walks of ``roots``, one per root. Reads the disk only, changes nothing: a thread
+        may run it while the caller does other work (``Graph.open``)."""
         # Every root walked here is one of the project's: a link from one into another is left
         # to the other's walk rather than reported as leading out of the project.
         project = ProjectRoots.of(roots + ([config_root] if config_root else []), config)
-        for root in roots:
-            walk = collect_files(root, config, config_root, select, project)
+        return [collect_files(root, config, config_root, select, project) for root in roots]
+
+    def _gather(self, walks: list[WalkResult]) -> tuple[list[FileEntry], list[Diagnostic]]:
+        """The files of ``walks`` (deduplicated) and their problems, each reported once."""
+        entries: list[FileEntry] = []
+        problems: list[Diagnostic] = []
+        seen: set[str] = set()
+        for walk in walks:
             for path, diag in walk.problems:
                 problems.append(Diagnostic(diag.code, diag.message, diag.severity, path))
             for entry in walk.files:
@@ -508,9 +517,10 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
 
     def prepare_queries(self) -> None:
         """Resolve if needed and build the indexes that the first search, descendants and
-        method-reference questions of this revision would otherwise build on demand. For
-        servers, which can do it while idle so that no caller waits. Also builds what the next
-        incremental update reads (descendant, mention and reference indexes, load order)."""
+        method-reference questions of this revision would otherwise build on demand, and
+        opens the text index a warm open left for the first grep. For servers, which can do
+        it while idle so that no caller waits. Also builds what the next incremental update
+        reads (descendant, mention and reference indexes, load order)."""
         view = self._ready()
         if self._retired is not None:
             self._retired.retire()
@@ -525,6 +535,7 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         symbol_index(view, (self._workspace[1], lambda: documents_fingerprint(stored_entries(view.state.documents), self._root_order()[0]), self._report_cache_problem) if self._workspace else None)
         view.descendants()
         view.call_sites("")
+        self._text.prepare()  # The text index a warm open deferred (rdx.search.text_workspace).
 
     def search(
         self,

@@ -8,14 +8,17 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
+import threading
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from importlib import resources
+from operator import attrgetter
 from typing import TYPE_CHECKING, Self
 
 import msgspec
 
 from rdx.api.other_languages import ForeignSide
+from rdx.cache.envelope import Opened
 from rdx.cache.snapshot import (
     SCHEMA_VERSION,
     SavedDocuments,
@@ -26,6 +29,7 @@ from rdx.cache.snapshot import (
     discovery_fingerprint,
     load_image,
     load_snapshot,
+    read_image,
     save_image,
     save_snapshot,
     unwritable,
@@ -47,6 +51,7 @@ from rdx.workspace.dependencies import PlannedGem, load_dependencies, plan_depen
 from rdx.workspace.files import (
     FileEntry,
     ProjectRoots,
+    WalkResult,
     changed_files,
     content_hash,
     is_source_file,
@@ -79,6 +84,9 @@ def _core_hash() -> int:
     return content_hash(_core_source())
 
 
+_uri_of = attrgetter("uri")
+
+
 def documents_fingerprint(documents: Iterable[FileResult | Unread], entries: Iterable[str] = ()) -> str:
     """Names a set of documents exactly (URIs and content), the entry points that order them
     (``Graph._root_order``) and the rdx code that resolves them, for the saved resolved graph
@@ -87,7 +95,8 @@ def documents_fingerprint(documents: Iterable[FileResult | Unread], entries: Ite
     for entry in entries:
         h.update(f"\0entry\0{entry}".encode())
     # One string hashed at once: the same bytes as one update per document, a third of the time.
-    h.update("".join([f"\0{uri}\0{digest}\0{size}" for uri, digest, size in sorted((d.uri, d.content_hash, d.size) for d in documents)]).encode())
+    # Sorted by URI alone: URIs are unique, so the order is that of the (URI, hash, size) triples.
+    h.update("".join([f"\0{d.uri}\0{d.content_hash}\0{d.size}" for d in sorted(documents, key=_uri_of)]).encode())
     return h.hexdigest()
 
 
@@ -103,6 +112,30 @@ def settle(freeze: bool) -> None:
     gc.freeze()
     if not freeze:
         gc.unfreeze()
+
+
+class WalkInThread:
+    """``walk()`` running in a thread from now on; ``result`` waits for it (and raises what
+    it raised). For ``Graph.open``, whose walk overlaps the snapshot's read."""
+
+    def __init__(self, walk: Callable[[], list[list[WalkResult]]]) -> None:
+        self._walk = walk
+        self._result: list[list[WalkResult]] = []
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="rdx-walk", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._result = self._walk()
+        except BaseException as exc:  # Raised again by ``result``, in the caller's thread.
+            self._error = exc
+
+    def result(self) -> list[list[WalkResult]]:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result
 
 
 def check_jobs(jobs: object) -> None:
@@ -144,6 +177,11 @@ class Persistent:
             config_root: str | None = None,
             select: Callable[[str], bool] = is_source_file,
         ) -> tuple[list[FileEntry], list[Diagnostic]]: ...
+
+        @staticmethod
+        def _walk(roots: list[str], config: WorkspaceConfig | None, config_root: str | None, select: Callable[[str], bool]) -> list[WalkResult]: ...
+
+        def _gather(self, walks: list[WalkResult]) -> tuple[list[FileEntry], list[Diagnostic]]: ...
 
         def _project_roots(self) -> ProjectRoots | None: ...
 
@@ -193,6 +231,15 @@ class Persistent:
         graph.config = config
         load_paths = [p for p in config.load_paths if p not in root_list and os.path.exists(p)]
         cache = os.fspath(cache_dir) if cache_dir is not None else default_cache_dir(root_list[0])
+        # One walk for the Ruby files and the text index (every file), in a thread while the
+        # snapshot is read: the walk waits on the disk (a stat per file) and the snapshot's
+        # read and checksums let go of the interpreter, so on two cores most of one hides
+        # behind the other. Nothing is decided before both are done.
+        walks = [(root_list, config)]
+        if load_paths:
+            # Load paths are indexed whole: ``include`` selects within the project only.
+            walks.append((load_paths, msgspec.structs.replace(config, include=())))
+        walking = WalkInThread(lambda: [graph._walk(cls._roots(paths), c, root_list[0], any_file) for paths, c in walks])
         with paused_gc():
             loaded, problem = load_snapshot(cache, root_list, graph._parse_again)
         if problem is not None:
@@ -202,11 +249,14 @@ class Persistent:
         core = next((s for s in stubs if s.uri == CORE_URI and s.content_hash == _core_hash()), None)
         graph._store.put_document(core if core is not None else core_document())
         previous = {d.path: d for d in stubs if d.uri != CORE_URI}
-        # One walk for the Ruby files and the text index (every file).
-        every, _ = graph._collect(root_list, config, root_list[0], any_file)
-        if load_paths:
-            # Load paths are indexed whole: ``include`` selects within the project only.
-            extra, _ = graph._collect(load_paths, msgspec.structs.replace(config, include=()), root_list[0], any_file)
+        # The resolved graph's file is read (not decoded) while the walk may still run: used
+        # if nothing changed, which only the walk tells.
+        with paused_gc():
+            image_file = read_image(cache) if loaded is not None else None
+        project_walk, *load_path_walks = walking.result()
+        every, _ = graph._gather(project_walk)
+        for walk in load_path_walks:
+            extra, _ = graph._gather(walk)
             known = {e.uri for e in every}
             every += [e for e in extra if e.uri not in known]
         entries = [e for e in every if is_source_file(os.path.basename(e.path))]
@@ -258,9 +308,11 @@ class Persistent:
         changed = bool(fresh or deleted or loaded is None or len(reused) != len(previous))
         if changed or core is None:
             graph.save()
-        graph._walk_problems += [Diagnostic(*problem) for problem in graph._text.attach(cache, every, config)]
+        # The text index is opened, checked and synced with this walk when first needed
+        # (rdx.search.text_workspace): a first answer that is not a grep does not wait for it.
+        graph._text.defer(cache, every, config)
         graph._join_schema()  # schema.rb columns joined to their models, as resolve() does
-        restored = not changed and graph._restore_resolved()
+        restored = not changed and graph._restore_resolved(image_file)
         graph.open_stats = {
             "reused": len(reused), "parsed": len(fresh), "deleted": deleted, "snapshot": loaded is not None, "resolved": restored,
             "gems": dependencies.gems, "gems_cached": dependencies.cached, "gem_files_parsed": dependencies.parsed_files,
@@ -295,15 +347,15 @@ class Persistent:
         result.library = stamp.library
         return result
 
-    def _restore_resolved(self) -> bool:
-        """Start resolved from the saved image when it describes exactly these documents.
-        Only the state queries read is published here; the resolver's bookkeeping is restored
-        when an edit needs it (``_writer``)."""
+    def _restore_resolved(self, image_file: tuple[Opened | None, str | None] | None = None) -> bool:
+        """Start resolved from the saved image when it describes exactly these documents
+        (``image_file``: its file, if read already). Only the state queries read is published
+        here; the resolver's bookkeeping is restored when an edit needs it (``_writer``)."""
         assert self._workspace is not None
         store = self._store
         fingerprint = documents_fingerprint(store.documents.entries(), self._root_order()[0])
         with paused_gc():
-            image, problem = load_image(self._workspace[1], fingerprint)
+            image, problem = load_image(self._workspace[1], fingerprint, image_file)
         if problem is not None:
             self._walk_problems.append(Diagnostic("snapshot-rebuilt", problem, "warning", self._workspace[1]))
         if image is None:

@@ -54,6 +54,7 @@ __all__ = [
     "load_image",
     "load_snapshot",
     "prepare_cache_dir",
+    "read_image",
     "save_blob",
     "save_foreign",
     "save_image",
@@ -356,12 +357,21 @@ def save_snapshot(cache_dir: str, snapshot: Snapshot) -> None:
     write_atomically(cache_dir, SNAPSHOT_NAME, seal("snapshot", head, parts))
 
 
-def load_image(cache_dir: str, fingerprint: str) -> tuple[ResolvedImage | None, str | None]:
+def read_image(cache_dir: str) -> tuple[Opened | None, str | None]:
+    """The saved resolved graph's file, read and its checksum checked, not decoded: what
+    ``load_image`` decodes (``Graph.open`` reads it while its file walk runs)."""
+    return _opened(os.path.join(cache_dir, IMAGE_NAME), "resolved", "the resolved graph", "resolving again")
+
+
+def load_image(
+    cache_dir: str, fingerprint: str, read: tuple[Opened | None, str | None] | None = None
+) -> tuple[ResolvedImage | None, str | None]:
     """(image, None) for the saved resolved graph of exactly the documents ``fingerprint``
     names; (None, None) when there is none for them; (None, reason) when the file cannot be
-    used. The caller then resolves, which is always correct, only slower."""
+    used. The caller then resolves, which is always correct, only slower. ``read``: what
+    ``read_image`` returned earlier, if the caller read the file already."""
     path = os.path.join(cache_dir, IMAGE_NAME)
-    opened, problem = _opened(path, "resolved", "the resolved graph", "resolving again")
+    opened, problem = read if read is not None else read_image(cache_dir)
     if opened is None:
         return None, problem
     try:

@@ -15,10 +15,16 @@ byte indexed, bodies included. A sync compares each file's size and mtime, then 
 hash, and re-indexes only what changed; all of it in one transaction, so a reader sees the old
 or the new index. A database that cannot be read (corrupt, another schema) is rebuilt.
 
-Damage is never served. SQLite checks its own structure (``PRAGMA quick_check`` on open), not
-what rows hold, so rows are checked too: the ``files`` rows and the trigram index's own tables
-(``grams_data``, ``grams_idx``) each carry a sum of their rows' BLAKE2b digests in ``sums``,
-checked on open (about 60 ms for the Debian corpus); a mismatch rebuilds the index. The
+Damage is never served. SQLite checks its own structure (``PRAGMA quick_check``), not what rows
+hold, so rows are checked too: the ``files`` rows and the trigram index's own tables
+(``grams_data``, ``grams_idx``) each carry a sum of their rows' BLAKE2b digests in ``sums``; a
+mismatch rebuilds the index. Both checks together cost 130 to 170 ms on the Debian corpus, so
+an open runs them only when the database is not as rdx last left it: the stamp beside it
+(``text.sqlite.stamp``) records the file's inode, size, mtime and ctime, written once its sums
+were checked or settled and its write-ahead log emptied. Anything that writes the file (SQLite
+from another program, a flipped byte, a copy over it) changes its ctime, which no program can
+set back, so the stamp no longer matches and the next open checks everything (and stamps the
+file again when the check passes); so does a write-ahead log that holds frames. The
 ``files`` sum follows each row in the write's own transaction. The trigram tables' sums cannot
 (FTS5 rewrites its blocks as it merges segments, and SQLite 3.40 crashes when triggers watch
 them), and computing them again costs time in proportion to the whole index, so a write marks
@@ -78,6 +84,11 @@ _CHUNK = 500  # Ids per ``IN (...)`` query.
 PENDING = -1
 # Quiet time after a write before the trigram tables' sums are computed again.
 SETTLE_SECONDS = 1.0
+# Beside the database: what its file was when rdx last checked or settled it (``_stamp``).
+STAMP_SUFFIX = ".stamp"
+# A file time this close to the moment it was read may still be shared by a write that comes
+# after (file times follow a coarse clock, one tick is 1 to 10 ms): a stamp waits it out.
+_TICK_NS = 20_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +157,58 @@ def check_database(db: sqlite3.Connection) -> str | None:
             db.execute("COMMIT")
 
 
+def _disk_state(path: str) -> list[int] | None:
+    """(inode, size, mtime, ctime) of the database at ``path`` when its write-ahead log holds
+    nothing (absent or empty: the file alone is the database); None otherwise."""
+    try:
+        if os.stat(path + "-wal").st_size:
+            return None
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def stamp_holds(path: str) -> bool:
+    """Whether the database at ``path`` is, byte for byte, as rdx last stamped it (its checks
+    passed or its own writes settled since): same file, size and times, an empty log."""
+    try:
+        with open(path + STAMP_SUFFIX, "rb") as f:
+            saved = msgspec.json.decode(f.read(), type=list[int])
+    except (OSError, msgspec.DecodeError):
+        return False
+    state = _disk_state(path)
+    return state is not None and saved == [SCHEMA, *state]
+
+
+def write_stamp(path: str) -> None:
+    """Stamp the database at ``path`` as it is now (see ``stamp_holds``); only for a state
+    that was checked or written by rdx with its sums settled. A log with frames, or a file
+    that changes meanwhile, leaves no stamp (the next open then checks)."""
+    stamp = path + STAMP_SUFFIX
+    state = _disk_state(path)
+    if state is not None and time.time_ns() - max(state[2], state[3]) < _TICK_NS:
+        # Wait out the clock tick of the last write: a write in the same tick would leave
+        # the same times.
+        time.sleep(_TICK_NS / 1e9)
+        state = state if _disk_state(path) == state else None
+    try:
+        if state is None:
+            os.remove(stamp)
+            return
+        tmp = f"{stamp}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            f.write(msgspec.json.encode([SCHEMA, *state]))
+        os.replace(tmp, stamp)
+    except OSError:
+        pass  # No stamp: the next open checks, which is only slower.
+
+
 def verify_text_index(path: str) -> str | None:
     """The deep check of ``rdx index --verify``: SQLite's full ``integrity_check``, every row
     sum and every stored body against its file's content hash. Returns what is wrong (the
@@ -171,7 +234,7 @@ def verify_text_index(path: str) -> str | None:
     except sqlite3.DatabaseError as exc:
         problem = f"SQLite cannot read it ({exc})"
     if problem is not None:
-        for suffix in ("", "-wal", "-shm", "-journal"):
+        for suffix in ("", "-wal", "-shm", "-journal", STAMP_SUFFIX):
             try:
                 os.remove(path + suffix)
             except OSError:
@@ -221,6 +284,8 @@ class TextIndex:
         self._closed = False
         # Set by ``_connect`` when a writer left the trigram sums pending and is gone.
         self._orphaned_sums = False
+        # Written since the last ``settle``: sums to compute or a stamp to write.
+        self._unsettled = False
         try:
             self._db = self._connect()
         except sqlite3.DatabaseError as exc:
@@ -237,6 +302,7 @@ class TextIndex:
         self._limit: int | None = None
         self._grams_changed = False  # In the current write transaction.
         if self._orphaned_sums:
+            self._unsettled = True
             self._schedule_settle()
         # Real paths a file's real path must be inside when it is read (set by the owner of
         # the index; see ``ProjectRoots``): a file swapped for a link out is not read.
@@ -248,7 +314,7 @@ class TextIndex:
     def _discard(self) -> None:
         if self.path is None:
             return
-        for suffix in ("", "-wal", "-shm", "-journal"):
+        for suffix in (STAMP_SUFFIX, "", "-wal", "-shm", "-journal"):
             try:
                 os.remove(self.path + suffix)
             except FileNotFoundError:
@@ -288,12 +354,17 @@ class TextIndex:
             db.executemany("INSERT INTO sums VALUES(?, ?)", list(_table_sums(db).items()))
             db.execute("COMMIT")
         elif self.path is not None:
-            problem = check_database(db)
-            if problem is not None:
-                db.close()
-                raise sqlite3.DatabaseError(problem)
-            if db.execute("SELECT count(*) FROM sums WHERE value = ?", (PENDING,)).fetchone()[0]:
-                self._orphaned_sums = True
+            pending = db.execute("SELECT count(*) FROM sums WHERE value = ?", (PENDING,)).fetchone()[0]
+            # As rdx left it (checked, or written and settled): nothing to check again.
+            if pending or not stamp_holds(self.path):
+                problem = check_database(db)
+                if problem is not None:
+                    db.close()
+                    raise sqlite3.DatabaseError(problem)
+                if pending:
+                    self._orphaned_sums = True
+                else:
+                    write_stamp(self.path)
         db.execute("SELECT count(*) FROM files").fetchone()  # Fails now on a corrupt file.
         return db
 
@@ -374,25 +445,33 @@ class TextIndex:
 
     def settle(self) -> None:
         """Compute the trigram sums a write left pending, now (``close`` and exit call it;
-        otherwise a timer does, once writes pause)."""
+        otherwise a timer does, once writes pause), and stamp the file (``write_stamp``)."""
         with self._lock:
             if self._settle_timer is not None:
                 self._settle_timer.cancel()
                 self._settle_timer = None
-            if self._closed or self.path is None:
+            if self._closed or self.path is None or not self._unsettled:
                 return
+            self._unsettled = False
             try:
                 pending = self._db.execute("SELECT count(*) FROM sums WHERE value = ?", (PENDING,)).fetchone()[0]
-                if not pending:
-                    return
-                self._db.execute("BEGIN IMMEDIATE")
+                if pending:
+                    self._db.execute("BEGIN IMMEDIATE")
+                    try:
+                        self._sum_grams()
+                        self._db.execute("COMMIT")
+                    except BaseException:
+                        if self._db.in_transaction:
+                            self._db.execute("ROLLBACK")
+                        raise
+                # Empty the log (without waiting for other processes' readers: a busy log
+                # leaves no stamp) so that the file alone is the database, then stamp it.
+                self._db.execute("PRAGMA busy_timeout = 0")
                 try:
-                    self._sum_grams()
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    if self._db.in_transaction:
-                        self._db.execute("ROLLBACK")
-                    raise
+                    self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                finally:
+                    self._db.execute("PRAGMA busy_timeout = 5000")
+                write_stamp(self.path)
             except sqlite3.Error:
                 # Left pending: the next open rebuilds an index it cannot check, and damage
                 # found by a query is repaired there.
@@ -463,12 +542,15 @@ class TextIndex:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             self._grams_changed = False
+            changes = self._db.total_changes
             try:
                 yield
                 if self._grams_changed and self.path is not None:
                     self._db.execute("UPDATE sums SET value = ? WHERE name IN ('grams_data', 'grams_idx')", (PENDING,))
                 self._db.execute("COMMIT")
-                if self._grams_changed:
+                if self._db.total_changes != changes:
+                    # The file's stamp is stale now: settled (and stamped again) once writes pause.
+                    self._unsettled = True
                     self._schedule_settle()
             except BaseException:
                 # A failed COMMIT (a full disk) may have rolled back already; rolling back

@@ -1,7 +1,11 @@
 """The text side of a graph: which files its text index holds and how it follows changes.
 
-A graph made by ``Graph.open`` keeps its index in the cache directory, synced on every open
-from the same walk as the Ruby files (every file the walk selects, not only Ruby). A graph
+A graph made by ``Graph.open`` keeps its index in the cache directory, synced with the same
+walk as the Ruby files (every file the walk selects, not only Ruby). The open only hands the
+walk over (``defer``): the index is opened, checked and synced when something first needs it
+(a grep, its counts, a file change, ``prepare``), so a first answer that is not a grep does not
+wait for it; editor buffers given meanwhile are applied after that sync, and what the opening
+found wrong is reported from then on (``repairs``). A graph
 filled by ``index_all``/``index_source`` builds an in-memory index on its first search, from
 the roots it indexed and the buffers it was given. Editor buffers win over the disk. Files are
 the project's by ``ProjectRoots`` (rdx.workspace.files), checked by the walk and again when the
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
@@ -57,7 +62,47 @@ class ProjectText:
         self._roots: list[tuple[str, WorkspaceConfig | None, str | None]] = []
         # Buffers given by ``index_source`` (None: deleted), applied over the walk.
         self._buffers: dict[str, bytes | None] = {}
-        self.last_sync: SyncStats | None = None
+        self._last_sync: SyncStats | None = None
+        # ``defer``'s arguments until the index is first needed, and what attaching it then
+        # found wrong, as (code, message).
+        self._deferred: tuple[str, list[FileEntry], WorkspaceConfig] | None = None
+        self._problems: list[tuple[str, str]] = []
+        self._attaching = threading.Lock()
+
+    @property
+    def last_sync(self) -> SyncStats | None:
+        """What the last sync read, kept and dropped (a deferred index is attached first)."""
+        self._attached()
+        return self._last_sync
+
+    def defer(self, cache_dir: str, entries: list[FileEntry], config: WorkspaceConfig) -> None:
+        """``attach`` when the index is first needed rather than now (see the module
+        docstring); the problems it meets then are reported by ``repairs``. A cache without a
+        text index builds it now: the first open of a project makes its whole cache."""
+        self._deferred = (cache_dir, entries, config)
+        if not os.path.exists(os.path.join(cache_dir, INDEX_NAME)):
+            self._attached()
+
+    def prepare(self) -> None:
+        """Attach a deferred index now (a server's idle time), so no grep waits for it."""
+        self._attached()
+
+    def _attached(self) -> None:
+        if self._deferred is None:
+            return
+        with self._attaching:  # Queries may run in several threads: one attaches.
+            if self._deferred is not None:
+                cache_dir, entries, config = self._deferred
+                problems = self.attach(cache_dir, entries, config)
+                # Buffers given meanwhile win over the disk, as they would have after the sync.
+                assert self._index is not None
+                for path, data in self._buffers.items():
+                    if data is None:
+                        self._index.remove(path)
+                    else:
+                        self._index.put(path, data)
+                self._deferred = None
+                self._problems += [(code, message) for code, message, _, _ in problems]
 
     def attach(self, cache_dir: str, entries: Iterable[FileEntry], config: WorkspaceConfig) -> list[tuple[str, str, str, str]]:
         """Open the persistent index in ``cache_dir`` and sync it with ``entries``; returns
@@ -72,11 +117,12 @@ class ProjectText:
             problems.append(("snapshot-rebuilt", index.problem, "warning", cache_dir))
         entries = list(entries)
         index.roots = _roots_of(entries)
-        self.last_sync = index.sync(((e.path, e.size, e.mtime_ns) for e in entries), config.max_file_size)
+        self._last_sync = index.sync(((e.path, e.size, e.mtime_ns) for e in entries), config.max_file_size)
         self._index = index
         return problems
 
     def add_roots(self, roots: Sequence[str], config: WorkspaceConfig | None = None, config_root: str | None = None) -> None:
+        self._attached()
         self._roots += [(r, config, config_root) for r in roots]
         if self._index is not None and roots:
             entries = [e for root in roots for e in collect_files(root, config, config_root, select=any_file).files]
@@ -87,7 +133,7 @@ class ProjectText:
     def buffer(self, path: str | None, data: bytes) -> None:
         if path is None:
             return
-        self._buffers[path] = data
+        self._buffers[path] = data  # Applied when a deferred index is attached.
         if self._index is not None:
             self._index.put(path, data)
 
@@ -101,6 +147,7 @@ class ProjectText:
     def refresh(self, paths: Iterable[str], limit: int | None = None, keeps: Callable[[str], bool] | None = None) -> None:
         """Re-read files changed on disk (not those open as buffers); files over ``limit``
         bytes or that ``keeps`` rejects (the configuration's globs) are dropped."""
+        self._attached()
         if self._index is None:
             return
         paths = [p for p in paths if p not in self._buffers]
@@ -111,19 +158,24 @@ class ProjectText:
 
     def counts(self) -> tuple[int, int] | None:
         """(files, bytes) in the text index; None when it was not built yet."""
+        self._attached()
         if self._index is None:
             return None
         return len(self._index.files), self._index.text_bytes()
 
     def repairs(self) -> list[tuple[str, str]]:
         """(code, message) of what the text index repaired, or could not write, since it was
-        opened (``TextIndex.repairs``): damage found and rebuilt, a full disk."""
-        return list(self._index.repairs) if self._index is not None else []
+        opened (``TextIndex.repairs``): damage found and rebuilt, a full disk; for a deferred
+        index, also what attaching it found. Nothing for an index not attached yet: it
+        reports once something needs it."""
+        return self._problems + (list(self._index.repairs) if self._index is not None else [])
 
     def paths(self) -> list[str]:
+        self._attached()
         return list(self._index.files) if self._index is not None else []
 
     def index(self) -> TextIndex:
+        self._attached()
         if self._index is None:
             index = TextIndex(None)
             rows: dict[str, tuple[str, int, int]] = {}
@@ -133,7 +185,7 @@ class ProjectText:
             index.roots = _roots_of(found)
             for e in found:
                 rows[e.path] = (e.path, e.size, e.mtime_ns)
-            self.last_sync = index.sync(sorted(rows.values()))
+            self._last_sync = index.sync(sorted(rows.values()))
             for path, data in self._buffers.items():
                 if data is None:
                     index.remove(path)
@@ -155,5 +207,6 @@ class ProjectText:
         return grep(self.index(), pattern, relative_to=root, under=under, **options)  # type: ignore[arg-type]
 
     def close(self) -> None:
+        self._deferred = None
         if self._index is not None:
             self._index.close()

@@ -43,10 +43,12 @@ RUBY_FILENAMES = frozenset({"Gemfile", "Rakefile", "Guardfile", "Capfile", "Thor
 # Directory names never walked into (``vendor/bundle`` is matched as a relative path).
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "tmp", ".rdx", ".bundle"})
 SKIPPED_RELATIVE = ("vendor/bundle",)
+# Their last names: only a directory named so may be one of them.
+_SKIPPED_LAST = frozenset(p.rsplit("/", 1)[-1] for p in SKIPPED_RELATIVE)
 _BINARY_SNIFF = 8192
 
 
-@dataclass
+@dataclass(slots=True)
 class FileEntry:
     """A file chosen for indexing; ``roots`` (real paths) are those its real path must still be
     inside when it is read (empty: a path the caller chose, not checked)."""
@@ -124,6 +126,10 @@ def is_ruby_file(name: str) -> bool:
 def is_source_file(name: str) -> bool:
     """Whether a file named so becomes a document of the graph: Ruby, or a language whose
     structure ``rdx.languages`` reads (Python, JavaScript, TypeScript, Go, Rust, ...)."""
+    # Most files are ``x.rb``: answered without splitting the name (``.rb`` alone, or after
+    # dots only, is a name without an extension, as ``os.path.splitext`` has it).
+    if name.endswith(".rb") and name[:-3].lstrip(".") and os.sep not in name:
+        return True
     return is_ruby_file(name) or language_of(name) in FOREIGN_LANGUAGES
 
 
@@ -232,6 +238,11 @@ def collect_files(
         return result
     root = os.path.abspath(root)
     root_prefix = root.rstrip(os.sep) + os.sep
+    # Bound once: the loop below runs for every file of the project.
+    globs = include is not None or exclude is not None
+    found = result.files
+    real_roots = roots.real
+    is_regular = stat.S_ISREG
     walked = (os.path.realpath(root),)
     seen_dirs: set[tuple[int, int]] = set()
     # Real paths of the files found, so that a file reached through a link is indexed once.
@@ -258,14 +269,19 @@ def collect_files(
         if key in seen_dirs:
             continue  # A symlink loop or a second link to a directory already walked.
         seen_dirs.add(key)
-        spec = _load_gitignore(directory)
-        if spec is not None:
-            specs = specs + ((directory, spec),)
         try:
             entries = list(os.scandir(directory))
         except OSError as exc:
             result.problems.append((directory, Diagnostic("unreadable-directory", f"cannot read directory: {exc.strerror}", severity="error")))
             continue
+        # The directory's .gitignore, read when its listing has one (no failed open for each
+        # directory that has none).
+        for entry in entries:
+            if entry.name == ".gitignore":
+                spec = _load_gitignore(directory)
+                if spec is not None:
+                    specs = specs + ((directory, spec),)
+                break
         subdirs = []
         real_prefix = real_dir.rstrip(os.sep) + os.sep
         for entry in entries:
@@ -279,15 +295,16 @@ def collect_files(
             if is_dir:
                 if name in SKIPPED_DIRS:
                     continue
-                rel_root = relative(full, root, root_prefix)
-                if rel_root in SKIPPED_RELATIVE or _ignored(full, True, specs):
+                if name in _SKIPPED_LAST and relative(full, root, root_prefix) in SKIPPED_RELATIVE:
+                    continue
+                if specs and _ignored(full, True, specs):
                     continue
                 if not is_link:
                     subdirs.append((full, real_prefix + name, specs))
                 elif _follows(full, walked, roots, result):
                     linked_dirs.append((full, os.path.realpath(full), specs))
             elif select(name):
-                if _ignored(full, False, specs):
+                if specs and _ignored(full, False, specs):
                     continue
                 try:
                     st = entry.stat()
@@ -296,7 +313,7 @@ def collect_files(
                     if is_source_file(name):
                         result.problems.append((full, Diagnostic("unreadable-file", "cannot read file: broken symbolic link", severity="error")))
                     continue
-                if not stat.S_ISREG(st.st_mode):
+                if not is_regular(st.st_mode):
                     # A FIFO or device named like Ruby: opening it could block forever.
                     if is_source_file(name):
                         result.problems.append((full, Diagnostic("not-a-file", "not a regular file; skipped", severity="error")))
@@ -308,10 +325,12 @@ def collect_files(
                 real = real_prefix + name
                 if real in seen_files:
                     continue
-                if config is not None and not wanted(full, st.st_size):
+                size = st.st_size
+                # ``wanted`` has something to say only with globs or over the size limit.
+                if config is not None and (globs or (limit is not None and size > limit)) and not wanted(full, size):
                     continue
                 seen_files.add(real)
-                result.files.append(FileEntry(full, _uri_of_absolute(full), st.st_size, st.st_mtime_ns, roots.real))
+                found.append(FileEntry(full, _uri_of_absolute(full), size, st.st_mtime_ns, real_roots))
         subdirs.sort(reverse=True)
         stack.extend(subdirs)
     for full, real, st in sorted(linked_files):
