@@ -29,13 +29,16 @@ capi: $(STAMP)
 test: $(STAMP) system-deps capi
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 2 --dist loadscope
 
-# The fast tier for the edit-test loop: every test but those marked corpus (the Debian Ruby
-# corpus, Rails, RuboCop, other languages' real-world corpora, neovim, the long random samples)
-# or slow (end-to-end tests that run rdx, Ruby or a C program as processes of their own and wait
-# on them: language-server sessions, commands killed mid-index, servers held to time budgets;
-# each surface keeps at least one such test here), on two workers: about 105 s on a two-core
+# The fast tier for the edit-test loop: every test but those marked corpus (the Debian Ruby corpus,
+# Rails, RuboCop, other languages' real-world corpora, neovim, the long random samples) or slow
+# (tests that take seconds each: end-to-end runs of rdx, Ruby or a C program as processes of their
+# own, worker pools, hundreds of random examples, sweeps of every grammar, walks of the whole test
+# process's heap, and the further variants of a check make check already runs once; each surface
+# keeps at least one end-to-end test here; each slow marker says why), on two workers: about 190 s
+# of CPU time (user+sys, measured at load 7 to 11), so roughly 95 to 105 s on a quiet two-core
 # machine (the target is 90), against about ten minutes for make test, which runs everything,
 # also on two workers.
+#
 # loadscope keeps each module on one worker, so a module's fixtures (an indexed tree, the C test
 # program) are built once. Bytecode stays on even where the environment turns it off
 # (PYTHONDONTWRITEBYTECODE): each worker then reuses pytest's rewritten test modules (in the

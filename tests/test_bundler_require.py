@@ -91,7 +91,9 @@ end
 """
 
 
-@pytest.mark.parametrize("groups", ["", "(:default, :test)"])
+# make check keeps the Gemfile without groups; with groups, and after an edit of the Gemfile,
+# run in make test (each runs Ruby with Bundler, a second or more).
+@pytest.mark.parametrize("groups", ["", pytest.param("(:default, :test)", marks=pytest.mark.slow)])
 def test_gems_load_in_gemfile_order_with_their_groups_and_require_options(tmp_path: Path, groups: str) -> None:
     root = _project(tmp_path / "app", GEMFILE, APPLICATION.format(groups=groups))
     ruby = _ruby_chain(root)
@@ -102,6 +104,7 @@ def test_gems_load_in_gemfile_order_with_their_groups_and_require_options(tmp_pa
     assert _rdx_chain(root, tmp_path, ruby) == ruby
 
 
+@pytest.mark.slow
 def test_gemfile_order_after_an_edit_of_the_gemfile(tmp_path: Path) -> None:
     """The order follows the Gemfile as it is now: reordered, a fresh open answers Ruby's new
     order (the Gemfile is part of what the saved graph depends on)."""

@@ -220,6 +220,7 @@ def _open_stats(stats: dict[str, object]) -> list[int]:
     return [int(stats[k]) for k in ("reused", "parsed", "deleted", "snapshot", "resolved")]  # type: ignore[call-overload]
 
 
+@pytest.mark.slow  # the C test program started again per project state; the answers above stay in make check
 def test_persistent_projects(test_program: Path, tmp_path: Path) -> None:
     """rdx_graph_open, rdx_graph_save and rdx_graph_open_stats (test_capi.c checks the answers
     of each open against index_all and the first open); the statistics are those the Python
@@ -247,6 +248,7 @@ def test_persistent_projects(test_program: Path, tmp_path: Path) -> None:
     assert _open_stats(rdx.Graph.open(project, jobs=1).open_stats) == opens["changed"]
 
 
+@pytest.mark.slow  # the C test program indexing and querying from four threads
 def test_four_threads_query_one_graph(test_program: Path) -> None:
     assert "THREADS\tdone" in run_section(test_program, "threads")
 

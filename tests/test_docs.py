@@ -376,7 +376,11 @@ def _pages_with_examples() -> list[Path]:
     return [page for page in PAGES if any(runs(b) for b in blocks_of(page)[0])]
 
 
-@pytest.mark.parametrize("page", _pages_with_examples(), ids=lambda p: str(p.relative_to(ROOT)))
+# make check runs the README's examples; the other pages' (a process and an index each) run in
+# make test.
+@pytest.mark.parametrize(
+    "page", [p if p == README else pytest.param(p, marks=pytest.mark.slow) for p in _pages_with_examples()], ids=lambda p: str(p.relative_to(ROOT))
+)
 def test_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     work = tmp_path / "checkout"
     _copy_example(work)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import gc
 
+import pytest
+
 import rdx
 
 
@@ -18,6 +20,8 @@ def live_views() -> int:
         gc.freeze()
 
 
+# Lists every object of the test process twice: seconds in a worker that has run hundreds of tests.
+@pytest.mark.slow
 def test_replaced_revisions_are_freed_with_the_collector_frozen(tmp_path):
     for n in range(12):
         (tmp_path / f"k{n}.rb").write_text(f"class K{n} < Base\n  def m; end\nend\n")

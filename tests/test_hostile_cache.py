@@ -102,9 +102,16 @@ FILES: list[tuple[str, Callable[[Path], Path], str]] = [
 ]
 
 
-# make check flips bytes with seed 1; seeds 2 and 3 are marked corpus (make test runs all three).
+# make check flips bytes with seed 1 in the snapshot, the text index (SQLite) and the gem cache;
+# seeds 2 and 3 are marked corpus, and the other parts, msgpack files checked as the snapshot is,
+# slow (make test runs them all).
+FAST_PARTS = ("snapshot", "text", "gem")
+
+
 @pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.corpus), pytest.param(3, marks=pytest.mark.corpus)])
-@pytest.mark.parametrize("part, where, words", FILES, ids=[f[0] for f in FILES])
+@pytest.mark.parametrize(
+    "part, where, words", [f if f[0] in FAST_PARTS else pytest.param(*f, marks=pytest.mark.slow) for f in FILES], ids=[f[0] for f in FILES]
+)
 def test_flipped_bytes_are_found_discarded_and_rebuilt(project, tmp_path, part, where, words, seed):
     warm(project)
     damaged = where(project)
@@ -144,7 +151,10 @@ def test_one_damaged_document_is_parsed_again_alone(project):
     assert len(notes) == 1 and f"{len(holding)} of" in notes[0] and SNAPSHOT_NAME in notes[0]
 
 
-@pytest.mark.parametrize("name, word", [(IMAGE_NAME, b"Crank"), (FOREIGN_NAME, b"money"), (SYMBOLS_NAME, b"Crank")])
+# make check edits the resolved image; the other two, checked the same way, run in make test.
+@pytest.mark.parametrize(
+    "name, word", [(IMAGE_NAME, b"Crank"), pytest.param(FOREIGN_NAME, b"money", marks=pytest.mark.slow), pytest.param(SYMBOLS_NAME, b"Crank", marks=pytest.mark.slow)]
+)
 def test_a_same_length_edit_in_a_whole_file_is_never_served(project, tmp_path, name, word):
     warm(project)
     path = project / ".rdx" / name

@@ -100,6 +100,7 @@ def test_no_worker_outlives_the_command(tmp_path, command, sig):
             proc.kill()
 
 
+@pytest.mark.slow  # forks a worker pool from the test process, a gigabyte by then in make check's workers
 def test_a_worker_that_dies_spoils_only_its_file(tmp_path, monkeypatch):
     _project(tmp_path / "p", files=120)
     victim = str(tmp_path / "p" / "lib" / "file_7.rb")
@@ -126,6 +127,7 @@ def test_worker_memory_budget_parses_sizes(monkeypatch):
         assert pool.worker_memory_budget() == expected, text
 
 
+@pytest.mark.slow  # as above: a worker pool forked from the test process
 def test_workers_memory_is_capped(tmp_path, monkeypatch):
     """A worker cannot take more than its budget: a 4 GiB allocation fails there with
     MemoryError (which ``discover_file`` turns into the file's diagnostic) instead of taking

@@ -79,6 +79,7 @@ async def client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
     await lsp_client.shutdown_session()
 
 
+@pytest.mark.slow  # a server indexing 300 files through worker processes; the throttle's tests above stay in make check
 @pytest.mark.asyncio
 async def test_indexing_reports_files_between_begin_and_end(client: LanguageClient, tmp_path: Path) -> None:
     root = many_files(tmp_path / "project")

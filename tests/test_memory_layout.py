@@ -38,6 +38,7 @@ def synthetic_records(n: int) -> list[DeclarationRecord]:
     return out
 
 
+@pytest.mark.slow  # 20,000 declarations under tracemalloc, then a full collection: seconds
 def test_the_name_index_holds_no_python_object_per_declaration():
     records = synthetic_records(20_000)
     names._TOKEN_STRINGS.clear()  # Counted too: the token strings it keeps across revisions.

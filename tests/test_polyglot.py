@@ -103,6 +103,7 @@ def test_python_module_names_follow_packages(tmp_path: Path) -> None:
     assert module_name(str(tmp_path / "script.py"), "go") is None
 
 
+@pytest.mark.slow  # every grammar over broken and odd input; each language's own tests above stay in make check
 def test_every_language_survives_broken_and_odd_input() -> None:
     for language in SPECS:
         spec = spec_for(language)

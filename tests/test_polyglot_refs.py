@@ -416,6 +416,7 @@ def test_csharp() -> None:
     )
 
 
+@pytest.mark.slow  # every language's queries over broken input; each language's own tests above stay in make check
 def test_every_reference_query_compiles_and_survives_broken_input() -> None:
     # A query that does not compile raises at its first use: this is that use, for each.
     for language in SPECS:

@@ -9,6 +9,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import rdx
 
 MODELS = """
@@ -181,6 +183,7 @@ def test_macro_methods_are_navigable() -> None:
     assert g["Post::<Post>#published()"].location.start_line == MODELS.splitlines().index("  scope :published, -> { where(status: 1) }") + 1
 
 
+@pytest.mark.slow  # Ruby loading ActiveRecord, a second each; test_macros_define_what_active_record_defines stays in make check
 def test_class_name_refers_to_the_target_class(tmp_path: Path) -> None:
     """``class_name:`` is a reference to the class ActiveRecord's ``reflect_on_association``
     finds (``"Tag"`` from ``Shop::Note`` is ``Shop::Tag``)."""
@@ -390,6 +393,7 @@ end
 """
 
 
+@pytest.mark.slow  # as above: Ruby loading ActiveRecord
 def test_macros_called_on_base_in_included_and_prepended_hooks(tmp_path: Path) -> None:
     g = rdx.Graph()
     g.index_source("file:///app/models/post.rb", HOOK_MODELS)

@@ -162,6 +162,9 @@ def example_commands(root: Path) -> list[tuple[str, ...]]:
     ]
 
 
+# make check keeps the same byte-for-byte comparison through the server on a small project
+# (test_edits_are_seen_by_the_very_next_command); this one runs 17 commands on the example.
+@pytest.mark.slow
 def test_every_served_command_prints_what_the_in_process_command_prints(client, capsys, monkeypatch):
     for args in example_commands(EXAMPLE):
         check_same(client, capsys, monkeypatch, ROOT, *args)
@@ -354,6 +357,7 @@ def test_a_configuration_change_gets_a_fresh_server(client, small, capsys, monke
     assert code == 1  # lib/app/ is ignored now
 
 
+@pytest.mark.slow  # five commands, each indexing in a process of its own
 def test_opting_out_runs_in_process(client, small, capsys, monkeypatch):
     p = str(small)
     for args, env in (

@@ -69,6 +69,7 @@ def test_ranking_exact_then_prefix_then_substring_then_subwords(graph):
 QUERY_ALPHABET = string.ascii_letters + string.digits + "_:#?!<=>[]\\^-.$@ ()"
 
 
+@pytest.mark.slow  # 300 random queries against a full scan; the chosen queries below stay in make check
 @settings(max_examples=300, deadline=None)
 @given(query=st.text(alphabet=QUERY_ALPHABET, min_size=1, max_size=8), mode=st.sampled_from(["fuzzy", "prefix", "exact"]))
 def test_indexed_search_equals_scoring_everything(records, index, query, mode):
