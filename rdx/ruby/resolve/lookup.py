@@ -26,7 +26,9 @@ class LookupCaches:
     HELD_AS = "caches"
 
     def __init__(self, documents: Iterable[int]) -> None:
-        self.crefs: dict[int, dict[int, Site]] = {key: {} for key in documents}
+        # Per document key, the scopes found so far (a document appears when one is cached:
+        # forgetting them all is one ``clear``, whatever the number of documents).
+        self.crefs: dict[int, dict[int, Site]] = {}
         self.alias_cache: dict[int, int | None] = {}
         self.lookup_cache: dict[tuple[str, Site], int | None] = {}
         self.partial_hits: list[int] = []
@@ -43,12 +45,11 @@ class LookupCaches:
 
     def forget_scopes(self) -> None:
         """Drop every cached lexical scope (a declaration on the way may have gone)."""
-        for crefs in self.crefs.values():
-            crefs.clear()
+        self.crefs.clear()
 
     def open_document(self, key: int, uri: str | None) -> None:
         """Document ``key`` is new or replaced: no scope of it is known yet."""
-        self.crefs[key] = {}
+        self.crefs.pop(key, None)
         if uri is not None and self.uri_keys is not None:
             self.uri_keys[uri] = key
 
@@ -170,7 +171,9 @@ class Lookup(StateView):
 
     def cref(self, doc: int, index: int) -> Site | None:
         """Lexical scopes at a scope definition (innermost first); None if not yet declared."""
-        crefs = self.caches.crefs[doc]
+        crefs = self.caches.crefs.get(doc)
+        if crefs is None:
+            crefs = self.caches.crefs[doc] = {}
         cached = crefs.get(index)
         if cached is not None:
             return cached
