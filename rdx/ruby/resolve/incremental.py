@@ -242,7 +242,7 @@ class Incremental(StateView):
         new_members, scope, order, owner_of = self._member_scope(u, rechained)
         self._replay(u, scope, order, owner_of)
         if u.gone:
-            merge_refresh(u.refresh, self.skeleton.remove_declarations(index, u.gone, u.own))
+            merge_refresh(u.unnamed, self.skeleton.remove_declarations(index, u.gone, u.own, u.deleted))
         if u.placeholders:
             merge_refresh(u.refresh, self.mentions.mentioning(self.placeholders.drop_unused_placeholders(u, u.placeholders), index))
         if u.left_chains:
@@ -432,8 +432,13 @@ class Incremental(StateView):
             if doc != u.index and self.def_decl[doc][i] != previous[doc][i] and self.docs[doc].definitions[i].kind == "Method":
                 refresh[doc] = None
         state = u.state
-        for doc in sorted(refresh):
-            self.references.store_references(state, doc, refresh[doc])
+        unnamed = u.unnamed
+        for doc in sorted(refresh.keys() | unnamed.keys()):
+            names = refresh.get(doc, set())
+            if names is None or (doc in unnamed and unnamed[doc] is None):
+                self.references.store_references(state, doc, None)
+            else:
+                self.references.store_references(state, doc, names, unnamed.get(doc), u.deleted)
 
     def _note_members(self, u: UpdateContext, new_members: list[tuple[int, int | None]]) -> None:
         """Keep the member index and the mention index current for the document."""

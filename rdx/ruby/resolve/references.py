@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 from rdx.model.kinds import ReceiverKind
@@ -25,10 +26,16 @@ class References(StateView):
         self.lookup = lookup
         binding.join(self)
 
-    def store_references(self, state: ResolvedState, doc: int, names: set[str] | None) -> None:
+    def store_references(
+        self, state: ResolvedState, doc: int, names: set[str] | None, unnamed: set[str] | None = None, deleted: AbstractSet[int] = frozenset()
+    ) -> None:
         """Resolve document ``doc``'s references again into ``state``: all of them (``names``
-        None), or those naming one of ``names``."""
-        rows = self._document_references(doc) if names is None else self._references_naming(doc, names)
+        None), or those naming one of ``names``, and those naming one of ``unnamed`` (names
+        of ``deleted`` declarations) that found a deleted declaration or whose path has more
+        than one segment (call receivers naming one: all of them). Deleting a declaration changes no other
+        lookup of one name: a lookup that found something else did not reach it (chains that
+        change are refreshed by name), and one that found nothing still finds nothing."""
+        rows = self._document_references(doc) if names is None else self._references_naming(doc, names, unnamed, deleted)
         state.constant_targets[doc], state.method_receivers[doc] = rows
 
     def open_rows(self, state: ResolvedState, doc: int) -> None:
@@ -99,15 +106,22 @@ class References(StateView):
             ns = self.decls[ns].singleton  # None for a placeholder: nothing to look up there.
         return ns
 
-    def _references_naming(self, doc: int, names: set[str]) -> Rows:
+    def _references_naming(self, doc: int, names: set[str], unnamed: set[str] | None = None, deleted: AbstractSet[int] = frozenset()) -> Rows:
         """The document's references again, where only those whose constant path (or call
-        receiver) names one of ``names`` can have changed: the others keep their answers."""
+        receiver) names one of ``names``, or names one of ``unnamed`` and found a ``deleted``
+        declaration or has more than one segment (a receiver: any), can have changed: the others keep their
+        answers (see ``store_references``)."""
         state = self.state
         result = self.docs[doc]
+        gone = unnamed or set()
         targets = list(state.constant_targets[doc])
         for i, ref in enumerate(result.const_refs):
-            if not names.isdisjoint(ref.path.segments):
+            segments = ref.path.segments
+            if not names.isdisjoint(segments) or (not gone.isdisjoint(segments) and (len(segments) > 1 or targets[i] in deleted)):
                 targets[i] = self._constant_reference(doc, ref)
+        # A receiver's lookup follows a constant alias at its end (``Y = X; Y.new``): it may
+        # have found something else through a deleted one, so every one naming it is redone.
+        names = names | gone
         recv = list(state.method_receivers[doc])
         for i, mref in enumerate(result.method_refs):
             if mref.receiver is not None and not names.isdisjoint(mref.receiver.segments):

@@ -196,9 +196,12 @@ class SkeletonEdits(StateView):
             out.append(single)
         return out
 
-    def remove_declarations(self, index: int, gone: list[int], own: Callable[[int], DeclarationRecord]) -> dict[int, set[str] | None]:
+    def remove_declarations(
+        self, index: int, gone: list[int], own: Callable[[int], DeclarationRecord], deleted: set[int]
+    ) -> dict[int, set[str] | None]:
         """Delete ``gone`` (checked by ``_removable``) with their singleton classes and member
-        declarations; returns the documents whose references mention their names."""
+        declarations, adding every id deleted to ``deleted``; returns the documents whose
+        references mention their names."""
         if self.chains.times_raw is not None:
             self.linearizer.load_times()
         self.linearizer.own_chains()
@@ -211,10 +214,12 @@ class SkeletonEdits(StateView):
             doomed = self.holders(decl_id)
             for holder in doomed:
                 hrec = self.builder.delete(holder)
+                deleted.add(holder)
                 for member in hrec.members.values():
                     mrec = self.decls.get(member)
                     if mrec is not None and mrec.kind in MEMBER_DECL_KINDS:
                         self.builder.delete(member)
+                        deleted.add(member)
                 self.chains.forget((holder,))
                 self.member_book.forget(holder)
             owner = rec.owner

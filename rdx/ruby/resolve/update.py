@@ -21,14 +21,19 @@ class UpdateContext:
     definition rows the new state already owns (copy-on-write)."""
 
     __slots__ = (
-        "_records", "_rows", "demoted", "diff", "gone", "index", "left_chains", "lookups_before", "new", "old", "placeholders", "prev", "rechain",
-        "refresh", "reopened", "state",
+        "_records", "_rows", "deleted", "demoted", "diff", "gone", "index", "left_chains", "lookups_before", "new", "old", "placeholders", "prev", "rechain",
+        "refresh", "reopened", "state", "unnamed",
     )
 
     def __init__(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff, prev: ResolvedState, state: ResolvedState, gone: list[int]) -> None:
         self.index, self.old, self.new, self.diff = index, old, new, diff
         self.prev, self.state, self.gone = prev, state, gone
         self.refresh: dict[int, set[str] | None] = {}
+        # Documents whose references name a declaration the update deleted (``deleted``), by
+        # those names: only references that found a deleted declaration, or that name one on
+        # the way to another (``A::B``), can change (``References.store_references``).
+        self.unnamed: dict[int, set[str] | None] = {}
+        self.deleted: set[int] = set()
         # Names of namespaces that lose a reopening here, and what other documents' lookups
         # of those names found before (a constant left defined only further down in the
         # document that looks it up is no longer visible there while it loads).
