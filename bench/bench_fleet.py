@@ -213,6 +213,9 @@ def main(argv: list[str]) -> int:
             if interleaved_t:
                 out[f"{label}_interleaved_fleet_p50_ms"] = p50(interleaved_t)
                 out[f"{label}_interleaved_overhead_p50_ms"] = p50([f - x for f, x in zip(interleaved_t, local_t, strict=True)])
+                # What merging by score costs over interleaving, paired by round (the two
+                # fleet timings sit next to each other, so load moves them together).
+                out[f"{label}_by_score_minus_interleaved_p50_ms"] = p50([f - i for f, i in zip(fleet_t, interleaved_t, strict=True)])
         rss = {i["pid"]: i["max_rss_bytes"] for i in fleet.info()}  # One per shard.
         out["actor_max_rss_mb_median"] = round(statistics.median(rss.values()) / 2**20, 1)
         out["load_average"] = round(os.getloadavg()[0], 1)

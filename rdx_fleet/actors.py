@@ -107,6 +107,8 @@ def _node_id() -> str | None:
     try:
         import ray
 
+        if not ray.is_initialized():
+            return None  # Outside Ray: asking the runtime context would start a local cluster.
         return str(ray.get_runtime_context().get_node_id())
     except Exception:  # Outside Ray (a test calling the class directly).
         return None
@@ -164,6 +166,45 @@ class _Repo:
         return self._servers[linked]
 
 
+class _Reused:
+    """A repository's workspace as ranked search's answer sees it, with the graph's ``search``
+    made once: the first call searches (the scores, under ``scoring_with``, go into
+    ``scores``), later calls with the same arguments return the same declarations of the same
+    graph. One page of the merge over a shard's repositories builds some repositories'
+    items twice (a first item with the ranking, then as many as the page takes), and the
+    second time searches no more (the answer searches for its 100 best whatever the limit)."""
+
+    def __init__(self, workspace: Any) -> None:
+        self._workspace = workspace
+        self._graph: _SearchedOnce | None = None
+        self.scores: dict[str, tuple[float, str]] = {}
+
+    def graph(self) -> Any:
+        if self._graph is None:
+            self._graph = _SearchedOnce(self._workspace.graph())
+        return self._graph
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._workspace, name)
+
+
+class _SearchedOnce:
+    """A graph whose ``search`` answers each distinct question once (see ``_Reused``)."""
+
+    def __init__(self, graph: Any) -> None:
+        self._graph = graph
+        self._found: dict[str, Any] = {}
+
+    def search(self, *args: Any, **kwargs: Any) -> Any:
+        key = repr((args, sorted(kwargs.items())))
+        if key not in self._found:
+            self._found[key] = self._graph.search(*args, **kwargs)
+        return self._found[key]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._graph, name)
+
+
 class ShardServer:
     """The repositories of ``hosted``, opened from their snapshots (a Ray actor)."""
 
@@ -209,22 +250,25 @@ class ShardServer:
             for r in self.repos.values()
         ]
 
-    def _direct(self, repo: _Repo, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """A tool of ``ANSWERS`` as a function of the workspace (arguments validated by the caller)."""
+    def _direct(self, repo: _Repo, tool: str, arguments: dict[str, Any], reuse: _Reused | None = None) -> dict[str, Any]:
+        """A tool of ``ANSWERS`` as a function of the workspace (arguments validated by the
+        caller). ``reuse``: ranked search's results and scores are taken from (or, the first
+        time, kept in) it, so a second page of the same search builds items but searches no more."""
         from mcp.server.mcpserver.exceptions import ToolError
 
         from rdx_mcp.server import ANSWERS, UNLOCKED, internal_error, wire_json
 
-        scores: dict[str, tuple[float, str]] = {}
         ranked = tool == "search_declarations" and arguments.get("match_mode", "ranked") == "ranked"
+        scores: dict[str, tuple[float, str]] = reuse.scores if reuse is not None else {}
+        workspace: Any = reuse if reuse is not None else repo.workspace
         statistics = self.statistics if ranked else None
         try:
             with rdx.scoring_with(statistics, scores) if statistics is not None else contextlib.nullcontext():
                 if tool in UNLOCKED:
-                    model = ANSWERS[tool](repo.workspace, **arguments)
+                    model = ANSWERS[tool](workspace, **arguments)
                 else:
                     with repo.workspace.lock:
-                        model = ANSWERS[tool](repo.workspace, **arguments)
+                        model = ANSWERS[tool](workspace, **arguments)
         except ToolError as exc:
             return {"error": _error_body(exc, repo.name)}
         except Exception as exc:  # A bug in rdx: the same error object the MCP server gives.
@@ -270,12 +314,14 @@ class ShardServer:
 
     def _ranked_page(self, arguments: dict[str, Any], names: list[str]) -> dict[str, Any]:
         """Ranked search with ``limit`` the end of the page over all of ``names``: each
-        repository ranks (sending one item), their rankings are merged by score here as the
-        front merges them (``merge_scored``), and those the shard's own first ``limit`` reach
-        into are asked again for as many items: the page's items in one call to the shard,
-        and few built. Not scored (see ``ranking``): each gets its share of ``limit``."""
+        repository searches once and sends one item with its ranking, their rankings are
+        merged by score here as the front merges them (``merge_scored``), and those the
+        shard's own first ``limit`` reach into build as many items from the same search
+        (``_Reused``): the page's items in one call to the shard, one search per repository,
+        and few items built. Not scored (see ``ranking``): each gets its share of ``limit``."""
         end = int(arguments["limit"])
-        out = {n: self._direct(self.repos[n], "search_declarations", {**arguments, "limit": 1}) for n in names}
+        reused = {n: _Reused(self.repos[n].workspace) for n in names}
+        out = {n: self._direct(self.repos[n], "search_declarations", {**arguments, "limit": 1}, reused[n]) for n in names}
         oks = {n: a["ok"] for n, a in out.items() if "ok" in a}
         if all("ranking" in a for a in oks.values()):
             depths: dict[str, int] = {}
@@ -285,7 +331,7 @@ class ShardServer:
             depths = {n: -(-end // max(1, len(names))) for n in oks}
         for n, depth in depths.items():
             if depth > len(oks[n]["items"]):
-                out[n] = self._direct(self.repos[n], "search_declarations", {**arguments, "limit": depth})
+                out[n] = self._direct(self.repos[n], "search_declarations", {**arguments, "limit": depth}, reused[n])
         return out
 
     async def answer(self, tool: str, arguments: dict[str, Any], names: list[str], direct: bool, shared_limit: bool = False) -> bytes:

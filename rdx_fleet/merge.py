@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -102,13 +104,26 @@ def merge_scored(rankings: dict[str, list[list[Any]]], most: int) -> list[tuple[
     """The first ``most`` of every repository's ranking (``[name, score, shared]``, best first)
     merged: (repository, index in its ranking), by score, then name, then repository. A
     shared entry (defined outside its repository) is dropped when a repository lists that
-    name as its own, and kept once otherwise (Ruby's core, a gem several repositories lock)."""
-    entries = sorted((-float(score), name, repo, i, bool(shared)) for repo, ranking in rankings.items() for i, (name, score, shared) in enumerate(ranking))
-    owned = {name for _, name, _, _, shared in entries if not shared}
+    name as its own, and kept once otherwise (Ruby's core, a gem several repositories lock).
+    Each ranking must be in (score descending, name) order with each name once, as
+    ``rdx_fleet.actors.ranking`` makes it: the lists are merged lazily (``heapq.merge``), so a
+    page reads about ``most`` entries of the thousands sent rather than sorting them all, and
+    the names repositories own are gathered only when a shared entry comes up."""
+
+    def stream(repo: str, ranking: list[list[Any]]) -> Iterator[tuple[float, str, str, int, bool]]:
+        for i, (name, score, shared) in enumerate(ranking):
+            yield -float(score), name, repo, i, bool(shared)
+
+    streams = [stream(repo, ranking) for repo, ranking in rankings.items()]
+    owned: set[str] | None = None
     seen: set[str] = set()
     out: list[tuple[str, int]] = []
-    for _, name, repo, i, shared in entries:
+    if most <= 0:
+        return out
+    for _, name, repo, i, shared in heapq.merge(*streams):
         if shared:
+            if owned is None:
+                owned = {n for ranking in rankings.values() for n, _, s in ranking if not s}
             if name in owned or name in seen:
                 continue
             seen.add(name)

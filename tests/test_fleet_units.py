@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -348,7 +349,7 @@ def test_a_python_import_of_another_repository_resolves_into_it(tmp_path: Path, 
     realroots = sorted(((n, os.path.realpath(tmp_path / n)) for n in ("other", "pyapp", "pylib")), key=lambda x: -len(x[1]))
     shard = ShardServer([Hosted(n, str(tmp_path / n), results[n].commit, {}, roots.get(n, [])) for n in ("pyapp", "pylib")], manifest.store, realroots)
     try:
-        def ask(tool: str, arguments: dict[str, object], names: list[str], direct: bool = False) -> dict[str, dict[str, object]]:
+        def ask(tool: str, arguments: dict[str, object], names: list[str], direct: bool = False) -> dict[str, dict[str, Any]]:
             raw = asyncio.run(shard.answer(tool, arguments, names, direct))
             return {n: a["ok"] for n, a in msgspec.msgpack.decode(raw).items()}
 
@@ -370,3 +371,83 @@ def test_a_python_import_of_another_repository_resolves_into_it(tmp_path: Path, 
         assert ask("codebase_stats", {}, ["pyapp"], direct=True)["pyapp"]["documents"] == 2  # app/__init__.py, app/main.py
     finally:
         shard.close()
+
+
+def test_a_shards_ranked_page_searches_each_repository_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shard asked for a page of ranked search over its repositories merged by score
+    searches each repository once (the repositories the page reaches into build their items
+    from that same search), and its page equals asking each repository for the whole page."""
+    import asyncio
+
+    import msgspec
+
+    from rdx_fleet.actors import Hosted, ShardServer
+    from rdx_fleet.indexing import index_fleet
+    from rdx_fleet.merge import merge_scored
+
+    monkeypatch.setenv("RDX_FLEET_COPIES", str(tmp_path / "copies"))
+    names = ("alpha", "beta", "gamma")
+    for i, name in enumerate(names):
+        (tmp_path / name / "lib").mkdir(parents=True)
+        methods = "".join(f"  # Parses the input line of kind {k}.\n  def parse_line_{k}(s)\n    s.split(',')\n  end\n" for k in range(4 + 3 * i))
+        (tmp_path / name / "lib" / f"{name}.rb").write_text(f"class {name.title()}Parser\n{methods}end\n")
+    (tmp_path / "m.toml").write_text('store = "store"\n' + "".join(f'[[repository]]\nname = "{n}"\npath = "{tmp_path / n}"\n' for n in names))
+    manifest = load_manifest(str(tmp_path / "m.toml"))
+    results = {r.name: r for r in index_fleet(manifest, use_ray=False)}
+    roots = sorted(((n, os.path.realpath(tmp_path / n)) for n in names), key=lambda x: -len(x[1]))
+    shard = ShardServer([Hosted(n, str(tmp_path / n), results[n].commit) for n in names], manifest.store, roots)
+    try:
+        total = rdx.CollectionStatistics()
+        for per_path in msgspec.msgpack.decode(shard.statistics_of(), type=dict[str, dict[str, rdx.CollectionStatistics]]).values():
+            for stats in per_path.values():
+                total = total.plus(stats)
+        shard.set_statistics(msgspec.msgpack.encode(total))
+        searches: list[str] = []
+        real = rdx.Graph.search
+
+        def counted(self: rdx.Graph, query: str, **kwargs: object) -> list[rdx.Declaration]:
+            searches.append(query)
+            return real(self, query, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(rdx.Graph, "search", counted)
+        arguments = {"query": "parse input line", "offset": 0, "limit": 12}
+        page = msgspec.msgpack.decode(asyncio.run(shard.answer("search_declarations", arguments, list(names), True, True)))
+        assert len(searches) == len(names)
+        whole = msgspec.msgpack.decode(asyncio.run(shard.answer("search_declarations", arguments, list(names), True)))
+        merged = merge_scored({n: whole[n]["ok"]["ranking"] for n in names}, 12)
+        assert len({n for n, _ in merged}) > 1  # The page reaches into several repositories' lists.
+        assert [page[n]["ok"]["ranking"] for n in names] == [whole[n]["ok"]["ranking"] for n in names]
+        assert [page[n]["ok"]["items"][i] for n, i in merged] == [whole[n]["ok"]["items"][i] for n, i in merged]
+    finally:
+        shard.close()
+
+
+def test_merge_by_score_equals_sorting_every_entry() -> None:
+    """``merge_scored`` reads the rankings lazily; it must equal sorting all their entries by
+    (score descending, name, repository) and keeping a shared name once, only when no
+    repository owns it (random rankings, with ties and shared names)."""
+    import random
+
+    from rdx_fleet.merge import merge_scored
+
+    def by_sorting(rankings: dict[str, list[list[object]]], most: int) -> list[tuple[str, int]]:
+        entries = sorted((-float(s), n, r, i, bool(sh)) for r, ranking in rankings.items() for i, (n, s, sh) in enumerate(ranking))  # type: ignore[arg-type]
+        owned = {n for _, n, _, _, sh in entries if not sh}
+        seen: set[str] = set()
+        out: list[tuple[str, int]] = []
+        for _, n, r, i, sh in entries:
+            if sh and (n in owned or n in seen):
+                continue
+            seen.add(str(n))
+            out.append((r, i))
+        return out[:most]
+
+    rng = random.Random(26)
+    for _ in range(300):
+        rankings: dict[str, list[list[object]]] = {}
+        for repo in rng.sample(["a", "b", "c", "d"], rng.randint(0, 4)):
+            names = rng.sample([f"N{k}" for k in range(12)], rng.randint(0, 8))
+            entries = [[n, float(rng.choice([1, 2, 2.5, 3, 7])), rng.random() < 0.3] for n in names]
+            rankings[repo] = sorted(entries, key=lambda e: (-e[1], e[0]))  # type: ignore[operator]
+        for most in (1, 3, 10, 100):
+            assert merge_scored(rankings, most) == by_sorting(rankings, most)
