@@ -68,6 +68,9 @@ class ProjectText:
         self._deferred: tuple[str, list[FileEntry], WorkspaceConfig] | None = None
         self._problems: list[tuple[str, str]] = []
         self._attaching = threading.Lock()
+        # Buffers (None: deleted) given since the index last read them: written into it when
+        # something next reads it (``_flushed``), not at every keystroke.
+        self._pending: dict[str, bytes | None] = {}
 
     @property
     def last_sync(self) -> SyncStats | None:
@@ -86,6 +89,20 @@ class ProjectText:
     def prepare(self) -> None:
         """Attach a deferred index now (a server's idle time), so no grep waits for it."""
         self._attached()
+        self._flushed()
+
+    def _flushed(self) -> TextIndex | None:
+        """The index with every pending buffer written into it (None when there is none yet)."""
+        index = self._index
+        if index is not None and self._pending:
+            with self._attaching:
+                pending, self._pending = self._pending, {}
+                for path, data in pending.items():
+                    if data is None:
+                        index.remove(path)
+                    else:
+                        index.put(path, data)
+        return index
 
     def _attached(self) -> None:
         if self._deferred is None:
@@ -135,33 +152,35 @@ class ProjectText:
             return
         self._buffers[path] = data  # Applied when a deferred index is attached.
         if self._index is not None:
-            self._index.put(path, data)
+            self._pending[path] = data
 
     def forget(self, path: str | None) -> None:
         if path is None:
             return
         self._buffers[path] = None
         if self._index is not None:
-            self._index.remove(path)
+            self._pending[path] = None
 
     def refresh(self, paths: Iterable[str], limit: int | None = None, keeps: Callable[[str], bool] | None = None) -> None:
         """Re-read files changed on disk (not those open as buffers); files over ``limit``
         bytes or that ``keeps`` rejects (the configuration's globs) are dropped."""
         self._attached()
-        if self._index is None:
+        index = self._flushed()
+        if index is None:
             return
         paths = [p for p in paths if p not in self._buffers]
         dropped = [p for p in paths if keeps is not None and not keeps(p)]
-        self._index.update((p for p in paths if p not in dropped), limit)
+        index.update((p for p in paths if p not in dropped), limit)
         for path in dropped:
-            self._index.remove(path)
+            index.remove(path)
 
     def counts(self) -> tuple[int, int] | None:
         """(files, bytes) in the text index; None when it was not built yet."""
         self._attached()
-        if self._index is None:
+        index = self._flushed()
+        if index is None:
             return None
-        return len(self._index.files), self._index.text_bytes()
+        return len(index.files), index.text_bytes()
 
     def repairs(self) -> list[tuple[str, str]]:
         """(code, message) of what the text index repaired, or could not write, since it was
@@ -172,10 +191,12 @@ class ProjectText:
 
     def paths(self) -> list[str]:
         self._attached()
-        return list(self._index.files) if self._index is not None else []
+        index = self._flushed()
+        return list(index.files) if index is not None else []
 
     def index(self) -> TextIndex:
         self._attached()
+        self._flushed()
         if self._index is None:
             index = TextIndex(None)
             rows: dict[str, tuple[str, int, int]] = {}
@@ -208,5 +229,6 @@ class ProjectText:
 
     def close(self) -> None:
         self._deferred = None
-        if self._index is not None:
-            self._index.close()
+        index = self._flushed()
+        if index is not None:
+            index.close()
