@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_differential_ruby import check_against_ruby, xfail
+from test_differential_ruby import check_against_ruby
 
 from rdx.ruby.discover.parse import discover_source
 
@@ -56,8 +56,8 @@ ENGINE_CHAIN = {
     """,
 }
 
-# method_source's source_location.rb: a probe of a method CRuby's Proc lacks. rdx does not
-# decide ``Proc.method_defined?`` (an unknown probe keeps every branch), so it includes all three.
+# method_source's source_location.rb: a probe of a method CRuby's Proc lacks, decided from Ruby's
+# core (rdx.ruby.evaluate.core_methods; tests/test_gems_core_probes.py).
 METHOD_PROBE = {
     "source_location.rb": """
         module MethodSource
@@ -121,7 +121,6 @@ def test_one_branch_of_an_engine_chain_is_taken(tmp_path: Path) -> None:
     check_against_ruby(tmp_path, ENGINE_CHAIN, targets=["Engines::Chosen", "Engines::Lone"])
 
 
-@xfail("Proc.method_defined?(:__file__) is an unknown probe: false on CRuby, but a library may add the method, so rdx keeps every branch")
 def test_a_core_method_probe_is_decided(tmp_path: Path) -> None:
     check_against_ruby(tmp_path, METHOD_PROBE, targets=["MethodSource::MethodExtensions"])
 

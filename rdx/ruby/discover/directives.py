@@ -24,6 +24,7 @@ from rdx.model.records import ConstPath, ExternalMixin, Mixin, Require
 from rdx.rails.macros import RAILS_DIRECTIVES
 from rdx.ruby.discover.definitions import anonymous_namespace, constant
 from rdx.ruby.discover.scope import BlockSelf, Scope
+from rdx.ruby.evaluate.globs import glob_required
 from rdx.ruby.evaluate.loops import expand_names, iteration_values, loop_at
 from rdx.ruby.evaluate.unroll import Const, NewModule, Str, Value
 from rdx.ruby.syntax import node_text, symbol_name
@@ -470,12 +471,14 @@ def _require(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
     if args is None or args.named_child_count != 1:
         return
     arg = args.named_children[0]
-    if arg.type == "string":
-        value = symbol_name(arg)
-        if value is not None:
-            # Runs when the method is called, or never at load time (a branch Ruby does not run).
-            deferred = (scope is not None and scope.is_method) or w.untaken_at(node.start_byte)
-            w.requires.append(Require(value, _REQUIRE_CALLS[name], node.start_byte, node.end_byte, deferred))
+    # ``Dir.glob(File.expand_path("core_ext/*.rb", __dir__)).sort.each { |path| require path }``:
+    # the pattern, relative to this file (the load order requires every file it matches).
+    pattern = glob_required(node) if arg.type == "identifier" and name != "load" else None
+    value = symbol_name(arg) if arg.type == "string" else pattern
+    if value is not None:
+        # Runs when the method is called, or never at load time (a branch Ruby does not run).
+        deferred = (scope is not None and scope.is_method) or w.untaken_at(node.start_byte)
+        w.requires.append(Require(value, _REQUIRE_CALLS[name] or pattern is not None, node.start_byte, node.end_byte, deferred))
 
 
 def autoload(w: Walker, node: Any, name: str, scope: Scope | None, receiver: ConstPath | None = None) -> None:

@@ -10,10 +10,16 @@ an unknown *probe*:
 * engine tests are decided: a call without arguments named ``cruby?``/``mri?`` (or
   ``on_cruby?``...) is true, one named after another engine (``jruby?``, ``on_rbx?``,
   ``truffleruby?``, ``java?``...) is false; ``RUBY_ENGINE == "ruby"`` is true,
-  ``RUBY_ENGINE == "jruby"`` false, ``RUBY_PLATFORM == "java"`` false,
-  ``defined?(JRUBY_VERSION)`` false;
+  ``RUBY_ENGINE == "jruby"`` false, ``RUBY_ENGINE =~ /jruby/`` false (a plain regex is
+  matched against "ruby"), ``RUBY_PLATFORM == "java"`` false, ``defined?(JRUBY_VERSION)``
+  false, and ``defined?(RUBY_ENGINE)`` (any top-level constant of Ruby's core) true;
 * version tests against a version before 2.0 are decided (``RUBY_VERSION < "1.9"``,
   ``ruby_version(:>, 1, 9, 3)``); later versions are probes;
+* a method probe of a core class or module, ``Proc.method_defined?(:__file__)`` (or
+  ``public_method_defined?``) with a literal name, is decided by Ruby's core
+  (``rdx.ruby.evaluate.core_methods``): true for ``Array.method_defined?(:sum)``, false for
+  REE's ``Proc#__file__`` (method_source), which no CRuby has; a method a library adds to a
+  core class counts as absent, as every optional feature does;
 * other probes are conditions that read only the environment: ``defined?(...)``, a constant,
   a call on a constant (or on nothing) whose arguments are all literals or constants, and
   comparisons of such values (``Concurrent.c_extensions_loaded?``, ``defined?(JavaAtomicBoolean)``);
@@ -45,6 +51,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rdx.ruby.evaluate.core_methods import core_constant, core_method_defined
 from rdx.ruby.syntax import node_text, symbol_name
 
 __all__ = ["chosen_constant", "condition_value", "untaken_branches"]
@@ -54,6 +61,8 @@ _CONSTANTS = frozenset({"constant", "scope_resolution"})
 _OTHER_ENGINES = frozenset({"jruby", "rbx", "rubinius", "truffleruby", "truffle", "graalvm", "java", "maglev", "ironruby", "opal"})
 _LITERALS = frozenset({"integer", "float", "string", "simple_symbol", "true", "false", "nil", "regex"})
 _COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">=", "=~", "!~", "==="})
+# ``Proc.method_defined?(:__file__)``: decided from Ruby's core (``core_methods``).
+_METHOD_PROBES = frozenset({"method_defined?", "public_method_defined?"})
 # A condition that is not a probe: the conditional's value cannot be known.
 _OPAQUE = "opaque"
 # Deepest nesting of conditionals inside the branch taken that is followed.
@@ -121,6 +130,8 @@ def _comparison(node: Any, op: str) -> bool | None | str:
         return (literal == "ruby") == (op == "==")
     if name == "RUBY_PLATFORM" and literal == "java" and op in ("==", "!="):
         return op == "!="
+    if name == "RUBY_ENGINE" and op in ("=~", "!~") and (matched := _engine_matches(right)) is not None:
+        return matched == (op == "=~")
     if name == "RUBY_VERSION" and literal is not None and op in _COMPARISONS - {"=~", "!~", "==="}:
         major = _leading_major(literal)
         return _version_decided(op, major) if major is not None else None
@@ -129,14 +140,26 @@ def _comparison(node: Any, op: str) -> bool | None | str:
     return _OPAQUE
 
 
+def _engine_matches(regex: Any) -> bool | None:
+    """Whether a regex literal without interpolation or flags (``/jruby/``) matches CRuby's
+    ``RUBY_ENGINE``, "ruby"; None for any other regex."""
+    if regex.type != "regex" or any(c.type != "string_content" for c in regex.named_children) or not node_text(regex).endswith("/"):
+        return None
+    try:
+        return re.search("".join(node_text(c) for c in regex.named_children), "ruby") is not None
+    except re.error:
+        return None
+
+
 def _is_environment(node: Any) -> bool:
     """A value read from the environment only: a literal, a constant, or a probe call."""
     return node.type in _LITERALS or node.type in _CONSTANTS or (node.type == "call" and _call(node) != _OPAQUE)
 
 
 def _call(node: Any) -> bool | None | str:
-    """Engine predicates and version probes are decided; other calls on a constant (or on
-    nothing) with literal or constant arguments and no block are unknown probes."""
+    """Engine predicates, version probes and method probes of core classes are decided;
+    other calls on a constant (or on nothing) with literal or constant arguments and no
+    block are unknown probes."""
     method, receiver = node.child_by_field_name("method"), node.child_by_field_name("receiver")
     args = node.child_by_field_name("arguments")
     if method is None or node.child_by_field_name("block") is not None:
@@ -146,6 +169,8 @@ def _call(node: Any) -> bool | None | str:
     given = args.named_children if args is not None else []
     if any(a.type not in _LITERALS and a.type not in _CONSTANTS for a in given):
         return _OPAQUE
+    if receiver is not None and node_text(method) in _METHOD_PROBES and len(given) == 1 and (probed := symbol_name(given[0])) is not None:
+        return core_method_defined(node_text(receiver), probed)
     name = node_text(method).removeprefix("on_").removesuffix("?")
     if not given and name in ("cruby", "mri"):
         return True
@@ -162,6 +187,8 @@ def _defined(operand: Any) -> bool | None | str:
         operand = operand.named_children[0]
     if operand.type == "constant" and node_text(operand) == "JRUBY_VERSION":
         return False
+    if operand.type in _CONSTANTS and "::" not in node_text(operand).removeprefix("::") and core_constant(node_text(operand)):
+        return True  # ``defined?(RUBY_ENGINE)``: core defines it before anything loads.
     return None if operand.type in _CONSTANTS or operand.type == "call" else _OPAQUE
 
 

@@ -65,6 +65,7 @@ class Resolver(StateView):
         mention_book = MentionBook()
         updates = UpdateBook()
         document_book = DocumentBook()
+        lookup.use_load_order(lambda: document_book.load_order or document_book.rebuild(binding.state.documents.values()))
         # Passes, each after those it calls.
         builder = self.builder = Builder(binding, build=build, caches=caches, lookup=lookup)
         loadcalls = LoadCalls(binding, load_book=load_book, lookup=lookup)

@@ -16,6 +16,7 @@ import msgspec
 from rdx.model.records import DEFINITION_FIELD_ROLES, ConstPath, DefinitionRecord, FieldRole, FileResult, Mixin, Operand
 from rdx.model.store import ResolutionDiagnostic, ResolvedState
 from rdx.model.versions import fork
+from rdx.ruby.resolve.order import split_requires
 from rdx.ruby.resolve.vocabulary import (
     CONSTANT_DEF_KINDS,
     MEMBER_DEF_KINDS,
@@ -65,18 +66,22 @@ def load_time_order(result: FileResult) -> tuple[list[tuple], list[tuple]]:
     each superclass, alias target and mixin, how many of those start before it. A constant
     the document defines only further down is not there yet (``Lookup.lookup_path_at``), so
     an edit that moves such a path past a definition can change an answer although no field
-    but positions changed."""
+    but positions changed. So can one that moves it past a require of a file that runs inside
+    the document's body (``order.loads_others_before``): with such requires, each path also
+    counts those that start before it."""
     starts: dict[str, list[int]] = {}
     for d in result.definitions:
         if d.kind in CONSTANT_DEF_KINDS and d.path is not None:
             starts.setdefault(d.path.segments[-1], []).append(d.start)
     for found in starts.values():
         found.sort()
+    inside = sorted(r.start for r in split_requires(result)[1])
 
-    def before(p: ConstPath | None) -> int:
+    def before(p: ConstPath | None) -> int | tuple[int, int]:
         if p is None or not p.segments:
             return -1
-        return bisect_left(starts.get(p.segments[0], ()), p.start)
+        count = bisect_left(starts.get(p.segments[0], ()), p.start)
+        return (count, bisect_left(inside, p.start)) if inside else count
 
     defs = [(before(d.superclass), before(d.target), tuple(before(m.target) for m in d.mixins)) for d in result.definitions]
     externals = [(before(e.target), before(e.mixin.target)) for e in result.external_mixins]

@@ -8,6 +8,7 @@ from typing import Protocol
 
 from rdx.model.records import ConstPath
 from rdx.model.store import ResolvedState
+from rdx.ruby.resolve.order import LoadOrder, loads_others_before
 from rdx.ruby.resolve.vocabulary import (
     CONSTANT_KINDS,
     MAX_ALIAS_HOPS,
@@ -22,7 +23,7 @@ class LookupCaches:
     still in progress (provisional: nothing computed from them is cached; only resolution
     adds to it, see ``Ancestors``); URI -> document key, built on first use."""
 
-    __slots__ = ("alias_cache", "crefs", "lookup_cache", "partial_hits", "uri_keys")
+    __slots__ = ("alias_cache", "crefs", "lookup_cache", "order_source", "partial_hits", "uri_keys")
     HELD_AS = "caches"
 
     def __init__(self, documents: Iterable[int]) -> None:
@@ -33,6 +34,8 @@ class LookupCaches:
         self.lookup_cache: dict[tuple[str, Site], int | None] = {}
         self.partial_hits: list[int] = []
         self.uri_keys: dict[str, int] | None = None
+        # The documents' load order, built on demand (``Lookup.use_load_order``).
+        self.order_source: Callable[[], LoadOrder] | None = None
 
     def forget_lookups(self) -> None:
         """Drop the cached constant lookups and alias targets (declarations or chains changed)."""
@@ -160,6 +163,11 @@ class Lookup(StateView):
         self.read(state)
         self.caches = LookupCaches(state.documents)
         self.use_chains(chains if chains is not None else PublishedChains(state))
+
+    def use_load_order(self, source: Callable[[], LoadOrder]) -> None:
+        """Read the documents' load order from ``source`` (called when first needed, see
+        ``defined_after``); without one, the order of documents is not known."""
+        self.caches.order_source = source
 
     def use_chains(self, chains: ChainSource) -> None:
         """Read ancestor chains from ``chains`` from now on."""
@@ -382,17 +390,38 @@ class Lookup(StateView):
         return None
 
     def defined_after(self, decl_id: int, doc: int, offset: int) -> bool:
-        """Whether every definition of a constant is in ``doc``, past ``offset``: while ``doc``
-        loads, up to ``offset``, the constant does not exist yet. A definition in any other
-        document counts as made earlier (files loaded before, or autoloaded on first use)."""
+        """Whether every definition of a constant comes after ``offset`` of ``doc`` in load
+        order: further down in ``doc``, or in a document loaded after it (a larger key): while
+        ``doc`` loads, up to ``offset``, the constant does not exist yet (pry's ``class
+        LastException < BasicObject`` is read before pry/basic_object.rb defines
+        ``Pry::BasicObject``: its superclass is ``::BasicObject``). A later document counts as
+        earlier when ``doc`` requires, before ``offset``, files that load after it in order
+        but run inside its body (``order.loads_others_before``), and when the walk from
+        another root placed it (``LoadOrder.same_walk``: the order of two roots is a guess);
+        an autoloaded file that a load-time reference reaches is placed before the referring
+        document (``order``). Without a load order (``use_load_order``) every other
+        document counts as earlier."""
         rec = self.decls[decl_id]
         if not rec.definitions:
             return False
         defs = self.docs[doc].definitions
+        later: list[int] = []
         for d_doc, index in rec.definitions:
-            if d_doc != doc or defs[index].start <= offset:
+            if d_doc == doc:
+                if defs[index].start <= offset:
+                    return False
+            elif d_doc < doc:
                 return False
-        return True
+            else:
+                later.append(d_doc)
+        if not later:
+            return True
+        here = self.docs[doc]
+        source = self.caches.order_source
+        if source is None or loads_others_before(here, offset):
+            return False
+        order = source()
+        return all(order.same_walk(here.uri, self.docs[d].uri) for d in later)
 
     def in_method_body(self, doc: int, scope: int) -> bool:
         """Whether scope definition ``scope`` of ``doc`` is or lies in a method body (code

@@ -6,6 +6,7 @@ import bisect
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from fnmatch import fnmatchcase
 
 from rdx.model.records import BUNDLER_REQUIRE, FileResult, Require
 from rdx.model.store import CORE_URI
@@ -47,8 +48,10 @@ def load_order(
     document in URI order; last those under the ``late`` URI prefixes (a project's specs and
     tests, which load after the code they test). A load-time ``Bundler.require`` (Rails'
     ``config/application.rb``) requires, where it is called, the main file of every gem of the
-    project's Gemfile (``bundle``) in the groups it names, in Gemfile order, as Bundler does.
-    Deterministic for the same documents, entries and Gemfile.
+    project's Gemfile (``bundle``) in the groups it names, in Gemfile order, as Bundler does;
+    a directory glob's requires (``Dir.glob(File.expand_path("core_ext/*.rb", __dir__)).each
+    { |f| require f }``, ``rdx.ruby.evaluate.globs``) require the indexed files it matches, in
+    name order. Deterministic for the same documents, entries and Gemfile.
     """
     return LoadOrder(documents, entries, late, bundle).ordered
 
@@ -172,6 +175,36 @@ def split_requires(doc: FileResult) -> tuple[list[Require], list[Require]]:
     return before, after
 
 
+def loads_others_before(doc: FileResult, offset: int) -> bool:
+    """Whether a load-time require that ``doc`` reads right after it (``split_requires``: in a
+    class or module body, or past the start of its last one) runs before ``offset``: the
+    files it loads come after ``doc`` in load order, yet Ruby runs them before that offset.
+    Without one, every document after ``doc`` in load order runs after all of it
+    (``Lookup.defined_after``)."""
+    if not any(r.start < offset for r in load_time_requires(doc)):
+        return False
+    return any(r.start < offset for r in split_requires(doc)[1])
+
+
+# What marks a require's path as a directory glob's pattern (``rdx.ruby.evaluate.globs``).
+_GLOB_CHARS = frozenset("*?[")
+
+
+def is_glob(req: Require) -> bool:
+    """A require of every file a directory glob lists (``rdx.ruby.evaluate.globs``)."""
+    return req.relative and not _GLOB_CHARS.isdisjoint(req.path)
+
+
+def glob_matches(doc: FileResult, req: Require, path: str) -> bool:
+    """Whether glob require ``req`` of ``doc`` lists the file at ``path``: a file of the
+    pattern's directory whose name matches its last segment."""
+    if not doc.path:
+        return False
+    directory, name = posixpath.split(posixpath.normpath(posixpath.join(posixpath.dirname(doc.path), req.path)))
+    path = posixpath.normpath(path)
+    return posixpath.dirname(path) == directory and fnmatchcase(posixpath.basename(path), name)
+
+
 def _require_name(req: Require) -> str:
     return req.path if req.path.endswith(".rb") else req.path + ".rb"
 
@@ -195,7 +228,7 @@ class LoadOrder:
     document; otherwise they say no and the caller computes the order anew."""
 
     __slots__ = (
-        "autoloads", "by_basename", "by_path", "by_uri", "order", "ordered", "pulled", "required_by", "requirers", "root_order", "roots",
+        "autoloads", "by_basename", "by_path", "by_uri", "globbing", "order", "ordered", "pulled", "required_by", "requirers", "root_order", "roots", "walks",
     )
 
     def __init__(
@@ -210,12 +243,15 @@ class LoadOrder:
         self.by_basename: dict[str, list[FileResult]] = {}
         # Basename of a required file -> URIs of the documents whose requires name it.
         self.requirers: dict[str, set[str]] = {}
+        self.globbing: set[str] = set()  # Documents with a directory glob's require.
         for d in docs:
             self._index(d)
         self.roots: set[str] = set()
         self.pulled: dict[str, set[str]] = {}  # document -> documents its requires pulled in
         self.required_by: dict[str, set[str]] = {}
         self.ordered: list[FileResult] = []
+        # Document -> the root whose walk emitted it (``same_walk``).
+        self.walks: dict[str, str] = {}
         # ``autoload``s registered by the documents emitted so far: qualified constant ->
         # the Require (its file loads at the constant's first load-time reference).
         self.autoloads: dict[str, Require] = {}
@@ -228,7 +264,7 @@ class LoadOrder:
 
         def follow(doc: FileResult) -> None:
             before, after = split_requires(doc)
-            before, after = self._bundled(doc, before), self._bundled(doc, after)
+            before, after = self._globbed(doc, self._bundled(doc, before)), self._globbed(doc, self._bundled(doc, after))
             requires[doc.uri] = before + after
             ahead[doc.uri] = len(before)
 
@@ -237,6 +273,7 @@ class LoadOrder:
                 continue
             seen.add(root.uri)
             self.roots.add(root.uri)
+            walked = len(self.ordered)
             if root.uri == CORE_URI:
                 # Ruby's core exists before anything loads, its prelude's requires included:
                 # the stub comes first and what it requires (gem_prelude's) right after it.
@@ -272,6 +309,17 @@ class LoadOrder:
                             stack.append((nxt, 0))
                     continue
                 stack.pop()
+            for d in self.ordered[walked:]:
+                self.walks[d.uri] = root.uri
+
+    def same_walk(self, a: str, b: str) -> bool:
+        """Whether documents ``a`` and ``b`` were placed by the walk from one root: their
+        order then follows requires (a file's requirements, a file's requires in their order),
+        while the order of two roots' walks is only the roots' order (URI order for files that
+        no entry point reaches), a guess where something rdx does not read loads them (rspec's
+        ``%w[...].each { |f| require_rspec_mocks(f) }``)."""
+        walk = self.walks.get(a)
+        return walk is not None and walk == self.walks.get(b)
 
     def _bundled(self, doc: FileResult, requires: list[Require], every: bool = False) -> list[Require]:
         """``requires`` with each ``Bundler.require`` marker replaced by requires of the
@@ -296,6 +344,26 @@ class LoadOrder:
                     paths = tuple(names)
                 out.extend(Require(p, False, r.start, r.end) for p in paths)
         return out
+
+    def _globbed(self, doc: FileResult, requires: list[Require]) -> list[Require]:
+        """``requires`` with each directory glob (``rdx.ruby.evaluate.globs``) replaced by
+        requires of the indexed files it matches, in name order, at its place."""
+        if not any(is_glob(r) for r in requires):
+            return requires
+        out: list[Require] = []
+        for r in requires:
+            if not is_glob(r):
+                out.append(r)
+                continue
+            here = posixpath.dirname(doc.path or "")
+            out.extend(Require(posixpath.relpath(d.path, here), True, r.start, r.end) for d in self.globbed(doc, r) if d.path)
+        return out
+
+    def globbed(self, doc: FileResult, req: Require) -> list[FileResult]:
+        """The indexed files a glob require of ``doc`` matches, in path order (``Dir.glob``
+        sorted): those in the pattern's directory whose name matches its last segment."""
+        found = [p for p in self.by_path if glob_matches(doc, req, p)]
+        return [self.by_path[p] for p in sorted(found)]
 
     def _load_requires(self, d: FileResult, every: bool = False) -> list[Require]:
         return self._bundled(d, load_time_requires(d), every)
@@ -354,6 +422,8 @@ class LoadOrder:
             bisect.insort(self.by_basename.setdefault(posixpath.basename(norm), []), d, key=lambda x: self.order.key(x.uri))
         for req in self._load_requires(d, every=True) + [r for _, r in autoload_entries(d)]:
             self.requirers.setdefault(posixpath.basename(_require_name(req)), set()).add(d.uri)
+            if is_glob(req):
+                self.globbing.add(d.uri)
 
     def _unindex(self, d: FileResult) -> None:
         if d.path:
@@ -365,6 +435,7 @@ class LoadOrder:
                 same.remove(d)
         for req in self._load_requires(d, every=True) + [r for _, r in autoload_entries(d)]:
             self.requirers.get(posixpath.basename(_require_name(req)), set()).discard(d.uri)
+        self.globbing.discard(d.uri)
 
     def target(self, doc: FileResult, req: Require) -> FileResult | None:
         name = _require_name(req)
@@ -385,8 +456,11 @@ class LoadOrder:
         name = posixpath.basename(doc.path) if doc.path else None
         if doc.uri in self.by_uri or (name is not None and self.requirers.get(name)) or split_requires(doc)[1]:
             return None  # Also when it requires files after itself (``split_requires``).
-        if any(r.path.startswith(BUNDLER_REQUIRE) for r in doc.requires) or load_time_autoloads(doc):
-            return None  # Its Bundler.require pulls in the gems; its autoloads may load files.
+        if any(r.path.startswith(BUNDLER_REQUIRE) or is_glob(r) for r in doc.requires) or load_time_autoloads(doc):
+            return None  # Its Bundler.require or glob pulls in files; its autoloads may load files.
+        globbing = [self.by_uri[u] for u in sorted(self.globbing) if u in self.by_uri]
+        if doc.path and any(glob_matches(other, r, doc.path) for other in globbing for r in load_time_requires(other) if is_glob(r)):
+            return None  # A directory glob of another document requires it.
         if self.autoloads and self._triggered(doc, set()):
             return None  # It may be the first to reach an autoloaded constant.
         at = bisect.bisect_left(self.root_order, self.order.key(doc.uri))
@@ -408,6 +482,7 @@ class LoadOrder:
         self.by_uri[doc.uri] = doc
         self.root_order.insert(at, self.order.key(doc.uri))
         self.roots.add(doc.uri)
+        self.walks[doc.uri] = doc.uri
         self._index(doc)
         for t in targets:
             self.required_by.setdefault(t.uri, set()).add(doc.uri)
@@ -434,6 +509,7 @@ class LoadOrder:
         if at < len(self.root_order) and self.root_order[at][-1] == uri:
             del self.root_order[at]
         self.roots.discard(uri)
+        self.walks.pop(uri, None)
         self._unindex(doc)
         for req in self._load_requires(doc):
             t = self.target(doc, req)
