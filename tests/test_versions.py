@@ -121,3 +121,26 @@ def test_states_share_their_tables_across_updates_and_old_answers_stay():
     assert sorted(m.name for m in first.members) == first_members
     assert "Shop::Cart#extra3()" in g and "Shop::Cart#extra0()" not in g
     assert "Shop::Cart#extra3()" not in [m.name for m in first.members]
+
+
+def test_a_warm_open_keeps_one_copy_of_each_table_once_prepared(tmp_path):
+    """After a warm open, ``prepare_queries`` answers from the resolver's own (equal) state,
+    whose tables are the shared kind, instead of keeping the saved image's copy beside it;
+    answers and an earlier handle stay as they were, and edits after it stay incremental."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "shop.rb").write_text("module Shop\n  class Cart\n    def add(item); end\n  end\nend\n")
+    rdx.Graph.open([tmp_path]).resolve()
+    g = rdx.Graph.open([tmp_path])
+    assert g.open_stats["resolved"]
+    cart = g["Shop::Cart"]
+    before = sorted(m.name for m in cart.members)
+    g.prepare_queries()
+    state = g._view.state
+    assert type(state.declarations) is Journaled and g._store.resolved is state
+    assert sorted(m.name for m in g["Shop::Cart"].members) == before
+    (tmp_path / "lib" / "shop.rb").write_text("module Shop\n  class Cart\n    def add(item); end\n    def drop(item); end\n  end\nend\n")
+    g.refresh_paths([str(tmp_path / "lib" / "shop.rb")])
+    g.resolve()
+    assert g.last_resolve == "incremental"
+    assert "Shop::Cart#drop()" in g
+    assert sorted(m.name for m in cart.members) == before

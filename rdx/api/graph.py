@@ -529,6 +529,14 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         if resolver is not None:
             with paused_gc():
                 resolver.prepare_updates()
+            state = resolver.binding.state
+            if view.state is not state:
+                # A warm open published the saved image's state; the resolver restored an
+                # equal one of its own, whose big tables are now the kind updates share
+                # (rdx.model.versions). The view answers from that one, so that the two
+                # copies of every big table do not both stay.
+                view.adopt(state)
+                self._store.resolved = state
         if view.search_index is None:
             view.search_index = SearchIndex(view.state.declarations.values())
         view.search_index.prepare()

@@ -101,6 +101,13 @@ class View:
         A holder of this view that asks again gets the foreign view computed anew."""
         self._foreign = None
 
+    def adopt(self, state: ResolvedState) -> None:
+        """Answer from ``state`` from now on: a state equal to this view's, declaration for
+        declaration and row for row (the resolver's own copy of a restored image), so every
+        answer stays what it was."""
+        self.state = state
+        self._lookup = None
+
     def unbind(self) -> None:
         """Called by the graph when an update made a successor of this view's state: the
         state's tables became ``Earlier`` views of the shared ones (``rdx.model.versions``),
