@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+import atexit
 import gc
+import logging
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,10 +23,11 @@ RUBY = shutil.which("ruby")
 # A test process holds pytest, every test module and the libraries they import, hundreds of
 # thousands of objects that each full collection walks again. At the default threshold (a
 # collection every 700 net allocations) the collector took about a tenth of make check's time;
-# every 10,000 it takes less than half of that. This is the test processes' setting only: the
+# every 10,000 less than half of that, every 100,000 (the objects a test makes mostly die young,
+# before a collection sees them) about half again, at the same peak memory. This is the test processes' setting only: the
 # rdx commands and servers the tests start keep Python's default, and a test that needs a
 # collection runs gc.collect() itself.
-gc.set_threshold(10_000, *gc.get_threshold()[1:])
+gc.set_threshold(100_000, *gc.get_threshold()[1:])
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -39,6 +44,64 @@ def pytest_collection(session: pytest.Session) -> Iterator[None]:
         gc.collect()  # What the imports left as garbage, once, before the rest is frozen.
         gc.freeze()
         gc.enable()
+
+def _excluded_marks(config: pytest.Config) -> set[str]:
+    """The marks whose tests ``-m`` leaves out whatever their other marks are: the ``X`` of an
+    expression made only of ``not X`` terms joined by ``and`` (``-m "not corpus and not slow"``);
+    none for any other expression."""
+    terms = [t.split() for t in (config.option.markexpr or "").split(" and ")]
+    if not all(len(t) == 2 and t[0] == "not" and t[1].isidentifier() for t in terms):
+        return set()
+    return {t[1] for t in terms}
+
+
+def _module_marks(path: Path) -> set[str]:
+    """The names of the marks a test module's top-level ``pytestmark`` gives all its tests."""
+    try:
+        tree = ast.parse(path.read_text())
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    marks: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets):
+            for sub in ast.walk(node.value):
+                if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Attribute) and sub.value.attr == "mark":
+                    marks.add(sub.attr)
+    return marks
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A module that ``-m`` leaves out whole (``pytestmark = pytest.mark.slow`` under make check)
+    is not imported at all: each make check worker would otherwise import it, and what it
+    imports (Ray's cluster utilities, the fleet, a language-server client...), only to deselect
+    every test in it. Only when the expression is ``not X and not Y...``, where no other mark of a
+    test can bring it back."""
+    if collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
+        return None
+    excluded = _excluded_marks(config)
+    if excluded and excluded & _module_marks(collection_path):
+        return True
+    return None
+
+
+def _exit_at_once() -> None:
+    """The last step of a make check worker: flush what it wrote and leave without tearing the
+    interpreter down. By then the worker has sent every report to the controller and the
+    controller has closed its channel; the teardown itself would only free, one by one, the
+    millions of objects the test modules and their fixtures left (a few seconds of CPU per
+    worker). Registered when this file is imported, so that the exit handlers registered later
+    (Ray's, multiprocessing's...) still run before it."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(0)
+
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    atexit.register(_exit_at_once)
 
 # The rdx commands the tests start answer in their own process, not through a resident server
 # each would leave running (tests/test_resident*.py turn it back on for their own commands).

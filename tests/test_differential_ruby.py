@@ -19,7 +19,11 @@ Cases where rdx disagrees with Ruby are kept and marked ``xfail(strict=True)``.
 
 from __future__ import annotations
 
+import atexit
 import json
+import os
+import select
+import signal
 import subprocess
 from pathlib import Path
 
@@ -68,6 +72,85 @@ $p.each do |id, (v, nesting)|
   puts ["P", id, val.(v), nesting.map(&lab).join(" ")].join("\t")
 end
 """
+
+
+# One Ruby process per test process runs every program of this module, each in a fork of its
+# own: a program sees a fresh Ruby (the fork copies a process that has loaded nothing but this
+# loop), its answers go to files beside its driver, and its exit status comes back alone, so
+# each test still reads only its own program's output and fails with its own program's error.
+# Starting Ruby for each program cost about twice what the forks do.
+FORKER = r"""
+$stdout.sync = true
+while (line = $stdin.gets)
+  driver = line.chomp
+  pid = fork do
+    $stdin.close
+    $stdout.reopen(driver + ".out", "w")
+    $stderr.reopen(driver + ".err", "w")
+    $0 = driver
+    load driver
+  end
+  Process.wait(pid)
+  puts($?.exitstatus.nil? ? "signal #{$?.termsig}" : $?.exitstatus.to_s)
+end
+"""
+
+
+class RubyForker:
+    """``ruby --disable-gems FORKER``: runs driver files, one fork each (see FORKER)."""
+
+    def __init__(self) -> None:
+        assert RUBY is not None
+        self.proc = subprocess.Popen(
+            [RUBY, "--disable-gems", "-e", FORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True
+        )
+
+    def run(self, driver: Path, timeout: float = 60) -> subprocess.CompletedProcess:
+        """What ``ruby --disable-gems driver`` would return (status, stdout, stderr)."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"{driver}\n")
+        self.proc.stdin.flush()
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not ready:
+            self.close()
+            raise subprocess.TimeoutExpired(str(driver), timeout)
+        status = self.proc.stdout.readline().strip()
+        assert status, f"the Ruby forker ended: {self.proc.wait()}"
+        out, err = Path(f"{driver}.out").read_text(), Path(f"{driver}.err").read_text()
+        return subprocess.CompletedProcess([RUBY, str(driver)], int(status) if status.isdigit() else -1, out, err + (status if not status.isdigit() else ""))
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)  # the loop and any program still running
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                stream.close()
+
+
+_FORKER: list[RubyForker] = []
+
+
+def run_driver(driver: Path) -> subprocess.CompletedProcess:
+    if not _FORKER or _FORKER[0].proc.poll() is not None:
+        _FORKER[:] = [RubyForker()]
+    return _FORKER[0].run(driver)
+
+
+def close_forker() -> None:
+    while _FORKER:
+        _FORKER.pop().close()
+
+
+# Other modules run programs through this one's helpers too: the loop ends with this module's
+# tests or, at the latest, when the test process exits.
+atexit.register(close_forker)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _forker():
+    yield
+    close_forker()
 
 
 def ruby_label(text: str) -> str:
@@ -133,7 +216,7 @@ def run_program(program: Program, tmp_path: Path) -> tuple[dict, rdx.Graph, dict
         "methods": "[" + ", ".join(f'["{t}", "{m}"]' for t, m in program.methods) + "]",
     }
     (tmp_path / "zzz_driver.rb").write_text(driver)
-    proc = subprocess.run([RUBY, "--disable-gems", str(tmp_path / "zzz_driver.rb")], capture_output=True, text=True, timeout=60)
+    proc = run_driver(tmp_path / "zzz_driver.rb")
     assert proc.returncode == 0, f"ruby failed:\n{proc.stderr}\n" + "\n".join(f"# {n}\n{t}" for n, t in files.items())
     ruby: dict = {"A": {}, "M": {}, "P": {}}
     for line in proc.stdout.splitlines():
@@ -1992,7 +2075,7 @@ def ruby_loader(tmp_path: Path):
             (directory / name).write_text(text)
         requires = "\n".join(f'require_relative "{n}"' for n in sorted(expanded))
         (directory / "zzz_driver.rb").write_text(f"$p = {{}}\n$chk = {{}}\n{requires}\n{snippet}\n")
-        proc = subprocess.run([RUBY, "--disable-gems", str(directory / "zzz_driver.rb")], capture_output=True, text=True, timeout=60)
+        proc = run_driver(directory / "zzz_driver.rb")
         assert proc.returncode == 0, f"ruby failed (pass 1):\n{proc.stderr}\n" + "\n".join(f"# {n}\n{t}" for n, t in expanded.items())
         return proc.stdout
 

@@ -19,27 +19,48 @@ FILES = {
 }
 
 
+def _write_project(root: Path) -> Path:
+    for name, text in FILES.items():
+        write(root / name, text)
+    for i in range(30):
+        write(root / f"lib/gen/m{i:02d}.rb", f"module App\n  class Gen{i:02d} < Model; end\nend\n")
+    return root
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    for name, text in FILES.items():
-        write(tmp_path / name, text)
-    for i in range(30):
-        write(tmp_path / f"lib/gen/m{i:02d}.rb", f"module App\n  class Gen{i:02d} < Model; end\nend\n")
-    return tmp_path
+    return _write_project(tmp_path)
 
 
-def call(project: Path, steps):
-    """Run ``steps(client)`` against an in-process server for ``project``; returns its result."""
-    workspace = Workspace(str(project), watch=False).start()
+@pytest.fixture(scope="module")
+def ready(tmp_path_factory: pytest.TempPathFactory):
+    """One started workspace over the project, for the tests that only ask it (no file of the
+    project changes): each would otherwise index the same 32 files again."""
+    workspace = Workspace(str(_write_project(tmp_path_factory.mktemp("mcp"))), watch=False).start()
     assert workspace.wait_ready()
+    try:
+        yield workspace
+    finally:
+        workspace.stop()
+
+
+def ask(workspace, steps):
+    """Run ``steps(client)`` against a fresh in-process server over ``workspace``; returns its result."""
     server = build_server(workspace)
 
     async def main():
         async with Client(server) as client:
             return await steps(client)
 
+    return anyio.run(main)
+
+
+def call(project: Path, steps):
+    """Run ``steps(client)`` against an in-process server for ``project``; returns its result."""
+    workspace = Workspace(str(project), watch=False).start()
+    assert workspace.wait_ready()
     try:
-        return anyio.run(main)
+        return ask(workspace, steps)
     finally:
         workspace.stop()
 
@@ -56,11 +77,11 @@ def error(result):
     return json.loads(text[text.index("{"):])
 
 
-def test_tools_are_listed_with_schemas_within_budget(project):
+def test_tools_are_listed_with_schemas_within_budget(ready):
     async def steps(client):
         return (await client.list_tools()).tools
 
-    tools = call(project, steps)
+    tools = ask(ready, steps)
     names = {t.name for t in tools}
     assert names == {
         "search_declarations", "get_declaration", "get_descendants", "get_ancestors", "find_constant_references",
@@ -76,14 +97,14 @@ def test_tools_are_listed_with_schemas_within_budget(project):
     assert size // 4 < 4050, size // 4
 
 
-def test_declaration_lookup_and_errors(project):
+def test_declaration_lookup_and_errors(ready):
     async def steps(client):
         found = await client.call_tool("get_declaration", {"name": "App::User"})
         missing = await client.call_tool("get_declaration", {"name": "App::Usr"})
         bad = await client.call_tool("search_declarations", {"query": "x", "match_mode": "regex"})
         return found, missing, bad
 
-    found, missing, bad = call(project, steps)
+    found, missing, bad = ask(ready, steps)
     decl = data(found)
     assert decl["kind"] == "Class" and decl["ancestors"][:3] == ["App::User", "App::Model", "Object"]
     assert decl["definitions"][0]["location"] == "lib/user.rb:2:2-4:5"  # relative to the root
@@ -93,7 +114,7 @@ def test_declaration_lookup_and_errors(project):
     assert bad_arg["type"] == "invalid_argument" and "match_mode" in bad_arg["message"]
 
 
-def test_pages_concatenate_to_the_whole_list_exactly_once(project):
+def test_pages_concatenate_to_the_whole_list_exactly_once(ready):
     async def steps(client):
         pages, offset = [], 0
         while offset is not None:
@@ -104,7 +125,7 @@ def test_pages_concatenate_to_the_whole_list_exactly_once(project):
         trimmed = data(await client.call_tool("search_declarations", {"query": "Gen", "limit": 50, "max_tokens": 150}))
         return pages, clamped, trimmed
 
-    pages, clamped, trimmed = call(project, steps)
+    pages, clamped, trimmed = ask(ready, steps)
     names = [i["name"] for p in pages for i in p["items"]]
     assert len(names) == pages[0]["total"] == 31 and len(set(names)) == 31
     assert names == sorted(names)  # documented order: by name
@@ -112,7 +133,7 @@ def test_pages_concatenate_to_the_whole_list_exactly_once(project):
     assert trimmed["truncated"] and 0 < len(trimmed["items"]) < 30
 
 
-def test_references_positions_and_status(project):
+def test_references_positions_and_status(ready):
     async def steps(client):
         consts = data(await client.call_tool("find_constant_references", {"name": "App::Model"}))
         calls = data(await client.call_tool("find_method_references", {"name": "App::Model#save()"}))
@@ -125,7 +146,7 @@ def test_references_positions_and_status(project):
         stats = data(await client.call_tool("codebase_stats", {}))
         return consts, calls, wrong, target, hover, resolved, status, files, stats
 
-    consts, calls, wrong, target, hover, resolved, status, files, stats = call(project, steps)
+    consts, calls, wrong, target, hover, resolved, status, files, stats = ask(ready, steps)
     assert stats["documents"] == 32 and stats["revision"] == status["revision"] and stats["declarations_by_kind"]["Class"] > 32
     assert consts["total"] == 31 and all(f["path"].startswith("lib/") for f in consts["files"])
     # Shared paths are listed once: one group per file, in path order.
@@ -318,7 +339,7 @@ LIST_CALLS = {
 }
 
 
-def test_every_list_tool_honours_max_tokens(project):
+def test_every_list_tool_honours_max_tokens(ready):
     budgets = [1, 40, 100_000]
 
     async def steps(client):
@@ -329,7 +350,7 @@ def test_every_list_tool_honours_max_tokens(project):
             answers[name] = (data(full), [(m, await client.call_tool(name, {**args, "max_tokens": m})) for m in budgets])
         return tools, answers
 
-    tools, answers = call(project, steps)
+    tools, answers = ask(ready, steps)
     for name, (_, count) in LIST_CALLS.items():
         assert "max_tokens" in tools[name].input_schema["properties"], name
         full, trimmed = answers[name]
