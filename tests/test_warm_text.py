@@ -109,8 +109,8 @@ def test_a_log_with_frames_is_not_trusted_by_the_stamp(tmp_path, checks):
     writer.close()
 
 
-def test_a_warm_open_attaches_the_text_index_when_first_needed(project, tmp_path, monkeypatch):
-    rdx.Graph.open(project).resolve()  # Cold: the whole cache is made, text index included.
+def _record_opens(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
+    """The paths of the text indexes opened from now on (None: in memory)."""
     opened: list[str | None] = []
     real = TextIndex.__init__
 
@@ -119,6 +119,12 @@ def test_a_warm_open_attaches_the_text_index_when_first_needed(project, tmp_path
         real(self, path)
 
     monkeypatch.setattr(TextIndex, "__init__", recording)
+    return opened
+
+
+def test_a_warm_open_attaches_the_text_index_when_first_needed(project, tmp_path, monkeypatch):
+    rdx.Graph.open(project).resolve()  # Cold: the whole cache is made, text index included.
+    opened = _record_opens(monkeypatch)
     g = rdx.Graph.open(project)
     assert g.open_stats["resolved"] and g["Review"].name == "Review"
     assert opened == []
@@ -151,14 +157,7 @@ def test_a_file_changed_after_a_warm_open_is_grepped_as_refreshed(project):
 def test_a_buffer_given_before_the_first_grep_wins_over_the_disk(project, monkeypatch):
     shop = project / "lib" / "shop.rb"
     assert [h for h in rdx.Graph.open(project).grep("module Shop") if h.path == str(shop)]
-    opened: list[str | None] = []
-    real = TextIndex.__init__
-
-    def recording(self: TextIndex, path: str | None = None) -> None:
-        opened.append(path)
-        real(self, path)
-
-    monkeypatch.setattr(TextIndex, "__init__", recording)
+    opened = _record_opens(monkeypatch)
     g = rdx.Graph.open(project)
     review = project / "app" / "models" / "review.rb"
     g.index_source(review, "class Review\n  # unsaved zebra\nend\n")
