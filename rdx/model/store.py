@@ -103,6 +103,14 @@ class LazyDict(dict[K, V]):
     def read_all(self) -> None:
         raise NotImplementedError
 
+    def values(self) -> ValuesView[V]:  # type: ignore[override]
+        self.read_all()
+        return dict.values(self)
+
+    def items(self) -> ItemsView[K, V]:  # type: ignore[override]
+        self.read_all()
+        return dict.items(self)
+
     def setdefault(self, key: K, default: Any = None) -> Any:
         if key in self:
             return self[key]
@@ -192,14 +200,6 @@ class Documents(LazyDict[K, FileResult]):
                 gc.enable()
         self.unread = False
 
-    def values(self) -> ValuesView[FileResult]:  # type: ignore[override]
-        self.read_all()
-        return dict.values(self)
-
-    def items(self) -> ItemsView[K, FileResult]:  # type: ignore[override]
-        self.read_all()
-        return dict.items(self)
-
     def pop(self, key: K, *default: Any) -> Any:
         value: Any = dict.pop(self, key, *default)
         return value.read() if type(value) is Unread else value
@@ -286,14 +286,6 @@ class LazyTable(LazyDict[K, V]):
         finally:
             if enabled:
                 gc.enable()
-
-    def values(self) -> ValuesView[V]:  # type: ignore[override]
-        self.read_all()
-        return dict.values(self)
-
-    def items(self) -> ItemsView[K, V]:  # type: ignore[override]
-        self.read_all()
-        return dict.items(self)
 
     def pop(self, key: K, *default: Any) -> Any:
         if key in self:
