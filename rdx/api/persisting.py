@@ -384,6 +384,8 @@ class Persistent:
                 share_ids(state)
                 resolver = Resolver(documents, restoring=True)
                 resolver.image.restore(image, state)
+                # The load order an edit builds walks the roots as the first resolve did.
+                resolver.use_roots(*self._root_order())
             self._resolver = resolver
             settle(self._freeze_gc)
         return self._resolver

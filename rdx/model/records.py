@@ -166,7 +166,8 @@ class MethodEffects(msgspec.Struct, array_like=True, frozen=True, gc=False):
     of definition ``namespace`` (``def self.m``, ``class << self``, ``module_function``, or a
     module that does ``extend self``): a template that resolution instantiates at a load-time
     call from another file (``LoadCall``). Constants in it are looked up at ``scope``; it takes
-    ``required`` positional arguments and then optional ones with ``defaults``."""
+    ``required`` positional arguments and then optional ones with ``defaults``, and any number
+    more when ``rest`` (a ``*splat`` parameter, which the effects do not read)."""
 
     method: int
     namespace: int
@@ -174,6 +175,7 @@ class MethodEffects(msgspec.Struct, array_like=True, frozen=True, gc=False):
     required: int
     defaults: tuple[Operand, ...]
     effects: tuple[LoadEffect, ...]
+    rest: bool = False
 
 
 class DefinitionRecord(msgspec.Struct, kw_only=True, array_like=True, gc=False):
@@ -312,6 +314,10 @@ class Require(msgspec.Struct, array_like=True, frozen=True, gc=False):
     # ``autoload :Name, "path"``: the constant (``Name``, or ``Foo::Name`` for
     # ``Foo.autoload``) whose first load-time reference loads the file, and the definition
     # index of the scope the call is in (its namespaces qualify the name); "" for a require.
+    # ``Receiver.method`` (with a dot) for a require of a computed path: a method's template
+    # (deferred, ``#{}`` in the path) or a load-time call's literal argument
+    # (``rdx.ruby.evaluate.computed``). An ActiveSupport autoload path ``::dir`` stands for
+    # ``autoload_under "dir"`` (``order.autoload_entries``).
     constant: str = ""
     scope: int = -1
 

@@ -491,6 +491,8 @@ def autoload(w: Walker, node: Any, name: str, scope: Scope | None, receiver: Con
         return
     constant = symbol_name(args.named_children[0])
     path = ""  # ActiveSupport::Autoload's ``autoload :Name``: the path follows from the name.
+    if args.named_child_count == 1 and receiver is None:
+        path = _autoload_block_path(w)
     if args.named_child_count == 2:
         path = symbol_name(args.named_children[1]) or ""
         if not path or args.named_children[1].type != "string":
@@ -503,6 +505,35 @@ def autoload(w: Walker, node: Any, name: str, scope: Scope | None, receiver: Con
         constant = receiver.text + "::" + constant
     deferred = (scope is not None and scope.is_method) or w.untaken_at(node.start_byte)
     w.requires.append(Require(path, False, node.start_byte, node.end_byte, deferred, constant, scope.index if scope is not None else -1))
+
+
+_AUTOLOAD_BLOCKS = frozenset({"autoload_under", "autoload_at"})
+
+
+def _autoload_block_path(w: Walker) -> str:
+    """The path of a path-less ``autoload :Name`` in ActiveSupport::Autoload's blocks, read
+    from the innermost ``autoload_under "dir" do ... end`` (``"::dir"``: the load order
+    derives ``namespace/dir/name``, see ``order.autoload_entries``) or ``autoload_at "path"
+    do ... end`` (that path); "" (the path follows from the name) outside them."""
+    block = False
+    for node in w.ancestors():
+        t = node.type
+        if t in ("do_block", "block"):
+            block = True
+        elif t in ("class", "module", "singleton_class", "method", "singleton_method", "program"):
+            return ""
+        elif t == "call" and block:
+            block = False
+            meth = node.child_by_field_name("method")
+            name = meth.text.decode() if meth is not None else ""
+            if name not in _AUTOLOAD_BLOCKS or node.child_by_field_name("receiver") is not None:
+                continue
+            args = node.child_by_field_name("arguments")
+            value = symbol_name(args.named_children[0]) if args is not None and args.named_child_count == 1 else None
+            if not value or args.named_children[0].type != "string":
+                return ""
+            return "::" + value if name == "autoload_under" else value
+    return ""
 
 
 DIRECTIVES: dict[str, Callable[[Walker, Any, str, Scope | None], None]] = {

@@ -53,6 +53,7 @@ from rdx.ruby.discover.gaps import (
 from rdx.ruby.discover.receivers import RECEIVER_DIRECTIVES
 from rdx.ruby.discover.scope import Block, BlockSelf, Scope
 from rdx.ruby.evaluate.branches import STATEMENT_CONDITIONALS, untaken_branches
+from rdx.ruby.evaluate.computed import computed_templates, literal_call
 from rdx.ruby.evaluate.loadfacts import cross_file_facts
 from rdx.ruby.evaluate.loadtime import inline_load_time_calls, note_call
 from rdx.ruby.evaluate.loops import Loop, expand_names, loop_at, register_loop
@@ -109,6 +110,7 @@ class RubyParser:
         if walker.load_calls:
             inline_load_time_calls(walker, tree.root_node)
         load_calls, method_effects = cross_file_facts(walker, tree.root_node)
+        walker.requires += computed_templates(walker, tree.root_node)
         return FileResult(
             uri=uri,
             path=path,
@@ -532,6 +534,8 @@ class Walker:
             on_receiver = RECEIVER_DIRECTIVES.get(name)
             if on_receiver is not None:
                 on_receiver(self, node, name, receiver, scope)
+            else:
+                literal_call(self, node, name, receiver, scope)  # Perhaps a computed require (rdx.ruby.evaluate.computed).
 
     # -- directives: calls on self with a meaning for the graph (rdx.ruby.discover.directives) --
 

@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 from importlib import resources
 
-__all__ = ["core_constant", "core_method_defined"]
+__all__ = ["core_constant", "core_method_defined", "core_method_any"]
 
 _HEADER = re.compile(r"^(class|module) ([A-Z]\w*)(?: < ::(\w+))?\s*$")
 _INCLUDE = re.compile(r"^  include ::(\w+)\s*$")
@@ -92,5 +92,20 @@ def core_method_defined(namespace: str, method: str) -> bool | None:
             found = core[owner].methods.get(method) if owner in core else None
             if found is not None:
                 return found
+        name = ns.superclass
+    return False
+
+
+def core_method_any(namespace: str, method: str) -> bool:
+    """Whether an instance of the core ``namespace`` has a method ``method`` of any visibility
+    (``Class`` has ``attr_reader``, ``include``, ``private``...) with nothing but core loaded."""
+    core = _core()
+    name: str | None = namespace.removeprefix("::")
+    seen: set[str] = set()
+    while name is not None and name in core and name not in seen:
+        seen.add(name)
+        ns = core[name]
+        if any(owner in core and method in core[owner].methods for owner in [name, *ns.includes]):
+            return True
         name = ns.superclass
     return False

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from rdx.model.kinds import MixinKind
 from rdx.model.records import LoadCall, LoadEffect, MethodEffects, Operand, OperandKind
+from rdx.ruby.evaluate.core_methods import core_method_any
 from rdx.ruby.evaluate.loadtime import (
     MIXING_CALLS,
     NOT_RUN,
@@ -81,7 +82,11 @@ def _foreign_calls(w: Walker, index: FileIndex, root: Any) -> list[LoadCall]:
 
 def _foreign_call(w: Walker, index: FileIndex, node: Any, scope: int) -> LoadCall | None:
     name, recv, args = call_parts(node)
-    if name is None or name in MIXING_CALLS or name == "new" or recv is None or recv.type not in ("constant", "scope_resolution"):
+    if name is None or name in MIXING_CALLS or name == "new":
+        return None
+    if recv is None and node.type == "call":
+        return _inherited_call(w, index, node, name, args, scope)
+    if recv is None or recv.type not in ("constant", "scope_resolution"):
         return None
     path = w._const_path(recv)
     if path is None or path.dynamic or index.callee(Bound(path, scope), name, node.start_byte) is not None:
@@ -93,6 +98,23 @@ def _foreign_call(w: Walker, index: FileIndex, node: Any, scope: int) -> LoadCal
     if all(o.kind == OperandKind.UNKNOWN for o in operands):
         return None
     return LoadCall(Operand(OperandKind.CONSTANT, path), name, operands, scope, node.start_byte)
+
+
+def _inherited_call(w: Walker, index: FileIndex, node: Any, name: str, args: list[Any], scope: int) -> LoadCall | None:
+    """``disable_tags "include"`` in ``class Render < Tag``: a call on nothing in a class body
+    runs a singleton method of the class, found in another file when the file does not define
+    it (one its superclass defines, in ``class << self``, say). Not for a method of Ruby's
+    ``Class`` (``attr_reader``, ``private``...), which runs core behaviour, nor for a call with
+    a block, whose body rdx does not bind."""
+    if scope < 0 or index.defs[scope].kind != "Class" or node.child_by_field_name("block") is not None:
+        return None
+    if core_method_any("Class", name) or index.callee(Bound(None, scope), name, node.start_byte) is not None:
+        return None
+    given = [a for a in args if a.type not in SEPARATE_ARGS]
+    if any(a.type in ("splat_argument", "hash_splat_argument", "block_argument") for a in given):
+        return None
+    operands = tuple(_operand(w, a, {}, True) for a in given)
+    return LoadCall(Operand(OperandKind.SELF), name, operands, scope, node.start_byte)
 
 
 def _operand(w: Walker, node: Any, params: dict[bytes, int], self_known: bool) -> Operand:
@@ -138,7 +160,7 @@ def _templates(w: Walker, index: FileIndex, root: Any) -> list[MethodEffects]:
         t = raw[i]
         if index.defs[i].name in kept:
             effects = tuple(e for e in t.effects if e.mixin or e.name in kept)
-            out.append(MethodEffects(t.method, t.namespace, t.scope, t.required, t.defaults, effects))
+            out.append(MethodEffects(t.method, t.namespace, t.scope, t.required, t.defaults, effects, t.rest))
     return out
 
 
@@ -153,13 +175,18 @@ def _template(w: Walker, index: FileIndex, node: Any, callee: Callee) -> MethodE
         return None
     names: dict[bytes, int] = {}
     defaults_nodes: list[Any] = []
+    rest = False
     params = node.child_by_field_name("parameters")
     for p in params.named_children if params is not None else ():
+        if rest and p.type not in ("keyword_parameter", "block_parameter", "hash_splat_parameter"):
+            return None  # A parameter after the splat: which argument binds it depends on the count.
         if p.type == "identifier" and not defaults_nodes:
             names[p.text] = len(names)
         elif p.type == "optional_parameter" and (pname := p.child_by_field_name("name")) is not None:
             names[pname.text] = len(names)
             defaults_nodes.append(p.child_by_field_name("value"))
+        elif p.type == "splat_parameter":
+            rest = True  # Takes the arguments past the others; the effects do not read it.
         elif p.type not in ("keyword_parameter", "block_parameter", "hash_splat_parameter"):
             return None
     effects = []
@@ -171,7 +198,7 @@ def _template(w: Walker, index: FileIndex, node: Any, callee: Callee) -> MethodE
         return None
     defaults = tuple(_operand(w, n, {}, True) if n is not None else Operand(OperandKind.UNKNOWN) for n in defaults_nodes)
     d = index.defs[callee.method]
-    return MethodEffects(callee.method, callee.namespace, d.parent, len(names) - len(defaults), defaults, tuple(effects))
+    return MethodEffects(callee.method, callee.namespace, d.parent, len(names) - len(defaults), defaults, tuple(effects), rest)
 
 
 def _effect(w: Walker, node: Any, in_block: bool, params: dict[bytes, int]) -> LoadEffect | None:

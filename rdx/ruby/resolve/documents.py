@@ -9,7 +9,7 @@ empty document, after which its key and its rows go. The edits themselves are ``
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from rdx.model.records import FileResult
@@ -17,7 +17,7 @@ from rdx.model.store import ResolvedState
 from rdx.model.versions import Journaled, fork
 from rdx.ruby.resolve.edits import SHARED_TABLES, successor
 from rdx.ruby.resolve.lookup import StateView
-from rdx.ruby.resolve.order import LoadOrder, RootOrder
+from rdx.ruby.resolve.order import BundledGem, LoadOrder, RootOrder
 
 if TYPE_CHECKING:
     from rdx.ruby.resolve.ancestors import Ancestors, Chains
@@ -44,6 +44,13 @@ class DocumentBook:
         self.load_order = order
         if order is not None:
             self.root_rules = order.order
+
+    def use_roots(self, rules: RootOrder) -> None:
+        """Walk roots by ``rules`` from now on (a resolver restored from a snapshot knows
+        the documents' keys, not the entry points, specs and Gemfile that ordered them)."""
+        if (rules.entries, rules.late, rules.bundle) != (self.root_rules.entries, self.root_rules.late, self.root_rules.bundle):
+            self.load_order = None
+        self.root_rules = rules
 
     def rebuild(self, documents: Iterable[FileResult]) -> LoadOrder:
         """The load order of ``documents`` walked from scratch, roots in the same order."""
@@ -84,6 +91,11 @@ class DocumentEdits(StateView):
     def use_order(self, order: LoadOrder | None) -> None:
         """The load order of the documents, as the caller computed it (None: unknown)."""
         self.document_book.use(order)
+
+    def use_roots(self, entries: Sequence[str], late: Sequence[str], bundle: Sequence[BundledGem]) -> None:
+        """The order of the roots the load order walks (``order.RootOrder``), when no load
+        order was given (``use_order``): a resolver restored from a snapshot."""
+        self.document_book.use_roots(RootOrder(entries, late, bundle))
 
     def prepare_updates(self) -> None:
         """Build every index an incremental update reads, so that the first edit does not pay

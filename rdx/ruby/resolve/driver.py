@@ -8,7 +8,7 @@ the tables of the state being built through one ``Binding``. The incremental upd
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from rdx.model.records import FileResult
 from rdx.model.store import ResolvedImage, ResolvedState
@@ -24,7 +24,7 @@ from rdx.ruby.resolve.lookup import Binding, Lookup, StateView
 from rdx.ruby.resolve.members import MemberBook, Members
 from rdx.ruby.resolve.mentions import MentionBook, Mentions
 from rdx.ruby.resolve.namespaces import ExternalBook, Namespaces
-from rdx.ruby.resolve.order import LoadOrder, keyed, load_order
+from rdx.ruby.resolve.order import BundledGem, LoadOrder, keyed, load_order
 from rdx.ruby.resolve.placeholders import Placeholders
 from rdx.ruby.resolve.references import References
 from rdx.ruby.resolve.skeleton import SkeletonEdits
@@ -224,6 +224,12 @@ class Resolver(StateView):
 
     def use_order(self, order: LoadOrder | None) -> None:
         self.documents.use_order(order)
+
+    def use_roots(self, entries: Sequence[str], late: Sequence[str], bundle: Sequence[BundledGem]) -> None:
+        """How the roots of the load order are walked (entry points, specs, the Gemfile's gems:
+        ``order.RootOrder``), for a restored resolver that builds its load order when an edit
+        needs it; the same as ``Graph`` gives a full resolve."""
+        self.documents.use_roots(entries, late, bundle)
 
     def autoload_reach(self, doc: FileResult) -> tuple[str, ...]:
         """The autoloaded constants ``doc``'s load-time references reach, by the load order

@@ -67,7 +67,7 @@ def load_time_order(result: FileResult) -> tuple[list[tuple], list[tuple]]:
     the document defines only further down is not there yet (``Lookup.lookup_path_at``), so
     an edit that moves such a path past a definition can change an answer although no field
     but positions changed. So can one that moves it past a require of a file that runs inside
-    the document's body (``order.loads_others_before``): with such requires, each path also
+    the document's body (``order.first_require_after``): with such requires, each path also
     counts those that start before it."""
     starts: dict[str, list[int]] = {}
     for d in result.definitions:

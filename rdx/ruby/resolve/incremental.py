@@ -212,7 +212,7 @@ class Incremental(StateView):
             self.updates.fallback = conflict
             return None
         old_skeleton, new_skeleton = skeleton(old), skeleton(new)
-        if (old.load_calls or new.load_calls) and (old_skeleton is None or new_skeleton is None or old_skeleton[0] != new_skeleton[0]):
+        if (self.loadcalls.runs_calls(old) or self.loadcalls.runs_calls(new)) and (old_skeleton is None or new_skeleton is None or old_skeleton[0] != new_skeleton[0]):
             self.updates.fallback = "a document with load-time calls of other files' methods changes its namespaces"
             return None
         if old_skeleton is None or new_skeleton is None:

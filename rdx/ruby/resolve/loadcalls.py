@@ -81,13 +81,15 @@ class LoadCallBook:
     every mixin its calls apply (guarded ones included; the image refers to them by
     position); the templates by (document, method index); the method names the calls use."""
 
-    __slots__ = ("applied", "called_names", "templates")
+    __slots__ = ("applied", "called_names", "template_names", "templates")
     HELD_AS = "load_book"
 
     def __init__(self) -> None:
         self.applied: dict[int, list[Applied]] = {}
         self.templates: dict[tuple[int, int], MethodEffects] = {}
         self.called_names: set[str] | None = None
+        # The names of the methods that have a template (what a call on ``self`` can run).
+        self.template_names: set[str] = set()
 
     def reset_applied(self) -> None:
         self.applied = {}
@@ -108,12 +110,18 @@ class LoadCalls(StateView):
         """The methods callable on a namespace under a name some load-time call or template
         uses, and the templates by (doc, method index); remembers those names."""
         names: set[str] = set()
+        self_calls: set[str] = set()
         self.load_book.templates = {}
+        self.load_book.template_names = set()
         for doc, result in self.docs.items():
-            names.update(c.name for c in result.load_calls)
+            for c in result.load_calls:
+                (self_calls if c.receiver.kind == OperandKind.SELF else names).add(c.name)
             for t in result.method_effects:
                 self.load_book.templates[(doc, t.method)] = t
+                self.load_book.template_names.add(result.definitions[t.method].name)
                 names.update(e.name for e in t.effects if not e.mixin)
+        # A call on ``self`` of a method no template has runs nothing rdx applies (``runs_calls``).
+        names |= self_calls & self.load_book.template_names
         self.load_book.called_names = names
         index: CalleeIndex = {}
         if not names:
@@ -157,7 +165,18 @@ class LoadCalls(StateView):
 
     def _find_callee(self, index: CalleeIndex, ns: int, name: str, doc: int, start: int) -> tuple[int, MethodEffects] | None:
         """The template of the last method ``name`` callable on ``ns`` loaded before the call
-        (None when that method has no effects, or there is none)."""
+        (None when that method has no effects, or there is none). A class without one
+        inherits its superclasses' singleton methods (Liquid's ``class Render < Tag`` runs
+        ``Tag``'s ``disable_tags``): they are tried in its chain's order; modules' singleton
+        methods are not inherited."""
+        if (ns, name) in index or name not in self.load_book.template_names or self.decls[ns].kind != "Class":
+            return self._callee_on(index, ns, name, doc, start)
+        for anc in self.lookup.ancestors(ns):
+            if self.decls[anc].kind == "Class" and (anc, name) in index:
+                return self._callee_on(index, anc, name, doc, start)
+        return None
+
+    def _callee_on(self, index: CalleeIndex, ns: int, name: str, doc: int, start: int) -> tuple[int, MethodEffects] | None:
         found = None
         for cdoc, end, i in index.get((ns, name), ()):
             if cdoc > doc or (cdoc == doc and end > start):
@@ -178,15 +197,20 @@ class LoadCalls(StateView):
             return bound[op.param]
         return None
 
-    def _enter(self, cdoc: int, template: MethodEffects, args: list[int | None], chain: frozenset[tuple[int, int]]) -> _Frame | None:
-        """The frame of a call of ``template`` with ``args`` (None when Ruby would raise)."""
+    def _enter(self, cdoc: int, template: MethodEffects, args: list[int | None], chain: frozenset[tuple[int, int]], receiver: int) -> _Frame | None:
+        """The frame of a call of ``template`` on ``receiver`` (``self`` in its body: the
+        method's namespace, or a subclass that inherits it) with ``args`` (None when Ruby
+        would raise)."""
         given = len(args)
-        if not template.required <= given <= template.required + len(template.defaults):
+        most = template.required + len(template.defaults)
+        if given < template.required or (given > most and not template.rest):
             return None
         site = self.lookup.cref(cdoc, template.scope)
-        self_ns = self.def_decl[cdoc][template.namespace]
-        if site is None or self_ns is None:
+        self_ns = receiver
+        if site is None:
             return None
+        args = args[:most]  # Those past them go to the splat, which the effects do not read.
+        given = len(args)
         bound = list(args)
         for op in template.defaults[given - template.required:]:
             bound.append(self._value(op, site, self_ns, bound))
@@ -202,7 +226,8 @@ class LoadCalls(StateView):
         callee = self._find_callee(index, receiver, call.name, doc, call.start) if receiver is not None else None
         if callee is None:
             return []
-        first = self._enter(callee[0], callee[1], [self._value(a, site, here, []) for a in call.args], frozenset())
+        assert receiver is not None
+        first = self._enter(callee[0], callee[1], [self._value(a, site, here, []) for a in call.args], frozenset(), receiver)
         out: list[Applied] = []
         stack = [first] if first is not None else []
         while stack:
@@ -219,7 +244,7 @@ class LoadCalls(StateView):
             if effect.mixin:
                 out += self._mixins(target, MixinKind(effect.name), args, effect.guarded, call.start, len(out))
             elif len(stack) < MAX_DEPTH and (found := self._find_callee(index, target, effect.name, doc, call.start)) is not None:
-                if (found[0], found[1].method) not in frame.chain and (pushed := self._enter(found[0], found[1], args, frame.chain)) is not None:
+                if (found[0], found[1].method) not in frame.chain and (pushed := self._enter(found[0], found[1], args, frame.chain, target)) is not None:
                     stack.append(pushed)
         return out
 
@@ -241,6 +266,16 @@ class LoadCalls(StateView):
         assert self.load_book.called_names is not None
         return self.load_book.called_names
 
+    def runs_calls(self, result: FileResult) -> bool:
+        """Whether a document has load-time calls that may run another file's method: a call
+        on ``self`` of a method no template has (``def_node_matcher :x``, a class-body macro)
+        runs nothing rdx applies (see ``_calls_key``)."""
+        if not result.load_calls:
+            return False
+        self.load_call_names()  # The template names, computed with the callee index.
+        templated = self.load_book.template_names
+        return any(c.receiver.kind != OperandKind.SELF or c.name in templated for c in result.load_calls)
+
     def load_call_conflict(self, index: int, old: FileResult, new: FileResult) -> str | None:
         """Why a member edit of document ``index`` from ``old`` to ``new`` may change what a
         load-time call across files applies (then only a full resolve is sound), or None."""
@@ -250,7 +285,9 @@ class LoadCalls(StateView):
         if old_hooks != new_hooks and [m for m, _ in old_hooks] == [m for m, _ in new_hooks]:
             # The same deferred mixins (no chain is computed again), run by other hooks.
             return "a hook method around a hook's mixins changes (included, prepended, extended...)"
-        if _calls_key(old) != _calls_key(new):
+        self.load_call_names()  # The template names, computed with the callee index.
+        templated = self.load_book.template_names
+        if _calls_key(old, templated) != _calls_key(new, templated):
             return "its load-time calls of other files' methods change"
         if old.method_effects or new.method_effects:
             if _templates_key(old) != _templates_key(new):
@@ -297,9 +334,16 @@ def _op_key(op: Operand) -> tuple:
     return (op.kind, strip_path(op.path), op.param)
 
 
-def _calls_key(result: FileResult) -> tuple:
+def _calls_key(result: FileResult, templated: set[str]) -> tuple:
+    """The document's load-time calls, where they are; a call on ``self`` of a method no
+    template has (``has_many :x``, a class-body macro) runs nothing rdx applies and is left
+    out: a template added in another file changes that file's ``_templates_key``."""
     pos = _ordinals(result)
-    return tuple((_op_key(c.receiver), c.name, tuple(map(_op_key, c.args)), pos.get(c.scope)) for c in result.load_calls)
+    return tuple(
+        (_op_key(c.receiver), c.name, tuple(map(_op_key, c.args)), pos.get(c.scope))
+        for c in result.load_calls
+        if c.receiver.kind != OperandKind.SELF or c.name in templated
+    )
 
 
 def _templates_key(result: FileResult) -> tuple:

@@ -8,7 +8,7 @@ from typing import Protocol
 
 from rdx.model.records import ConstPath
 from rdx.model.store import ResolvedState
-from rdx.ruby.resolve.order import LoadOrder, loads_others_before
+from rdx.ruby.resolve.order import LoadOrder, first_require_after
 from rdx.ruby.resolve.vocabulary import (
     CONSTANT_KINDS,
     MAX_ALIAS_HOPS,
@@ -23,7 +23,7 @@ class LookupCaches:
     still in progress (provisional: nothing computed from them is cached; only resolution
     adds to it, see ``Ancestors``); URI -> document key, built on first use."""
 
-    __slots__ = ("alias_cache", "crefs", "lookup_cache", "order_source", "partial_hits", "uri_keys")
+    __slots__ = ("alias_cache", "crefs", "lookup_cache", "order_source", "partial_hits", "requires_after", "uri_keys")
     HELD_AS = "caches"
 
     def __init__(self, documents: Iterable[int]) -> None:
@@ -36,6 +36,9 @@ class LookupCaches:
         self.uri_keys: dict[str, int] | None = None
         # The documents' load order, built on demand (``Lookup.use_load_order``).
         self.order_source: Callable[[], LoadOrder] | None = None
+        # Per document key, where its first require read after it is (``first_require_after``;
+        # -1 for none), found on first use.
+        self.requires_after: dict[int, int] = {}
 
     def forget_lookups(self) -> None:
         """Drop the cached constant lookups and alias targets (declarations or chains changed)."""
@@ -53,11 +56,13 @@ class LookupCaches:
     def open_document(self, key: int, uri: str | None) -> None:
         """Document ``key`` is new or replaced: no scope of it is known yet."""
         self.crefs.pop(key, None)
+        self.requires_after.pop(key, None)
         if uri is not None and self.uri_keys is not None:
             self.uri_keys[uri] = key
 
     def close_document(self, key: int, uri: str) -> None:
         self.crefs.pop(key, None)
+        self.requires_after.pop(key, None)
         if self.uri_keys is not None:
             self.uri_keys.pop(uri, None)
 
@@ -396,7 +401,7 @@ class Lookup(StateView):
         LastException < BasicObject`` is read before pry/basic_object.rb defines
         ``Pry::BasicObject``: its superclass is ``::BasicObject``). A later document counts as
         earlier when ``doc`` requires, before ``offset``, files that load after it in order
-        but run inside its body (``order.loads_others_before``), and when the walk from
+        but run inside its body (``order.first_require_after``), and when the walk from
         another root placed it (``LoadOrder.same_walk``: the order of two roots is a guess);
         an autoloaded file that a load-time reference reaches is placed before the referring
         document (``order``). Without a load order (``use_load_order``) every other
@@ -418,10 +423,20 @@ class Lookup(StateView):
             return True
         here = self.docs[doc]
         source = self.caches.order_source
-        if source is None or loads_others_before(here, offset):
+        if source is None or self._loads_others_before(doc, offset):
             return False
         order = source()
         return all(order.same_walk(here.uri, self.docs[d].uri) for d in later)
+
+    def _loads_others_before(self, doc: int, offset: int) -> bool:
+        """Whether a require that document ``doc`` reads right after it runs before ``offset``
+        (``order.first_require_after``): files that come after it in load order then run
+        before that offset."""
+        first = self.caches.requires_after.get(doc)
+        if first is None:
+            found = first_require_after(self.docs[doc])
+            first = self.caches.requires_after[doc] = -1 if found is None else found
+        return 0 <= first < offset
 
     def in_method_body(self, doc: int, scope: int) -> bool:
         """Whether scope definition ``scope`` of ``doc`` is or lies in a method body (code

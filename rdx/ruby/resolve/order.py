@@ -10,6 +10,7 @@ from fnmatch import fnmatchcase
 
 from rdx.model.records import BUNDLER_REQUIRE, FileResult, Require
 from rdx.model.store import CORE_URI
+from rdx.ruby.evaluate.computed import PLACEHOLDER, SPLAT, is_computed
 
 # A Gemfile's gems in its order, as ``(name, requires, groups)`` (``rdx.workspace.gems.read_gemfile``):
 # what a ``Bundler.require`` loads (``LoadOrder``).
@@ -85,7 +86,19 @@ def load_time_requires(doc: FileResult) -> list[Require]:
 
 def load_time_autoloads(doc: FileResult) -> list[Require]:
     """The ``autoload``s of ``doc`` registered while it loads."""
-    return [r for r in doc.requires if r.constant and not r.deferred]
+    return [r for r in doc.requires if r.constant and not r.deferred and not is_computed(r)]
+
+
+def computed_calls(doc: FileResult) -> list[Require]:
+    """``doc``'s load-time calls with literal arguments that may require a computed path
+    (``rdx.ruby.evaluate.computed``): one record per argument."""
+    return [r for r in doc.requires if not r.deferred and is_computed(r)]
+
+
+def require_templates(doc: FileResult) -> list[Require]:
+    """The methods of ``doc`` that require a path built from a parameter, as templates
+    (``rdx.ruby.evaluate.computed``)."""
+    return [r for r in doc.requires if r.deferred and is_computed(r) and PLACEHOLDER in r.path]
 
 
 def _underscore(name: str) -> str:
@@ -99,7 +112,9 @@ def _underscore(name: str) -> str:
 def autoload_entries(doc: FileResult) -> list[tuple[str, Require]]:
     """``doc``'s load-time ``autoload``s as (qualified constant, Require): the name in the
     namespaces around the call (as written); a path-less ``autoload :Name``
-    (ActiveSupport::Autoload) gets the path ActiveSupport derives from that name."""
+    (ActiveSupport::Autoload) gets the path ActiveSupport derives from that name, with the
+    directory of an ``autoload_under "dir" do ... end`` around it (a path ``"::dir"``,
+    ``rdx.ruby.discover.directives``) after the namespace: ``ns/dir/name``."""
     autoloads = load_time_autoloads(doc)
     if not autoloads:
         return []
@@ -110,8 +125,9 @@ def autoload_entries(doc: FileResult) -> list[tuple[str, Require]]:
         if around is None:
             continue
         name = (around[0] + "::" + req.constant) if around else req.constant
-        if not req.path:
-            req = Require(_underscore(name), False, req.start, req.end, req.deferred, req.constant, req.scope)
+        if not req.path or req.path.startswith("::"):
+            derived = name if not req.path else "::".join([*around[:1], req.path[2:], req.constant])
+            req = Require(_underscore(derived), False, req.start, req.end, req.deferred, req.constant, req.scope)
         out.append((name, req))
     return out
 
@@ -150,7 +166,7 @@ class _Nesting:
 _NAMESPACE_KINDS = frozenset({"Class", "Module"})
 
 
-def split_requires(doc: FileResult) -> tuple[list[Require], list[Require]]:
+def split_requires(doc: FileResult, computed: Sequence[Require] = ()) -> tuple[list[Require], list[Require]]:
     """``doc``'s load-time requires in two lists: those read before it, and those read right
     after it: written in a class or module body, or after the start of its last one. Ruby runs
     the latter while a body is open or once the bodies have run, and the required file often
@@ -163,27 +179,44 @@ def split_requires(doc: FileResult) -> tuple[list[Require], list[Require]]:
     nothing there. A require between two top-level bodies stays ahead of the document: the
     second body may mix in after what the required file mixes in, and a document is read whole."""
     requires = load_time_requires(doc)
+    if computed:  # The computed requires bound to their templates (``LoadOrder.computed``).
+        requires = sorted(requires + list(computed), key=lambda r: r.start)
     bodies = [(d.start, d.end) for d in doc.definitions if d.kind in _NAMESPACE_KINDS and d.end > d.start] if requires else []
     if not bodies:
         return requires, []
     last = max(start for start, _ in bodies)
+    starts, ends = _open_spans(bodies)
     before: list[Require] = []
     after: list[Require] = []
     for r in requires:
-        inside = any(start < r.start < end for start, end in bodies)
+        k = bisect.bisect_left(starts, r.start) - 1  # The last span starting before r.
+        inside = k >= 0 and r.start < ends[k]
         (after if inside or r.start > last else before).append(r)
     return before, after
 
 
-def loads_others_before(doc: FileResult, offset: int) -> bool:
-    """Whether a load-time require that ``doc`` reads right after it (``split_requires``: in a
-    class or module body, or past the start of its last one) runs before ``offset``: the
-    files it loads come after ``doc`` in load order, yet Ruby runs them before that offset.
-    Without one, every document after ``doc`` in load order runs after all of it
+def _open_spans(spans: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """The union of open intervals ``(start, end)`` as disjoint ones, sorted: their starts
+    and their ends (an offset lies inside one of ``spans`` when it lies inside one of these)."""
+    starts: list[int] = []
+    ends: list[int] = []
+    for start, end in sorted(spans):
+        if ends and start < ends[-1]:
+            ends[-1] = max(ends[-1], end)
+        else:
+            starts.append(start)
+            ends.append(end)
+    return starts, ends
+
+
+def first_require_after(doc: FileResult) -> int | None:
+    """Where the first load-time require that ``doc`` reads right after it (``split_requires``:
+    in a class or module body, or past the start of its last one) is written, if any: the
+    files it loads come after ``doc`` in load order, yet Ruby runs them before the code that
+    follows it. Without one, every document after ``doc`` in load order runs after all of it
     (``Lookup.defined_after``)."""
-    if not any(r.start < offset for r in load_time_requires(doc)):
-        return False
-    return any(r.start < offset for r in split_requires(doc)[1])
+    after = split_requires(doc)[1]
+    return min(r.start for r in after) if after else None
 
 
 # What marks a require's path as a directory glob's pattern (``rdx.ruby.evaluate.globs``).
@@ -228,7 +261,7 @@ class LoadOrder:
     document; otherwise they say no and the caller computes the order anew."""
 
     __slots__ = (
-        "autoloads", "by_basename", "by_path", "by_uri", "globbing", "order", "ordered", "pulled", "required_by", "requirers", "root_order", "roots", "walks",
+        "autoloads", "by_basename", "by_path", "by_uri", "globbing", "order", "ordered", "pulled", "required_by", "requirers", "root_order", "roots", "templates", "walks",
     )
 
     def __init__(
@@ -244,6 +277,12 @@ class LoadOrder:
         # Basename of a required file -> URIs of the documents whose requires name it.
         self.requirers: dict[str, set[str]] = {}
         self.globbing: set[str] = set()  # Documents with a directory glob's require.
+        # ``Receiver.method`` -> the template of the method, which requires a path built
+        # from its parameter (``rdx.ruby.evaluate.computed``); the first in root order.
+        self.templates: dict[str, Require] = {}
+        for d in docs:
+            for t in require_templates(d):
+                self.templates.setdefault(t.constant, t)
         for d in docs:
             self._index(d)
         self.roots: set[str] = set()
@@ -263,7 +302,7 @@ class LoadOrder:
         ahead: dict[str, int] = {}
 
         def follow(doc: FileResult) -> None:
-            before, after = split_requires(doc)
+            before, after = split_requires(doc, self.computed(doc))
             before, after = self._globbed(doc, self._bundled(doc, before)), self._globbed(doc, self._bundled(doc, after))
             requires[doc.uri] = before + after
             ahead[doc.uri] = len(before)
@@ -366,7 +405,34 @@ class LoadOrder:
         return [self.by_path[p] for p in sorted(found)]
 
     def _load_requires(self, d: FileResult, every: bool = False) -> list[Require]:
-        return self._bundled(d, load_time_requires(d), every)
+        return self._bundled(d, load_time_requires(d) + self.computed(d), every)
+
+    def computed(self, doc: FileResult) -> list[Require]:
+        """The requires ``doc``'s load-time calls make through a method that requires a path
+        built from its parameter (``Sequel.extension :symbol_as`` requires
+        ``sequel/extensions/symbol_as``): each call bound to the template of the method its
+        receiver names, tried in the namespaces around the call, innermost first, as a
+        constant is; a call no template binds requires nothing."""
+        calls = computed_calls(doc) if self.templates else []
+        if not calls:
+            return []
+        nesting = _Nesting(doc)
+        groups: dict[tuple[int, str], list[Require]] = {}
+        for r in calls:
+            groups.setdefault((r.start, r.constant), []).append(r)
+        out: list[Require] = []
+        for (_, constant), args in groups.items():
+            around = nesting.at(args[0].scope)
+            if around is None:
+                continue
+            receiver, name = constant.rsplit(".", 1)
+            names = [receiver[2:]] if receiver.startswith("::") else [*(n + "::" + receiver for n in around), receiver]
+            template = next((t for n in names if (t := self.templates.get(n + "." + name)) is not None), None)
+            if template is None:
+                continue
+            values = [a.path for a in args] if template.scope == SPLAT else [args[template.scope].path] if 0 <= template.scope < len(args) else []
+            out.extend(Require(template.path.replace(PLACEHOLDER, v), False, args[0].start, args[0].end) for v in values)
+        return out
 
     def _register(self, doc: FileResult) -> None:
         for name, req in autoload_entries(doc):
@@ -456,8 +522,8 @@ class LoadOrder:
         name = posixpath.basename(doc.path) if doc.path else None
         if doc.uri in self.by_uri or (name is not None and self.requirers.get(name)) or split_requires(doc)[1]:
             return None  # Also when it requires files after itself (``split_requires``).
-        if any(r.path.startswith(BUNDLER_REQUIRE) or is_glob(r) for r in doc.requires) or load_time_autoloads(doc):
-            return None  # Its Bundler.require or glob pulls in files; its autoloads may load files.
+        if any(r.path.startswith(BUNDLER_REQUIRE) or is_glob(r) or is_computed(r) for r in doc.requires) or load_time_autoloads(doc):
+            return None  # Its Bundler.require, glob or computed requires pull in files; its autoloads may load files.
         globbing = [self.by_uri[u] for u in sorted(self.globbing) if u in self.by_uri]
         if doc.path and any(glob_matches(other, r, doc.path) for other in globbing for r in load_time_requires(other) if is_glob(r)):
             return None  # A directory glob of another document requires it.
@@ -493,7 +559,7 @@ class LoadOrder:
         and the requires that named it name no other file once it is gone. False (nothing
         changed) otherwise."""
         doc = self.by_uri.get(uri)
-        if doc is None or self.pulled.get(uri) or load_time_autoloads(doc):
+        if doc is None or self.pulled.get(uri) or load_time_autoloads(doc) or any(is_computed(r) for r in doc.requires):
             return False
         self._unindex(doc)
         name = posixpath.basename(doc.path) if doc.path else None
