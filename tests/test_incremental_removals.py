@@ -62,3 +62,76 @@ def test_a_reference_that_found_another_declaration_keeps_its_answer():
     refs = {(str(r.location), r.declaration.name if r.declaration else None) for r in g.constant_references if r.name == "X"}
     assert (str(d_ref.location), "D::X") in refs
     assert any(target is None for _, target in refs)  # M::C's X found M::X, which went
+
+
+# Outer::N has two bodies, one loaded before c.rb and one after it. While c.rb loads, its ``N``
+# finds Outer::N only while a.rb's body exists; without it, Outer::N is defined only after c.rb
+# and Ruby finds the top-level N (``ruby 0main.rb`` prints Outer::N, then N; the entry point
+# comes first in URI order, so rdx walks the others from it). The reference in the method
+# body runs after every file has loaded: Outer::N either way.
+LOADING = {
+    "file:///lo/0main.rb": 'require_relative "d"\nrequire_relative "a"\nrequire_relative "c"\nrequire_relative "b"\n',
+    "file:///lo/d.rb": "class N\nend\n",
+    "file:///lo/a.rb": "module Outer\n  module N\n  end\nend\n",
+    "file:///lo/c.rb": "module Outer\n  p N\n  def self.f\n    N\n  end\nend\n",
+    "file:///lo/b.rb": "module Outer\n  module N\n  end\nend\n",
+}
+
+
+def _n_targets(g) -> list[tuple[int, str | None]]:
+    return sorted(
+        (r.location.start_line, r.declaration.name if r.declaration else None) for r in g.constant_references if r.name == "N" and r.location.uri.endswith("/c.rb")
+    )
+
+
+@pytest.mark.parametrize("how", ["body removed", "file deleted"])
+def test_a_namespace_losing_a_body_refreshes_the_load_time_references_to_it(how):
+    files = dict(LOADING)
+    g = fresh(files)
+    g.prepare_queries()
+    assert _n_targets(g) == [(2, "Outer::N"), (4, "Outer::N")]
+    uri = "file:///lo/a.rb"
+    if how == "file deleted":
+        files.pop(uri)
+        g.delete_document(uri)
+    else:
+        files[uri] = "module Outer\nend\n"
+        g.index_source(uri, files[uri])
+    g.resolve()
+    assert g.last_resolve == "incremental", g.last_fallback
+    assert _n_targets(g) == [(2, "N"), (4, "Outer::N")]
+    assert dump(g) == dump(fresh(files))
+
+
+# Removing a constant alias: what found it, through it or behind it must answer as a graph
+# built without it (incremental or not: some of these fall back, for reasons of their own).
+ALIASES = {
+    "file:///al/a.rb": "module Target\n  K = 1\n  def self.make = 1\nend\nclass Other\nend\n",
+    "file:///al/b.rb": "Y = Target\n",
+    "file:///al/c.rb": "class User\n  def f\n    Y.make\n    Y::K\n    Y\n  end\nend\n",
+}
+ALIAS_USES = {
+    "references": "",
+    "mixin": "class Mixer\n  include Y\nend\n",
+    "namespace": "module Y\n  class Inner\n  end\nend\n",
+    "singleton method": "def Y.extra = 2\n",
+    "alias of alias": "Z = Y\nclass Z2\n  def g = Z::K\nend\n",
+    "reassigned": "Y = Other\n",
+}
+
+
+@pytest.mark.parametrize("use", sorted(ALIAS_USES))
+def test_removing_a_constant_alias_matches_a_fresh_graph(use):
+    files = dict(ALIASES)
+    files["file:///al/d.rb"] = ALIAS_USES[use]
+    g = fresh(files)
+    g.prepare_queries()
+    before = dump(g)
+    files["file:///al/b.rb"] = "\n"
+    g.index_source("file:///al/b.rb", files["file:///al/b.rb"])
+    g.resolve()
+    if use == "references":
+        assert g.last_resolve == "incremental", g.last_fallback
+    after = dump(g)
+    assert after == dump(fresh(files))
+    assert after != before

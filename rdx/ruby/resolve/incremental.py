@@ -263,6 +263,7 @@ class Incremental(StateView):
         demoted = self.placeholders.demotable(index, old, new, diff) if removed else {}
         gone, bodies = self.skeleton.removable(index, old, new, removed, demoted) if removed else ([], [])
         reopened = {self.decls[b].unqualified for b, _ in bodies if self.decls[b].kind in ("Class", "Module", "Constant")}
+        reopened_constants = {self.decls[b].unqualified for b, _ in bodies if self.decls[b].kind == "Constant"}
         lookups_before = self.mentions.snapshot_lookups(reopened, index) if reopened else {}
         docs = self.docs.copy()
         docs[index] = new
@@ -270,6 +271,7 @@ class Incremental(StateView):
         state = successor(prev, docs, self._moved_diagnostics(index, old, new, diff))
         u = UpdateContext(index, old, new, diff, prev, state, gone)
         u.reopened, u.lookups_before, u.placeholders, u.demoted = reopened, lookups_before, placeholders, demoted
+        u.reopened_constants = reopened_constants
         self.build.begin_update(u.own, set(gone))
         for body_decl, pair in bodies:
             body = u.own(body_decl)
@@ -324,7 +326,14 @@ class Incremental(StateView):
         merge_refresh(u.refresh, refresh)
         if u.reopened:
             chain_seeds |= self.mentions.check_lookups(u.lookups_before, u.reopened)
-            merge_refresh(u.refresh, self.mentions.mentioning(u.reopened, u.index))
+            # A namespace that loses one of its bodies keeps its declaration: references
+            # find it as before, but for those that run while their file loads, where it
+            # may now be defined only after them. A constant's value may change (an alias).
+            if u.reopened_constants:
+                merge_refresh(u.refresh, self.mentions.mentioning(u.reopened_constants, u.index))
+            namespaces = u.reopened - u.reopened_constants
+            if namespaces:
+                u.loading = {doc: namespaces for doc in self.mentions.loading_documents(namespaces, u.index)}
         chain_seeds |= u.rechain
         if u.demoted:
             chain_seeds |= self.placeholders.demote(u)
@@ -432,13 +441,13 @@ class Incremental(StateView):
             if doc != u.index and self.def_decl[doc][i] != previous[doc][i] and self.docs[doc].definitions[i].kind == "Method":
                 refresh[doc] = None
         state = u.state
-        unnamed = u.unnamed
-        for doc in sorted(refresh.keys() | unnamed.keys()):
+        unnamed, loading = u.unnamed, u.loading
+        for doc in sorted(refresh.keys() | unnamed.keys() | loading.keys()):
             names = refresh.get(doc, set())
             if names is None or (doc in unnamed and unnamed[doc] is None):
                 self.references.store_references(state, doc, None)
             else:
-                self.references.store_references(state, doc, names, unnamed.get(doc), u.deleted)
+                self.references.store_references(state, doc, names, unnamed.get(doc), u.deleted, loading.get(doc))
 
     def _note_members(self, u: UpdateContext, new_members: list[tuple[int, int | None]]) -> None:
         """Keep the member index and the mention index current for the document."""

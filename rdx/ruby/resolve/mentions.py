@@ -10,6 +10,8 @@ after the edit tells whether any answer changed. If none did, the edit stays inc
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 from rdx.model.records import ConstPath, FileResult
@@ -39,7 +41,7 @@ class MentionBook:
     references use, and name -> those documents (``_documents_mentioning``), with the
     documents edited since, whose entries may be stale."""
 
-    __slots__ = ("mention_index", "path_names", "reference_index", "reference_names", "touched_docs")
+    __slots__ = ("deep_index", "loading_index", "mention_index", "path_names", "reference_index", "reference_names", "touched_docs")
     HELD_AS = "mention_book"
 
     def __init__(self) -> None:
@@ -47,6 +49,12 @@ class MentionBook:
         self.mention_index: dict[str, set[int]] | None = None
         self.reference_names: dict[int, tuple[FileResult, set[str]]] = {}
         self.reference_index: dict[str, set[int]] | None = None
+        # Name -> the documents that name it in a constant path of more than one segment or
+        # in a call receiver (``deep_names``): a subset of ``reference_index``'s.
+        self.deep_index: dict[str, set[int]] = {}
+        # Name -> the documents with a reference that runs while the file loads and whose
+        # path starts with that name (``loading_names``).
+        self.loading_index: dict[str, set[int]] = {}
         self.touched_docs: set[int] = set()
 
     def touch(self, doc: int) -> None:
@@ -142,9 +150,13 @@ class Mentions(StateView):
                     paths.append(None)
             if d.path is not None and len(d.path.segments) > 1:
                 path(d.path, d.parent, SCOPE, i, len(d.path.segments) - 1)
-            path(d.superclass, d.parent, ANCESTRY, i, load_time=True, hidden=self.def_decl[doc][i])
-            path(d.receiver, d.parent, OTHER, i)
-            path(d.target, d.parent, SCOPE if d.kind == "SingletonClass" else OTHER, i, load_time=d.kind == "ConstantAlias")
+            # (Most definitions are methods with none of these: no call for them.)
+            if d.superclass is not None:
+                path(d.superclass, d.parent, ANCESTRY, i, load_time=True, hidden=self.def_decl[doc][i])
+            if d.receiver is not None:
+                path(d.receiver, d.parent, OTHER, i)
+            if d.target is not None:
+                path(d.target, d.parent, SCOPE if d.kind == "SingletonClass" else OTHER, i, load_time=d.kind == "ConstantAlias")
             for m in d.mixins:
                 path(m.target, i if d.lexical else d.parent, ANCESTRY, i, load_time=True)
             for m in d.deferred_mixins:
@@ -211,12 +223,35 @@ class Mentions(StateView):
         """Documents whose references name one of ``names`` -> the names (see ``Refresh``)."""
         return {doc: names for doc in self.documents_mentioning(names, skip)}
 
+    def unnaming(self, names: set[str], skip: int, deleted: AbstractSet[int], targets: Mapping[int, list[int | None]]) -> dict[int, set[str] | None]:
+        """``mentioning`` for the names of ``deleted`` declarations, limited to the documents
+        where a reference can change (``References.store_references``): those naming one of
+        ``names`` on a longer path or in a call receiver (``deep_names``), and those with a
+        constant reference whose target (``targets``, before the deletion) is deleted."""
+        found = self.documents_mentioning(names, skip)
+        deep: set[int] = set()
+        for name in names:
+            deep |= self.mention_book.deep_index.get(name, set())
+        return {doc: names for doc in found if doc in deep or not deleted.isdisjoint(targets.get(doc, ()))}
+
+    def loading_documents(self, names: set[str], skip: int) -> set[int]:
+        """Documents (but ``skip``) with a reference that runs while the file loads and whose
+        path starts with one of ``names`` (``loading_names``)."""
+        self.documents_mentioning(set(), skip)  # Brings the indexes up to date.
+        found: set[int] = set()
+        for name in names:
+            found |= self.mention_book.loading_index.get(name, set())
+        found.discard(skip)
+        return found
+
     def documents_mentioning(self, names: set[str], skip: int) -> set[int]:
         """Documents (but ``skip``) with a constant reference or call receiver naming one of
         ``names``, from an index of name -> documents built on first use and kept current."""
         index = self.mention_book.reference_index
         if index is None:
             index = self.mention_book.reference_index = {}
+            self.mention_book.deep_index = {}
+            self.mention_book.loading_index = {}
             for doc in self.docs:
                 self._index_reference_names(doc)
         else:
@@ -248,6 +283,11 @@ class Mentions(StateView):
         assert index is not None
         for name in used:
             index.setdefault(name, set()).add(doc)
+        book = self.mention_book
+        for name in deep_names(result):
+            book.deep_index.setdefault(name, set()).add(doc)
+        for name in loading_names(result):
+            book.loading_index.setdefault(name, set()).add(doc)
 
     def forget_reference_names(self, doc: int) -> None:
         entry = self.mention_book.reference_names.pop(doc, None)
@@ -257,3 +297,48 @@ class Mentions(StateView):
                 docs = index.get(name)
                 if docs is not None:
                     docs.discard(doc)
+            for names, by_name in ((deep_names(entry[0]), self.mention_book.deep_index), (loading_names(entry[0]), self.mention_book.loading_index)):
+                for name in names:
+                    docs = by_name.get(name)
+                    if docs is not None:
+                        docs.discard(doc)
+
+
+def deep_names(result: FileResult) -> set[str]:
+    """The names a document's references use where deleting a declaration of that name can
+    change what they find even when they did not find it: in a constant path of more than
+    one segment (``A::B`` finds ``B`` in another ``A``), or in a call receiver (which follows
+    a constant alias at its end)."""
+    out: set[str] = set()
+    for ref in result.const_refs:
+        if len(ref.path.segments) > 1:
+            out.update(ref.path.segments)
+    for call in result.method_refs:
+        if call.receiver is not None:
+            out.update(call.receiver.segments)
+    return out
+
+
+def loading_names(result: FileResult) -> set[str]:
+    """The first names of the paths of a document's references that run while the file
+    loads (outside method bodies): those whose answer depends on whether that constant is
+    defined yet (``Lookup.lookup_path_at``)."""
+    defs = result.definitions
+    in_body: dict[int, bool] = {}
+
+    def at_load(scope: int) -> bool:
+        if scope not in in_body:
+            s = scope
+            while s >= 0 and defs[s].kind != "Method":
+                s = defs[s].parent
+            in_body[scope] = s >= 0
+        return not in_body[scope]
+
+    out: set[str] = set()
+    for ref in result.const_refs:
+        if ref.path.segments and at_load(ref.scope):
+            out.add(ref.path.segments[0])
+    for call in result.method_refs:
+        if call.receiver is not None and call.receiver.segments and at_load(call.scope):
+            out.add(call.receiver.segments[0])
+    return out

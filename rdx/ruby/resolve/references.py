@@ -27,15 +27,28 @@ class References(StateView):
         binding.join(self)
 
     def store_references(
-        self, state: ResolvedState, doc: int, names: set[str] | None, unnamed: set[str] | None = None, deleted: AbstractSet[int] = frozenset()
+        self,
+        state: ResolvedState,
+        doc: int,
+        names: set[str] | None,
+        unnamed: set[str] | None = None,
+        deleted: AbstractSet[int] = frozenset(),
+        loading: set[str] | None = None,
     ) -> None:
         """Resolve document ``doc``'s references again into ``state``: all of them (``names``
         None), or those naming one of ``names``, and those naming one of ``unnamed`` (names
         of ``deleted`` declarations) that found a deleted declaration or whose path has more
         than one segment (call receivers naming one: all of them). Deleting a declaration changes no other
         lookup of one name: a lookup that found something else did not reach it (chains that
-        change are refreshed by name), and one that found nothing still finds nothing."""
-        rows = self._document_references(doc) if names is None else self._references_naming(doc, names, unnamed, deleted)
+        change are refreshed by name), and one that found nothing still finds nothing.
+        ``loading``: names of namespaces that lost a body elsewhere; of the references
+        starting with one, those that run while the file loads (whether the namespace is
+        defined before them may have changed: ``Lookup.lookup_path_at``, which decides that
+        for a path's first segment only)."""
+        if names is None:
+            rows = self._document_references(doc)
+        else:
+            rows = self._references_naming(doc, names, unnamed, deleted, loading)
         state.constant_targets[doc], state.method_receivers[doc] = rows
 
     def open_rows(self, state: ResolvedState, doc: int) -> None:
@@ -106,24 +119,42 @@ class References(StateView):
             ns = self.decls[ns].singleton  # None for a placeholder: nothing to look up there.
         return ns
 
-    def _references_naming(self, doc: int, names: set[str], unnamed: set[str] | None = None, deleted: AbstractSet[int] = frozenset()) -> Rows:
+    def _references_naming(
+        self, doc: int, names: set[str], unnamed: set[str] | None = None, deleted: AbstractSet[int] = frozenset(), loading: set[str] | None = None
+    ) -> Rows:
         """The document's references again, where only those whose constant path (or call
         receiver) names one of ``names``, or names one of ``unnamed`` and found a ``deleted``
-        declaration or has more than one segment (a receiver: any), can have changed: the others keep their
+        declaration or has more than one segment (a receiver: any), or starts with one of
+        ``loading`` and runs while the file loads, can have changed: the others keep their
         answers (see ``store_references``)."""
         state = self.state
         result = self.docs[doc]
         gone = unnamed or set()
+        loads = loading or set()
+        in_body: dict[int, bool] = {}
+
+        def at_load(scope: int) -> bool:
+            if scope not in in_body:
+                in_body[scope] = self.lookup.in_method_body(doc, scope)
+            return not in_body[scope]
+
         targets = list(state.constant_targets[doc])
         for i, ref in enumerate(result.const_refs):
             segments = ref.path.segments
-            if not names.isdisjoint(segments) or (not gone.isdisjoint(segments) and (len(segments) > 1 or targets[i] in deleted)):
+            if (
+                not names.isdisjoint(segments)
+                or (not gone.isdisjoint(segments) and (len(segments) > 1 or targets[i] in deleted))
+                or (segments and segments[0] in loads and at_load(ref.scope))
+            ):
                 targets[i] = self._constant_reference(doc, ref)
         # A receiver's lookup follows a constant alias at its end (``Y = X; Y.new``): it may
         # have found something else through a deleted one, so every one naming it is redone.
         names = names | gone
         recv = list(state.method_receivers[doc])
         for i, mref in enumerate(result.method_refs):
-            if mref.receiver is not None and not names.isdisjoint(mref.receiver.segments):
+            receiver = mref.receiver
+            if receiver is not None and (
+                not names.isdisjoint(receiver.segments) or (receiver.segments and receiver.segments[0] in loads and at_load(mref.scope))
+            ):
                 recv[i] = self._constant_receiver(doc, mref)
         return targets, recv

@@ -73,7 +73,7 @@ class SkeletonEdits(StateView):
         bodies: list[tuple[int, tuple[int, int]]] = []
         for o in removed:
             d = old.definitions[o]
-            if d.kind not in ("Class", "Module", "Constant", "SingletonClass"):
+            if d.kind not in ("Class", "Module", "Constant", "ConstantAlias", "SingletonClass"):
                 raise ReplayUnsafe(f"removing a {d.kind} needs a full resolve")
             decl_id = row[o]
             if decl_id is None:
@@ -111,6 +111,8 @@ class SkeletonEdits(StateView):
             name = rec.unqualified
             if name in CONCERN_NAMES or name in own_mentions:
                 raise ReplayUnsafe(f"{name} is mentioned in its own document")
+            if rec.kind == "ConstantAlias" and self._reopened_through(decl_id):
+                raise ReplayUnsafe(f"a namespace is reopened through the alias {rec.name}")
             holders = self.holders(decl_id)
             for holder in holders:
                 if set(self.linearizer.current_descendants(holder)) - set(holders):
@@ -134,6 +136,16 @@ class SkeletonEdits(StateView):
             if rec.singleton is not None and all(p in removed_pairs for p in rec.definitions):
                 raise ReplayUnsafe(f"{rec.name} loses its last body")
         return gone, kept_bodies
+
+    def _reopened_through(self, alias: int) -> bool:
+        """Whether a namespace body elsewhere is written under the name of constant alias
+        ``alias`` (``Y = Target`` then ``module Y``: Ruby reopens Target); without the alias
+        that body declares a namespace of its own."""
+        target = self.lookup.follow(alias)
+        if target is None:
+            return False
+        rec = self.decls[target]
+        return any(self.docs[doc].definitions[i].name != rec.unqualified for doc, i in rec.definitions)
 
     def _defined_elsewhere(self, rec: DeclarationRecord, pair: tuple[int, int], old: FileResult) -> bool:
         """Whether declaration ``rec`` keeps a definition of its own kind without ``pair`` (a
@@ -226,7 +238,7 @@ class SkeletonEdits(StateView):
             if owner is not None and owner in self.decls and self.decls[owner].members.get(rec.unqualified) == decl_id:
                 del own(owner).members[rec.unqualified]
         self.caches.forget_lookups()
-        return self.mentions.mentioning(names, index)
+        return self.mentions.unnaming(names, index, deleted, self.state.constant_targets)
 
     def declare_added(
         self, index: int, new: FileResult, added: list[int], own: Callable[[int], DeclarationRecord]

@@ -22,7 +22,7 @@ class UpdateContext:
 
     __slots__ = (
         "_records", "_rows", "deleted", "demoted", "diff", "gone", "index", "left_chains", "lookups_before", "new", "old", "placeholders", "prev", "rechain",
-        "refresh", "reopened", "state", "unnamed",
+        "loading", "refresh", "reopened", "reopened_constants", "state", "unnamed",
     )
 
     def __init__(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff, prev: ResolvedState, state: ResolvedState, gone: list[int]) -> None:
@@ -38,7 +38,12 @@ class UpdateContext:
         # of those names found before (a constant left defined only further down in the
         # document that looks it up is no longer visible there while it loads).
         self.reopened: set[str] = set()
+        self.reopened_constants: set[str] = set()  # Those of them that name constants.
         self.lookups_before: dict[int, tuple] = {}
+        # Documents whose load-time references start with the name of a namespace that lost
+        # a reopening, by those names: only those can find something else (whether the
+        # namespace is defined before them: ``Lookup.lookup_path_at``).
+        self.loading: dict[int, set[str]] = {}
         # Placeholders that the removed or changed lookups found (``Placeholders``).
         self.placeholders: set[int] = set()
         # Namespaces that stay as placeholders -> the namespaces whose superclass or mixin
