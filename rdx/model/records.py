@@ -322,6 +322,18 @@ class Require(msgspec.Struct, array_like=True, frozen=True, gc=False):
     scope: int = -1
 
 
+# A require of a computed path (``rdx.ruby.evaluate.computed``): where a method template's
+# parameter goes in its path (no literal require path holds it), and the template's ``scope``
+# when every argument of a splat parameter is required.
+COMPUTED_PLACEHOLDER = "#{}"
+COMPUTED_SPLAT = -2
+
+
+def is_computed(req: Require) -> bool:
+    """A computed require's template or call (``constant`` is ``Receiver.method``), not an autoload."""
+    return "." in req.constant
+
+
 class Diagnostic(msgspec.Struct, array_like=True, frozen=True, gc=False):
     """A problem found in a file: ``code`` is a stable kebab-case tag, ``start``/``end`` bytes."""
 

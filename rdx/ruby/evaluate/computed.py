@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from rdx.model.records import MixinKind, Require
+from rdx.model.records import COMPUTED_PLACEHOLDER, COMPUTED_SPLAT, MixinKind, Require
 from rdx.ruby.evaluate.core_methods import core_constant
 from rdx.ruby.evaluate.loadtime import Bound, FileIndex
 from rdx.ruby.syntax import symbol_name
@@ -40,19 +40,14 @@ if TYPE_CHECKING:
     from rdx.ruby.discover.parse import Walker
     from rdx.ruby.discover.scope import Scope
 
-__all__ = ["PLACEHOLDER", "SPLAT", "computed_templates", "is_computed", "literal_call"]
+__all__ = ["PLACEHOLDER", "SPLAT", "computed_templates", "literal_call"]
 
-PLACEHOLDER = "#{}"  # Where a template's parameter goes (no literal require path holds it).
-SPLAT = -2  # A template's ``scope`` when every argument of a splat parameter is required.
+PLACEHOLDER = COMPUTED_PLACEHOLDER  # Where a template's parameter goes (``records``).
+SPLAT = COMPUTED_SPLAT  # A template's ``scope`` when every argument of a splat parameter is required.
 
 _ALIAS = re.compile(rb"\balias\s+:?([a-z_]\w*[?!]?)\s+:?require\b|\balias_method\s*\(?\s*:([a-z_]\w*)\s*,\s*:require\b")
 _NESTED = frozenset({"method", "singleton_method", "class", "module", "singleton_class", "lambda"})
 _BLOCKS = frozenset({"do_block", "block"})
-
-
-def is_computed(req: Require) -> bool:
-    """A computed require's template or call (see the module docstring), not an autoload."""
-    return "." in req.constant
 
 
 def literal_call(w: Walker, node: Any, name: str, receiver: ConstPath, scope: Scope | None) -> None:

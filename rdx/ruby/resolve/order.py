@@ -8,9 +8,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from fnmatch import fnmatchcase
 
-from rdx.model.records import BUNDLER_REQUIRE, FileResult, Require
+from rdx.model.records import BUNDLER_REQUIRE, COMPUTED_PLACEHOLDER, COMPUTED_SPLAT, FileResult, Require, is_computed
 from rdx.model.store import CORE_URI
-from rdx.ruby.evaluate.computed import PLACEHOLDER, SPLAT, is_computed
 
 # A Gemfile's gems in its order, as ``(name, requires, groups)`` (``rdx.workspace.gems.read_gemfile``):
 # what a ``Bundler.require`` loads (``LoadOrder``).
@@ -98,7 +97,7 @@ def computed_calls(doc: FileResult) -> list[Require]:
 def require_templates(doc: FileResult) -> list[Require]:
     """The methods of ``doc`` that require a path built from a parameter, as templates
     (``rdx.ruby.evaluate.computed``)."""
-    return [r for r in doc.requires if r.deferred and is_computed(r) and PLACEHOLDER in r.path]
+    return [r for r in doc.requires if r.deferred and is_computed(r) and COMPUTED_PLACEHOLDER in r.path]
 
 
 def _underscore(name: str) -> str:
@@ -261,7 +260,7 @@ class LoadOrder:
     document; otherwise they say no and the caller computes the order anew."""
 
     __slots__ = (
-        "autoloads", "by_basename", "by_path", "by_uri", "globbing", "order", "ordered", "pulled", "required_by", "requirers", "root_order", "roots", "templates", "walks",
+        "autoloads", "by_basename", "by_path", "by_uri", "globbing", "order", "ordered", "path_templates", "pulled", "required_by", "requirers", "root_order", "roots", "walks",
     )
 
     def __init__(
@@ -279,10 +278,10 @@ class LoadOrder:
         self.globbing: set[str] = set()  # Documents with a directory glob's require.
         # ``Receiver.method`` -> the template of the method, which requires a path built
         # from its parameter (``rdx.ruby.evaluate.computed``); the first in root order.
-        self.templates: dict[str, Require] = {}
+        self.path_templates: dict[str, Require] = {}
         for d in docs:
             for t in require_templates(d):
-                self.templates.setdefault(t.constant, t)
+                self.path_templates.setdefault(t.constant, t)
         for d in docs:
             self._index(d)
         self.roots: set[str] = set()
@@ -413,7 +412,7 @@ class LoadOrder:
         ``sequel/extensions/symbol_as``): each call bound to the template of the method its
         receiver names, tried in the namespaces around the call, innermost first, as a
         constant is; a call no template binds requires nothing."""
-        calls = computed_calls(doc) if self.templates else []
+        calls = computed_calls(doc) if self.path_templates else []
         if not calls:
             return []
         nesting = _Nesting(doc)
@@ -427,11 +426,11 @@ class LoadOrder:
                 continue
             receiver, name = constant.rsplit(".", 1)
             names = [receiver[2:]] if receiver.startswith("::") else [*(n + "::" + receiver for n in around), receiver]
-            template = next((t for n in names if (t := self.templates.get(n + "." + name)) is not None), None)
+            template = next((t for n in names if (t := self.path_templates.get(n + "." + name)) is not None), None)
             if template is None:
                 continue
-            values = [a.path for a in args] if template.scope == SPLAT else [args[template.scope].path] if 0 <= template.scope < len(args) else []
-            out.extend(Require(template.path.replace(PLACEHOLDER, v), False, args[0].start, args[0].end) for v in values)
+            values = [a.path for a in args] if template.scope == COMPUTED_SPLAT else [args[template.scope].path] if 0 <= template.scope < len(args) else []
+            out.extend(Require(template.path.replace(COMPUTED_PLACEHOLDER, v), False, args[0].start, args[0].end) for v in values)
         return out
 
     def _register(self, doc: FileResult) -> None:
