@@ -34,17 +34,21 @@ test: $(STAMP) system-deps capi
 # (tests that take seconds each: end-to-end runs of rdx, Ruby or a C program as processes of their
 # own, worker pools, hundreds of random examples, sweeps of every grammar, walks of the whole test
 # process's heap, and the further variants of a check make check already runs once; each surface
-# keeps at least one end-to-end test here; each slow marker says why), on two workers: about 190 s
-# of CPU time (user+sys, measured at load 7 to 11), so roughly 95 to 105 s on a quiet two-core
-# machine (the target is 90), against about ten minutes for make test, which runs everything,
-# also on two workers. tests/conftest.py trims the fixed costs: modules that -m leaves out whole
-# are not imported, the workers' collector runs every 100,000 allocations, and a worker leaves
-# without tearing its interpreter down (about 4 % less CPU than before, measured side by side).
+# keeps at least one end-to-end test here; each slow marker says why), on two workers: about 180 s
+# of CPU time (user+sys, measured at load 10 to 14), so roughly 95 s on a quiet two-core machine
+# (the target is 90), against about ten minutes for make test, which runs everything, also on two
+# workers. tests/conftest.py trims the fixed costs: modules that -m leaves out whole are not
+# imported, the workers' collector runs every 100,000 allocations, a worker freezes its heap after
+# its last test (pytest's closing collections then walk nothing) and leaves without tearing its
+# interpreter down.
 #
 # loadscope keeps each module on one worker, so a module's fixtures (an indexed tree, the C test
-# program) are built once. Bytecode stays on even where the environment turns it off
-# (PYTHONDONTWRITEBYTECODE): each worker then reuses pytest's rewritten test modules (in the
-# ignored __pycache__ folders) instead of rewriting them all on every run, a few seconds each.
+# program) are built once; tests/conftest.py hands the modules out longest first, by the durations
+# the previous run of the same -m expression left in .pytest_cache, so that both workers finish
+# together instead of one running the last long module alone. Bytecode stays on even where the
+# environment turns it off (PYTHONDONTWRITEBYTECODE): each worker then reuses pytest's rewritten
+# test modules (in the ignored __pycache__ folders) instead of rewriting them all on every run, a
+# few seconds each.
 check: $(STAMP) capi
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -m "not corpus and not slow" -n 2 --dist loadscope
 

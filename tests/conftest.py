@@ -7,16 +7,19 @@ import atexit
 import gc
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-import rdx
+if TYPE_CHECKING:
+    import rdx
 
 RUBY = shutil.which("ruby")
 
@@ -44,6 +47,7 @@ def pytest_collection(session: pytest.Session) -> Iterator[None]:
         gc.collect()  # What the imports left as garbage, once, before the rest is frozen.
         gc.freeze()
         gc.enable()
+
 
 def _excluded_marks(config: pytest.Config) -> set[str]:
     """The marks whose tests ``-m`` leaves out whatever their other marks are: the ``X`` of an
@@ -103,6 +107,89 @@ def _exit_at_once() -> None:
 if os.environ.get("PYTEST_XDIST_WORKER"):
     atexit.register(_exit_at_once)
 
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A make check worker's last tests are done: everything still alive is frozen, so that the
+    full collections pytest runs when it unconfigures (to report exceptions raised in ``__del__``
+    methods) walk nothing. In a worker they took 2 to 3.5 s of CPU together, after its last test
+    and before the controller could finish, and whatever they found went unreported anyway: the
+    controller stops listening to a worker once it says it has finished, which it does right
+    after this hook. Not in a run without workers, where pytest does report what they find."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        gc.freeze()
+
+
+# Longest modules first. xdist's loadscope hands each worker a whole module at a time, largest
+# by number of tests first; the modules with few but long tests (a resident server, a browser, a
+# language-server session) then came last, and one worker ran them while the other sat idle. The
+# controller records how long each module took (setup, call and teardown of its tests, summed)
+# in pytest's cache, under the -m expression of the run, and the next run of the same tier hands
+# out the modules longest first; a module not seen yet counts 0.1 s per test. The order changes
+# nothing else: each module still runs whole on one worker, in its own order.
+_SCOPE_SECONDS: dict[str, float] = {}
+
+
+def _scope(nodeid: str) -> str:
+    """The unit loadscope hands out: the test's module (or class)."""
+    return nodeid.rsplit("::", 1)[0]
+
+
+def _seconds_key(config: pytest.Config) -> str:
+    return "rdx/scope-seconds/" + (re.sub(r"[^A-Za-z0-9]+", "-", config.option.markexpr or "").strip("-") or "all")
+
+
+def _records_durations(config: pytest.Config) -> bool:
+    """Only xdist's controller records, and only whole modules: not a -k, --lf, node-id or -x run."""
+    return (
+        getattr(config, "cache", None) is not None
+        and config.getoption("dist", "no") != "no"
+        and not os.environ.get("PYTEST_XDIST_WORKER")
+        and not config.option.keyword
+        and not any("::" in arg for arg in config.args)
+        and not config.getoption("lf", False)
+        and not config.getoption("failedfirst", False)
+        and not config.getoption("maxfail", 0)
+    )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """loadscope, handing out the modules longest first by the durations the last run recorded."""
+    if config.getoption("dist", "no") != "loadscope" or getattr(config, "cache", None) is None:
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    seconds: dict[str, float] = config.cache.get(_seconds_key(config), {})
+
+    class LongestFirst(LoadScopeScheduling):
+        ordered = False
+
+        def _assign_work_unit(self, node: object) -> None:
+            if not self.ordered:
+                self.ordered = True
+                units = sorted(self.workqueue.items(), key=lambda unit: -seconds.get(unit[0], 0.1 * len(unit[1])))
+                self.workqueue.clear()
+                self.workqueue.update(units)
+            super()._assign_work_unit(node)
+
+    return LongestFirst(config, log)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """The controller adds up each module's setup, call and teardown times as the reports come."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        scope = _scope(report.nodeid)
+        _SCOPE_SECONDS[scope] = _SCOPE_SECONDS.get(scope, 0.0) + report.duration
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The controller stores this run's module durations over the previous run's."""
+    if _SCOPE_SECONDS and _records_durations(config):
+        key = _seconds_key(config)
+        config.cache.set(key, {**config.cache.get(key, {}), **{k: round(v, 2) for k, v in _SCOPE_SECONDS.items()}})
+
+
 # The rdx commands the tests start answer in their own process, not through a resident server
 # each would leave running (tests/test_resident*.py turn it back on for their own commands).
 os.environ.setdefault("RDX_NO_DAEMON", "1")
@@ -118,6 +205,8 @@ os.environ.setdefault("RAY_ENABLE_AUTO_CONNECT", "0")
 
 def build_graph(files: dict[str, str], core: bool = True) -> rdx.Graph:
     """A resolved graph of ``files`` (name -> source), indexed in name order."""
+    import rdx  # Here, not at the top: xdist's controller loads this file too, and runs no test.
+
     g = rdx.Graph(core=core)
     for name in sorted(files):
         g.index_source(f"file:///fixture/{name}", files[name])
@@ -154,6 +243,8 @@ from corpus import DEBIAN_CORPUS_LIST, debian_corpus, other_installed_ruby  # no
 def debian_graph(tmp_path_factory: pytest.TempPathFactory) -> rdx.Graph:
     """The pinned Debian Ruby corpus (standard library, Rails, RuboCop...: ``debian_corpus``),
     opened once per test run with a snapshot of its own (tests that only read it share it)."""
+    import rdx
+
     return rdx.Graph.open(debian_corpus(), cache_dir=str(tmp_path_factory.mktemp("debian")))
 
 
