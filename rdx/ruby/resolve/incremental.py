@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from rdx.ruby.resolve.loadcalls import LoadCalls
     from rdx.ruby.resolve.lookup import Binding, Lookup, LookupCaches
     from rdx.ruby.resolve.members import MemberBook, Members
-    from rdx.ruby.resolve.mentions import MentionBook, Mentions
+    from rdx.ruby.resolve.mentions import Bounds, MentionBook, Mentions
     from rdx.ruby.resolve.namespaces import ExternalBook
     from rdx.ruby.resolve.placeholders import Placeholders
     from rdx.ruby.resolve.references import References
@@ -262,16 +262,17 @@ class Incremental(StateView):
         placeholders = self.placeholders.found_todos(index, {*removed, *(o for o, _ in diff.changed)}) if removed or diff.changed else set()
         demoted = self.placeholders.demotable(index, old, new, diff) if removed else {}
         gone, bodies = self.skeleton.removable(index, old, new, removed, demoted) if removed else ([], [])
-        reopened = {self.decls[b].unqualified for b, _ in bodies if self.decls[b].kind in ("Class", "Module", "Constant")}
+        bounds = self._reopened_bounds(bodies)
+        reopened = set(bounds)
         reopened_constants = {self.decls[b].unqualified for b, _ in bodies if self.decls[b].kind == "Constant"}
-        lookups_before = self.mentions.snapshot_lookups(reopened, index) if reopened else {}
+        lookups_before = self.mentions.snapshot_lookups(reopened, index, bounds) if reopened else {}
         docs = self.docs.copy()
         docs[index] = new
         old_row = prev.definition_declarations[index]
         state = successor(prev, docs, self._moved_diagnostics(index, old, new, diff))
         u = UpdateContext(index, old, new, diff, prev, state, gone)
         u.reopened, u.lookups_before, u.placeholders, u.demoted = reopened, lookups_before, placeholders, demoted
-        u.reopened_constants = reopened_constants
+        u.reopened_constants, u.bounds = reopened_constants, bounds
         self.build.begin_update(u.own, set(gone))
         for body_decl, pair in bodies:
             body = u.own(body_decl)
@@ -301,6 +302,29 @@ class Incremental(StateView):
         if old.external_mixins:
             self.externals.renumber(index, old.external_mixins, new.external_mixins)
         return u
+
+    def _reopened_bounds(self, bodies: list[tuple[int, tuple[int, int]]]) -> Bounds:
+        """The names of the namespaces and constants that lose a body (``bodies``), each with
+        the largest document key whose lookups of it may now find something else. A namespace
+        keeps its declaration and members: only lookups made while a file loads can change
+        (``Lookup.defined_after``: whether it is defined yet), and a document loaded after one
+        of its remaining definitions sees it defined before and after (the first one's key is
+        the bound). A constant's value may change anywhere (None)."""
+        removed = {pair for _, pair in bodies}
+        bounds: Bounds = {}
+        for decl_id, _ in bodies:
+            rec = self.decls[decl_id]
+            if rec.kind not in ("Class", "Module", "Constant"):
+                continue
+            name = rec.unqualified
+            keys = [doc for doc, i in rec.definitions if (doc, i) not in removed]
+            bound = min(keys) if keys and rec.kind != "Constant" else None
+            if name not in bounds:
+                bounds[name] = bound
+            else:
+                before = bounds[name]
+                bounds[name] = None if before is None or bound is None else max(before, bound)
+        return bounds
 
     def _moved_diagnostics(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> list[ResolutionDiagnostic]:
         """The diagnostics, with this document's skeleton ones moved with their definitions
@@ -333,7 +357,7 @@ class Incremental(StateView):
                 merge_refresh(u.refresh, self.mentions.mentioning(u.reopened_constants, u.index))
             namespaces = u.reopened - u.reopened_constants
             if namespaces:
-                u.loading = {doc: namespaces for doc in self.mentions.loading_documents(namespaces, u.index)}
+                u.loading = {doc: namespaces for doc in self.mentions.loading_documents(namespaces, u.index, u.bounds)}
         chain_seeds |= u.rechain
         if u.demoted:
             chain_seeds |= self.placeholders.demote(u)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from rdx.ruby.resolve.lookup import Binding, Lookup
     from rdx.ruby.resolve.namespaces import ExternalBook
 
-__all__ = ["ANCESTRY", "OTHER", "SCOPE", "Answer", "Mentions"]
+__all__ = ["ANCESTRY", "OTHER", "SCOPE", "Answer", "Bounds", "Mentions"]
 
 # One lookup's answers: (what it is for: ANCESTRY for a superclass or mixin of definition
 # ``index``, SCOPE for the scope of ``class A::B`` or ``class << A``, OTHER otherwise;
@@ -31,6 +31,8 @@ __all__ = ["ANCESTRY", "OTHER", "SCOPE", "Answer", "Mentions"]
 # leads). ANCESTRY and SCOPE lookups that find nothing declare placeholders (``Placeholders``).
 Answer = tuple[int, int, tuple[int | None, ...]]
 Evaluation = tuple[Answer, ...]
+# Name -> the largest document key whose lookups of it may change (None: any document).
+Bounds = dict[str, int | None]
 ANCESTRY, OTHER, SCOPE = 0, 1, 2
 
 
@@ -104,13 +106,10 @@ class Mentions(StateView):
         else:
             per_doc[doc] = names
 
-    def documents_mentioning_paths(self, names: set[str], skip: int) -> set[int]:
-        index = self.mention_index()
-        out: set[int] = set()
-        for name in names:
-            out |= index.get(name, set())
-        out.discard(skip)
-        return out
+    def documents_mentioning_paths(self, names: set[str], skip: int, bounds: Bounds | None = None) -> set[int]:
+        """Documents (but ``skip``) whose definitions' lookups mention one of ``names``; with
+        ``bounds``, for a name with a bound, only documents whose key is not above it."""
+        return _bounded(self.mention_index(), names, skip, bounds)
 
     def evaluate(self, doc: int, names: set[str] | None, only: set[int] | None = None, paths: list[ConstPath | None] | None = None) -> Evaluation:
         """What every lookup of document ``doc`` that mentions one of ``names`` (any, for None)
@@ -187,9 +186,10 @@ class Mentions(StateView):
             return owner in chain
         return any(self.lookup.member_constant(m, name) is not None for m in chain if m != self.object_id)
 
-    def snapshot_lookups(self, names: set[str], skip: int) -> dict[int, Evaluation]:
-        """The current answers of every other document's lookups that mention ``names``."""
-        return {doc: self.evaluate(doc, names) for doc in sorted(self.documents_mentioning_paths(names, skip))}
+    def snapshot_lookups(self, names: set[str], skip: int, bounds: Bounds | None = None) -> dict[int, Evaluation]:
+        """The current answers of every other document's lookups that mention ``names`` (within
+        ``bounds``: see ``documents_mentioning_paths``)."""
+        return {doc: self.evaluate(doc, names) for doc in sorted(self.documents_mentioning_paths(names, skip, bounds))}
 
     def check_lookups(self, before: dict[int, Evaluation], names: set[str], only: dict[int, set[int]] | None = None) -> set[int]:
         """The namespaces whose superclass or mixin lookups recorded in ``before`` (of the
@@ -234,15 +234,12 @@ class Mentions(StateView):
             deep |= self.mention_book.deep_index.get(name, set())
         return {doc: names for doc in found if doc in deep or not deleted.isdisjoint(targets.get(doc, ()))}
 
-    def loading_documents(self, names: set[str], skip: int) -> set[int]:
+    def loading_documents(self, names: set[str], skip: int, bounds: Bounds | None = None) -> set[int]:
         """Documents (but ``skip``) with a reference that runs while the file loads and whose
-        path starts with one of ``names`` (``loading_names``)."""
+        path starts with one of ``names`` (``loading_names``), within ``bounds`` (see
+        ``documents_mentioning_paths``)."""
         self.documents_mentioning(set(), skip)  # Brings the indexes up to date.
-        found: set[int] = set()
-        for name in names:
-            found |= self.mention_book.loading_index.get(name, set())
-        found.discard(skip)
-        return found
+        return _bounded(self.mention_book.loading_index, names, skip, bounds)
 
     def documents_mentioning(self, names: set[str], skip: int) -> set[int]:
         """Documents (but ``skip``) with a constant reference or call receiver naming one of
@@ -302,6 +299,23 @@ class Mentions(StateView):
                     docs = by_name.get(name)
                     if docs is not None:
                         docs.discard(doc)
+
+
+def _bounded(index: dict[str, set[int]], names: set[str], skip: int, bounds: Bounds | None) -> set[int]:
+    """The documents ``index`` lists for ``names`` (but ``skip``), those of a name with a bound
+    in ``bounds`` only up to that key."""
+    out: set[int] = set()
+    for name in names:
+        docs = index.get(name)
+        if not docs:
+            continue
+        bound = bounds.get(name) if bounds is not None else None
+        if bound is None:
+            out |= docs
+        else:
+            out.update(doc for doc in docs if doc <= bound)
+    out.discard(skip)
+    return out
 
 
 def deep_names(result: FileResult) -> set[str]:

@@ -22,7 +22,7 @@ class UpdateContext:
 
     __slots__ = (
         "_records", "_rows", "deleted", "demoted", "diff", "gone", "index", "left_chains", "lookups_before", "new", "old", "placeholders", "prev", "rechain",
-        "loading", "refresh", "reopened", "reopened_constants", "state", "unnamed",
+        "bounds", "loading", "refresh", "reopened", "reopened_constants", "state", "unnamed",
     )
 
     def __init__(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff, prev: ResolvedState, state: ResolvedState, gone: list[int]) -> None:
@@ -39,6 +39,9 @@ class UpdateContext:
         # document that looks it up is no longer visible there while it loads).
         self.reopened: set[str] = set()
         self.reopened_constants: set[str] = set()  # Those of them that name constants.
+        # For each of them, the largest document key whose lookups of it may change (None: any;
+        # ``Incremental._reopened_bounds``).
+        self.bounds: dict[str, int | None] = {}
         self.lookups_before: dict[int, tuple] = {}
         # Documents whose load-time references start with the name of a namespace that lost
         # a reopening, by those names: only those can find something else (whether the
