@@ -56,6 +56,7 @@ bench: $(STAMP) system-deps
 	$(BIN)/python bench/bench_index.py
 	$(BIN)/python bench/bench_edits.py
 	$(BIN)/python bench/bench_typing.py
+	$(BIN)/python bench/bench_memory.py
 	$(BIN)/python bench/bench_mcp.py
 	$(BIN)/python bench/bench_lsp.py
 	$(BIN)/python bench/bench_grep.py

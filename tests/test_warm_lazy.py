@@ -26,6 +26,7 @@ from rdx.cache.snapshot import IMAGE_NAME, SNAPSHOT_NAME, SavedDocuments
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import FileResult
 from rdx.model.store import CORE_URI, Declarations, DeclarationTable, Documents, Rows, RowTable, Unread
+from rdx.ruby.resolve.image import PackedRecords
 from tests.test_incremental import dump
 
 FILES = {
@@ -227,8 +228,9 @@ def test_documents_entries_and_peek_decode_nothing():
 def _declarations() -> tuple[Declarations, list[str]]:
     records = [DeclarationRecord(id=100 + i, name="", unqualified=f"C{i}", kind="Class", owner=None) for i in range(5)]
     names = [f"C{i}" for i in range(5)]
-    raw = [msgspec.Raw(msgspec.msgpack.encode(r)) for r in records]
-    return Declarations([100 + i for i in range(5)], names, raw), names
+    # Packed as a saved image holds them (``ResolvedImage.declaration_records``).
+    data, ends = PackedRecords.pack([msgspec.msgpack.encode(r) for r in records])
+    return Declarations([100 + i for i in range(5)], names, PackedRecords(memoryview(data), ends)), names
 
 
 @pytest.mark.parametrize("how", READS)
@@ -287,3 +289,13 @@ def test_gem_documents_come_from_the_gem_cache_undecoded(tmp_path, monkeypatch):
     assert "Widget::Crank#turn()" in g and [a.name for a in g["Machine"].ancestors][:2] == ["Machine", "Widget::Crank"]
     assert {d.library for d in g.documents if d.library} == {"widget-1.2.0"}
     assert dump(g) == dump(cold)
+
+
+def test_packed_records_hand_out_each_record_s_bytes():
+    """The image's records, one byte string and their ends: record ``i`` is exactly its bytes."""
+    encoded = [msgspec.msgpack.encode(x) for x in ([1, "a"], [], "a longer record" * 20, 7)]
+    data, ends = PackedRecords.pack(encoded)
+    packed = PackedRecords(memoryview(data), ends)
+    assert len(packed) == 4 and [bytes(packed[i]) for i in range(4)] == encoded
+    assert bytes(packed[-1]) == encoded[-1] and [bytes(p) for p in packed[1:3]] == encoded[1:3]
+    assert PackedRecords(memoryview(b""), b"")[0:0] == []

@@ -20,6 +20,10 @@ snapshot, BLAKE2b 45 ms, and 30 ms more for its resolved graph); it finds any bu
 up to 32 bits and misses random damage once in four billion, which is what it is there for
 (nobody forges a cache file in their own project). Nothing here knows what the payloads mean; callers decode them with their own types.
 
+A caller that decodes parts one by one when first asked for them (the snapshot's documents)
+opens with ``check_parts=False``: the head is checked at once, each part only when it is about
+to be decoded (``intact``), so a warm open neither reads nor sums the parts it never decodes.
+
 A file that is not such an envelope, is of another kind or format, or whose head does not match
 its checksum raises ``Damaged`` with a reason; damaged parts come back as None. Readers catch
 ``Damaged`` and rebuild. Nothing damaged is ever handed to a decoder.
@@ -27,13 +31,14 @@ its checksum raises ``Damaged`` with a reason; damaged parts come back as None. 
 
 from __future__ import annotations
 
+import mmap
 import zlib
 from collections.abc import Sequence
 from functools import lru_cache
 
 import msgspec
 
-__all__ = ["FORMAT", "Damaged", "Opened", "checksum", "open_envelope", "seal", "writer"]
+__all__ = ["FORMAT", "Damaged", "Opened", "checksum", "intact", "open_envelope", "seal", "writer"]
 
 MAGIC = "rdx-cache"
 # Bump when the envelope itself changes shape (payload shapes have their own versions).
@@ -68,11 +73,13 @@ class Damaged(Exception):
 
 class Opened(msgspec.Struct, gc=False):
     """A verified envelope: its writer, the head's bytes and each part's (None: damaged),
-    views into the file's bytes."""
+    views into the file's bytes. ``sums``: the parts' checksums when they were not checked at
+    the open (``check_parts=False``; check each with ``intact`` before decoding it), else empty."""
 
     writer: str
     head: memoryview
     parts: list[memoryview | None]
+    sums: bytes = b""
 
 
 _decoder = msgspec.msgpack.Decoder(_Envelope)
@@ -104,9 +111,16 @@ def seal(kind: str, head: bytes, parts: Sequence[bytes] = ()) -> bytes:
     return _encoder.encode(envelope)
 
 
-def open_envelope(data: bytes, kind: str) -> Opened:
+def intact(sums: bytes, index: int, part: memoryview) -> bool:
+    """Whether part ``index`` matches its checksum in ``sums`` (``Opened.sums``)."""
+    return zlib.crc32(part) == int.from_bytes(sums[index * _SUM : (index + 1) * _SUM], "little")
+
+
+def open_envelope(data: bytes | memoryview | mmap.mmap, kind: str, *, check_parts: bool = True) -> Opened:
     """Verify a cache file's envelope and head; raises ``Damaged`` saying why it cannot be used.
-    A part whose digest does not match comes back as None."""
+    A part whose digest does not match comes back as None. ``check_parts=False``: the parts
+    come back unchecked, with their sums (``Opened.sums``), for the caller to check each with
+    ``intact`` before it decodes it."""
     try:
         envelope = _decoder.decode(data)
     except Exception as exc:  # msgspec's DecodeError, ValidationError, or anything a damaged byte provokes
@@ -126,6 +140,8 @@ def open_envelope(data: bytes, kind: str) -> Opened:
     sums = envelope.sums
     if len(sums) != len(envelope.parts) * _SUM:
         raise Damaged("its parts do not match their checksums")
+    if not check_parts:
+        return Opened(envelope.writer, envelope.head, list(envelope.parts), bytes(sums))
     crc = zlib.crc32
     parts: list[memoryview | None] = []
     for i, part in enumerate(envelope.parts):

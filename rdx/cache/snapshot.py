@@ -11,6 +11,16 @@ as a whole and each document on its own, so a damaged document is parsed again a
 are still used. Anything unusable (truncated, corrupted, another schema or format) is reported
 in one line, removed, and rebuilt by the caller; nothing that fails its checksum is decoded.
 
+Cache files are mapped (``mmap``), not read: a warm open touches only the pages it decodes. The
+snapshot's header is checked at the open, each document's checksum when the document is first
+decoded or copied into a new snapshot (``SavedDocuments``): a warm open to a first answer sums
+the few documents it reads, not 30 MB. A document found damaged then is parsed again from its
+file (the open compared its size and mtime with the file's, as for any document it reuses), the
+graph reports it, and the snapshot is rewritten at once without the damage (``heal``). rdx
+never writes a cache file in place (always a new file renamed over the old one), so a mapping
+always sees the bytes it was opened with; a file truncated in place by another program while
+a graph is open would make reading its pages fail (SIGBUS), as for any mapped file.
+
 The resolved graph (``resolved.msgpack``, a ResolvedImage) is written the same way after a full
 resolve. It names the documents it was resolved from by a fingerprint, and the caller restores
 it only onto exactly those documents; any other image is ignored.
@@ -23,6 +33,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import mmap
 import os
 import tempfile
 import threading
@@ -34,7 +45,7 @@ from typing import TypeVar
 import msgspec
 from msgspec.structs import force_setattr
 
-from rdx.cache.envelope import Damaged, Opened, open_envelope, seal
+from rdx.cache.envelope import Damaged, Opened, intact, open_envelope, seal
 from rdx.model.foreign import ForeignImage
 from rdx.model.records import FileResult
 from rdx.model.store import ResolvedImage, Unread
@@ -104,16 +115,32 @@ class SavedDocuments:
     """The documents of an opened snapshot, decoded one by one when first read (issue 23).
 
     ``stubs`` are the intact documents' ``Unread`` stubs; damaged ones (failing their
-    checksum) have none and are counted in ``damaged``. ``read`` decodes a document once and
-    hands out that object ever after; names are shared across the documents decoded (see
-    ``_share_names``). Once every stub is read, the file's bytes and the name table go. A
-    document that fails to decode despite its checksum (a bug, not damage) is parsed again
-    from its file by ``fallback``."""
+    checksum at the open, for envelopes whose parts were checked then) have none and are
+    counted in ``damaged``. ``read`` decodes a document once and hands out that object ever
+    after; names are shared across the documents decoded (see ``_share_names``). Once every
+    stub is read, the file's bytes and the name table go. A document that fails to decode
+    despite its checksum (a bug, not damage) is parsed again from its file by ``fallback``.
 
-    def __init__(self, opened: Opened, stamps: list[Stamp], fallback: Callable[[Stamp], FileResult]) -> None:
+    Parts not checked at the open (``Opened.sums``, the project's snapshot) are checked when
+    first decoded or copied (``raw``). One that fails is parsed again by ``damaged_fallback``
+    (which reports it), and the snapshot at ``path`` is rewritten without the damage
+    (``_heal``), so that the next open finds it whole."""
+
+    def __init__(
+        self,
+        opened: Opened,
+        stamps: list[Stamp],
+        fallback: Callable[[Stamp], FileResult],
+        saved: tuple[str, _SnapshotHead, tuple[int, int, int]] | None = None,
+        damaged_fallback: Callable[[Stamp], FileResult] | None = None,
+    ) -> None:
         self.parts: list[memoryview | None] = opened.parts
+        self.sums = opened.sums
         self.stamps = stamps
         self.fallback = fallback
+        self.damaged_fallback = damaged_fallback
+        # The snapshot's path, header and file identity (inode, size, mtime), for ``_heal``.
+        self.saved = saved
         self.decoded: dict[int, FileResult] = {}
         self.lock = threading.Lock()
         self.names: dict[str, str] = {}
@@ -132,18 +159,27 @@ class SavedDocuments:
         with self.lock:  # Queries may run in several threads: one decodes, the others wait.
             return self._read(index)
 
+    def _intact(self, index: int, part: memoryview) -> bool:
+        return not self.sums or intact(self.sums, index, part)
+
     def _read(self, index: int) -> FileResult:
         doc = self.decoded.get(index)
         if doc is not None:
             return doc
         part = self.parts[index]
-        try:
-            if part is None:
-                raise Damaged("checksum mismatch")
-            doc = _share_names(_decoded(_document_decoder, part), self.names)
-        except Damaged:
-            doc = self.fallback(self.stamps[index])
+        damaged = part is not None and not self._intact(index, part)
+        if damaged:
+            doc = (self.damaged_fallback or self.fallback)(self.stamps[index])
+        else:
+            try:
+                if part is None:
+                    raise Damaged("checksum mismatch")
+                doc = _share_names(_decoded(_document_decoder, part), self.names)
+            except Damaged:
+                doc = self.fallback(self.stamps[index])
         self.decoded[index] = doc
+        if damaged:
+            self._heal()
         self.parts[index] = None
         self.left -= 1
         if self.left <= 0:
@@ -153,12 +189,63 @@ class SavedDocuments:
         return doc
 
     def raw(self, index: int) -> memoryview | None:
-        """A document's bytes as saved, while not decoded (for rewriting the snapshot)."""
-        return self.parts[index] if index < len(self.parts) else None
+        """A document's bytes as saved, while not decoded and intact (for rewriting the
+        snapshot); None otherwise (the writer then reads the document)."""
+        part = self.parts[index] if index < len(self.parts) else None
+        return part if part is not None and self._intact(index, part) else None
+
+    def _heal(self) -> None:
+        """Rewrite the snapshot this was opened from, now that a damaged document was found in
+        it: the documents decoded, the others' intact bytes as they are, and those that fail
+        their checksum too parsed again now (they are this graph's documents from then on).
+        Only when the file is still the one opened (another writer may have
+        replaced it) and no writer holds the lock (a writer of this process may be rewriting
+        it from these very documents); a write that fails leaves things as they were."""
+        if self.saved is None:
+            return
+        path, head, identity = self.saved
+        cache_dir = os.path.dirname(path)
+        try:
+            with open(os.path.join(cache_dir, "lock"), "a+b") as lock:
+                try:
+                    fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    return
+                try:
+                    st = os.stat(path)
+                    if (st.st_ino, st.st_size, st.st_mtime_ns) != identity:
+                        return
+                    stamps: list[Stamp] = []
+                    parts: list[bytes] = []
+                    for index, stamp in enumerate(self.stamps):
+                        doc = self.decoded.get(index)
+                        if doc is not None:
+                            stamps.append(stamp_of(doc))
+                            parts.append(_encoder.encode(doc))
+                            continue
+                        raw = self.raw(index)
+                        if raw is not None:
+                            stamps.append(stamp)
+                            parts.append(bytes(raw))
+                            continue
+                        # Damaged too, not read yet: parsed again now, so that the rewritten
+                        # snapshot holds every document.
+                        doc = self.decoded[index] = (self.damaged_fallback or self.fallback)(stamp)
+                        self.parts[index] = None
+                        self.left -= 1
+                        stamps.append(stamp_of(doc))
+                        parts.append(_encoder.encode(doc))
+                    new_head = msgspec.structs.replace(head, stamps=stamps)
+                    write_atomically(cache_dir, SNAPSHOT_NAME, seal("snapshot", _encoder.encode(new_head), parts))
+                    self.saved = None
+                finally:
+                    fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+        except OSError:
+            pass  # Not rewritten: the next open finds the damage again, and parses again.
 
 
-def _source_fingerprint(subpackages: tuple[str, ...]) -> str:
-    digest = hashlib.blake2b(str(SCHEMA_VERSION).encode(), digest_size=8)
+def _source_fingerprint(subpackages: tuple[str, ...], start: str = "") -> str:
+    digest = hashlib.blake2b(str(SCHEMA_VERSION).encode() + start.encode(), digest_size=8)
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     for sub in subpackages:
         directory = os.path.join(package, sub)
@@ -190,8 +277,9 @@ def discovery_fingerprint() -> str:
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """Names all the code that turns files into a resolved graph and its indexes (discovery,
-    resolution, queries, the core stub), for what is saved keyed by the documents."""
-    return _source_fingerprint(DISCOVERY_CODE + RESOLUTION_CODE)
+    resolution, queries, the core stub), for what is saved keyed by the documents. The
+    discovery code enters through its fingerprint, so that each file is read once."""
+    return _source_fingerprint(RESOLUTION_CODE, start=discovery_fingerprint())
 
 
 class _SnapshotHead(msgspec.Struct, kw_only=True, gc=False):
@@ -214,26 +302,43 @@ def default_cache_dir(root: str) -> str:
     return os.path.join(root if os.path.isdir(root) else os.path.dirname(os.path.abspath(root)), ".rdx")
 
 
-def _read(path: str, what: str, then: str) -> tuple[bytes | None, str | None]:
-    """(data, None); (None, None) when the file does not exist; (None, reason) when unreadable."""
+def _read(path: str, what: str, then: str) -> tuple[bytes | mmap.mmap | None, str | None]:
+    """(data, None); (None, None) when the file does not exist; (None, reason) when unreadable.
+    The data is the file mapped (read-only), or read when it cannot be mapped (an empty file)."""
+    data, _, problem = _map(path, what, then)
+    return data, problem
+
+
+def _map(path: str, what: str, then: str) -> tuple[bytes | mmap.mmap | None, tuple[int, int, int], str | None]:
+    """``_read``, with the identity of the file read: (inode, size, mtime)."""
     try:
         with open(path, "rb") as f:
-            return f.read(), None
+            st = os.fstat(f.fileno())
+            identity = (st.st_ino, st.st_size, st.st_mtime_ns)
+            if st.st_size > 0:
+                try:
+                    return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ), identity, None
+                except (OSError, ValueError):
+                    pass  # Not mappable here (some file systems): read instead.
+            return f.read(), identity, None
     except (FileNotFoundError, NotADirectoryError):
-        return None, None  # No file there (the directory may not even be one: writes say so).
+        return None, (0, 0, 0), None  # No file there (the directory may not even be one: writes say so).
     except OSError as exc:
-        return None, f"cannot read {what} {path}: {exc.strerror}; {then}"
+        return None, (0, 0, 0), f"cannot read {what} {path}: {exc.strerror}; {then}"
 
 
-def _opened(path: str, kind: str, what: str, then: str) -> tuple[Opened | None, str | None]:
-    """The verified envelope of the cache file at ``path``: (opened, None); (None, None) when
-    there is no file; (None, reason) when it cannot be used, the file then being removed so
-    that nothing reads it again before it is rebuilt."""
-    data, problem = _read(path, what, then)
+def _opened(
+    path: str, kind: str, what: str, then: str, check_parts: bool = True
+) -> tuple[Opened | None, str | None, tuple[int, int, int]]:
+    """The verified envelope of the cache file at ``path``: (opened, None, identity); (None,
+    None, _) when there is no file; (None, reason, _) when it cannot be used, the file then
+    being removed so that nothing reads it again before it is rebuilt. ``check_parts``: see
+    ``open_envelope``; ``identity``: the file's (inode, size, mtime) when read."""
+    data, identity, problem = _map(path, what, then)
     if data is None:
-        return None, problem
+        return None, problem, identity
     try:
-        return open_envelope(data, kind), None
+        return open_envelope(data, kind, check_parts=check_parts), None, identity
     except Damaged as exc:
         reason = str(exc)
     # A file of the previous, envelope-less format names its schema at the top level.
@@ -243,8 +348,8 @@ def _opened(path: str, kind: str, what: str, then: str) -> tuple[Opened | None, 
         schema = None
     discard(path)
     if schema is not None and schema != SCHEMA_VERSION:
-        return None, f"{what} {path} has schema {schema}, this rdx uses {SCHEMA_VERSION}; {then}"
-    return None, f"{what} {path} is corrupted: {reason}; {then}"
+        return None, f"{what} {path} has schema {schema}, this rdx uses {SCHEMA_VERSION}; {then}", identity
+    return None, f"{what} {path} is corrupted: {reason}; {then}", identity
 
 
 def discard(path: str) -> None:
@@ -265,15 +370,18 @@ def _decoded(decoder: msgspec.msgpack.Decoder[T], raw: memoryview) -> T:
 
 
 def load_snapshot(
-    cache_dir: str, roots: list[str], fallback: Callable[[Stamp], FileResult]
+    cache_dir: str,
+    roots: list[str],
+    fallback: Callable[[Stamp], FileResult],
+    damaged: Callable[[Stamp], FileResult] | None = None,
 ) -> tuple[tuple[_SnapshotHead, SavedDocuments] | None, str | None]:
     """((header, documents), None), or (None, reason) when there is none or it cannot be
     used. Nothing is decoded but the header: documents are decoded when first read
-    (``SavedDocuments``). Every document's checksum is checked here: damaged ones get no stub
-    (and so are parsed again), and the reason says how many; ((header, documents), reason)
-    then."""
+    (``SavedDocuments``), and each document's checksum is checked then: one that fails is
+    parsed again by ``damaged`` (default ``fallback``), which is where it is reported, and the
+    snapshot is rewritten without it."""
     path = os.path.join(cache_dir, SNAPSHOT_NAME)
-    opened, problem = _opened(path, "snapshot", "the index snapshot", "rebuilding")
+    opened, problem, identity = _opened(path, "snapshot", "the index snapshot", "rebuilding", check_parts=False)
     if opened is None:
         return None, problem
     try:
@@ -289,12 +397,7 @@ def load_snapshot(
         return None, f"the index snapshot {path} describes other roots; rebuilding"
     if head.discovery != discovery_fingerprint():
         return None, f"the index snapshot {path} was made by another version of rdx; rebuilding"
-    documents = SavedDocuments(opened, head.stamps, fallback)
-    if documents.damaged:
-        return (head, documents), (
-            f"the index snapshot {path} is corrupted: {documents.damaged} of {len(opened.parts)} documents fail their checksum; "
-            "those files are parsed again"
-        )
+    documents = SavedDocuments(opened, head.stamps, fallback, (path, head, identity), damaged)
     return (head, documents), None
 
 
@@ -360,7 +463,8 @@ def save_snapshot(cache_dir: str, snapshot: Snapshot) -> None:
 def read_image(cache_dir: str) -> tuple[Opened | None, str | None]:
     """The saved resolved graph's file, read and its checksum checked, not decoded: what
     ``load_image`` decodes (``Graph.open`` reads it while its file walk runs)."""
-    return _opened(os.path.join(cache_dir, IMAGE_NAME), "resolved", "the resolved graph", "resolving again")
+    opened, problem, _ = _opened(os.path.join(cache_dir, IMAGE_NAME), "resolved", "the resolved graph", "resolving again")
+    return opened, problem
 
 
 def load_image(
@@ -396,7 +500,7 @@ def load_foreign(cache_dir: str, fingerprint: str) -> tuple[ForeignImage | None,
     """The saved resolution of the other languages for exactly ``fingerprint`` (else None), and
     why the file could not be used, if it could not (the caller rebuilds: it only costs time)."""
     path = os.path.join(cache_dir, FOREIGN_NAME)
-    opened, problem = _opened(path, "foreign", "the other languages' resolution", "resolving again")
+    opened, problem, _ = _opened(path, "foreign", "the other languages' resolution", "resolving again")
     if opened is None:
         return None, problem
     try:
@@ -414,7 +518,7 @@ def save_foreign(cache_dir: str, image: ForeignImage) -> None:
 def load_blob(cache_dir: str, name: str, kind: str, what: str) -> tuple[memoryview | None, str | None]:
     """The verified payload of a cache file holding opaque bytes (the ranked-search database's
     image): (bytes, None), (None, None) when absent, (None, reason) when damaged (removed)."""
-    opened, problem = _opened(os.path.join(cache_dir, name), kind, what, "rebuilding it")
+    opened, problem, _ = _opened(os.path.join(cache_dir, name), kind, what, "rebuilding it")
     if opened is None:
         return None, problem
     try:

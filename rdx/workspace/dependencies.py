@@ -105,9 +105,9 @@ def load_dependencies(
     except OSError as exc:
         out.problems.append(Diagnostic("lockfile-unreadable", f"cannot read {lockfile}: {exc.strerror or exc}", "warning", lockfile))
         return out
-    installed, problems = locate(root, locked, use_ruby=use_ruby)
-    out.problems += [Diagnostic(p.code, p.message, p.severity, lockfile) for p in problems]
     cache = gem_cache_dir()
+    installed, problems = locate(root, locked, use_ruby=use_ruby, memo_dir=cache)
+    out.problems += [Diagnostic(p.code, p.message, p.severity, lockfile) for p in problems]
     missing: dict[str, tuple[InstalledGem, list[FileEntry]]] = {}
     claimed: set[str] = set()
     for gem in installed:

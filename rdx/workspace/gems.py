@@ -263,24 +263,112 @@ gems.each do |name, version|
   end
   out[name] = { "version" => spec.version.to_s, "dirs" => dirs, "files" => files }
 end
-print JSON.generate(out)
+# What the answer depends on besides the input, for ``_remembered``: the directories RubyGems
+# finds specifications in and the load path (a gem installed or removed changes one), Bundler's
+# install path, and each found gem's specification file.
+watch = []
+begin
+  watch = Gem::Specification.dirs + $LOAD_PATH.map(&:to_s)
+  watch << Bundler.bundle_path.to_s if defined?(Bundler) && !bundled.empty?
+  gems.each do |name, _version|
+    spec = bundled[name] || Gem::Specification.find_all_by_name(name).first
+    from = spec.respond_to?(:loaded_from) ? spec.loaded_from : nil
+    watch << from.to_s if from
+  end
+rescue Exception
+  watch = nil # Not remembered: asked again next time.
+end
+print JSON.generate({ "gems" => out, "watch" => watch&.uniq })
 """
 
 
-def _ask_ruby(root: str, gems: list[LockedGem]) -> dict[str, dict[str, object] | None] | None:
+def _ask_ruby(root: str, gems: list[LockedGem], memo_dir: str | None = None) -> dict[str, dict[str, object] | None] | None:
+    """Ruby's answer for ``gems`` (``_PROBE``), or None without Ruby or when it fails.
+    ``memo_dir``: where the answer is remembered (``_remembered``), so that a warm open does
+    not start Ruby (about a second) when nothing it depends on changed."""
     ruby = shutil.which("ruby")
     if ruby is None or not gems:
         return None
+    request = [root, [[g.name, g.version] for g in gems]]
+    memo = _memo_path(memo_dir, ruby, request) if memo_dir is not None else None
+    if memo is not None:
+        remembered = _remembered(memo, root, ruby)
+        if remembered is not None:
+            return remembered
     try:
         done = subprocess.run(
             [ruby, "-e", _PROBE],
-            input=json.dumps([root, [[g.name, g.version] for g in gems]]),
+            input=json.dumps(request),
             capture_output=True, text=True, timeout=_PROBE_TIMEOUT, check=False, cwd=root,
         )
         answer = json.loads(done.stdout) if done.returncode == 0 else None
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
-    return answer if isinstance(answer, dict) else None
+    if not isinstance(answer, dict) or not isinstance(answer.get("gems"), dict):
+        return None
+    watch = answer.get("watch")
+    if memo is not None and isinstance(watch, list):
+        _remember(memo, answer["gems"], _watched(root, ruby, [w for w in watch if isinstance(w, str)]))
+    gems_answer: dict[str, dict[str, object] | None] = answer["gems"]
+    return gems_answer
+
+
+# Environment variables that change where RubyGems and Bundler look (part of a memo's name).
+_RUBY_ENVIRONMENT = ("GEM_HOME", "GEM_PATH", "GEM_SPEC_CACHE", "RUBYLIB", "RUBYOPT", "HOME", "XDG_DATA_HOME")
+
+
+def _memo_path(memo_dir: str, ruby: str, request: object) -> str:
+    environment = sorted((k, v) for k, v in os.environ.items() if k in _RUBY_ENVIRONMENT or k.startswith("BUNDLE_"))
+    key = hashlib.blake2b(json.dumps([ruby, request, environment]).encode(), digest_size=10).hexdigest()
+    return os.path.join(memo_dir, f"located-{key}.json")
+
+
+def _identity(path: str) -> list[int] | None:
+    """What changes when a file or directory is replaced, written or has entries added or
+    removed (the ctime cannot be set back); None when there is nothing there."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _watched(root: str, ruby: str, watch: list[str]) -> list[tuple[str, list[int] | None]]:
+    """Every path Ruby's answer depends on, with its identity now: the project's Gemfile, lock
+    and Bundler configuration, the Ruby binary and what the probe names (``_PROBE``)."""
+    paths = [os.path.join(root, n) for n in ("Gemfile", LOCKFILE, os.path.join(".bundle", "config"))]
+    paths += [os.path.realpath(ruby), os.path.join(os.path.expanduser("~"), ".bundle", "config"), *watch]
+    return [(p, _identity(p)) for p in dict.fromkeys(paths)]
+
+
+def _remember(memo: str, answer: dict[str, object], watched: list[tuple[str, list[int] | None]]) -> None:
+    """Write the memo atomically; a memo that cannot be written only costs the next probe."""
+    try:
+        os.makedirs(os.path.dirname(memo), exist_ok=True)
+        tmp = f"{memo}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump({"answer": answer, "watched": watched}, f)
+        os.replace(tmp, memo)
+    except OSError:
+        pass
+
+
+def _remembered(memo: str, root: str, ruby: str) -> dict[str, dict[str, object] | None] | None:
+    """The remembered answer, if every path it depends on is as it was when Ruby answered."""
+    try:
+        with open(memo, encoding="utf-8") as f:
+            saved = json.load(f)
+        answer, watched = saved["answer"], saved["watched"]
+        if not isinstance(answer, dict) or not isinstance(watched, list):
+            return None
+        if not all(isinstance(w, list) and len(w) == 2 and isinstance(w[0], str) and _identity(w[0]) == w[1] for w in watched):
+            return None
+        # The project's files are always among them (a memo of another shape is not trusted).
+        if not any(w[0] == os.path.join(root, LOCKFILE) for w in watched) or not any(w[0] == os.path.realpath(ruby) for w in watched):
+            return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return answer
 
 
 def _from_ruby(gem: LockedGem, answer: dict[str, object] | None) -> InstalledGem | None:
@@ -337,11 +425,14 @@ def _stamp(directory: str) -> str:
     return h.hexdigest()
 
 
-def locate(root: str, gems: list[LockedGem], *, use_ruby: bool = True) -> tuple[list[InstalledGem], list[GemProblem]]:
+def locate(
+    root: str, gems: list[LockedGem], *, use_ruby: bool = True, memo_dir: str | None = None
+) -> tuple[list[InstalledGem], list[GemProblem]]:
     """Installed locations of ``gems`` (see the module docstring), and one problem per gem that
     is missing or installed at another version. Path gems inside ``root`` are the project's own
     code and are left out; path gems outside it are found at their path, as are the gems
-    ``local_gems`` names."""
+    ``local_gems`` names. ``memo_dir``: where Ruby's answer is remembered, and taken from while
+    nothing it depends on changed (``_ask_ruby``)."""
     found: list[InstalledGem] = []
     problems: list[GemProblem] = []
     bundle = _bundle_dirs(root)
@@ -366,7 +457,7 @@ def locate(root: str, gems: list[LockedGem], *, use_ruby: bool = True) -> tuple[
             found.append(hit)
         else:
             pending.append(gem)
-    answers = _ask_ruby(root, pending) if use_ruby else None
+    answers = _ask_ruby(root, pending, memo_dir) if use_ruby else None
     well_known = _well_known_dirs() if answers is None else []
     for gem in pending:
         hit = _from_ruby(gem, answers.get(gem.name)) if answers is not None else _scan(gem, well_known)

@@ -3,9 +3,11 @@ state a saved image publishes before (or without) a resolver (``published_state`
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from itertools import repeat
-from typing import TYPE_CHECKING, Any
+import sys
+from array import array
+from collections.abc import Callable, Sequence
+from itertools import accumulate, repeat
+from typing import TYPE_CHECKING, Any, overload
 
 import msgspec
 from msgspec.structs import replace
@@ -34,21 +36,62 @@ def published_state(image: ResolvedImage, documents: dict[int, FileResult]) -> R
     edits read (restored later, sharing these tables: see ``Image.restore``). Declarations are
     decoded when first read (``Declarations``)."""
     ids, names = image.declaration_ids, image.declaration_names
-    # Chains keyed by the declarations' own id objects (``share_ids`` does their values later).
-    own: Callable[[Any], Any] = _Ids(zip(ids, ids, strict=True)).__getitem__
     return ResolvedState(
         documents=documents,
-        declarations=Declarations(ids, names, image.declaration_records),
+        declarations=Declarations(ids, names, PackedRecords(image.declaration_records, image.declaration_ends)),
         # Built in C (zip of the names with the ids); the records get the same strings.
         by_name=dict(zip(names, ids, strict=True)),
         # Each document's rows decoded when read.
         definition_declarations=Rows(image.definition_declarations),
         constant_targets=Rows(image.constant_targets),
         method_receivers=Rows(image.method_receivers),
-        ancestors=dict(zip(map(own, image.ancestor_ids), image.ancestors, strict=True)),
+        # Keyed by ids as decoded: ``share_ids`` makes them the declarations' own later.
+        ancestors=dict(zip(image.ancestor_ids, image.ancestors, strict=True)),
         diagnostics=image.diagnostics,
         object_id=image.object_id,
     )
+
+
+class PackedRecords(Sequence[memoryview]):
+    """The declarations' records of an image, each encoded on its own, one after the other in
+    one byte string (``ResolvedImage.declaration_records``): record ``i`` is a view of its bytes,
+    decoded by ``Declarations`` when first read. Opening an image makes two objects for them,
+    not one ``Raw`` per declaration (100,000 on the Debian corpus)."""
+
+    __slots__ = ("data", "ends")
+
+    def __init__(self, data: memoryview, ends: bytes) -> None:
+        self.data = data
+        packed = array("Q")
+        packed.frombytes(ends)
+        if sys.byteorder == "big":
+            packed.byteswap()
+        self.ends = packed
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    @overload
+    def __getitem__(self, index: int) -> memoryview: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[memoryview]: ...
+
+    def __getitem__(self, index: int | slice) -> memoryview | Sequence[memoryview]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        ends = self.ends
+        if index < 0:
+            index += len(ends)
+        return self.data[ends[index - 1] if index > 0 else 0 : ends[index]]
+
+    @staticmethod
+    def pack(encoded: list[bytes]) -> tuple[bytes, bytes]:
+        """(``declaration_records``, ``declaration_ends``) for these encodings, in order."""
+        ends = array("Q", accumulate(map(len, encoded)))
+        if sys.byteorder == "big":
+            ends.byteswap()
+        return b"".join(encoded), ends.tobytes()
 
 
 def _encoded_rows(rows: dict[int, list[int | None]]) -> dict[int, msgspec.Raw]:
@@ -71,19 +114,22 @@ def share_ids(state: ResolvedState) -> None:
     bytes): ten million in the chains of a million declarations, five million in the rows,
     400 MB that a graph resolved in this process does not spend, since it builds its tables
     from the ids it holds (issue 21). The lookups run in C (``map``). The definitions' rows
-    are left as decoded: their ids are mostly distinct anyway.
+    too: their ids are distinct from each other, but each is a declaration's id (a million
+    ints on 10 copies of the Debian corpus, issue 23).
 
     ``Graph.open`` calls it when it restores the resolver (the first edit or
     ``prepare_queries``), not at open: a warm start to a first answer need not pay for it
-    (0.1 s on the Debian corpus). Values are replaced in place by equal ones, so a reader of
-    the published state sees the same answers throughout."""
+    (0.1 s on the Debian corpus). Values are replaced by equal ones (the chains' table by an
+    equal table, in the same order), so a reader of the published state sees the same
+    answers throughout."""
     ids = _Ids(zip(state.declarations, state.declarations, strict=True))
     ids[None] = None  # Unresolved references: no call of ``__missing__`` for each.
     get: Callable[[Any], Any] = ids.__getitem__
     chains = state.ancestors
-    for key, shared in zip(list(chains), map(tuple, map(map, repeat(get), list(chains.values()))), strict=True):
-        chains[key] = shared
-    for table in (state.constant_targets, state.method_receivers):
+    # A new table of equal keys and chains, in the same order (a key object cannot be
+    # replaced in place): a reader of the old one sees the same answers.
+    state.ancestors = dict(zip(map(get, list(chains)), map(tuple, map(map, repeat(get), list(chains.values()))), strict=True))
+    for table in (state.constant_targets, state.method_receivers, state.definition_declarations):
         for key, row in table.items():
             table[key] = list(map(get, row))
 
@@ -177,13 +223,15 @@ class Image(StateView):
                 externals.append((ns, doc, position))
         records = list(self.decls.values())  # Every record decoded (see ``Declarations``).
         encode = _encoder.encode
+        # Each record on its own, its name in ``declaration_names`` only.
+        packed, ends = PackedRecords.pack([encode(replace(r, name="")) for r in records])
         return ResolvedImage(
             fingerprint=fingerprint,
             uris={k: d.uri for k, d in zip(self.docs, stored_entries(self.docs), strict=True)},
             declaration_ids=list(self.decls),
             declaration_names=[r.name for r in records],
-            # Each record on its own, its name in ``declaration_names`` only.
-            declaration_records=[msgspec.Raw(encode(replace(r, name=""))) for r in records],
+            declaration_records=memoryview(packed),
+            declaration_ends=ends,
             definition_declarations=_encoded_rows(self.def_decl),
             constant_targets=_encoded_rows(state.constant_targets),
             method_receivers=_encoded_rows(state.method_receivers),
