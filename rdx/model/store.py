@@ -209,10 +209,14 @@ class Documents(LazyDict[K, FileResult]):
         return dict.popitem(self)
 
     def copy(self) -> dict[K, FileResult]:  # type: ignore[override]
-        """A new table of the same documents: a plain dict once everything is decoded."""
+        """A new table of the same documents: a plain dict once everything is decoded (the
+        copy of one that may hold stubs says so without looking at every value again)."""
         if not self.unread:
             return dict(dict.items(self))
-        return Documents(dict.items(self))  # type: ignore[arg-type]
+        out: Documents[K] = Documents()
+        dict.update(out, dict.items(self))
+        out.unread = True
+        return out  # type: ignore[return-value]
 
     def __repr__(self) -> str:
         return f"<Documents: {len(self)}, {sum(type(v) is Unread for v in dict.values(self))} not decoded>"
