@@ -19,7 +19,6 @@ targets (issue 23: a prepared 10-copy graph at most 3 GB; issue 21: under 4 GB).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import subprocess
@@ -29,7 +28,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_edits import DEFAULT_CORPUS, build_copies, describe_roots  # noqa: E402
+from bench_edits import describe_roots  # noqa: E402
+from bench_typing import corpus_and_cache  # noqa: E402
 
 TARGETS_MB = {"issue 23": 3 * 1024, "issue 21": 4 * 1024}
 
@@ -70,16 +70,8 @@ def main() -> None:
     if args.measure:
         measure(args.paths, args.cache, args.jobs, args.measure == "baseline")
         return
-    default = not args.paths
-    roots = [os.path.abspath(p) for p in (args.paths or DEFAULT_CORPUS) if os.path.exists(p)]
-    if not roots:
-        sys.exit("no corpus found: run `make system-deps` or pass paths")
     # The same corpus and cache as bench_typing.py.
-    tag = "debian" if default else "paths-" + hashlib.blake2b("\0".join(roots).encode(), digest_size=4).hexdigest()
-    work = os.path.join(args.work, tag) if not default else args.work
-    if args.copies:
-        roots = [build_copies(roots, args.copies, work)]
-    cache = os.path.join(work, f"cache-{tag}" + (f"-copies-{args.copies}" if args.copies else ""))
+    roots, cache = corpus_and_cache(args.paths, args.copies, args.work)
     typing = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_typing.py")
     child = subprocess.run(
         [sys.executable, typing, "--prepare-only", cache, "--jobs", str(args.jobs), *roots], capture_output=True, text=True

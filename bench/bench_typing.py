@@ -277,6 +277,23 @@ def prepare(roots: list[str], cache: str, jobs: int) -> None:
     print(json.dumps(report))
 
 
+def corpus_and_cache(paths: list[str], copies: int, work_dir: str) -> tuple[list[str], str]:
+    """The roots to open (``paths``, else the Debian corpus; its ``copies`` built under
+    ``work_dir`` when asked) and the cache directory for them: a corpus and cache of its own
+    under ``work_dir`` for every set of roots (``build_copies`` names its output by K only)."""
+    default = not paths
+    roots = [os.path.abspath(p) for p in (paths or DEFAULT_CORPUS) if os.path.exists(p)]
+    if not roots:
+        sys.exit("no corpus found: run `make system-deps` or pass paths")
+    tag = "debian" if default else "paths-" + hashlib.blake2b("\0".join(roots).encode(), digest_size=4).hexdigest()
+    work = os.path.join(work_dir, tag) if not default else work_dir
+    if copies:
+        t = time.perf_counter()
+        roots = [build_copies(roots, copies, work)]
+        print(f"copies corpus: {roots[0]} ({time.perf_counter() - t:.1f}s to prepare)")
+    return roots, os.path.join(work, f"cache-{tag}" + (f"-copies-{copies}" if copies else ""))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("paths", nargs="*")
@@ -293,17 +310,7 @@ def main() -> None:
         prepare(args.paths, args.prepare_only, args.jobs)
         return
     default = not args.paths
-    roots = [os.path.abspath(p) for p in (args.paths or DEFAULT_CORPUS) if os.path.exists(p)]
-    if not roots:
-        sys.exit("no corpus found: run `make system-deps` or pass paths")
-    # A corpus of its own under --work for every set of roots (build_copies names its output by K only).
-    tag = "debian" if default else "paths-" + hashlib.blake2b("\0".join(roots).encode(), digest_size=4).hexdigest()
-    work = os.path.join(args.work, tag) if not default else args.work
-    if args.copies:
-        t = time.perf_counter()
-        roots = [build_copies(roots, args.copies, work)]
-        print(f"copies corpus: {roots[0]} ({time.perf_counter() - t:.1f}s to prepare)")
-    cache = os.path.join(work, f"cache-{tag}" + (f"-copies-{args.copies}" if args.copies else ""))
+    roots, cache = corpus_and_cache(args.paths, args.copies, args.work)
 
     # 1. The snapshot, the resolved image and the query indexes, in a child process.
     child = subprocess.run(

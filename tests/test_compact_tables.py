@@ -15,6 +15,7 @@ from rdx.model.declarations import DeclarationRecord
 from rdx.model.store import Declarations, DeclarationTable
 from rdx.ruby.resolve.image import PackedRecords
 from tests.test_incremental import dump
+from tests.test_warm_lazy import saved_project
 
 FILES = {
     "lib/shop.rb": "module Shop\n  module Priced\n    def price; end\n  end\n  class Item\n    include Priced\n    def <=>(o) = price <=> o.price\n    def price = 2\n  end\nend\n",
@@ -25,11 +26,7 @@ FILES = {
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    for rel, text in FILES.items():
-        write(root / rel, text)
-    rdx.Graph.open(root).resolve()  # The snapshot and the resolved graph saved.
-    return root
+    return saved_project(tmp_path, FILES)
 
 
 def test_a_prepared_warm_graph_shares_ids_document_keys_and_names(project):

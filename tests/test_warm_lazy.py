@@ -38,13 +38,18 @@ FILES = {
 }
 
 
+def saved_project(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A project of ``files`` whose snapshot and resolved graph are saved in its cache."""
+    root = tmp_path / "project"
+    for rel, text in files.items():
+        write(root / rel, text)
+    rdx.Graph.open(root).resolve()
+    return root
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    for rel, text in FILES.items():
-        write(root / rel, text)
-    rdx.Graph.open(root).resolve()  # The snapshot and the resolved graph saved.
-    return root
+    return saved_project(tmp_path, FILES)
 
 
 def from_scratch(root: Path) -> rdx.Graph:
