@@ -227,14 +227,23 @@ def is_glob(req: Require) -> bool:
     return req.relative and not _GLOB_CHARS.isdisjoint(req.path)
 
 
+def glob_pattern(doc: FileResult, req: Require) -> tuple[str, str] | None:
+    """The directory and the name pattern of glob require ``req`` of ``doc`` (None for a
+    document without a path)."""
+    if not doc.path:
+        return None
+    directory, name = posixpath.split(posixpath.normpath(posixpath.join(posixpath.dirname(doc.path), req.path)))
+    return directory, name
+
+
 def glob_matches(doc: FileResult, req: Require, path: str) -> bool:
     """Whether glob require ``req`` of ``doc`` lists the file at ``path``: a file of the
     pattern's directory whose name matches its last segment."""
-    if not doc.path:
+    pattern = glob_pattern(doc, req)
+    if pattern is None:
         return False
-    directory, name = posixpath.split(posixpath.normpath(posixpath.join(posixpath.dirname(doc.path), req.path)))
     path = posixpath.normpath(path)
-    return posixpath.dirname(path) == directory and fnmatchcase(posixpath.basename(path), name)
+    return posixpath.dirname(path) == pattern[0] and fnmatchcase(posixpath.basename(path), pattern[1])
 
 
 def _require_name(req: Require) -> str:
@@ -400,7 +409,13 @@ class LoadOrder:
     def globbed(self, doc: FileResult, req: Require) -> list[FileResult]:
         """The indexed files a glob require of ``doc`` matches, in path order (``Dir.glob``
         sorted): those in the pattern's directory whose name matches its last segment."""
-        found = [p for p in self.by_path if glob_matches(doc, req, p)]
+        pattern = glob_pattern(doc, req)
+        if pattern is None:
+            return []
+        directory, name = pattern
+        # The keys are normal paths: a plain prefix test leaves the few in that directory.
+        prefix = directory if directory.endswith("/") else directory + "/"
+        found = [p for p in self.by_path if p.startswith(prefix) and posixpath.dirname(p) == directory and fnmatchcase(posixpath.basename(p), name)]
         return [self.by_path[p] for p in sorted(found)]
 
     def _load_requires(self, d: FileResult, every: bool = False) -> list[Require]:
