@@ -52,10 +52,10 @@ class MentionBook:
         self.reference_names: dict[int, tuple[FileResult, set[str]]] = {}
         self.reference_index: dict[str, set[int]] | None = None
         # Name -> the documents that name it in a constant path of more than one segment or
-        # in a call receiver (``deep_names``): a subset of ``reference_index``'s.
+        # in a call receiver (``reference_names``): a subset of ``reference_index``'s.
         self.deep_index: dict[str, set[int]] = {}
         # Name -> the documents with a reference that runs while the file loads and whose
-        # path starts with that name (``loading_names``).
+        # path starts with that name (``reference_names``).
         self.loading_index: dict[str, set[int]] = {}
         self.touched_docs: set[int] = set()
 
@@ -226,7 +226,7 @@ class Mentions(StateView):
     def unnaming(self, names: set[str], skip: int, deleted: AbstractSet[int], targets: Mapping[int, list[int | None]]) -> dict[int, set[str] | None]:
         """``mentioning`` for the names of ``deleted`` declarations, limited to the documents
         where a reference can change (``References.store_references``): those naming one of
-        ``names`` on a longer path or in a call receiver (``deep_names``), and those with a
+        ``names`` on a longer path or in a call receiver (``reference_names``), and those with a
         constant reference whose target (``targets``, before the deletion) is deleted."""
         found = self.documents_mentioning(names, skip)
         deep: set[int] = set()
@@ -236,7 +236,7 @@ class Mentions(StateView):
 
     def loading_documents(self, names: set[str], skip: int, bounds: Bounds | None = None) -> set[int]:
         """Documents (but ``skip``) with a reference that runs while the file loads and whose
-        path starts with one of ``names`` (``loading_names``), within ``bounds`` (see
+        path starts with one of ``names`` (``reference_names``), within ``bounds`` (see
         ``documents_mentioning_paths``)."""
         self.documents_mentioning(set(), skip)  # Brings the indexes up to date.
         return _bounded(self.mention_book.loading_index, names, skip, bounds)
@@ -269,22 +269,14 @@ class Mentions(StateView):
     def _index_reference_names(self, doc: int) -> None:
         self.forget_reference_names(doc)
         result = self.docs[doc]
-        used: set[str] = set()
-        for ref in result.const_refs:
-            used.update(ref.path.segments)
-        for call in result.method_refs:
-            if call.receiver is not None:
-                used.update(call.receiver.segments)
-        self.mention_book.reference_names[doc] = (result, used)
-        index = self.mention_book.reference_index
-        assert index is not None
-        for name in used:
-            index.setdefault(name, set()).add(doc)
+        used, deep, loading = reference_names(result)
         book = self.mention_book
-        for name in deep_names(result):
-            book.deep_index.setdefault(name, set()).add(doc)
-        for name in loading_names(result):
-            book.loading_index.setdefault(name, set()).add(doc)
+        book.reference_names[doc] = (result, used)
+        index = book.reference_index
+        assert index is not None
+        for names, by_name in ((used, index), (deep, book.deep_index), (loading, book.loading_index)):
+            for name in names:
+                by_name.setdefault(name, set()).add(doc)
 
     def forget_reference_names(self, doc: int) -> None:
         entry = self.mention_book.reference_names.pop(doc, None)
@@ -294,7 +286,8 @@ class Mentions(StateView):
                 docs = index.get(name)
                 if docs is not None:
                     docs.discard(doc)
-            for names, by_name in ((deep_names(entry[0]), self.mention_book.deep_index), (loading_names(entry[0]), self.mention_book.loading_index)):
+            _, deep, loading = reference_names(entry[0])
+            for names, by_name in ((deep, self.mention_book.deep_index), (loading, self.mention_book.loading_index)):
                 for name in names:
                     docs = by_name.get(name)
                     if docs is not None:
@@ -318,25 +311,14 @@ def _bounded(index: dict[str, set[int]], names: set[str], skip: int, bounds: Bou
     return out
 
 
-def deep_names(result: FileResult) -> set[str]:
-    """The names a document's references use where deleting a declaration of that name can
-    change what they find even when they did not find it: in a constant path of more than
-    one segment (``A::B`` finds ``B`` in another ``A``), or in a call receiver (which follows
-    a constant alias at its end)."""
-    out: set[str] = set()
-    for ref in result.const_refs:
-        if len(ref.path.segments) > 1:
-            out.update(ref.path.segments)
-    for call in result.method_refs:
-        if call.receiver is not None:
-            out.update(call.receiver.segments)
-    return out
-
-
-def loading_names(result: FileResult) -> set[str]:
-    """The first names of the paths of a document's references that run while the file
-    loads (outside method bodies): those whose answer depends on whether that constant is
-    defined yet (``Lookup.lookup_path_at``)."""
+def reference_names(result: FileResult) -> tuple[set[str], set[str], set[str]]:
+    """The names a document's references use, in one pass over them: every name of their
+    paths (constant references and call receivers); the names where deleting a declaration
+    of that name can change what they find even when they did not find it (in a path of more
+    than one segment: ``A::B`` finds ``B`` in another ``A``; in a call receiver, which follows
+    a constant alias at its end); and the first names of the paths of references that run
+    while the file loads (outside method bodies), whose answer depends on whether that
+    constant is defined yet (``Lookup.lookup_path_at``)."""
     defs = result.definitions
     in_body: dict[int, bool] = {}
 
@@ -348,11 +330,24 @@ def loading_names(result: FileResult) -> set[str]:
             in_body[scope] = s >= 0
         return not in_body[scope]
 
-    out: set[str] = set()
+    used: set[str] = set()
+    deep: set[str] = set()
+    loading: set[str] = set()
     for ref in result.const_refs:
-        if ref.path.segments and at_load(ref.scope):
-            out.add(ref.path.segments[0])
+        segments = ref.path.segments
+        if not segments:
+            continue
+        used.update(segments)
+        if len(segments) > 1:
+            deep.update(segments)
+        if at_load(ref.scope):
+            loading.add(segments[0])
     for call in result.method_refs:
-        if call.receiver is not None and call.receiver.segments and at_load(call.scope):
-            out.add(call.receiver.segments[0])
-    return out
+        receiver = call.receiver
+        if receiver is None or not receiver.segments:
+            continue
+        used.update(receiver.segments)
+        deep.update(receiver.segments)
+        if at_load(call.scope):
+            loading.add(receiver.segments[0])
+    return used, deep, loading
