@@ -267,14 +267,13 @@ class LoadCalls(StateView):
         return self.load_book.called_names
 
     def runs_calls(self, result: FileResult) -> bool:
-        """Whether a document has load-time calls that may run another file's method: a call
-        on ``self`` of a method no template has (``def_node_matcher :x``, a class-body macro)
-        runs nothing rdx applies (see ``_calls_key``)."""
+        """Whether a document has load-time calls that may run another file's method
+        (``_may_run``)."""
         if not result.load_calls:
             return False
         self.load_call_names()  # The template names, computed with the callee index.
         templated = self.load_book.template_names
-        return any(c.receiver.kind != OperandKind.SELF or c.name in templated for c in result.load_calls)
+        return any(_may_run(c, templated) for c in result.load_calls)
 
     def load_call_conflict(self, index: int, old: FileResult, new: FileResult) -> str | None:
         """Why a member edit of document ``index`` from ``old`` to ``new`` may change what a
@@ -334,15 +333,21 @@ def _op_key(op: Operand) -> tuple:
     return (op.kind, strip_path(op.path), op.param)
 
 
+def _may_run(call: LoadCall, templated: set[str]) -> bool:
+    """Whether a load-time call may run another file's method: not a call on ``self`` of a
+    method no template has (``has_many :x``, a class-body macro), which runs nothing rdx
+    applies (``templated``: the names of the methods with a template)."""
+    return call.receiver.kind != OperandKind.SELF or call.name in templated
+
+
 def _calls_key(result: FileResult, templated: set[str]) -> tuple:
-    """The document's load-time calls, where they are; a call on ``self`` of a method no
-    template has (``has_many :x``, a class-body macro) runs nothing rdx applies and is left
-    out: a template added in another file changes that file's ``_templates_key``."""
+    """The document's load-time calls that may run another file's method (``_may_run``),
+    where they are: a template added in another file changes that file's ``_templates_key``."""
     pos = _ordinals(result)
     return tuple(
         (_op_key(c.receiver), c.name, tuple(map(_op_key, c.args)), pos.get(c.scope))
         for c in result.load_calls
-        if c.receiver.kind != OperandKind.SELF or c.name in templated
+        if _may_run(c, templated)
     )
 
 
