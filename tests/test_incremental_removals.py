@@ -6,7 +6,10 @@ is checked against a graph built from scratch."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from conftest import run_ruby
 
 from tests.test_incremental import dump, fresh
 
@@ -120,6 +123,12 @@ ALIAS_USES = {
 }
 
 
+# Those that stay incremental: d.rb's definitions that depend on the alias (a body written
+# under its name, a mixin, a receiver) are taken out, the alias goes, and they come back, each
+# step a one-document update (``Incremental._detour``).
+INCREMENTAL_ALIAS_USES = {"references", "mixin", "namespace", "singleton method"}
+
+
 @pytest.mark.parametrize("use", sorted(ALIAS_USES))
 def test_removing_a_constant_alias_matches_a_fresh_graph(use):
     files = dict(ALIASES)
@@ -130,8 +139,206 @@ def test_removing_a_constant_alias_matches_a_fresh_graph(use):
     files["file:///al/b.rb"] = "\n"
     g.index_source("file:///al/b.rb", files["file:///al/b.rb"])
     g.resolve()
-    if use == "references":
+    if use in INCREMENTAL_ALIAS_USES:
         assert g.last_resolve == "incremental", g.last_fallback
     after = dump(g)
     assert after == dump(fresh(files))
     assert after != before
+
+
+# A class renamed away from a name that its new version's superclass, mixin or scope still
+# names (``class B < B`` becoming ``class BR < B``, random skeleton sequence seed 157): the
+# old declaration stays as the placeholder that lookup declares in a fresh graph (same name,
+# superclass Object), or goes at the end of the update when that lookup finds something else.
+# Another file refers to B from a method body, so references are refreshed too.
+RENAMED_AWAY = {
+    "own superclass": ("class B < B\n  def d; end\nend\n", "class BR < B\n  def d; end\nend\n"),
+    "module as superclass": ("module B\n  def d; end\nend\n", "class BR < B\n  def d; end\nend\n"),
+    "superclass with a superclass": ("class B < S\nend\n", "class BR < B\n  def d; end\nend\n"),
+    "scope": ("class B\nend\n", "class BR < B::X\nend\n"),
+    "mixin": ("class B\nend\n", "class BR\n  include B\nend\n"),
+    "found elsewhere": ("module Outer\n  class B\n  end\nend\n", "module Outer\nend\nclass BR < B\nend\n"),
+    "not found": ("class B\nend\n", "class BR < Outer::B\nend\n"),
+    "module to class": ("module B\nend\n", "class B < B\nend\n"),
+}
+RENAMED_AWAY_OTHERS = {
+    "file:///rn/a.rb": "class S\n  def s; end\nend\n",
+    "file:///rn/c.rb": "class User\n  def f\n    B\n    B.new.d\n  end\nend\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(RENAMED_AWAY))
+def test_a_class_renamed_away_from_a_name_its_own_lookups_still_name_is_incremental(case):
+    old, new = RENAMED_AWAY[case]
+    files = {**RENAMED_AWAY_OTHERS, "file:///rn/b.rb": old}
+    g = fresh(files, core=False)
+    g.prepare_queries()
+    before = dump(g)
+    files["file:///rn/b.rb"] = new
+    g.index_source("file:///rn/b.rb", new)
+    g.resolve()
+    assert g.last_resolve == "incremental", g.last_fallback
+    after = dump(g)
+    assert after == dump(fresh(files, core=False))
+    assert after != before
+
+
+# ``module Y`` after ``Y = Target`` reopens Target (Target::Inner); once the alias goes, the same
+# body declares a module Y of its own (Y::Inner). The body is in another file, or in the file
+# that loses the alias, further down. Ruby says what each version defines.
+REOPENED_THROUGH = {
+    "other file": {
+        "file:///ra/a.rb": "module Target\n  K = 1\nend\n",
+        "file:///ra/b.rb": "Y = Target\n",
+        "file:///ra/c.rb": "module Y\n  class Inner\n    def k = K\n  end\nend\nclass User\n  def f\n    Y::Inner\n    Y::K\n  end\nend\n",
+    },
+    "same file": {
+        "file:///ra/a.rb": "module Target\n  K = 1\nend\n",
+        "file:///ra/b.rb": "Y = Target\nmodule Y\n  class Inner\n    def k = K\n  end\nend\n",
+        "file:///ra/c.rb": "class User\n  def f\n    Y::Inner\n    Y::K\n  end\nend\n",
+    },
+}
+PROBE = """
+p [Y.equal?(Target), Target.const_defined?(:Inner, false), Y.const_defined?(:Inner, false), Y.const_defined?(:K, false)]
+"""
+
+
+def _ruby_answers(files: dict[str, str], tmp_path) -> str:
+    for uri, text in files.items():
+        (tmp_path / uri.rsplit("/", 1)[1]).write_text(text)
+    loads = "".join(f"require_relative {uri.rsplit('/', 1)[1]!r}\n" for uri in sorted(files))
+    return run_ruby(loads + PROBE, tmp_path).strip()
+
+
+def _graph_answers(g) -> str:
+    y = g.get("Y")
+    same = y is not None and y.kind == "ConstantAlias" and y.target is not None and y.target.name == "Target"
+    inner = "Target::Inner" if same else "Y::Inner"
+    return str([same, g.get("Target::Inner") is not None, g.get(inner) is not None, same]).lower()
+
+
+@pytest.mark.parametrize("where", sorted(REOPENED_THROUGH))
+def test_removing_an_alias_a_namespace_body_is_written_under_is_incremental(where, tmp_path):
+    files = dict(REOPENED_THROUGH[where])
+    g = fresh(files, core=False)
+    g.prepare_queries()
+    assert _graph_answers(g) == _ruby_answers(files, tmp_path) == "[true, true, true, true]"
+    before = dump(g)
+    files["file:///ra/b.rb"] = files["file:///ra/b.rb"].replace("Y = Target\n", "")
+    g.index_source("file:///ra/b.rb", files["file:///ra/b.rb"])
+    g.resolve()
+    assert g.last_resolve == "incremental", g.last_fallback
+    after = dump(g)
+    assert after == dump(fresh(files, core=False))
+    assert after != before
+    assert _graph_answers(g) == _ruby_answers(files, tmp_path) == "[false, false, true, false]"
+    # And back: the alias added again (the body reopens Target once more).
+    files["file:///ra/b.rb"] = REOPENED_THROUGH[where]["file:///ra/b.rb"]
+    g.index_source("file:///ra/b.rb", files["file:///ra/b.rb"])
+    g.resolve()
+    assert g.last_resolve == "incremental", g.last_fallback
+    assert dump(g) == dump(fresh(files, core=False)) == before
+
+
+# A constant alias assigned twice (``Y = Target`` in b.rb, ``Y = Other`` in d.rb) names what
+# its last assignment names. Removing the first changes nothing it names; removing the last
+# makes it name Target again: references through it, a mixin of it and a body written under
+# its name (loaded after both, so that Ruby and the last-assignment rule agree) follow.
+REASSIGNED = {
+    "file:///rs/a.rb": "module Target\n  K = 1\n  def self.make = 1\nend\nmodule Other\n  K = 2\n  def self.make = 2\nend\n",
+    "file:///rs/b.rb": "Y = Target\n",
+    "file:///rs/c.rb": "class User\n  def f\n    Y.make\n    Y::K\n  end\nend\n",
+    "file:///rs/d.rb": "Y = Other\n",
+    "file:///rs/e.rb": "class Mixer\n  include Y\nend\nmodule Y\n  class Inner\n  end\nend\n",
+}
+REASSIGNED_PROBE = "p [Y.name, Mixer.include?(Target), defined?(Target::Inner).nil?, defined?(Other::Inner).nil?]\n"
+
+
+def _reassigned_ruby(files: dict[str, str], tmp_path) -> str:
+    for uri, text in files.items():
+        (tmp_path / uri.rsplit("/", 1)[1]).write_text(text)
+    loads = "".join(f"require_relative {uri.rsplit('/', 1)[1]!r}\n" for uri in sorted(files))
+    return run_ruby(loads + REASSIGNED_PROBE, tmp_path).strip()
+
+
+def _reassigned_graph(g) -> str:
+    mixer = [a.name for a in g["Mixer"].ancestors]
+    return json.dumps([g["Y"].target.name, "Target" in mixer, g.get("Target::Inner") is None, g.get("Other::Inner") is None])
+
+
+@pytest.mark.parametrize("goes", ["file:///rs/b.rb", "file:///rs/d.rb"])
+def test_removing_one_assignment_of_a_reassigned_alias_is_incremental(goes, tmp_path):
+    files = dict(REASSIGNED)
+    g = fresh(files, core=False)
+    g.prepare_queries()
+    assert _reassigned_graph(g) == _reassigned_ruby(files, tmp_path) == '["Other", false, true, false]'
+    before = dump(g)
+    files[goes] = "\n"
+    g.index_source(goes, files[goes])
+    g.resolve()
+    assert g.last_resolve == "incremental", g.last_fallback
+    after = dump(g)
+    assert after == dump(fresh(files, core=False))
+    expected = '["Other", false, true, false]' if goes.endswith("b.rb") else '["Target", true, false, true]'
+    assert _reassigned_graph(g) == _reassigned_ruby(files, tmp_path) == expected
+    assert after != before
+
+
+# A constant alias added under a new name: references through it, and an alias of it, find
+# what it names, as in a graph built from scratch.
+ADDED_ALIASES = {
+    "plain": "Z = Target\n",
+    "of an alias": "Z = Y\n",
+    "of nothing": "Z = Nowhere\n",
+    "nested": "module Target\n  Z = Target\nend\n",
+}
+
+
+@pytest.mark.parametrize("alias", sorted(ADDED_ALIASES))
+def test_adding_a_constant_alias_is_incremental(alias):
+    files = {
+        "file:///aa/a.rb": "module Target\n  K = 1\n  def self.make = 1\nend\nY = Target\n",
+        "file:///aa/c.rb": "class User\n  def f\n    Z.make\n    Z::K\n    Target::Z::K\n  end\nend\n",
+    }
+    g = fresh(files, core=False)
+    g.prepare_queries()
+    before = dump(g)
+    files["file:///aa/b.rb"] = ADDED_ALIASES[alias]
+    g.index_source("file:///aa/b.rb", files["file:///aa/b.rb"])
+    g.resolve()
+    assert g.last_resolve == "incremental", g.last_fallback
+    after = dump(g)
+    assert after == dump(fresh(files, core=False))
+    assert after != before
+
+
+# A class that other files' definitions name (a receiver, an alias target, a ``class << Foo``
+# body, a compact name, a superclass) is renamed or removed, then typed back. Lookups that
+# declare no placeholder and found it (``def Foo.helper``, ``X = Foo``) would find something
+# else: their documents are taken out, the edit applied, and they come back
+# (``Incremental._detour``); typed back, those that found nothing may find it again.
+FOO = "module M\n  def m = 1\nend\nclass Foo\n  def f = 1\nend\n"
+FOO_USES = {
+    "receiver": "def Foo.helper = 2\nclass User\n  def u = Foo.helper\nend\n",
+    "alias": "X = Foo\nclass User\n  def u = X.new.f\nend\n",
+    "receiver and alias": "X = Foo\ndef Foo.helper = 2\n",
+    "singleton body": "class << Foo\n  def x = 1\nend\n",
+    "compact": "class Foo::Bar\nend\n",
+    "subclass": "class Sub < Foo\nend\n",
+}
+
+
+@pytest.mark.parametrize("edit", ["removed", "renamed"])
+@pytest.mark.parametrize("use", sorted(FOO_USES))
+def test_a_class_other_files_name_removed_and_typed_back_is_incremental(use, edit):
+    files = {"file:///fo/a.rb": FOO, "file:///fo/b.rb": FOO_USES[use], "file:///fo/c.rb": "class Other\n  def o = Foo\nend\n"}
+    g = fresh(files, core=False)
+    g.prepare_queries()
+    before = dump(g)
+    for text in (FOO.replace("class Foo\n  def f = 1\nend\n", "") if edit == "removed" else FOO.replace("class Foo", "class Fooo"), FOO):
+        files["file:///fo/a.rb"] = text
+        g.index_source("file:///fo/a.rb", text)
+        g.resolve()
+        assert g.last_resolve == "incremental", g.last_fallback
+        assert dump(g) == dump(fresh(files, core=False))
+    assert dump(g) == before

@@ -155,6 +155,7 @@ class Builder(StateView):
     def attach(self, doc: int, index: int, decl_id: int) -> None:
         self.def_decl[doc][index] = decl_id
         self.writable(decl_id).definitions.append((doc, index))
+        self.caches.forget_alias(decl_id)
 
     def placeholder(self, path: ConstPath, site: Site, upto: int) -> int:
         """Declare ``Todo`` namespaces for the unresolved part of ``path[:upto]``.

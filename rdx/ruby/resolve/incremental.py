@@ -11,7 +11,12 @@ else can notice them (``skeleton``), changed chains are computed again with ever
 depends on them (``invalidation``), the member definitions writing into the touched namespaces
 are replayed in program order (``_replay_members``), and the documents whose lookups read
 anything that changed resolve their references again. An added document is the edit of an
-empty one at its new key; a removed document is the edit to an empty one, then its key goes."""
+empty one at its new key; a removed document is the edit to an empty one, then its key goes.
+
+An edit that other documents' definitions depend on (a removed declaration their lookups find,
+an alias that a namespace body elsewhere is written under) goes around them (``_detour``): they
+are emptied, the edit is applied, and they get their text back, each step the same one-document
+update. The checks that call for it (``Detour``) run before an update writes anything."""
 
 from __future__ import annotations
 
@@ -32,7 +37,7 @@ from rdx.ruby.resolve.edits import (
     successor,
 )
 from rdx.ruby.resolve.lookup import StateView
-from rdx.ruby.resolve.update import UpdateContext, merge_refresh
+from rdx.ruby.resolve.update import MAX_DETOUR_DOCUMENTS, Detour, UpdateContext, merge_refresh
 from rdx.ruby.resolve.vocabulary import (
     MAX_REPLAY_DEFINITIONS,
     MAX_REPLAY_NAMESPACES,
@@ -190,7 +195,7 @@ class Incremental(StateView):
             if not stack:
                 return scope
 
-    def refresh_members(self, new: FileResult, order_checked: bool = False) -> ResolvedState | None:
+    def refresh_members(self, new: FileResult, order_checked: bool = False, detour: bool = True) -> ResolvedState | None:
         """A new state for an edit of one document that changes only its members (methods,
         attributes, aliases, variables, method visibility): same namespaces, constants,
         mixins, superclasses and requires. None when a full resolve is needed.
@@ -200,7 +205,8 @@ class Incremental(StateView):
         the member definitions writing into them, from every document, are replayed in program
         order. The new state shares everything else with the previous one, which is left
         intact (records are copied before they change). ``order_checked``: the caller made sure
-        that a change of requires leaves the load order as it was."""
+        that a change of requires leaves the load order as it was. ``detour``: whether an edit
+        that other documents' definitions depend on may move them out of the way (``_detour``)."""
         index = self.lookup.key_of(new.uri)
         if index is None:
             return None
@@ -227,17 +233,53 @@ class Incremental(StateView):
                 return None
             diff = aligned
         try:
-            return self._replay_members(index, old, new, diff)
+            return self._replay_members(index, old, new, diff, detour)
+        except Detour as exc:
+            # Nothing was written yet (``Detour``): this resolver can go on.
+            around = exc
         except ReplayUnsafe as exc:
             self.updates.fallback = str(exc)
             return None  # The published states are intact; the caller drops this resolver.
         finally:
             self.build.end_update()
+        if not detour or len(around.documents) > MAX_DETOUR_DOCUMENTS:
+            self.updates.fallback = str(around)
+            return None
+        return self._detour(new, order_checked, around)
 
-    def _replay_members(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> ResolvedState:
+    def _detour(self, new: FileResult, order_checked: bool, around: Detour) -> ResolvedState | None:
+        """Apply an edit that other documents' definitions depend on (``around.documents``):
+        empty each of them, apply the edit, then give each its text back, every step a
+        one-document update of its own from the state the one before left. Each step equals a
+        full resolve of its documents (in the same load order: the keys stay), so the last one
+        does. The edited document may be one of them (``module Y`` below the ``Y = Target``
+        that goes): it is emptied first, then given its new text. None when a step needs a
+        full resolve (its reason is the fallback)."""
+        # The edited document goes out of the way last: its own checks see the others gone.
+        emptied = [self.docs[doc] for doc in sorted(around.documents, key=lambda doc: (self.docs[doc].uri == new.uri, doc))]
+        steps = [FileResult(uri=doc.uri, path=doc.path) for doc in emptied]
+        steps += [new, *(doc for doc in emptied if doc.uri != new.uri)]
+        state: ResolvedState | None = None
+        for step in steps:
+            state = self.refresh_members(step, True if step is not new else order_checked, detour=False)
+            if state is None:
+                self.updates.fallback = f"{self.updates.fallback} (after {around})"
+                return None
+        return state
+
+    def _replay_members(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff, detour: bool = False) -> ResolvedState:
         """Apply an aligned edit of document ``index``: the steps of the module docstring, each
-        below. Raises ReplayUnsafe when a step cannot prove it equals a full resolve."""
-        u = self._begin_update(index, old, new, diff)
+        below. Raises ReplayUnsafe when a step cannot prove it equals a full resolve.
+        ``detour``: whether the update may ask to go around documents that may merely notice it."""
+        u = self._begin_update(index, old, new, diff, detour)  # Raises ``Detour`` before it writes, if at all.
+        try:
+            return self._apply(u)
+        except Detour as exc:
+            raise ReplayUnsafe(str(exc)) from exc  # Too late to go around: things were written.
+
+    def _apply(self, u: UpdateContext) -> ResolvedState:
+        """The steps of ``_replay_members`` after ``_begin_update``."""
+        index = u.index
         rechained = self._update_skeleton(u)
         new_members, scope, order, owner_of = self._member_scope(u, rechained)
         self._replay(u, scope, order, owner_of)
@@ -252,19 +294,21 @@ class Incremental(StateView):
         u.state.diagnostics = list(dict.fromkeys(u.state.diagnostics))
         return u.state
 
-    def _begin_update(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> UpdateContext:
+    def _begin_update(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff, detour: bool = False) -> UpdateContext:
         """Check what goes, then publish nothing yet: a new state whose tables are copies,
         with the document installed, its kept definitions on their declarations at their new
         indices and its diagnostics moved with their spans."""
         prev = self.state
         remap, removed = diff.remap, diff.removed
+        if diff.added:
+            self.skeleton.check_additions(index, new, diff.added, remap, detour)
         # Placeholders the old lookups found may have to go (``Placeholders``).
         placeholders = self.placeholders.found_todos(index, {*removed, *(o for o, _ in diff.changed)}) if removed or diff.changed else set()
         demoted = self.placeholders.demotable(index, old, new, diff) if removed else {}
         gone, bodies = self.skeleton.removable(index, old, new, removed, demoted) if removed else ([], [])
         bounds = self._reopened_bounds(bodies)
         reopened = set(bounds)
-        reopened_constants = {self.decls[b].unqualified for b, _ in bodies if self.decls[b].kind == "Constant"}
+        reopened_constants = {self.decls[b].unqualified for b, _ in bodies if self.decls[b].kind in ("Constant", "ConstantAlias")}
         lookups_before = self.mentions.snapshot_lookups(reopened, index, bounds) if reopened else {}
         docs = self.docs.copy()
         docs[index] = new
@@ -272,6 +316,7 @@ class Incremental(StateView):
         state = successor(prev, docs, self._moved_diagnostics(index, old, new, diff))
         u = UpdateContext(index, old, new, diff, prev, state, gone)
         u.reopened, u.lookups_before, u.placeholders, u.demoted = reopened, lookups_before, placeholders, demoted
+        u.realiased = {b for b, _ in bodies if self.decls[b].kind == "ConstantAlias"}
         u.reopened_constants, u.bounds = reopened_constants, bounds
         self.build.begin_update(u.own, set(gone))
         for body_decl, pair in bodies:
@@ -314,11 +359,11 @@ class Incremental(StateView):
         bounds: Bounds = {}
         for decl_id, _ in bodies:
             rec = self.decls[decl_id]
-            if rec.kind not in ("Class", "Module", "Constant"):
+            if rec.kind not in ("Class", "Module", "Constant", "ConstantAlias"):
                 continue
             name = rec.unqualified
             keys = [doc for doc, i in rec.definitions if (doc, i) not in removed]
-            bound = min(keys) if keys and rec.kind != "Constant" else None
+            bound = min(keys) if keys and rec.kind in ("Class", "Module") else None
             if name not in bounds:
                 bounds[name] = bound
             else:
@@ -346,9 +391,16 @@ class Incremental(StateView):
         changed (documents reading them are queued for reference refresh). Placeholders the
         chains declare are checked (``Placeholders``) and references naming them refreshed."""
         diff = u.diff
+        if u.demoted:
+            self.placeholders.demote(u)
         refresh, chain_seeds = self.skeleton.declare_added(u.index, u.new, diff.added, u.own) if diff.added else ({}, set())
         merge_refresh(u.refresh, refresh)
         if u.reopened:
+            if u.realiased:
+                # An alias that lost an assignment may name something else now.
+                self.caches.forget_lookups()
+                for decl_id in u.realiased:
+                    u.own(decl_id).target = self.lookup.alias_target(decl_id)
             chain_seeds |= self.mentions.check_lookups(u.lookups_before, u.reopened)
             # A namespace that loses one of its bodies keeps its declaration: references
             # find it as before, but for those that run while their file loads, where it
@@ -360,7 +412,7 @@ class Incremental(StateView):
                 u.loading = {doc: namespaces for doc in self.mentions.loading_documents(namespaces, u.index, u.bounds)}
         chain_seeds |= u.rechain
         if u.demoted:
-            chain_seeds |= self.placeholders.demote(u)
+            chain_seeds |= self.placeholders.demoted_seeds(u)
             merge_refresh(u.refresh, self.mentions.mentioning({self.decls[d].unqualified for d in u.demoted}, u.index))
         row = self.def_decl[u.index]
         chain_seeds |= {decl for _, n in diff.changed if (decl := row[n]) is not None}

@@ -45,6 +45,12 @@ class LookupCaches:
         self.lookup_cache.clear()
         self.alias_cache.clear()
 
+    def forget_alias(self, decl_id: int) -> None:
+        """Drop the cached target of constant ``decl_id`` (an assignment was attached to it:
+        while phase 1 runs in program order, an alias names what its assignments so far make
+        it name, whichever lookup followed it first)."""
+        self.alias_cache.pop(decl_id, None)
+
     def forget_constant_lookups(self) -> None:
         """Drop the cached constant lookups (a placeholder was declared)."""
         self.lookup_cache.clear()

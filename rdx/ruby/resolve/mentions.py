@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from rdx.model.records import ConstPath, FileResult
 from rdx.ruby.resolve.edits import load_time_paths, path_names
 from rdx.ruby.resolve.lookup import StateView
+from rdx.ruby.resolve.update import Detour
 from rdx.ruby.resolve.vocabulary import ReplayUnsafe
 
 if TYPE_CHECKING:
@@ -213,11 +214,16 @@ class Mentions(StateView):
         return rechain
 
     def check_not_found_through(self, gone: set[int], names: set[str], skip: int) -> None:
-        """Removing ``gone`` changes no other document's lookups when none finds one of them."""
-        for doc in sorted(self.documents_mentioning_paths(names, skip)):
-            for _, _, answers in self.evaluate(doc, names):
-                if not gone.isdisjoint(answers):
-                    raise ReplayUnsafe(f"a constant path in {self.docs[doc].uri} finds a removed declaration")
+        """Removing ``gone`` changes no other document's lookups when none finds one of them;
+        raises ``Detour`` with the documents whose lookups do."""
+        finding = {
+            doc
+            for doc in sorted(self.documents_mentioning_paths(names, skip))
+            if any(not gone.isdisjoint(answers) for _, _, answers in self.evaluate(doc, names))
+        }
+        if finding:
+            first = self.docs[min(finding)].uri
+            raise Detour(f"a constant path in {first} finds a removed declaration", finding)
 
     def mentioning(self, names: set[str], skip: int) -> dict[int, set[str] | None]:
         """Documents whose references name one of ``names`` -> the names (see ``Refresh``)."""

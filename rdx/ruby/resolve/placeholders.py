@@ -15,7 +15,11 @@ the placeholder's name (``Mentions``):
   the longest prefix of the path that resolves;
 - **demoted**: a class or module whose only definition goes while creating lookups still find
   it becomes the placeholder they would declare (same name, same id, superclass Object), and
-  the namespaces whose superclass or mixin lookups find it have their chains computed again;
+  the namespaces whose superclass or mixin lookups find it have their chains computed again.
+  So does one that the edited document's new creating lookups name (``class B < B`` renamed
+  to ``class BR < B``): those are checked once the edit is in (**found**), and it is dropped
+  at the end when none of them finds it. Demotion comes before the edit's additions are
+  declared, so an added ``class B`` promotes the placeholder again;
 - **dropped**: a placeholder that a removed or changed lookup found goes, with its singleton
   classes, when no creating lookup of any document finds it any more; a kept one loses a
   singleton class that nothing needs any more (also one that a chain computed again left).
@@ -29,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from rdx.model.records import ConstPath, FileResult
+from rdx.model.records import ConstPath, DefinitionRecord, FileResult
 from rdx.ruby.resolve.edits import ANCESTRY_FIELDS, SkeletonDiff, fields_of, outside_definitions, path_names
 from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.mentions import ANCESTRY, OTHER, SCOPE, Answer
@@ -46,6 +50,32 @@ if TYPE_CHECKING:
     from rdx.ruby.resolve.skeleton import SkeletonEdits
 
 __all__ = ["Placeholders"]
+
+
+def ancestry_names(d: DefinitionRecord) -> set[str]:
+    """The names in a definition's superclass and mixin paths."""
+    names: set[str] = set()
+    if d.superclass is not None:
+        names.update(d.superclass.segments)
+    for m in (*d.mixins, *d.deferred_mixins):
+        if m.target is not None:
+            names.update(m.target.segments)
+    return names
+
+
+def creating_names(result: FileResult, only: Iterable[int]) -> set[str]:
+    """The names in the lookups of definitions ``only`` of ``result`` that declare a
+    placeholder when they find nothing: superclasses, mixins, the scope part of compact names
+    (``A`` of ``class A::B``) and ``class << A``."""
+    names: set[str] = set()
+    for i in only:
+        d = result.definitions[i]
+        names |= ancestry_names(d)
+        if d.path is not None:
+            names.update(d.path.segments[:-1])
+        if d.kind == "SingletonClass" and d.target is not None:
+            names.update(d.target.segments)
+    return names
 
 
 class Placeholders(StateView):
@@ -94,13 +124,18 @@ class Placeholders(StateView):
                 return decls[hit].owner == (self.object_id if k == 0 else answers[k - 1])
         return True
 
-    def _lookups_finding(self, todo: int, skip: int) -> list[Answer]:
+    def _lookups_finding(self, todo: int, skip: int, edited: int | None = None) -> list[Answer]:
         """Every lookup (of any document but ``skip``) that finds placeholder ``todo``, or, for
-        one that declares placeholders, fails where it would declare ``todo`` again."""
+        one that declares placeholders, fails where it would declare ``todo`` again. The
+        mention index lists the ``edited`` document by its previous version: it is looked at
+        whatever it mentioned."""
         rec = self.decls[todo]
         name = rec.unqualified
         out: list[Answer] = []
-        for doc in sorted(self.mentions.documents_mentioning_paths({name}, skip)):
+        documents = self.mentions.documents_mentioning_paths({name}, skip)
+        if edited is not None and edited != skip:
+            documents.add(edited)
+        for doc in sorted(documents):
             paths: list[ConstPath | None] = []
             for answer, path in zip(self.mentions.evaluate(doc, {name}, paths=paths), paths, strict=True):
                 found = answer[2]
@@ -140,6 +175,11 @@ class Placeholders(StateView):
                 moved_only.add(o)
         changed_old = {o for o, _ in diff.changed if o not in moved_only}
         kept = {o for o in diff.remap if o not in changed_old}
+        # Names that the new version's added or changed superclass, mixin and scope lookups
+        # (``creating_names``) may find once the edit is in: a namespace of such a name stays
+        # a placeholder for now, found or not (``class B < B`` renamed to ``class BR < B``).
+        edited = {*diff.added, *(n for o, n in diff.changed if o not in moved_only)}
+        wanted = creating_names(new, edited)
         # External mixins and load-time calls are looked up apart from the definitions.
         unsure = outside_definitions(new) | outside_definitions(old)
         out: dict[int, set[int]] = {}
@@ -170,31 +210,55 @@ class Placeholders(StateView):
                             finders.add(looker)
                     else:
                         finders.add(decl_id)  # A scope: the name stays, as a placeholder.
-            if finders and not other:
+            if not other and (finders or name in wanted):
+                # Without finders it was demoted for the edited lookups alone: those are
+                # checked once the edit is in (``check_found``), and it goes at the end of the
+                # update when none of them finds it (``drop_unused_placeholders``).
                 finders.discard(decl_id)
                 out[decl_id] = finders
         return out
 
-    def demote(self, u: UpdateContext) -> set[int]:
+    def demote(self, u: UpdateContext) -> None:
         """Turn the namespaces ``_demotable`` chose into placeholders (superclass Object, as
-        every placeholder's); returns them and the namespaces whose lookups find them (their
-        chains are computed again)."""
-        seeds: set[int] = set()
-        for decl_id, finders in u.demoted.items():
+        every placeholder's), before the edit's additions are declared (an added ``class B``
+        then promotes the placeholder, as it would in a fresh graph)."""
+        for decl_id in u.demoted:
             rec = u.own(decl_id)
             rec.kind = "Todo"
             rec.definitions = []
             rec.superclass = self.object_id
             u.placeholders.add(decl_id)
+
+    def demoted_seeds(self, u: UpdateContext) -> set[int]:
+        """The namespaces whose chains change with the demotions (computed again by the
+        caller): the demoted ones, those whose lookups found them before, and the edited ones
+        whose superclass or mixins name them."""
+        seeds: set[int] = set()
+        row = self.def_decl[u.index]
+        edited = [*u.diff.added, *(n for _, n in u.diff.changed)]
+        for decl_id, finders in u.demoted.items():
+            if decl_id not in self.decls:
+                continue
             seeds.add(decl_id)
             seeds |= {f for f in finders if f in self.decls}
+            name = self.decls[decl_id].unqualified
+            seeds |= {decl for n in edited if (decl := row[n]) is not None and decl in self.decls and name in ancestry_names(u.new.definitions[n])}
         return seeds
 
+    def _chains_only(self, decl_id: int) -> bool:
+        """Whether the singleton class of ``decl_id`` is declared only for the chains that pass
+        through it: that of a placeholder, or of a singleton class without a ``class << x``
+        body (``Object::<Object>::<<Object>>``, in the chain of a placeholder's singleton
+        class's singleton class). Those of classes and modules, and of bodies, always exist."""
+        rec = self.decls[decl_id]
+        return rec.kind == "Todo" or (rec.kind == "SingletonClass" and not rec.definitions)
+
     def left_chains(self, before: dict[int, tuple[int, ...]], namespaces: Iterable[int]) -> set[int]:
-        """The placeholders whose singleton classes were in the chains ``before`` of
-        ``namespaces`` and are not in their chains now (``class A < Missing`` becoming
-        ``class A < Object`` while another file still names Missing): the singleton class may
-        not be needed any more (``drop_unneeded_singletons``)."""
+        """The declarations whose singleton classes are there only for chains
+        (``_chains_only``), were in the chains ``before`` of ``namespaces`` and are not in their
+        chains now (``class A < Missing`` becoming ``class A < Object`` while another file
+        still names Missing): the singleton class may not be needed any more
+        (``drop_unneeded_singletons``)."""
         decls = self.decls
         out: set[int] = set()
         for ns in namespaces:
@@ -203,15 +267,15 @@ class Placeholders(StateView):
                 if entry in now or entry not in decls:
                     continue
                 rec = decls[entry]
-                if rec.kind == "SingletonClass" and rec.attached in decls and decls[rec.attached].kind == "Todo":
+                if rec.kind == "SingletonClass" and rec.attached in decls and self._chains_only(rec.attached):
                     out.add(rec.attached)
         return out
 
     def drop_unneeded_singletons(self, u: UpdateContext, todos: Iterable[int]) -> None:
-        """Remove the singleton classes of placeholders ``todos`` that nothing needs any more."""
+        """Remove the singleton classes of ``todos`` (see ``left_chains``) that nothing needs
+        any more."""
         for todo in todos:
-            rec = self.decls.get(todo)
-            if rec is not None and rec.kind == "Todo":
+            if todo in self.decls and self._chains_only(todo):
                 self._drop_unneeded_singleton(u, todo)
 
     def chain_created(self, created: Iterable[int]) -> None:
@@ -250,7 +314,7 @@ class Placeholders(StateView):
             rec = decls.get(todo)
             if rec is None or rec.kind != "Todo":
                 continue
-            finders = self._lookups_finding(todo, -1)
+            finders = self._lookups_finding(todo, -1, u.index)
             creating = [a for a in finders if a[0] == ANCESTRY or a[0] == SCOPE]
             if creating:
                 if not all(self.shape_holds(a[2]) for a in creating):

@@ -2,7 +2,10 @@
 
 Removals apply when no other document's lookup finds what goes; additions when the lookups
 that mention the new names find the same before and after (``mentions``). References that
-name them are resolved again by the caller."""
+name them are resolved again by the caller. When other documents' definitions depend on the
+edit (a lookup finds what goes, or may find what comes; a body is written under an alias
+that goes, comes or loses an assignment), the checks raise ``Detour`` before anything is
+written, and the updater goes around those documents (``Incremental._detour``)."""
 
 from __future__ import annotations
 
@@ -10,9 +13,11 @@ from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 from rdx.model.declarations import DeclarationRecord
-from rdx.model.records import DefinitionRecord, FileResult
-from rdx.ruby.resolve.edits import path_names
+from rdx.model.records import ConstPath, DefinitionRecord, FileResult
+from rdx.ruby.resolve.edits import path_names, skeleton
 from rdx.ruby.resolve.lookup import StateView
+from rdx.ruby.resolve.mentions import OTHER
+from rdx.ruby.resolve.update import MAX_DETOUR_DOCUMENTS, Detour
 from rdx.ruby.resolve.vocabulary import (
     CONCERN_NAMES,
     MEMBER_DECL_KINDS,
@@ -84,6 +89,23 @@ class SkeletonEdits(StateView):
                     raise ReplayUnsafe("a removed ``class << self`` body had mixins")
                 bodies.append((decl_id, (index, o)))
                 continue
+            if d.kind == "ConstantAlias" and rec.kind == d.kind and self._assigned_elsewhere(rec, index, removed, old):
+                # One assignment of an alias assigned more than once goes (``Y = Target`` in
+                # one file, ``Y = Other`` in another). Phase 1 runs in program order: a body
+                # written under its name, a compact name or a superclass through it finds what
+                # the assignments before it make it name, and a body before all of them
+                # declares a namespace. So every document whose definitions name it (this one
+                # too, when its new version does) goes out of the way, and comes back after.
+                around = self._reopened_through(decl_id, {(index, r) for r in removed})
+                around |= self.mentions.documents_mentioning_paths({rec.unqualified}, index)
+                if rec.unqualified in path_names(new) or any(
+                    x.path is not None and x.path.segments[-1] == rec.unqualified and x.kind in ("Class", "Module") for x in new.definitions
+                ):
+                    around.add(index)
+                if around:
+                    raise Detour(f"definitions name the alias {rec.name}, which loses an assignment", around)
+                bodies.append((decl_id, (index, o)))
+                continue
             if d.kind in ("Class", "Module", "Constant") and rec.kind == d.kind and self._defined_elsewhere(rec, (index, o), old):
                 # A reopening (or one assignment of a constant assigned twice) goes; the
                 # declaration stays with its other definitions (and a namespace's chain is
@@ -111,8 +133,10 @@ class SkeletonEdits(StateView):
             name = rec.unqualified
             if name in CONCERN_NAMES or name in own_mentions:
                 raise ReplayUnsafe(f"{name} is mentioned in its own document")
-            if rec.kind == "ConstantAlias" and self._reopened_through(decl_id):
-                raise ReplayUnsafe(f"a namespace is reopened through the alias {rec.name}")
+            if rec.kind == "ConstantAlias":
+                through = self._reopened_through(decl_id, {(index, o) for o in removed})
+                if through:
+                    raise Detour(f"a namespace is reopened through the alias {rec.name}", through)
             holders = self.holders(decl_id)
             for holder in holders:
                 if set(self.linearizer.current_descendants(holder)) - set(holders):
@@ -137,15 +161,116 @@ class SkeletonEdits(StateView):
                 raise ReplayUnsafe(f"{rec.name} loses its last body")
         return gone, kept_bodies
 
-    def _reopened_through(self, alias: int) -> bool:
-        """Whether a namespace body elsewhere is written under the name of constant alias
-        ``alias`` (``Y = Target`` then ``module Y``: Ruby reopens Target); without the alias
-        that body declares a namespace of its own."""
+    def check_additions(self, index: int, new: FileResult, added: list[int], remap: dict[int, int], speculate: bool) -> None:
+        """Raises ``Detour`` when what definitions ``added`` of document ``index`` declare
+        changes what other documents' definitions declare (``_check_added_aliases``) or, with
+        ``speculate``, may change what they find (``_check_found_after``): those documents go
+        out of the way and come back once the additions are in. Called before the update
+        writes anything."""
+        self._check_added_aliases(index, new, added, remap)
+        if speculate:
+            self._check_found_after(index, new, added)
+
+    def _check_found_after(self, index: int, new: FileResult, added: list[int]) -> None:
+        """Raises ``Detour`` with the documents whose lookups that declare no placeholder (a
+        ``def Foo.x`` receiver, an alias target...) find nothing at a segment named like an
+        added namespace or constant (``Foo``, typed back after a typo): they may find the new
+        one. Only when they are few (``MAX_DETOUR_DOCUMENTS``): else the update goes on, and
+        checks them once the additions are in (``Mentions.check_lookups``), as it does those
+        that find something (which may find the new one too)."""
+        names = {
+            d.path.segments[-1]
+            for i in added
+            if (d := new.definitions[i]).kind in ("Class", "Module", "Constant", "ConstantAlias") and d.path is not None
+        }
+        if not names:
+            return
+        finding: set[int] = set()
+        for doc in sorted(self.mentions.documents_mentioning_paths(names, index)):
+            paths: list[ConstPath | None] = []
+            for (role, _, found), path in zip(self.mentions.evaluate(doc, names, paths=paths), paths, strict=True):
+                if role != OTHER or path is None:
+                    continue
+                hits = found[::2]
+                missing = hits.index(None) if None in hits else None
+                if missing is not None and missing < len(path.segments) and path.segments[missing] in names:
+                    finding.add(doc)
+                    break
+        # A document that the updates cannot empty (external mixins, load-time calls, mixins in
+        # member definitions: ``Incremental.refresh_members``) is not worth the detour.
+        if finding and len(finding) <= MAX_DETOUR_DOCUMENTS and all(self._movable(doc) for doc in finding):
+            first = self.docs[min(finding)].uri
+            raise Detour(f"a constant path in {first} may find an added declaration", finding)
+
+    def _named_before(self, alias: int, at: tuple[int, int], kind: str) -> int:
+        """The ``kind`` namespace constant alias ``alias`` names, when phase 1 finds it so at
+        program position ``at`` (see ``_declare_one_added``); raises ReplayUnsafe otherwise.
+        Only an alias assigned once qualifies: phase 1 follows an alias assigned more than once
+        to what it named where it was first followed (``LookupCaches.alias_cache``)."""
+        target = self.lookup.alias_target(alias)
+        rec = self.decls[alias]
+        assigned = [pair for pair in rec.definitions if self.docs[pair[0]].definitions[pair[1]].kind == "ConstantAlias"]
+        if (
+            target is None
+            or self.decls[target].kind != kind
+            or len(assigned) != 1
+            or assigned[0] > at
+            or not any(pair < at for pair in self.decls[target].definitions)
+        ):
+            raise ReplayUnsafe(f"{rec.name} may name another namespace where a body is written under its name")
+        return target
+
+    def _movable(self, doc: int) -> bool:
+        """Whether document ``doc`` can be emptied and given its text back by member updates."""
+        result = self.docs[doc]
+        return not (result.external_mixins or result.load_calls or result.method_effects) and skeleton(result) is not None
+
+    def _check_added_aliases(self, index: int, new: FileResult, added: list[int], remap: dict[int, int]) -> None:
+        """Raises ``Detour`` when an added constant alias (``Y = Target``) takes the name of a
+        class or module declared in its scope (``module Y``): Ruby then reopens Target in the
+        bodies written under that name, so the documents holding them go out of the way and
+        come back once the alias is in."""
+        kept = {n: o for o, n in remap.items()}
+        row = self.def_decl[index]
+        for i in added:
+            d = new.definitions[i]
+            if d.kind != "ConstantAlias" or d.path is None or len(d.path.segments) != 1 or d.path.absolute:
+                continue
+            if d.parent < 0:
+                owner: int | None = self.object_id
+            else:
+                o = kept.get(d.parent)
+                owner = row[o] if o is not None else None
+            if owner is None or owner not in self.decls or self.decls[owner].kind not in ("Class", "Module"):
+                continue
+            existing = self.lookup.member_constant(owner, d.path.segments[-1])
+            if existing is not None and self.decls[existing].kind in ("Class", "Module"):
+                rec = self.decls[existing]
+                raise Detour(f"an added alias takes the name of {rec.name}", {doc for doc, _ in rec.definitions})
+
+    def _reopened_through(self, alias: int, removed: set[tuple[int, int]]) -> set[int]:
+        """The documents with a namespace body written under another name than its
+        declaration's (but the ``removed`` ones), when constant alias ``alias`` leads to that
+        declaration (``Y = Target`` then ``module Y``: Ruby reopens Target); without the alias
+        such a body may declare a namespace of its own."""
         target = self.lookup.follow(alias)
         if target is None:
-            return False
+            return set()
         rec = self.decls[target]
-        return any(self.docs[doc].definitions[i].name != rec.unqualified for doc, i in rec.definitions)
+        return {doc for doc, i in rec.definitions if (doc, i) not in removed and self.docs[doc].definitions[i].name != rec.unqualified}
+
+    def _definition(self, pair: tuple[int, int], index: int, old: FileResult) -> DefinitionRecord:
+        """The definition ``pair`` names, before the edit of document ``index`` (``old``)."""
+        doc, i = pair
+        return old.definitions[i] if doc == index else self.docs[doc].definitions[i]
+
+    def _assigned_elsewhere(self, rec: DeclarationRecord, index: int, removed: list[int], old: FileResult) -> bool:
+        """Whether constant alias ``rec`` keeps an assignment once definitions ``removed`` of
+        document ``index`` go, and every definition it keeps is an alias assignment (or a
+        ``private_constant`` naming it): it stays an alias."""
+        going = {(index, r) for r in removed}
+        kept = [self._definition(pair, index, old) for pair in rec.definitions if pair not in going]
+        return any(d.kind == "ConstantAlias" for d in kept) and all(d.kind in ("ConstantAlias", "ConstantVisibility") for d in kept)
 
     def _defined_elsewhere(self, rec: DeclarationRecord, pair: tuple[int, int], old: FileResult) -> bool:
         """Whether declaration ``rec`` keeps a definition of its own kind without ``pair`` (a
@@ -268,6 +393,10 @@ class SkeletonEdits(StateView):
             self._declare_one_added(index, new.definitions, i, own, names, created, rechained)
         # Lookups cached before may have missed the new names.
         self.caches.forget_lookups()
+        for decl_id in created:
+            if self.decls[decl_id].kind == "ConstantAlias":
+                # What it names, as the end of a full resolve records it (``Resolver.run``).
+                self.builder.writable(decl_id).target = self.lookup.alias_target(decl_id)
         rechain = self.mentions.check_lookups(lookups_before, candidates) | rechained
         rechain |= self.mentions.check_lookups({index: own_before}, candidates, {index: own_lookups})
         self._check_added_ancestry(index, new.definitions, added)
@@ -292,7 +421,7 @@ class SkeletonEdits(StateView):
         declaration to ``created``), a reopening without superclass or mixins, or another
         ``class << self`` body of an existing singleton class."""
         d = defs[i]
-        if d.kind not in ("Class", "Module", "Constant", "SingletonClass"):
+        if d.kind not in ("Class", "Module", "Constant", "ConstantAlias", "SingletonClass"):
             raise ReplayUnsafe(f"an added {d.kind} needs a full resolve")
         if inside_method(defs, d):
             self.state.diagnostics.append(dynamic_constant(index, d))
@@ -318,6 +447,16 @@ class SkeletonEdits(StateView):
             name = path.segments[-1]
             owner = site[0] if site else self.object_id
             existing = self.lookup.member_constant(owner, name) if len(path.segments) == 1 and not path.absolute else None
+            if existing is not None and d.kind == "ConstantAlias":
+                # Assigned again, or a namespace (or a placeholder) of that name: what it holds
+                # then, and what bodies written under its name reopen, may change.
+                raise ReplayUnsafe(f"an added constant alias {name} names a declared constant")
+            if existing is not None and d.kind in ("Class", "Module") and self.decls[existing].kind == "ConstantAlias":
+                # ``Y = Target; module Y`` reopens Target (``Namespaces.declare_definition``).
+                # Phase 1 runs in program order, so the body finds what the alias names at its
+                # own position: taken here only when that is what it names in the end (every
+                # assignment and a definition of the target come first, no alias in between).
+                existing = self._named_before(existing, (index, i), d.kind)
             if existing is not None and d.kind in ("Class", "Module", "Constant") and self.decls[existing].kind == d.kind:
                 # A reopening (or a constant assigned again) adds a definition; with a
                 # superclass or mixins, its chain is computed again (with its descendants') by

@@ -10,8 +10,24 @@ from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import FileResult
 from rdx.model.store import ResolvedState
 from rdx.ruby.resolve.edits import SkeletonDiff
+from rdx.ruby.resolve.vocabulary import ReplayUnsafe
 
-__all__ = ["UpdateContext", "merge_refresh"]
+__all__ = ["MAX_DETOUR_DOCUMENTS", "Detour", "UpdateContext", "merge_refresh"]
+
+# At most this many other documents are moved out of the way of an edit (``Incremental._detour``).
+MAX_DETOUR_DOCUMENTS = 16
+
+
+class Detour(ReplayUnsafe):
+    """An edit removes what definitions of other ``documents`` depend on: they declare
+    something else without it (``module Y`` after ``Y = Target`` reopens Target; without the
+    alias it declares Y), or their lookups find it. Raised before the update writes anything,
+    so that the updater can take those documents out, apply the edit and put them back, each a
+    one-document update of its own (``Incremental.refresh_members``)."""
+
+    def __init__(self, reason: str, documents: set[int]) -> None:
+        super().__init__(reason)
+        self.documents = documents
 
 
 class UpdateContext:
@@ -22,7 +38,7 @@ class UpdateContext:
 
     __slots__ = (
         "_records", "_rows", "deleted", "demoted", "diff", "gone", "index", "left_chains", "lookups_before", "new", "old", "placeholders", "prev", "rechain",
-        "bounds", "loading", "refresh", "reopened", "reopened_constants", "state", "unnamed",
+        "bounds", "loading", "realiased", "refresh", "reopened", "reopened_constants", "state", "unnamed",
     )
 
     def __init__(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff, prev: ResolvedState, state: ResolvedState, gone: list[int]) -> None:
@@ -39,6 +55,7 @@ class UpdateContext:
         # document that looks it up is no longer visible there while it loads).
         self.reopened: set[str] = set()
         self.reopened_constants: set[str] = set()  # Those of them that name constants.
+        self.realiased: set[int] = set()  # Constant aliases among them (what they name may change).
         # For each of them, the largest document key whose lookups of it may change (None: any;
         # ``Incremental._reopened_bounds``).
         self.bounds: dict[str, int | None] = {}

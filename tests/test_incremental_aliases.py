@@ -1,0 +1,80 @@
+"""Random edits around constant aliases (issue 21): aliases added, removed and assigned again,
+with what depends on them in other files: a namespace body written under the alias name
+(which reopens the alias's target), a mixin of it, a singleton method on it, a compact name
+through it, an alias of it, references through it. Every resolve must equal a graph built
+from scratch over the same files; the edits that other files' definitions depend on go around
+those files (``Incremental._detour``), and the count of resolves that still fell back, with
+their reasons, is printed (``-s``)."""
+
+from __future__ import annotations
+
+import collections
+import random
+
+import pytest
+
+from tests.test_incremental import dump, fresh
+
+TARGETS = "module Target\n  K = 1\n  def self.make = 1\nend\nmodule Other\n  K = 2\n  def self.make = 2\nend\n"
+CHUNKS = [
+    "Y = Target\n",
+    "Y = Other\n",
+    "Z = Y\n",
+    "module Y\n  class Inner\n  end\nend\n",
+    "class Mixer\n  include Y\nend\n",
+    "def Y.extra = 2\n",
+    "class User\n  def f\n    Y.make\n    Y::K\n    Z::K\n  end\nend\n",
+    "class Y::Deep\nend\n",
+    "class << Y\n  def s = 1\nend\n",
+    "X = Z\n",
+    "class Sub < Y::Inner\nend\n",
+]
+FILES = ["file:///ax/b.rb", "file:///ax/c.rb", "file:///ax/d.rb"]
+
+
+def render(project: dict[str, list[int]]) -> dict[str, str]:
+    files = {"file:///ax/a.rb": TARGETS}
+    files.update({uri: "".join(CHUNKS[c] for c in chunks) for uri, chunks in project.items()})
+    return files
+
+
+def run_alias_sequence(seed: int, reasons: collections.Counter[str], steps: int = 8) -> tuple[int, int]:
+    """``steps`` random edits from ``seed``, each resolved and compared with a fresh graph;
+    returns (incremental, total) and counts in ``reasons`` why the others fell back."""
+    rng = random.Random(seed)
+    project = {uri: rng.sample(range(len(CHUNKS)), 2) for uri in FILES}
+    files = render(project)
+    g = fresh(files, core=False)
+    g.prepare_queries()
+    incremental = total = 0
+    for _ in range(steps):
+        uri = rng.choice(FILES)
+        chunks = project[uri]
+        chunk = rng.randrange(len(CHUNKS))
+        if chunk in chunks:
+            chunks.remove(chunk)
+        else:
+            chunks.insert(rng.randint(0, len(chunks)), chunk)
+        files = render(project)
+        g.index_source(uri, files[uri])
+        g.resolve()
+        total += 1
+        if g.last_resolve == "incremental":
+            incremental += 1
+        elif g.last_resolve == "full":
+            reasons[(g.last_fallback or "").split(": ", 1)[-1]] += 1
+        assert dump(g) == dump(fresh(files, core=False)), f"seed {seed}\n" + "\n".join(f"# {u}\n{t}" for u, t in sorted(files.items()))
+    return incremental, total
+
+
+@pytest.mark.parametrize("chunk", range(2))
+def test_random_alias_edits_match_a_fresh_graph(chunk):
+    reasons: collections.Counter[str] = collections.Counter()
+    incremental = total = 0
+    for seed in range(chunk * 25, chunk * 25 + 25):
+        i, t = run_alias_sequence(seed, reasons)
+        incremental += i
+        total += t
+    print(f"alias edits: {incremental} of {total} incremental")
+    for reason, n in reasons.most_common():
+        print(f"{n:5d}  {reason}")
