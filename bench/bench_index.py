@@ -220,6 +220,8 @@ def phase_first(roots: list[str], jobs: int, cache: str, question: str = FIRST_Q
     if hasattr(persisting, "WalkInThread"):  # The walk overlapping the snapshot's read: what is left of it.
         timed(persisting.WalkInThread, "result", "file walk (waited for)")
     timed(ProjectText, "attach", "text index open + sync")
+    timed(persisting, "read_image", "read_image (resolved graph checksummed)")
+    timed(persisting, "documents_fingerprint", "documents fingerprint")
     timed(persisting, "load_image", "load_image (resolved graph decoded)")
     timed(persisting, "published_state", "resolved state published")
     timed(persisting.Persistent, "_writer", "resolver restored (on demand)")

@@ -198,3 +198,24 @@ def test_a_restored_graph_shares_ids_and_vocabulary_strings(tmp_path):
     assert len(calls) > len({c.name for c in calls}), "the project repeats call names"
     assert len({id(c.name) for c in calls}) == len({c.name for c in calls})
     assert len({id(d.name) for d in definitions}) == len({d.name for d in definitions})
+
+
+def test_token_strings_are_cached_by_segment_and_equal_the_names_tokens():
+    """The token cache that successive name indexes share holds one entry per name segment
+    (issue 23: 980,000 names on 10 copies, a fraction as many segments), and a name's token
+    string is its segments' tokens, as tokenizing the whole name gives them."""
+    import random
+
+    rng = random.Random(23)
+    alphabet = "aAbBzZ09_:#?!=<>@$ .()[]é"
+    samples = ["Spree::Order#total()", "ActiveRecord::Base", "::A::B", "Foo#==", "HTTPServer::XMLParser", "Foo::<Foo>#@x", "X#[]=", "", "::", "#"]
+    samples += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14))) for _ in range(20_000)]
+    for name in samples:
+        assert names._token_string(name) == " ".join(names._tokens(name)), name
+    names._TOKEN_STRINGS.clear()
+    # Ten copies of a project of 300 declarations: 3,000 names, 368 distinct segments.
+    names_ = [f"Copy{c}::Widgets::Part{i // 30}" + (f"#render_{i % 30}()" if i % 30 else "") for c in range(10) for i in range(300)]
+    records = [DeclarationRecord(declaration_id(n), n, n.rsplit("#", 1)[-1].rsplit("::", 1)[-1], "Method" if "#" in n else "Class", None) for n in names_]
+    SearchIndex(records).prepare()
+    segments = {s for r in records for s in r.name.replace("#", ":").split(":")}
+    assert set(names._TOKEN_STRINGS) <= segments and len(names._TOKEN_STRINGS) <= len(segments) < len(records) / 8

@@ -24,9 +24,21 @@ import rdx.api.persisting as persisting
 from rdx.cache.envelope import FORMAT, open_envelope, seal
 from rdx.cache.snapshot import IMAGE_NAME, SNAPSHOT_NAME, SavedDocuments
 from rdx.model.declarations import DeclarationRecord
+from rdx.model.packed import (
+    BisectedChains,
+    BuiltRows,
+    ChainTable,
+    LazyNames,
+    NameTable,
+    PackedChains,
+    PackedDeclarations,
+    PackedIds,
+    PackedNames,
+    PackedRecords,
+    PackedRows,
+)
 from rdx.model.records import FileResult
 from rdx.model.store import CORE_URI, Declarations, DeclarationTable, Documents, Rows, RowTable, Unread
-from rdx.ruby.resolve.image import PackedRecords
 from tests.test_incremental import dump
 
 FILES = {
@@ -66,6 +78,8 @@ def unread_documents(g: rdx.Graph) -> int:
 def undecoded_declarations(g: rdx.Graph) -> int:
     assert g._view is not None
     decls = g._view.state.declarations
+    if type(decls) is PackedDeclarations:  # Its table holds only the records decoded.
+        return len(decls) - dict.__len__(decls)
     return sum(type(v) is int for v in dict.values(decls))
 
 
@@ -77,6 +91,8 @@ def test_a_warm_open_decodes_only_what_its_first_question_reads(project):
     assert isinstance(g._view.state.declarations, Declarations)
     total = len(g._view.state.declarations)
     assert undecoded_declarations(g) == total
+    # Neither the table of ids nor that of names is built.
+    assert type(g._view.state.declarations) is PackedDeclarations and type(g._view.state.by_name) is LazyNames
     # The resolver waits for an edit.
     assert g._resolver is None and g._restorable is not None
     # A first question: the ancestors of a class read a few records and no document.
@@ -84,12 +100,31 @@ def test_a_warm_open_decodes_only_what_its_first_question_reads(project):
     assert unread_documents(g) == len(FILES) + 1
     assert 0 < total - undecoded_declarations(g) < total // 4
     rows = g._view.state.constant_targets
-    assert isinstance(rows, Rows) and all(type(v) is msgspec.Raw for v in dict.values(rows))
+    assert isinstance(rows, PackedRows) and rows.packed is not None and dict.__len__(rows) == 0  # Not even filled.
+    # The chains too: only those the answer read are decoded.
+    chains = g._view.state.ancestors
+    assert type(chains) is BisectedChains and 0 < dict.__len__(chains) < len(chains)
     # Everything else is decoded when asked, with the answers of a graph made from scratch.
     assert dump(g) == dump(from_scratch(project))
     assert unread_documents(g) == 0 or all(type(d) is FileResult for d in g._view.state.documents.values())
     assert type(g._view.state.declarations) is DeclarationTable  # Reads at a dict's speed again.
-    assert type(g._view.state.method_receivers) is RowTable
+    assert type(g._view.state.method_receivers) in (RowTable, BuiltRows)
+    chains = g._view.state.ancestors
+    assert type(chains) is ChainTable or not any(map(chains._encoded, dict.values(chains)))
+
+
+def test_a_warm_open_names_its_documents_by_the_snapshot_s_digest(project, monkeypatch):
+    calls = []
+    digest = persisting.documents_digest
+    monkeypatch.setattr(persisting, "documents_digest", lambda docs: calls.append(1) or digest(docs))
+    g = rdx.Graph.open(project)
+    assert g.open_stats["resolved"] is True and calls == []  # Nothing hashed again.
+    # The digest saved names exactly the documents the graph holds.
+    assert g._saved_fingerprint == persisting.documents_fingerprint(g._store.documents.entries(), g._root_order()[0])
+    # A file changed: parsed again, and the documents are hashed as they are now.
+    write(project / "lib/other.rb", FILES["lib/other.rb"] + "# changed\n")
+    g = rdx.Graph.open(project)
+    assert g.open_stats["parsed"] == 1 and calls and "Other#a()" in g
 
 
 def test_the_first_edit_restores_the_resolver_and_updates_incrementally(project):
@@ -253,6 +288,163 @@ def test_every_read_of_rows_decodes(how):
     assert values == [[0, None, 7], [1, None, 7], [2, None, 7]]
 
 
+@pytest.mark.parametrize("how", READS)
+def test_every_read_of_packed_rows_decodes(how):
+    rows = {k: [k, None, 7] for k in range(3)}
+    data, ends = PackedRecords.pack([msgspec.msgpack.encode(r) for r in rows.values()])
+    table = PackedRows((PackedIds.pack(list(rows))[0], memoryview(data), ends))
+    values = READS[how](table)
+    assert values == [[0, None, 7], [1, None, 7], [2, None, 7]]
+
+
+def test_packed_rows_fill_on_first_read_then_decode_one_row_at_a_time():
+    data, ends = PackedRecords.pack([msgspec.msgpack.encode([k, None]) for k in range(3)])
+    table = PackedRows((PackedIds.pack([10, 20, 30])[0], memoryview(data), ends))
+    assert dict.__len__(table) == 0 and table.packed is not None
+    assert 20 in table and 21 not in table and len(table) == 3 and table.packed is None
+    row = table[20]
+    assert row == [1, None] and table.get(20) is row and sum(map(table._encoded, dict.values(table))) == 2
+    assert list(table.values()) == [[0, None], [1, None], [2, None]] and type(table) is BuiltRows
+    assert PackedRows((memoryview(b""), memoryview(b""), memoryview(b""))) == {}
+
+
+def _chains() -> PackedChains:
+    # Packed as a saved image holds them (``ResolvedImage.ancestors``).
+    data, ends = PackedRecords.pack([msgspec.msgpack.encode((10 + i, 1, 0)) for i in range(3)])
+    return PackedChains([10, 11, 12], PackedRecords(memoryview(data), ends))
+
+
+@pytest.mark.parametrize("how", READS)
+def test_every_read_of_packed_chains_decodes(how):
+    values = READS[how](_chains())
+    assert values == [(10, 1, 0), (11, 1, 0), (12, 1, 0)]
+
+
+def _bisected_chains() -> tuple[BisectedChains, list[int]]:
+    ids = [12, 2**64 - 2, 10, 7]
+    data, ends = PackedRecords.pack([msgspec.msgpack.encode((i, 1)) for i in ids])
+    return BisectedChains(PackedIds(*PackedIds.pack(ids)), PackedRecords(memoryview(data), ends)), ids
+
+
+@pytest.mark.parametrize("how", READS)
+def test_every_read_of_bisected_chains_decodes(how):
+    table, ids = _bisected_chains()
+    assert READS[how](table) == [(i, 1) for i in ids]
+
+
+def test_bisected_chains_find_by_bisection_then_build_their_table_in_order():
+    table, ids = _bisected_chains()
+    assert len(table) == 4 and 10 in table and 11 not in table and table.get(11) is None and table.get(11, ()) == ()
+    chain = table[2**64 - 2]
+    assert chain == (2**64 - 2, 1) and table.get(2**64 - 2) is chain and dict.__len__(table) == 1
+    assert type(table) is BisectedChains and "not built" in repr(table)
+    assert list(table) == ids and type(table) is PackedChains and table[2**64 - 2] is chain
+    assert list(table.values()) == [(i, 1) for i in ids] and type(table) is ChainTable
+
+
+def test_chains_decode_one_at_a_time_then_become_a_plain_table():
+    table = _chains()
+    assert 11 in table and len(table) == 3 and table.get(99) is None and table.get(99, ()) == ()
+    chain = table[11]
+    assert chain == (11, 1, 0) and table[11] is chain and table.get(11) is chain
+    assert sum(map(table._encoded, dict.values(table))) == 2
+    assert list(table.values()) == [(10, 1, 0), (11, 1, 0), (12, 1, 0)]
+    assert type(table) is ChainTable and table[11] is chain and not table.records
+    assert PackedChains([], PackedRecords(memoryview(b""), b"")) == {}
+
+
+NAMES = ["Zeta", "A", "Été::Ça", "A::B", "nul\0name", "B#x()", "", "A::B::C", "🦀"]
+
+
+def _packed_names(names: list[str]) -> PackedNames:
+    ids = [1000 - 7 * i for i in range(len(names))]
+    data, ends = PackedIds.pack(ids)
+    return PackedNames(*PackedNames.pack(names), PackedIds(data, ends))
+
+
+def test_packed_names_find_every_name_by_bisection_as_a_dict_would():
+    names = _packed_names(NAMES)
+    expected = dict(zip(NAMES, names.ids.all(), strict=True))
+    for name in NAMES:
+        assert names.find(name) == NAMES.index(name) and names[NAMES.index(name)] == name
+    for missing in ("", "a", "A::", "Zeta ", "\udc80", "zz", "A::B::C::D"):
+        found = names.find(missing)
+        assert (found is not None) == (missing in expected) and (found is None or NAMES[found] == missing)
+    # Decoded once, NUL inside a name or not; the same strings on every call.
+    assert names.strings() == NAMES and names.strings() is names.strings() and names[2] is names.strings()[2]
+    # Equal names: the last wins, as in ``dict(zip(names, ids))``.
+    twice = _packed_names(["B", "A", "B"])
+    assert twice.find("B") == 2
+
+
+LAZY_NAME_READS = {
+    "index": lambda t: t["A::B"],
+    "get": lambda t: t.get("A::B"),
+    "in": lambda t: "A::B" in t,
+    "len": lambda t: len(t),
+    "missing": lambda t: (t.get("Nope", -1), "Nope" in t, 5 in t),
+}
+
+
+@pytest.mark.parametrize("how", LAZY_NAME_READS)
+def test_lazy_names_answer_lookups_without_building_the_table(how):
+    table = LazyNames(_packed_names(NAMES))
+    plain = dict(zip(NAMES, table.names.ids.all(), strict=True))
+    assert LAZY_NAME_READS[how](table) == LAZY_NAME_READS[how](plain)
+    assert type(table) is LazyNames and dict.__len__(table) == 0
+    with pytest.raises(KeyError):
+        table["Nope"]
+
+
+@pytest.mark.parametrize("how", READS)
+def test_every_other_read_of_lazy_names_builds_the_table(how):
+    table = LazyNames(_packed_names(NAMES))
+    ids = table.names.ids.all()
+    values = READS[how](table)
+    assert values == ids
+    assert type(table) in (NameTable, dict) or how == "pop"
+
+
+def test_lazy_names_build_after_many_lookups_and_share_the_strings():
+    names = _packed_names(NAMES)
+    table = LazyNames(names)
+    for _ in range(300):
+        assert table.get("A") == names.ids[1]
+    assert type(table) is NameTable and table.names is None
+    assert list(table) == NAMES and all(a is b for a, b in zip(table, names.strings(), strict=True))
+    assert table == dict(zip(NAMES, names.ids.all(), strict=True)) and table["A::B"] == names.ids[3]
+    assert LazyNames(_packed_names([])) == {}
+
+
+def _packed_declarations() -> tuple[PackedDeclarations, list[int]]:
+    ids = [5, 10**19, 3, 2**64 - 1, 40]
+    records = [DeclarationRecord(id=i, name="", unqualified=f"C{n}", kind="Class", owner=None) for n, i in enumerate(ids)]
+    data, ends = PackedRecords.pack([msgspec.msgpack.encode(r) for r in records])
+    packed_ids = PackedIds(*PackedIds.pack(ids))
+    names = [f"C{n}" for n in range(len(ids))]
+    return PackedDeclarations(packed_ids, names, PackedRecords(memoryview(data), ends)), ids
+
+
+@pytest.mark.parametrize("how", READS)
+def test_every_read_of_packed_declarations_decodes(how):
+    table, ids = _packed_declarations()
+    values = READS[how](table)
+    assert [v.id for v in values] == ids and [v.name for v in values] == [f"C{n}" for n in range(5)]
+
+
+def test_packed_declarations_decode_by_bisection_then_build_their_table_in_order():
+    table, ids = _packed_declarations()
+    assert len(table) == 5 and 3 in table and 4 not in table and "3" not in table and table.get(7) is None
+    record = table[2**64 - 1]
+    assert record.unqualified == "C3" and table.get(2**64 - 1) is record and dict.__len__(table) == 1
+    with pytest.raises(KeyError):
+        table[6]
+    assert type(table) is PackedDeclarations
+    assert list(table) == ids  # Built: every id, in the state's order.
+    assert type(table) is Declarations and table[2**64 - 1] is record
+    assert [r.id for r in table.values()] == ids and type(table) is DeclarationTable
+
+
 def test_declarations_decode_one_record_at_a_time_then_become_a_plain_table():
     table, names = _declarations()
     assert 102 in table and len(table) == 5 and table.get(999) is None and table.get(999, 7) == 7
@@ -272,7 +464,7 @@ def test_saved_documents_let_the_file_go_once_all_are_read(project):
     saved = stub.source
     assert saved.left == len(FILES) + 1
     list(g._store.documents.values())
-    assert saved.left == 0 and saved.parts == [] and saved.names == {}
+    assert saved.left == 0 and saved.parts == [] and not saved.sharing.strings
 
 
 LOCK = "GEM\n  remote: https://rubygems.org/\n  specs:\n    widget (1.2.0)\n"
@@ -304,3 +496,10 @@ def test_packed_records_hand_out_each_record_s_bytes():
     assert len(packed) == 4 and [bytes(packed[i]) for i in range(4)] == encoded
     assert bytes(packed[-1]) == encoded[-1] and [bytes(p) for p in packed[1:3]] == encoded[1:3]
     assert PackedRecords(memoryview(b""), b"")[0:0] == []
+
+
+@pytest.mark.parametrize("name", ["a.rb", ".rb", "..rb", "...x.rb", "Gemfile", "x.rake", "x.py", "x.rb.txt", "README", "a.b.rb", "rb", "x.erb"])
+def test_a_path_is_a_source_path_when_its_name_is_a_source_file(name):
+    from rdx.workspace.files import is_source_file, is_source_path
+
+    assert is_source_path(f"/p/q.rb/{name}") == is_source_file(name) == is_source_path(name)

@@ -33,7 +33,7 @@ from rdx.workspace.opening import MAX_FILE_BYTES, NotRegularFileError, OutsidePr
 
 __all__ = [
     "MAX_FILE_BYTES", "RUBY_EXTENSIONS", "RUBY_FILENAMES", "SKIPPED_DIRS", "FileEntry", "NotRegularFileError", "OutsideProjectError", "ProjectRoots",
-    "changed_files", "collect_files", "is_indexed_path", "open_regular", "path_to_uri", "read_regular", "read_source", "still_wanted",
+    "changed_files", "collect_files", "is_indexed_path", "is_source_path", "open_regular", "path_to_uri", "read_regular", "read_source", "still_wanted",
     "uri_to_path",
 ]
 
@@ -131,6 +131,13 @@ def is_source_file(name: str) -> bool:
     if name.endswith(".rb") and name[:-3].lstrip(".") and os.sep not in name:
         return True
     return is_ruby_file(name) or language_of(name) in FOREIGN_LANGUAGES
+
+
+def is_source_path(path: str) -> bool:
+    """``is_source_file`` of the last name of ``path`` (``x/y.rb`` answered without cutting it)."""
+    if path.endswith(".rb") and path[path.rfind(os.sep) + 1 : -3].lstrip("."):
+        return True
+    return is_source_file(path[path.rfind(os.sep) + 1 :])
 
 
 def is_indexed_path(path: str, root: str, select: Callable[[str], bool] | None = None) -> bool:

@@ -3,17 +3,25 @@ state a saved image publishes before (or without) a resolver (``published_state`
 
 from __future__ import annotations
 
-import sys
-from array import array
-from collections.abc import Callable, Sequence
-from itertools import accumulate, repeat
-from typing import TYPE_CHECKING, Any, overload
+from collections.abc import Callable
+from itertools import repeat
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from msgspec.structs import replace
 
+from rdx.model.packed import (
+    BisectedChains,
+    LazyNames,
+    PackedDeclarations,
+    PackedIds,
+    PackedNames,
+    PackedRecords,
+    PackedRows,
+    pack_rows,
+)
 from rdx.model.records import FileResult
-from rdx.model.store import Declarations, ResolvedImage, ResolvedState, Rows, stored_entries
+from rdx.model.store import ResolvedImage, ResolvedState, stored_entries
 from rdx.ruby.resolve.loadcalls import AppliedMixin
 from rdx.ruby.resolve.lookup import StateView
 
@@ -35,69 +43,28 @@ def published_state(image: ResolvedImage, documents: dict[int, FileResult]) -> R
     queries: what ``Image.restore`` puts in a resolver's state, without the bookkeeping only
     edits read (restored later, sharing these tables: see ``Image.restore``). Declarations are
     decoded when first read (``Declarations``)."""
-    ids, names = image.declaration_ids, image.declaration_names
+    ids = PackedIds(image.declaration_ids, image.declaration_id_order)
+    names = PackedNames(image.declaration_names, image.declaration_name_ends, image.declaration_name_order, ids)
     return ResolvedState(
         documents=documents,
-        declarations=Declarations(ids, names, PackedRecords(image.declaration_records, image.declaration_ends)),
-        # Built in C (zip of the names with the ids); the records get the same strings.
-        by_name=dict(zip(names, ids, strict=True)),
+        declarations=PackedDeclarations(ids, names, PackedRecords(image.declaration_records, image.declaration_ends)),
+        # Names found by bisection until the table is needed whole (``LazyNames``); then
+        # built with the strings the records decoded from then on get too.
+        by_name=LazyNames(names),
         # Each document's rows decoded when read.
-        definition_declarations=Rows(image.definition_declarations),
-        constant_targets=Rows(image.constant_targets),
-        method_receivers=Rows(image.method_receivers),
-        # Keyed by ids as decoded: ``share_ids`` makes them the declarations' own later.
-        ancestors=dict(zip(image.ancestor_ids, image.ancestors, strict=True)),
+        definition_declarations=PackedRows(image.definition_declarations),
+        constant_targets=PackedRows(image.constant_targets),
+        method_receivers=PackedRows(image.method_receivers),
+        # Each chain decoded when read; keyed by ids as decoded: ``share_ids`` makes them the
+        # declarations' own later.
+        ancestors=BisectedChains(PackedIds(image.ancestor_ids, image.ancestor_id_order), PackedRecords(image.ancestors, image.ancestor_ends)),
         diagnostics=image.diagnostics,
         object_id=image.object_id,
     )
 
 
-class PackedRecords(Sequence[memoryview]):
-    """The declarations' records of an image, each encoded on its own, one after the other in
-    one byte string (``ResolvedImage.declaration_records``): record ``i`` is a view of its bytes,
-    decoded by ``Declarations`` when first read. Opening an image makes two objects for them,
-    not one ``Raw`` per declaration (100,000 on the Debian corpus)."""
-
-    __slots__ = ("data", "ends")
-
-    def __init__(self, data: memoryview, ends: bytes) -> None:
-        self.data = data
-        packed = array("Q")
-        packed.frombytes(ends)
-        if sys.byteorder == "big":
-            packed.byteswap()
-        self.ends = packed
-
-    def __len__(self) -> int:
-        return len(self.ends)
-
-    @overload
-    def __getitem__(self, index: int) -> memoryview: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[memoryview]: ...
-
-    def __getitem__(self, index: int | slice) -> memoryview | Sequence[memoryview]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        ends = self.ends
-        if index < 0:
-            index += len(ends)
-        return self.data[ends[index - 1] if index > 0 else 0 : ends[index]]
-
-    @staticmethod
-    def pack(encoded: list[bytes]) -> tuple[bytes, bytes]:
-        """(``declaration_records``, ``declaration_ends``) for these encodings, in order."""
-        ends = array("Q", accumulate(map(len, encoded)))
-        if sys.byteorder == "big":
-            ends.byteswap()
-        return b"".join(encoded), ends.tobytes()
-
-
-def _encoded_rows(rows: dict[int, list[int | None]]) -> dict[int, msgspec.Raw]:
-    """Each document's row encoded on its own (see ``Rows``)."""
-    encode = _encoder.encode
-    return {key: msgspec.Raw(encode(row)) for key, row in rows.items()}
+_concern_deps_decoder = msgspec.msgpack.Decoder(dict[int, list[int]])
+_concern_cache_decoder = msgspec.msgpack.Decoder(dict[int, bool])
 
 
 class _Ids(dict[int | None, int | None]):
@@ -172,6 +139,10 @@ class Image(StateView):
         state = self.state
         if published is None:
             published = published_state(image, documents)
+        if isinstance(published.by_name, LazyNames):
+            # The resolver reads and writes the whole table; the records decoded from now
+            # on get its strings.
+            published.by_name.build()
         decls = state.declarations = published.declarations
         state.by_name = published.by_name
         state.definition_declarations = published.definition_declarations
@@ -202,7 +173,7 @@ class Image(StateView):
                 continue
             ext = own[position]
             self.externals.attach(ns, doc, ext.mixin_site, ext.mixin)
-        self.concern_book.restore(image.concern_deps, image.concern_cache)
+        self.concern_book.restore(_concern_deps_decoder.decode(image.concern_deps), _concern_cache_decoder.decode(image.concern_cache))
         self.build.restore(image.member_created)
         self.member_book.restore(image.members, image.removed_keys)
 
@@ -225,24 +196,33 @@ class Image(StateView):
         encode = _encoder.encode
         # Each record on its own, its name in ``declaration_names`` only.
         packed, ends = PackedRecords.pack([encode(replace(r, name="")) for r in records])
+        names, name_ends, name_order = PackedNames.pack([r.name for r in records])
+        ids, id_order = PackedIds.pack(list(self.decls))
+        chain_ids, chain_id_order = PackedIds.pack(list(self.chains.chain_of))
+        chains, chain_ends = PackedRecords.pack(list(map(encode, self.chains.chain_of.values())))
         return ResolvedImage(
             fingerprint=fingerprint,
             uris={k: d.uri for k, d in zip(self.docs, stored_entries(self.docs), strict=True)},
-            declaration_ids=list(self.decls),
-            declaration_names=[r.name for r in records],
+            declaration_ids=ids,
+            declaration_id_order=id_order,
+            declaration_names=names,
+            declaration_name_ends=name_ends,
+            declaration_name_order=name_order,
             declaration_records=memoryview(packed),
             declaration_ends=ends,
-            definition_declarations=_encoded_rows(self.def_decl),
-            constant_targets=_encoded_rows(state.constant_targets),
-            method_receivers=_encoded_rows(state.method_receivers),
-            ancestor_ids=list(self.chains.chain_of),
-            ancestors=list(self.chains.chain_of.values()),
+            definition_declarations=pack_rows(self.def_decl),
+            constant_targets=pack_rows(state.constant_targets),
+            method_receivers=pack_rows(state.method_receivers),
+            ancestor_ids=chain_ids,
+            ancestor_id_order=chain_id_order,
+            ancestors=memoryview(chains),
+            ancestor_ends=chain_ends,
             diagnostics=state.diagnostics,
             object_id=self.object_id,
             object_mixins=self.externals.object_mixins,
             externals=externals,
-            concern_deps=self.concern_book.concern_deps,
-            concern_cache=self.concern_book.concern_cache,
+            concern_deps=msgspec.Raw(encode(self.concern_book.concern_deps)),
+            concern_cache=msgspec.Raw(encode(self.concern_book.concern_cache)),
             member_created=sorted(self.build.member_created),
             removed_keys={k: sorted(v) for k, v in self.member_book.removed_keys.items()},
             members=self.member_book.encoded(),
