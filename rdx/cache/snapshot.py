@@ -258,17 +258,18 @@ def _source_fingerprint(subpackages: tuple[str, ...], start: str = "") -> str:
     for sub in subpackages:
         directory = os.path.join(package, sub)
         for name in sorted(os.listdir(directory)):
-            if name.endswith((".py", ".rb")):
+            if name.endswith((".py", ".rb", ".c")):
                 with open(os.path.join(directory, name), "rb") as f:
                     digest.update(sub.encode() + b"/" + name.encode() + b"\0" + f.read())
     return digest.hexdigest()
 
 
 # The packages (directories under rdx/) whose code turns files into records: the Ruby walker
-# and evaluator, Rails' facts, the other languages, the walk and worker pool, the model.
+# and evaluator, Rails' facts, the other languages, the walk and worker pool, the model, the
+# native walk step (its C source included).
 DISCOVERY_CODE = (
     "ruby", os.path.join("ruby", "discover"), os.path.join("ruby", "evaluate"), "rails",
-    "languages", os.path.join("languages", "specs"), "workspace", "model",
+    "languages", os.path.join("languages", "specs"), "workspace", "model", "native",
 )
 # Everything else that turns them into a resolved graph and its indexes (resolution, queries,
 # search, the map, the façade, the core stub).

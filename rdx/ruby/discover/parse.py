@@ -38,6 +38,10 @@ from rdx.model.records import (
     Require,
 )
 from rdx.model.text import line_starts
+from rdx.native import HANDLER as NATIVE_HANDLER
+from rdx.native import MISSING as NATIVE_MISSING
+from rdx.native import TOO_DEEP as NATIVE_TOO_DEEP
+from rdx.native import advance as native_step
 from rdx.rails.facts import rails_facts
 from rdx.ruby.discover import calls, definitions, directives
 from rdx.ruby.discover.calls import READ_AND_WRITE, receiver_of
@@ -210,9 +214,55 @@ class Walker:
     def walk(self, root: Any) -> None:
         self.root = root
         self.check_missing = root.has_error
-        handlers = _HANDLERS_BY_ID
         cursor = root.walk()
         self._cursor = cursor
+        step = native_step()
+        if step is None:
+            self._walk_python(cursor)
+            return
+        # The native step (rdx.native) moves the cursor past nodes no handler wants, in C:
+        # the same preorder, the same stops, as the loop of ``_walk_python``.
+        handlers = _HANDLERS_BY_ID
+        kinds = _HANDLED_KINDS
+        fields = _IDENTIFIER_SKIPPED_FIELDS
+        check_missing = self.check_missing
+        descend = self._visit(handlers.get(root.kind_id), root)
+        depth = 0
+        while True:
+            event = step(cursor, kinds, fields, descend, check_missing, MAX_SYNTAX_DEPTH, depth)
+            depth = event >> 2
+            event &= 3
+            if event == NATIVE_HANDLER:
+                node = cursor.node
+                descend = handlers[node.kind_id](self, node) is not False
+                if self.cut:
+                    self.cut = False
+                    descend = False
+            elif event == NATIVE_MISSING:
+                node = cursor.node
+                self._diag("syntax-error", f"missing {node.type}", node)
+                descend = True
+            elif event == NATIVE_TOO_DEEP:
+                self._too_deep_syntax(cursor.node)
+                descend = False
+            else:
+                return
+
+    def _visit(self, handler: Callable[[Walker, Any], Any] | None, node: Any) -> bool:
+        """Run ``node``'s handler (or report it missing); whether the walk enters its children."""
+        if handler is not None:
+            descend = handler(self, node) is not False
+            if self.cut:
+                self.cut = False
+                descend = False
+            return descend
+        if self.check_missing and node.is_missing:
+            self._diag("syntax-error", f"missing {node.type}", node)
+        return True
+
+    def _walk_python(self, cursor: Any) -> None:
+        """The walk without the native step: every node through Python."""
+        handlers = _HANDLERS_BY_ID
         check_missing = self.check_missing
         depth = 0
         while True:
@@ -703,4 +753,11 @@ _HANDLERS_BY_ID: dict[int, Callable[[Walker, Any], Any]] = {
 _NOT_A_CALL_FIELDS = frozenset({"name", "method", "alias", "pattern", "key"})
 _NOT_A_CALL_FIELD_IDS = frozenset(i for f in _NOT_A_CALL_FIELDS if (i := _LANGUAGE.field_id_for_name(f)))
 _PATTERN_FIELD_ID = _LANGUAGE.field_id_for_name("pattern")
+
+# The handled kinds as the table the native step reads (rdx.native; one byte per kind id): 1
+# for a kind whose handler runs wherever it is, 2 for identifiers, whose handler does nothing
+# in the fields flagged in the second table (``on_identifier``: names, never calls).
+_IDENTIFIER_ID = int(_LANGUAGE.id_for_node_kind("identifier", True) or 0)
+_HANDLED_KINDS = bytes((2 if kind == _IDENTIFIER_ID else 1) if kind in _HANDLERS_BY_ID else 0 for kind in range(65536))
+_IDENTIFIER_SKIPPED_FIELDS = bytes(1 if field in _NOT_A_CALL_FIELD_IDS and field != _PATTERN_FIELD_ID else 0 for field in range(65536))
 

@@ -1,0 +1,112 @@
+"""rdx's native (C) helpers, built by ``rdx/native/build.py`` (``make native``).
+
+Today one: ``advance``, which moves Ruby discovery's walk cursor in C past the nodes no handler
+wants (see ``walk.c``). The module is optional: ``advance()`` is None when it was not built,
+when it was built for another tree-sitter than the one installed, when ``RDX_NATIVE=0`` is set,
+or when its walk of a sample disagrees with the Python walk; discovery then walks in Python
+and produces the same records. This package imports nothing from rdx.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+__all__ = ["advance", "agrees_on_sample", "disabled_reason", "reset"]
+
+# What ``advance`` returns: an event in the low two bits, the cursor's depth above them.
+END, HANDLER, MISSING, TOO_DEEP = 0, 1, 2, 3
+
+_SAMPLE = b"""\
+module A::B
+  class C < D::E
+    include F
+    def g(h, *i) = h.j(i) { |k| k + [1, 2][0] }
+    X = (((1)))
+  end
+end
+foo(
+"""
+
+
+@cache
+def _load() -> tuple[Callable[..., int] | None, str]:
+    if os.environ.get("RDX_NATIVE", "1").strip().lower() in {"0", "off", "no", "false"}:
+        return None, "RDX_NATIVE=0"
+    try:
+        from rdx.native import _walk  # type: ignore[attr-defined]
+    except ImportError as exc:
+        return None, f"not built ({exc})"
+    import tree_sitter
+
+    if _walk.version() != tree_sitter.__version__:
+        return None, f"built for tree-sitter {_walk.version()}, but {tree_sitter.__version__} is installed: run make native"
+    if not agrees_on_sample(_walk.advance):
+        return None, "its walk of a sample disagrees with the Python walk"
+    return _walk.advance, ""
+
+
+def agrees_on_sample(step: Callable[..., int]) -> bool:
+    """Whether the native walk visits a sample tree as the cursor's own moves do, every other
+    kind flagged (so both skipping and stopping are checked), missing nodes included."""
+    import tree_sitter
+    import tree_sitter_ruby
+
+    language = tree_sitter.Language(tree_sitter_ruby.language())
+    tree = tree_sitter.Parser(language).parse(_SAMPLE)
+    kinds = bytearray(65536)
+    for kind in range(0, language.node_kind_count, 2):
+        kinds[kind] = 1
+    identifier = language.id_for_node_kind("identifier", True) or 0
+    kinds[identifier] = 2  # Except in the ``method`` field.
+    fields = bytearray(65536)
+    fields[language.field_id_for_name("method") or 0] = 1
+    expected = []
+    cursor = tree.walk()
+    depth = 0
+    while True:
+        node: Any = cursor.node
+        wanted = kinds[node.kind_id] == 1 or (kinds[node.kind_id] == 2 and not fields[cursor.field_id or 0])
+        if depth and (wanted or node.is_missing):  # The root is visited before any step.
+            expected.append((node.kind_id, node.start_byte, node.end_byte, depth))
+        if cursor.goto_first_child():
+            depth += 1
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                break
+            depth -= 1
+        else:
+            continue
+        break
+    seen = []
+    cursor = tree.walk()
+    depth = 0
+    table = bytes(kinds)
+    skipped = bytes(fields)
+    while True:
+        event = step(cursor, table, skipped, True, True, 10_000, depth)
+        depth = event >> 2
+        if event & 3 == END:
+            break
+        node = cursor.node
+        assert node is not None
+        seen.append((node.kind_id, node.start_byte, node.end_byte, depth))
+    return seen == expected and len(seen) > 20 and any(kind == identifier for kind, *_ in seen)
+
+
+def advance() -> Callable[..., int] | None:
+    """The native cursor step (see ``walk.c``), or None when discovery must walk in Python."""
+    return _load()[0]
+
+
+def disabled_reason() -> str:
+    """Why ``advance()`` is None ("" when it is not)."""
+    return _load()[1]
+
+
+def reset() -> None:
+    """Decide again at the next ``advance()`` (after ``RDX_NATIVE`` changed, say)."""
+    _load.cache_clear()

@@ -1,0 +1,179 @@
+"""The native walk step (rdx/native/walk.c) against the Python walk it replaces.
+
+Ruby discovery walks each tree with one cursor; the native step moves that cursor in C past
+the nodes no handler wants. Both walks must produce the same FileResult, byte for byte, on
+sources that exercise every way the walk can stop: handled kinds, identifiers in fields whose
+handler does nothing, missing nodes, syntax errors, expressions nested past MAX_SYNTAX_DEPTH,
+scopes nested past MAX_NESTING. The corpus test compares the whole Debian corpus.
+"""
+
+from __future__ import annotations
+
+import os
+
+import msgspec
+import pytest
+import tree_sitter
+import tree_sitter_ruby
+
+import rdx.native
+import rdx.ruby.discover.parse as parse
+from rdx.ruby.discover.parse import MAX_NESTING, MAX_SYNTAX_DEPTH, RubyParser
+
+_ENCODE = msgspec.msgpack.Encoder().encode
+
+
+def _native_step():
+    step = rdx.native.advance()
+    assert step is not None, f"the native walk is not in use: {rdx.native.disabled_reason()} (make native builds it)"
+    return step
+
+
+def _both(source: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[bytes, bytes]:
+    """The FileResult of ``source`` walked natively and in Python, encoded."""
+    _native_step()
+    native = _ENCODE(RubyParser().discover("file:///t.rb", source, "/t.rb"))
+    with monkeypatch.context() as patch:
+        patch.setattr(parse, "native_step", lambda: None)
+        python = _ENCODE(RubyParser().discover("file:///t.rb", source, "/t.rb"))
+    return native, python
+
+
+SOURCES = {
+    "namespaces": b"""
+module A::B
+  class C < D::E
+    include F, G
+    extend H
+    attr_reader :x, :y
+    private
+    def g(h, *i, k: 1, &blk) = h.j(i) { |m| m + [1, 2][0] + x }
+    def self.s; y; end
+    class << self
+      def t(a) = a&.b
+    end
+    X = Y::Z
+    X ||= 2
+    alias u g
+  end
+end
+""",
+    "locals and calls": b"""
+a = 1
+a.b(c, d: e) do |f, (g, h)|
+  f + g - h[0] && !a
+  q = -a
+  p q, a[1] += 2
+  self.w = 3
+  w.x ||= 4
+end
+foo
+bar(baz)
+case x
+in {y:} then y
+in [z, *rest] then rest
+end
+""",
+    "missing and errors": b"class A\n  def b(\n    c.d(\n  end\nmodule X; Y = ; end\nfoo(\n",
+    "stray end": b"x = 1\nend\ndef y; end\n",
+    "blocks and loops": b"""
+[A, B].each { |k| k.include(M) }
+%w[a b].each { |n| define_method(n) { n } }
+Class.new(Base) do
+  include Mixin
+end
+module Concern
+  extend ActiveSupport::Concern
+  included do
+    include Other
+  end
+  class_methods do
+    def cm; end
+  end
+end
+require "x"
+require_relative "y/#{1}"
+autoload :Z, "z"
+""",
+    "heredocs and strings": b'x = <<~EOS\n  #{A::B.c(d)}\nEOS\ny = "#{E}" + :"f#{G}"\nputs `#{H}`\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_native_walk_gives_the_python_walks_records(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    native, python = _both(SOURCES[name], monkeypatch)
+    assert native == python
+
+
+def test_native_walk_past_the_syntax_depth_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    deep = b"x = " + b"[" * (MAX_SYNTAX_DEPTH + 50) + b"A" + b"]" * (MAX_SYNTAX_DEPTH + 50) + b"\nclass After; def m = B; end\n"
+    native, python = _both(deep, monkeypatch)
+    assert native == python
+    result = msgspec.msgpack.decode(native, type=parse.FileResult)
+    assert [d.code for d in result.diagnostics] == ["too-deep"]
+    assert "After" in [d.name for d in result.definitions]  # The walk goes on after the deep part.
+
+
+def test_native_walk_past_the_nesting_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    nested = b"module M\n" * (MAX_NESTING + 5) + b"X = 1\n" + b"end\n" * (MAX_NESTING + 5) + b"class After; end\n"
+    native, python = _both(nested, monkeypatch)
+    assert native == python
+    result = msgspec.msgpack.decode(native, type=parse.FileResult)
+    assert "too-deep" in [d.code for d in result.diagnostics]
+    assert "After" in [d.name for d in result.definitions]
+
+
+def test_the_loader_refuses_a_step_that_walks_differently() -> None:
+    step = _native_step()
+    assert rdx.native.agrees_on_sample(step)
+
+    def skips_identifiers(cursor, kinds, fields, *rest):  # Never stops at an identifier.
+        table = bytearray(kinds)
+        table[tree_sitter.Language(tree_sitter_ruby.language()).id_for_node_kind("identifier", True)] = 0
+        return step(cursor, bytes(table), fields, *rest)
+
+    assert not rdx.native.agrees_on_sample(skips_identifiers)
+
+
+def test_the_step_checks_its_arguments() -> None:
+    step = _native_step()
+    tree = tree_sitter.Parser(tree_sitter.Language(tree_sitter_ruby.language())).parse(b"a")
+    with pytest.raises(TypeError):
+        step(tree.root_node, bytes(65536), bytes(65536), True, False, 10, 0)  # A node, not a cursor.
+    with pytest.raises(ValueError):
+        step(tree.walk(), bytes(10), bytes(65536), True, False, 10, 0)  # A short table.
+    with pytest.raises(TypeError):
+        step(tree.walk(), bytes(65536))
+
+
+def test_switched_off_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RDX_NATIVE", "0")
+    rdx.native.reset()
+    try:
+        assert rdx.native.advance() is None
+        assert rdx.native.disabled_reason() == "RDX_NATIVE=0"
+    finally:
+        monkeypatch.delenv("RDX_NATIVE")
+        rdx.native.reset()
+    assert rdx.native.advance() is not None
+
+
+@pytest.mark.corpus
+def test_native_walk_on_the_debian_corpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    from corpus import debian_corpus
+
+    _native_step()
+    paths = sorted({os.path.join(d, f) for root in debian_corpus() for d, _, files in os.walk(root) for f in files if f.endswith(".rb")})
+    assert len(paths) > 4000
+    parser = RubyParser()
+    different = []
+    for path in paths:
+        with open(path, "rb") as handle:
+            source = handle.read()
+        native = _ENCODE(parser.discover("file://" + path, source, path))
+        with monkeypatch.context() as patch:
+            patch.setattr(parse, "native_step", lambda: None)
+            python = _ENCODE(parser.discover("file://" + path, source, path))
+        if native != python:
+            different.append(path)
+    assert not different, f"{len(different)} files differ, first {different[:5]}"
