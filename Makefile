@@ -34,13 +34,20 @@ test: $(STAMP) system-deps capi
 # (tests that take seconds each: end-to-end runs of rdx, Ruby or a C program as processes of their
 # own, worker pools, hundreds of random examples, sweeps of every grammar, walks of the whole test
 # process's heap, and the further variants of a check make check already runs once; each surface
-# keeps at least one end-to-end test here; each slow marker says why), on two workers: about 180 s
-# of CPU time (user+sys, measured at load 10 to 14), so roughly 95 s on a quiet two-core machine
-# (the target is 90), against about ten minutes for make test, which runs everything, also on two
-# workers. tests/conftest.py trims the fixed costs: modules that -m leaves out whole are not
-# imported, the workers' collector runs every 100,000 allocations, a worker freezes its heap after
-# its last test (pytest's closing collections then walk nothing) and leaves without tearing its
-# interpreter down.
+# keeps at least one end-to-end test here; each slow marker says why), on two workers: 8 % less CPU
+# time (user+sys) than before the two shared paths below (173 s against 188 s, and 147 s against
+# 160 s, each pair measured side by side; CPU time itself moves with the machine's load), so
+# roughly 96 s on a quiet two-core machine (the target is 90), against about ten minutes for make
+# test, which runs everything, also on two workers. The largest part left is the 2,900 full
+# resolves (37 s), most of it Ruby core resolved again in every test graph (30 to 50 ms each).
+# What is shared, with a test that compares it with the unshared path: the
+# ranked-search index starts from the database of core's rows that the process's first build kept
+# (rdx/search/ranked.py, tests/test_ranked_core_rows.py), and tests/test_incremental.py's dump
+# takes the entries of core's declarations a graph leaves as a graph of core alone has them from
+# that graph (RDX_DUMP_CHECK=1 makes every dump compare both). tests/conftest.py trims the fixed
+# costs: modules that -m leaves out whole are not imported, the workers' collector runs every
+# 100,000 allocations, a worker freezes its heap after its last test (pytest's closing collections
+# then walk nothing) and leaves without tearing its interpreter down.
 #
 # loadscope keeps each module on one worker, so a module's fixtures (an indexed tree, the C test
 # program) are built once; tests/conftest.py hands the modules out longest first, by the durations

@@ -4,6 +4,7 @@ built from scratch over the final files gives. Edits inside method bodies take t
 
 from __future__ import annotations
 
+import os
 import random
 
 import pytest
@@ -80,19 +81,104 @@ SHAPE_EDITS = [
 ]
 
 
-def dump(g: rdx.Graph) -> dict:
-    """A canonical description of everything a graph answers."""
+_CHAINED = ("Class", "Module", "SingletonClass", "Todo")
+
+
+def _entry(d: object) -> tuple:
+    """What ``dump`` says of one declaration, read through the public API."""
+    return (
+        d.kind,
+        d.owner.name if d.owner else None,
+        sorted(m.name for m in d.members),
+        [(x.uri, x.kind, x.name, str(x.location), tuple(x.comments), x.signature) for x in d.definitions],
+        [a.name for a in d.ancestors] if d.kind in _CHAINED else None,
+        d.visibility,
+        d.target.name if d.target else None,
+    )
+
+
+# Ruby core's declarations as a graph of core alone has them: by id, (signature, entry).
+_core_entries: tuple[object, dict[int, tuple[tuple, tuple]]] | None = None
+
+
+def _signature(view: object, rec: object, core_file: object) -> tuple | None:
+    """Everything ``_entry`` reads of a declaration of core that only core defines, as ids and
+    indexes (declaration ids are hashes of names, so the same id is the same name); None for
+    one defined elsewhere too, or whose answer reads more (a constant alias's target, which
+    follows other declarations). Two declarations with the same signature have the same
+    entry, in any two graphs whose core document is the same object."""
+    if rec.kind == "ConstantAlias":
+        return None
+    state = view.state
+    docs = state.documents
+    decls = state.declarations
+    indexes = []
+    for doc, index in rec.definitions:
+        if docs.get(doc) is not core_file:
+            return None
+        indexes.append(index)
+    if rec.owner is not None and rec.owner not in decls:
+        return None
+    keys = decls.keys()
+    chain = view.chain(rec.id) if rec.kind in _CHAINED else None
+    if chain is not None and not keys >= set(chain):
+        return None
+    members = tuple(rec.members.values())
+    # Which members the graph has (``members`` leaves out those it lacks): all, usually.
+    present = True if keys >= set(members) else tuple(m in decls for m in members)
+    return (rec.name, rec.kind, rec.owner, rec.visibility, rec.private, tuple(indexes), members, present, chain)
+
+
+def _core() -> tuple[object, dict[int, tuple[tuple, tuple]]]:
+    """The core document and, by id, the signature and entry of each declaration of a graph of
+    core alone (made once per process)."""
+    global _core_entries
+    if _core_entries is None:
+        g = rdx.Graph()
+        g.resolve()
+        view = g._view
+        core_file = next(iter(view.state.documents.values()))
+        assert core_file.uri == "rdx-core:///core.rb"
+        entries = {}
+        for d in g.declarations:
+            rec = view.state.declarations.get(getattr(d, "id", None))
+            sig = _signature(view, rec, core_file) if rec is not None else None
+            if sig is not None:
+                entries[rec.id] = (sig, _entry(d))
+        _core_entries = (core_file, entries)
+    return _core_entries
+
+
+# RDX_DUMP_CHECK=1: every dump also reads every declaration again, and the two must agree.
+_CHECK_SHARED = bool(os.environ.get("RDX_DUMP_CHECK"))
+
+
+def dump(g: rdx.Graph, share_core: bool = True) -> dict:
+    """A canonical description of everything a graph answers.
+
+    Core's declarations that the graph has as a graph of core alone has them (the same
+    signature, ``_signature``) take their entries from that graph's (``_core``): two thirds of
+    the time of a dump of a small project. ``share_core=False`` reads every one again; the
+    two are the same (``test_a_dump_sharing_core_entries_is_the_full_dump``, and every dump of
+    a run with RDX_DUMP_CHECK=1)."""
+    found = _dump(g, share_core)
+    if share_core and _CHECK_SHARED:
+        assert found == _dump(g, False), "a dump sharing core's entries differs from the full dump"
+    return found
+
+
+def _dump(g: rdx.Graph, share_core: bool) -> dict:
     decls = {}
-    for d in g.declarations:
-        decls[d.name] = (
-            d.kind,
-            d.owner.name if d.owner else None,
-            sorted(m.name for m in d.members),
-            [(x.uri, x.kind, x.name, str(x.location), tuple(x.comments), x.signature) for x in d.definitions],
-            [a.name for a in d.ancestors] if d.kind in ("Class", "Module", "SingletonClass", "Todo") else None,
-            d.visibility,
-            d.target.name if d.target else None,
-        )
+    handles = g.declarations
+    view = g._view
+    core_file, core = _core() if share_core else (None, {})
+    records = view.state.declarations if share_core else {}
+    for d in handles:
+        entry = None
+        rec = records.get(d.id) if type(d) is rdx.Declaration else None
+        if rec is not None and (known := core.get(rec.id)) is not None and _signature(view, rec, core_file) == known[0]:
+            entry = known[1]
+        decls[d.name] = entry if entry is not None else _entry(d)
     refs = sorted((str(r.location), r.name, r.declaration.name if r.declaration else None) for r in g.constant_references)
     calls = sorted((str(r.location), r.name, r.receiver.name if r.receiver else None) for r in g.method_references)
     diags = sorted(str(x) for x in g.diagnostics)
@@ -197,3 +283,75 @@ def test_an_incremental_update_that_fails_resolves_from_scratch_and_says_so(monk
     answers = dump(g)
     answers["diagnostics"] = [x for x in answers["diagnostics"] if "internal-error" not in x]
     assert answers == dump(fresh(files))
+
+
+# Reopens core (methods, a mixin, a constant, an alias, visibility) and adds to it from outside.
+CORE_EDITS = {
+    "file:///core_ext/a.rb": """\
+module Loud
+  def shout; upcase; end
+end
+
+class String
+  include Loud
+  # Turns a title into a slug.
+  def slugify; downcase; end
+end
+
+class Object
+  ROOT_VERSION = 1
+end
+
+module Comparable
+  private :clamp
+end
+
+Kernel.module_eval do
+  def helper_everywhere; end
+end
+
+Enumerable::Alias = Comparable
+Hash.include(Loud)
+""",
+}
+
+
+def test_a_dump_sharing_core_entries_is_the_full_dump(tmp_path) -> None:
+    """``dump`` takes core's entries from a graph of core alone where the signature says they
+    are the same; it answers what reading every declaration answers, for graphs that leave
+    core alone, change it (then those declarations are read again), edit it incrementally,
+    have no core, or were opened from a snapshot (another core document object)."""
+    core_file, entries = _core()
+    assert len(entries) > 3000
+    plain = fresh(dict(BASE))
+    reopened = fresh({**BASE, **CORE_EDITS})
+    edited = fresh(dict(BASE))
+    edited.index_source("file:///core_ext/a.rb", CORE_EDITS["file:///core_ext/a.rb"])
+    edited.resolve()
+    undone = fresh({**BASE, **CORE_EDITS})
+    undone.delete_document("file:///core_ext/a.rb")
+    undone.resolve()
+    for name, text in BASE.items():
+        (tmp_path / name.removeprefix("file:///inc/")).write_text(text)
+    rdx.Graph.open([tmp_path], cache_dir=str(tmp_path / "cache")).resolve()
+    opened = rdx.Graph.open([tmp_path], cache_dir=str(tmp_path / "cache"))  # Core from the snapshot.
+    opened.resolve()
+    for g in (plain, reopened, edited, undone, fresh(dict(BASE), core=False), opened):
+        assert _dump(g, True) == _dump(g, False)
+
+    def shared(g: rdx.Graph) -> set[str]:
+        view = g._view
+        return {
+            rec.name
+            for rec in view.state.declarations.values()
+            if (known := entries.get(rec.id)) is not None and _signature(view, rec, core_file) == known[0]
+        }
+
+    # Core's entries serve the graphs that leave it alone; not String, Object, Comparable#clamp()
+    # nor Hash once they change; over another core document object, only the declarations that
+    # no document defines (singleton classes no code opens).
+    assert len(shared(plain)) > 3000 and len(shared(undone)) > 3000
+    for g in (reopened, edited):
+        assert len(shared(g)) > 2000
+        assert not {"String", "Object", "Comparable#clamp()", "Hash"} & shared(g)
+    assert shared(opened) and not any(opened[name].definitions for name in shared(opened))

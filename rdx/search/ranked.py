@@ -54,7 +54,8 @@ from contextvars import ContextVar
 
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.foreign import ForeignState
-from rdx.model.store import ResolvedState
+from rdx.model.records import FileResult
+from rdx.model.store import CORE_URI, ResolvedState
 from rdx.search.ranked_query import fts_word, parse_query, split_words
 from rdx.search.ranked_score import CollectionStatistics, Rescoring, snake_join
 from rdx.search.synonyms import related_words
@@ -232,6 +233,55 @@ def _rows_kept(old: ResolvedState, state: ResolvedState, changed: list[int], aff
     return kept
 
 
+class _CoreRows:
+    """Ruby core's rows as the first build of the process wrote them (by row id: the
+    full-text row and the declaration row), the database holding only them, and what each
+    row was made from (``_core_signature``) in the core document ``document``."""
+
+    __slots__ = ("document", "image", "rows", "signatures")
+
+    def __init__(
+        self, rows: dict[int, tuple[tuple[object, ...], tuple[object, ...]]], image: bytes, document: object, signatures: dict[int, tuple[object, ...]]
+    ) -> None:
+        self.rows = rows
+        self.image = image
+        self.document = document
+        self.signatures = signatures
+
+
+def _core_signature(state: ResolvedState, rec: DeclarationRecord, document: object) -> tuple[object, ...] | None:
+    """Everything a row reads of a declaration that only ``document``, the state's core
+    document, defines: its record's fields, its definitions' indexes in that document, and
+    whether its owner is there (the owner's name follows from its id, a hash of the name).
+    None for a declaration defined in another document too. The same signature in two states
+    whose core documents say the same (``_same_core``) makes the same rows."""
+    documents = state.documents
+    indexes = []
+    for key, index in rec.definitions:
+        if documents.get(key) is not document:
+            return None
+        indexes.append(index)
+    owner = rec.owner if rec.owner is not None and rec.owner in state.declarations else None
+    return (rec.name, rec.unqualified, rec.kind, rec.visibility, owner, tuple(indexes))
+
+
+_core_rows: _CoreRows | None = None
+_core_lock = threading.Lock()
+
+
+def _same_core(core: _CoreRows, state: ResolvedState) -> object:
+    """The core document of ``state`` when it is the one core's rows were made from, or says
+    the same (path, library and every definition equal: one restored from a snapshot); None
+    otherwise. Rows read nothing else of a document."""
+    kept: FileResult = core.document  # type: ignore[assignment]
+    for doc in state.documents.values():
+        if doc.uri == CORE_URI:
+            if doc is kept or (doc.path == kept.path and doc.library == kept.library and doc.definitions == kept.definitions):
+                return doc
+            return None
+    return None
+
+
 class SymbolIndex(Rescoring):
     """The ranked-search index of one resolved state: built once (about two and a half
     seconds for ninety thousand declarations), saved beside the snapshot, and carried from
@@ -258,11 +308,28 @@ class SymbolIndex(Rescoring):
         (self._count,) = db.execute("SELECT count(*) FROM decl").fetchone()
 
     @classmethod
-    def build(cls, state: ResolvedState, foreign: ForeignState | None = None) -> SymbolIndex:
+    def build(cls, state: ResolvedState, foreign: ForeignState | None = None, *, reuse_core: bool = True) -> SymbolIndex:
+        """The index of ``state`` (and ``foreign``'s declarations). Ruby core's rows are the
+        same in most graphs a process builds: the first build keeps them, and the database
+        holding only them (``_CoreRows``); later builds start from that database and write
+        only the rows that differ from it, the same rows as a build from an empty database
+        (``reuse_core=False``), in about a fifth of its time for a small project."""
         db = sqlite3.connect(":memory:", check_same_thread=False)
-        db.executescript(_SCHEMA_SQL)
+        core = _core_rows if reuse_core else None
+        if core is not None:
+            db.deserialize(core.image)
+        else:
+            db.executescript(_SCHEMA_SQL)
         index = cls(db, state, foreign)
-        index._insert(state, state.declarations.values())
+        same: set[int] = set()
+        document = _same_core(core, state) if core is not None else None
+        texts, decls = index._rows_of(state, state.declarations.values(), core, same, document)
+        if core is not None:
+            index._store_over(core, texts, decls, same)
+        elif reuse_core:
+            index._store_keeping_core(state, texts, decls)
+        else:
+            index._store(texts, decls)
         if foreign is not None:
             index._insert_foreign(foreign, foreign.declarations)
         db.execute("INSERT INTO sym(sym) VALUES('optimize')")
@@ -309,10 +376,28 @@ class SymbolIndex(Rescoring):
         return found
 
     def _insert(self, state: ResolvedState, records: Iterable[DeclarationRecord]) -> None:
-        texts = []
-        decls = []
+        self._store(*self._rows_of(state, records))
+
+    def _rows_of(
+        self,
+        state: ResolvedState,
+        records: Iterable[DeclarationRecord],
+        core: _CoreRows | None = None,
+        same: set[int] | None = None,
+        document: object = None,
+    ) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+        """The rows of ``records``: for the full-text table and for the declarations table.
+        With ``core`` and ``document`` (the state's core document, when it says what core's
+        does: ``_same_core``), a declaration whose signature in it is that of one of core's
+        rows is left out and its row id put in ``same`` instead: its rows are core's."""
+        texts: list[tuple[object, ...]] = []
+        decls: list[tuple[object, ...]] = []
+        signatures = core.signatures if core is not None and document is not None else {}
         for rec in records:
             if rec.kind in _SKIPPED_KINDS or not rec.definitions:
+                continue
+            if same is not None and (known := signatures.get(rec.id)) is not None and known == _core_signature(state, rec, document):
+                same.add(_rowid(rec.id))
                 continue
             comments: list[str] = []
             path = ""
@@ -339,7 +424,7 @@ class SymbolIndex(Rescoring):
             namespace = self._words_of(owner.name) if owner is not None else ""
             texts.append((rowid, name_text, namespace, summary, rest, (self._words_of("/".join(path.split("/")[-3:])) + " " + " ".join(_PARAM.findall(params))).strip(), _KIND_WORDS.get(rec.kind, rec.kind.lower())))
             decls.append((rowid, rec.name, unq, rec.kind, path, _prior(rec.kind, path, rec.visibility == "private", doc_words, dependency), words, "ruby"))
-        self._store(texts, decls)
+        return texts, decls
 
     def _insert_foreign(self, foreign: ForeignState, ids: Iterable[int]) -> None:
         """Rows for declarations of other languages: the same fields, from their symbols (doc
@@ -372,6 +457,56 @@ class SymbolIndex(Rescoring):
             self._db.executemany("INSERT INTO sym(rowid, words, namespace, summary, doc, path, kind) VALUES(?, ?, ?, ?, ?, ?, ?)", texts)
             self._db.executemany("INSERT INTO decl VALUES(?, ?, ?, ?, ?, ?, ?, ?)", decls)
         self._count += len(decls)
+
+    def _store_keeping_core(self, state: ResolvedState, texts: list[tuple[object, ...]], decls: list[tuple[object, ...]]) -> None:
+        """The first build of the process: Ruby core's rows (of declarations defined in its
+        document alone) are written first, and the database as it is then is kept for the
+        builds that follow (``_core_rows``); then the other rows."""
+        global _core_rows
+        core_keys = {key for key, doc in state.documents.items() if doc.uri == CORE_URI}
+        decls_of = state.declarations
+        mine = [
+            i for i, row in enumerate(decls)
+            if (rec := decls_of.get(_declaration_id(row[0]))) is not None  # type: ignore[arg-type]
+            and all(key in core_keys for key, _ in rec.definitions)
+        ]
+        if not core_keys or not mine:
+            self._store(texts, decls)
+            return
+        core_texts, core_decls = [texts[i] for i in mine], [decls[i] for i in mine]
+        self._store(core_texts, core_decls)
+        with _core_lock:
+            if _core_rows is None:
+                rows = {row[0]: (text, row) for text, row in zip(core_texts, core_decls, strict=True)}
+                document = state.documents[next(iter(core_keys))]
+                signatures = {}
+                for row in core_decls:
+                    did = _declaration_id(row[0])  # type: ignore[arg-type]
+                    if (signature := _core_signature(state, decls_of[did], document)) is not None:
+                        signatures[did] = signature
+                _core_rows = _CoreRows(rows, self._db.serialize(), document, signatures)  # type: ignore[arg-type]
+        kept = set(mine)
+        self._store([t for i, t in enumerate(texts) if i not in kept], [d for i, d in enumerate(decls) if i not in kept])
+
+    def _store_over(self, core: _CoreRows, texts: list[tuple[object, ...]], decls: list[tuple[object, ...]], same: set[int]) -> None:
+        """Rows written over the database of Ruby core's rows: a row equal to core's stays
+        (those of ``same`` were found equal already), core's rows that this state has
+        otherwise or not at all go, the other rows are added."""
+        rows = core.rows
+        new_texts, new_decls = [], []
+        for text, row in zip(texts, decls, strict=True):
+            rowid: int = row[0]  # type: ignore[assignment]
+            if rows.get(rowid) == (text, row):
+                same.add(rowid)
+            else:
+                new_texts.append(text)
+                new_decls.append(row)
+        gone = [(rowid,) for rowid in rows if rowid not in same]
+        if gone:
+            with self._db:
+                self._db.executemany("DELETE FROM sym WHERE rowid = ?", gone)
+                self._db.executemany("DELETE FROM decl WHERE rowid = ?", gone)
+        self._store(new_texts, new_decls)
 
     def advance(self, state: ResolvedState, foreign: ForeignState | None = None, changed_keys: Iterable[int] | None = None) -> SymbolIndex:
         """This index, brought to ``state`` (a later revision of the same graph): the
