@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test check system-deps capi bench lint clean
+.PHONY: run test check system-deps capi native bench lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-run: $(STAMP)
+run: $(STAMP) native
 	$(BIN)/rdx demo
 
 # Ruby is the oracle of the differential tests; Rails and RuboCop are the real-world corpus.
@@ -24,9 +24,16 @@ system-deps:
 capi: $(STAMP)
 	$(BIN)/python bindings/build_capi.py
 
+# The native walk step of Ruby discovery: rdx/native/_walk*.so from rdx/native/walk.c and the
+# tree-sitter runtime of the installed py-tree-sitter's version (its source is fetched from the
+# package index once, into rdx/native/build/). Needs gcc and Python's headers, as capi does.
+# Without it rdx walks in Python and gives the same records, more slowly.
+native: $(STAMP)
+	$(BIN)/python rdx/native/build.py
+
 # Everything, on two workers (the suite's modules are independent; loadscope keeps each module's
 # fixtures on one worker): about half the wall time of one worker on a two-core machine.
-test: $(STAMP) system-deps capi
+test: $(STAMP) system-deps capi native
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n 2 --dist loadscope
 
 # The fast tier for the edit-test loop: every test but those marked corpus (the Debian Ruby corpus,
@@ -56,11 +63,12 @@ test: $(STAMP) system-deps capi
 # environment turns it off (PYTHONDONTWRITEBYTECODE): each worker then reuses pytest's rewritten
 # test modules (in the ignored __pycache__ folders) instead of rewriting them all on every run, a
 # few seconds each.
-check: $(STAMP) capi
+check: $(STAMP) capi native
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -m "not corpus and not slow" -n 2 --dist loadscope
 
-bench: $(STAMP) system-deps
+bench: $(STAMP) system-deps native
 	$(BIN)/python bench/bench_index.py
+	$(BIN)/python bench/bench_native.py
 	$(BIN)/python bench/bench_edits.py
 	$(BIN)/python bench/bench_typing.py
 	$(BIN)/python bench/bench_memory.py
