@@ -67,6 +67,9 @@ def run_alias_sequence(seed: int, reasons: collections.Counter[str], steps: int 
     return incremental, total
 
 
+# 400 random resolves, each compared with a fresh graph: slow by make check's rule (hundreds of
+# random examples); the tier keeps the alias cases of tests/test_incremental_removals.py.
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(2))
 def test_random_alias_edits_match_a_fresh_graph(chunk):
     reasons: collections.Counter[str] = collections.Counter()
