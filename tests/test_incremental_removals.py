@@ -203,11 +203,12 @@ p [Y.equal?(Target), Target.const_defined?(:Inner, false), Y.const_defined?(:Inn
 """
 
 
-def _ruby_answers(files: dict[str, str], tmp_path) -> str:
+def _ruby_answers(files: dict[str, str], tmp_path, probe: str = PROBE) -> str:
+    """What Ruby prints for ``probe`` after loading ``files`` in the order of their names."""
     for uri, text in files.items():
         (tmp_path / uri.rsplit("/", 1)[1]).write_text(text)
     loads = "".join(f"require_relative {uri.rsplit('/', 1)[1]!r}\n" for uri in sorted(files))
-    return run_ruby(loads + PROBE, tmp_path).strip()
+    return run_ruby(loads + probe, tmp_path).strip()
 
 
 def _graph_answers(g) -> str:
@@ -254,13 +255,6 @@ REASSIGNED = {
 REASSIGNED_PROBE = "p [Y.name, Mixer.include?(Target), defined?(Target::Inner).nil?, defined?(Other::Inner).nil?]\n"
 
 
-def _reassigned_ruby(files: dict[str, str], tmp_path) -> str:
-    for uri, text in files.items():
-        (tmp_path / uri.rsplit("/", 1)[1]).write_text(text)
-    loads = "".join(f"require_relative {uri.rsplit('/', 1)[1]!r}\n" for uri in sorted(files))
-    return run_ruby(loads + REASSIGNED_PROBE, tmp_path).strip()
-
-
 def _reassigned_graph(g) -> str:
     mixer = [a.name for a in g["Mixer"].ancestors]
     return json.dumps([g["Y"].target.name, "Target" in mixer, g.get("Target::Inner") is None, g.get("Other::Inner") is None])
@@ -271,7 +265,7 @@ def test_removing_one_assignment_of_a_reassigned_alias_is_incremental(goes, tmp_
     files = dict(REASSIGNED)
     g = fresh(files, core=False)
     g.prepare_queries()
-    assert _reassigned_graph(g) == _reassigned_ruby(files, tmp_path) == '["Other", false, true, false]'
+    assert _reassigned_graph(g) == _ruby_answers(files, tmp_path, REASSIGNED_PROBE) == '["Other", false, true, false]'
     before = dump(g)
     files[goes] = "\n"
     g.index_source(goes, files[goes])
@@ -280,7 +274,7 @@ def test_removing_one_assignment_of_a_reassigned_alias_is_incremental(goes, tmp_
     after = dump(g)
     assert after == dump(fresh(files, core=False))
     expected = '["Other", false, true, false]' if goes.endswith("b.rb") else '["Target", true, false, true]'
-    assert _reassigned_graph(g) == _reassigned_ruby(files, tmp_path) == expected
+    assert _reassigned_graph(g) == _ruby_answers(files, tmp_path, REASSIGNED_PROBE) == expected
     assert after != before
 
 
