@@ -261,3 +261,56 @@ def ready_workspace(root: Path, files: dict[str, str]) -> Iterator[object]:
         yield workspace
     finally:
         workspace.stop()
+
+
+def canonical_state(state) -> dict:
+    """Everything a resolved state holds, with document keys replaced by URIs (a state built
+    by additions numbers documents differently from one resolved from scratch)."""
+    uri = {k: d.uri for k, d in state.documents.items()}
+    decls = {}
+    for decl_id, r in state.declarations.items():
+        decls[decl_id] = (
+            r.name, r.unqualified, r.kind, r.owner, r.superclass, r.singleton, r.attached, r.target, r.private, r.visibility,
+            sorted(r.members.items()), [(uri[doc], i) for doc, i in r.definitions],
+        )
+    rows = {name: {uri[k]: list(v) for k, v in getattr(state, name).items()} for name in ("definition_declarations", "constant_targets", "method_receivers")}
+    diagnostics = sorted((uri[d.doc], d.code, d.message, d.start, d.end, d.severity) for d in state.diagnostics)
+    return {
+        "documents": list(uri.values()),
+        "declarations": decls,
+        "by_name": dict(sorted(state.by_name.items())),
+        "ancestors": {k: tuple(v) for k, v in state.ancestors.items()},
+        "diagnostics": diagnostics,
+        "object_id": state.object_id,
+        **rows,
+    }
+
+
+def scratch_state_of(graph: rdx.Graph):
+    """The state a resolve from scratch gives for ``graph``'s documents and root order."""
+    from rdx.ruby.resolve.driver import Resolver
+    from rdx.ruby.resolve.order import LoadOrder, keyed
+
+    order = LoadOrder(graph._store.documents.values(), *graph._root_order())
+    return Resolver(keyed(order.ordered)).run()
+
+
+if os.environ.get("RDX_CORE_BASE_CHECK") == "1":
+    # Every full resolve that starts from the resolved core (``rdx.ruby.resolve.base``) is
+    # compared with a resolve from scratch of the same documents in the same order.
+    def _checked_resolve_on_core(self, roots):
+        from rdx.api.graph import Graph
+
+        based = Graph._unchecked_resolve_on_core(self, roots)
+        if based is not None and not isinstance(based, str):
+            expected = canonical_state(scratch_state_of(self))
+            assert canonical_state(based[1]) == expected, "a resolve on the resolved core differs from a resolve from scratch"
+        return based
+
+    def _install_core_base_check() -> None:
+        from rdx.api.graph import Graph
+
+        Graph._unchecked_resolve_on_core = Graph._resolve_on_core
+        Graph._resolve_on_core = _checked_resolve_on_core
+
+    _install_core_base_check()

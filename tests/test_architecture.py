@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import rdx
@@ -42,6 +43,12 @@ TYPE_ONLY = {
 }
 
 
+@cache
+def _tree(path: Path) -> ast.Module:
+    """The parsed source of ``path``: each module's tests read the same files (never changed)."""
+    return ast.parse(path.read_text())
+
+
 def _area(path: Path) -> str:
     parts = path.relative_to(ROOT / "rdx").with_suffix("").parts
     if len(parts) == 1:
@@ -58,21 +65,33 @@ def _module_area(module: str) -> str:
     return parts[0]
 
 
-def _type_checking_nodes(tree: ast.AST) -> set[int]:
+def _statements(body: list[ast.stmt]):
+    """Every statement of ``body`` and of the statement lists nested in it (imports are
+    statements, so this finds them all without visiting expressions)."""
+    for stmt in body:
+        yield stmt
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list):
+                yield from _statements(inner)
+        for part in getattr(stmt, "handlers", ()) or getattr(stmt, "cases", ()):
+            yield from _statements(part.body)
+
+
+def _type_checking_nodes(tree: ast.Module) -> set[int]:
     inside: set[int] = set()
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for stmt in node.body:
-                inside.update(id(n) for n in ast.walk(stmt))
+            inside.update(id(n) for n in _statements(node.body))
     return inside
 
 
 def _rdx_imports(path: Path) -> set[tuple[str, bool]]:
     """(area, only for type checking) of every rdx module the file imports."""
-    tree = ast.parse(path.read_text())
+    tree = _tree(path)
     typing_only = _type_checking_nodes(tree)
     found = set()
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         names = []
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("rdx."):
             names = [node.module]
@@ -114,7 +133,7 @@ def test_outer_packages_use_only_the_public_api():
     public = set(rdx.__all__)
     for pkg in ("rdx_mcp", "rdx_lsp", "rdx_web", "rdx_fleet", "bindings"):
         for path in sorted((ROOT / pkg).rglob("*.py")):
-            tree = ast.parse(path.read_text())
+            tree = _tree(path)
             for node in ast.walk(tree):
                 if isinstance(node, ast.ImportFrom) and node.module and (node.module == "rdx" or node.module.startswith("rdx.")):
                     assert node.module == "rdx", f"{path} imports {node.module}; use names exported by rdx"
@@ -124,7 +143,7 @@ def test_outer_packages_use_only_the_public_api():
 
 
 def test_every_module_has_a_docstring():
-    missing = [str(p.relative_to(ROOT)) for p in (ROOT / "rdx").rglob("*.py") if p.stat().st_size and ast.get_docstring(ast.parse(p.read_text())) is None]
+    missing = [str(p.relative_to(ROOT)) for p in (ROOT / "rdx").rglob("*.py") if p.stat().st_size and ast.get_docstring(_tree(p)) is None]
     assert missing == []
 
 
@@ -288,7 +307,7 @@ def test_resolution_state_has_one_writer():
     problems = []
     for path in sorted((ROOT / "rdx" / "ruby" / "resolve").glob("*.py")):
         module = path.stem
-        for obj, attr, rebinds, line, cls, function in _writes(ast.parse(path.read_text())):
+        for obj, attr, rebinds, line, cls, function in _writes(_tree(path)):
             where = f"{path.name}:{line} {ast.unparse(obj)}.{attr}"
             on_self = isinstance(obj, ast.Name) and obj.id == "self" and cls in roles
             if on_self and rebinds and function == "__init__" and (attr in wiring or module == "driver"):

@@ -150,7 +150,7 @@ def rich(tmp_path: Path) -> Path:
 def _from_scratch(root: Path) -> rdx.Graph:
     g = rdx.Graph()
     g.index_all([root])
-    g.resolve()
+    g.resolve(from_scratch=True)
     return g
 
 

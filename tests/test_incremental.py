@@ -191,10 +191,13 @@ def _dump(g: rdx.Graph, share_core: bool) -> dict:
 
 
 def fresh(files: dict[str, str], core: bool = True) -> rdx.Graph:
+    """The graph of ``files`` resolved from scratch: the oracle of every incremental test (a
+    full resolve of a small project otherwise starts from the resolved core and adds the
+    files, which is itself an incremental update: ``tests/test_core_base.py``)."""
     g = rdx.Graph(core=core)
     for uri, text in files.items():
         g.index_source(uri, text)
-    g.resolve()
+    g.resolve(from_scratch=True)
     return g
 
 

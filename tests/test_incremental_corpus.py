@@ -60,7 +60,7 @@ def fresh(files: dict[str, str]) -> rdx.Graph:
     g = rdx.Graph()
     for path, text in files.items():
         g.index_source(path, text)
-    g.resolve()
+    g.resolve(from_scratch=True)
     return g
 
 

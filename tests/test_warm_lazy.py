@@ -67,7 +67,7 @@ def project(tmp_path: Path) -> Path:
 def from_scratch(root: Path) -> rdx.Graph:
     g = rdx.Graph()
     g.index_all([root])
-    g.resolve()
+    g.resolve(from_scratch=True)
     return g
 
 

@@ -16,7 +16,7 @@ from rdx.api.editing import Use, uses_in
 from rdx.api.mapping import build_repo_map
 from rdx.api.navigating import Navigable
 from rdx.api.other_languages import ForeignSide
-from rdx.api.persisting import Persistent, check_jobs, core_document, documents_fingerprint, settle
+from rdx.api.persisting import Persistent, check_jobs, core_base, core_document, documents_fingerprint, settle
 from rdx.api.reporting import Reporting
 from rdx.api.searching import find_declarations, foreign_suggestions, suggest, symbol_index
 from rdx.languages.view import ForeignDeclarationHandle, ForeignView
@@ -25,9 +25,10 @@ from rdx.model.errors import EncodingFailureError, InvalidArgumentError, IOFailu
 from rdx.model.foreign import ForeignState
 from rdx.model.public import Diagnostic
 from rdx.model.records import ConstPath
-from rdx.model.store import GraphStore, ResolvedState, stored_entries
+from rdx.model.store import CORE_URI, GraphStore, ResolvedState, stored_entries
 from rdx.ruby.query.documents import ConstantReference, Document, MethodReference, iter_constant_references, iter_method_references
 from rdx.ruby.query.handles import Declaration, View
+from rdx.ruby.resolve.base import MAX_BASE_DOCUMENTS
 from rdx.ruby.resolve.driver import Resolver
 from rdx.ruby.resolve.order import BundledGem, LoadOrder, keyed, place
 from rdx.search.names import SearchIndex
@@ -95,6 +96,11 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         # for a full one after edits, why the incremental update gave up.
         self.last_resolve = "none"
         self.last_fallback: str | None = None
+        # Where the last full resolve started: "core" (Ruby core resolved alone, see
+        # ``resolve``) or "scratch"; None before the first. For a small project that started
+        # from scratch, why it could not start from core.
+        self.last_start: str | None = None
+        self.last_start_why: str | None = None
         # Files Ruby loads first, in order (paths or URIs): the load order walks their requires
         # before any other file's. Set it before resolving; ``Graph.open`` reads ``rdx.toml``.
         self.entry_points: list[str] = []
@@ -238,7 +244,7 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         self._text.forget(uri_to_path(uri))
         return self._store.remove_document(uri)
 
-    def resolve(self) -> None:
+    def resolve(self, *, from_scratch: bool = False) -> None:
         """Resolve names, ancestors and references for everything indexed so far.
 
         After edits that only change code inside method bodies (the same definitions, nesting,
@@ -247,7 +253,13 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         visibility), or add or remove namespaces and constants nothing else depends on, only
         what they touch is redone. Anything else resolves from scratch. Either way the answers
         are the same; should an incremental update fail unexpectedly, the graph resolves from
-        scratch and says so in an ``internal-error`` diagnostic."""
+        scratch and says so in an ``internal-error`` diagnostic.
+
+        A full resolve of a project of a few files starts from Ruby core resolved alone and
+        adds the project's documents to it (``rdx.ruby.resolve.base``; ``last_start`` says
+        "core", else "scratch"): the same answers, without resolving core again.
+        ``from_scratch=True`` resolves everything from nothing (what the incremental tests
+        compare with), as does ``RDX_CORE_BASE=0`` in the environment."""
         store = self._store
         if self._view is not None and not store.is_stale:
             self.last_resolve = "none"
@@ -295,11 +307,19 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         self.last_resolve = "full"
         if self._view is None:
             self.last_fallback = None
-        order = LoadOrder(store.documents.values(), *self._root_order())
-        resolver = Resolver(keyed(order.ordered))
-        resolver.use_order(order)
+        roots = self._root_order()
         with paused_gc():
-            state = resolver.run()
+            based = None if from_scratch else self._resolve_on_core(roots)
+            self.last_start_why = based if isinstance(based, str) else None
+            if based is not None and not isinstance(based, str):
+                resolver, state = based
+                self.last_start = "core"
+            else:
+                order = LoadOrder(store.documents.values(), *roots)
+                resolver = Resolver(keyed(order.ordered))
+                resolver.use_order(order)
+                state = resolver.run()
+                self.last_start = "scratch"
             store.mark_resolved(state)
             self._resolver = resolver
             previous = self._view
@@ -308,6 +328,24 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
                 previous.retire()
             self._save_resolved(resolver)
             settle(self._freeze_gc)  # Before the collector is back on (see ``Graph.open``).
+
+    def _resolve_on_core(self, roots: tuple[list[str], list[str], list[BundledGem]]) -> tuple[Resolver, ResolvedState] | str | None:
+        """The resolver and state of a full resolve that starts from Ruby core resolved alone
+        (``rdx.ruby.resolve.base``), for a project of at most ``MAX_BASE_DOCUMENTS`` Ruby
+        documents besides core; None when it does not apply; why not when an addition needs a
+        full resolve or it fails (which is reported, as a failed incremental update is)."""
+        documents = self._store.documents
+        if not 1 < len(documents) <= MAX_BASE_DOCUMENTS + 1:
+            return None
+        core = documents.get(CORE_URI)
+        base = core_base(core) if core is not None else None
+        if base is None:
+            return None
+        try:
+            return base.resolve_on(documents.values(), *roots)
+        except Exception as exc:  # A bug must cost time, never a wrong or lost graph.
+            self._walk_problems.append(Diagnostic("internal-error", f"resolving on the resolved core failed ({exc!r}); resolved from scratch", "warning", CORE_URI))
+            return f"failed: {exc!r}"
 
     def _root_order(self) -> tuple[list[str], list[str], list[BundledGem]]:
         """The project's entry points (URIs, in the order Ruby loads them), the URI prefixes

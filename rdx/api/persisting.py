@@ -46,6 +46,7 @@ from rdx.model.store import CORE_URI, Documents, GraphStore, ResolvedImage, Reso
 from rdx.rails.schema import apply_schema
 from rdx.ruby.discover.parse import RubyParser
 from rdx.ruby.query.handles import View
+from rdx.ruby.resolve.base import CoreBase
 from rdx.ruby.resolve.driver import Resolver
 from rdx.ruby.resolve.image import published_state, share_ids
 from rdx.search.text_workspace import ProjectText, any_file
@@ -66,7 +67,7 @@ from rdx.workspace.files import (
 from rdx.workspace.gems import LOCKFILE
 from rdx.workspace.pool import discover_files, paused_gc
 
-__all__ = ["Persistent", "check_jobs", "core_document", "documents_fingerprint", "settle"]
+__all__ = ["Persistent", "check_jobs", "core_base", "core_document", "documents_fingerprint", "settle"]
 
 
 def _core_source() -> bytes:
@@ -87,6 +88,33 @@ def core_document() -> FileResult:
     result = RubyParser().discover(CORE_URI, source, None)
     result.content_hash = content_hash(source)
     return result
+
+
+class _CoreBases:
+    """The process's resolved core (``rdx.ruby.resolve.base.CoreBase``) for each core
+    description it met (one, in practice), built on the second full resolve of a small
+    project that asks for it: a process that resolves once (a command) never pays for it."""
+
+    def __init__(self) -> None:
+        self.bases: dict[tuple[str, int], CoreBase] = {}
+        self.asked: set[tuple[str, int]] = set()
+        self.lock = threading.Lock()
+
+    def get(self, core: FileResult) -> CoreBase | None:
+        if os.environ.get("RDX_CORE_BASE") == "0":
+            return None
+        key = (core.uri, core.content_hash)
+        with self.lock:
+            base = self.bases.get(key)
+            if base is None:
+                if key not in self.asked:
+                    self.asked.add(key)
+                    return None
+                base = self.bases[key] = CoreBase(core)
+        return base
+
+
+core_base = _CoreBases().get
 
 
 _uri_of = attrgetter("uri")

@@ -102,6 +102,7 @@ class Resolver(StateView):
             linearizer=linearizer,
             lookup=lookup,
             member_book=member_book,
+            members=self.members,
             mentions=mentions,
             namespaces=self.namespaces,
         )

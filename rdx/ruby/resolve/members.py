@@ -142,7 +142,7 @@ class Members(StateView):
                     rec = self.builder.declare(d.name, d.name, "GlobalVariable", self.object_id)
                     self.builder.attach(doc, index, rec.id)
                 elif kind == "ConstantVisibility":
-                    self._apply_constant_visibility(doc, index, d)
+                    self.apply_constant_visibility(doc, index, d)
         self.build.enter(Phase.SETTLED)
 
     def note_lookup(self, owner: int, d: DefinitionRecord) -> None:
@@ -265,23 +265,33 @@ class Members(StateView):
             i = d.parent
         return self.object_id
 
-    def _apply_constant_visibility(self, doc: int, index: int, d: DefinitionRecord) -> None:
+    def constant_visibility_target(self, doc: int, d: DefinitionRecord) -> tuple[bool, int | None]:
+        """What a ``private_constant``/``public_constant`` definition acts on: whether it
+        applies at all (it sits in a namespace, and its receiver, if any, is one), and the
+        constant it names there (None: not defined)."""
         if self.lookup.namespace_owner(doc, d.parent) is None:
-            return
+            return False, None
         site = self.lookup.cref(doc, d.parent)
         ns = site[0] if site else self.object_id
         if d.receiver is not None:  # ``Foo.private_constant :X`` acts on Foo.
             found = self.lookup.lookup_namespace(d.receiver, site) if site is not None else None
             if found is None:
-                return
+                return False, None
             ns = found
-        member = self.lookup.member_constant(ns, d.name)
+        return True, self.lookup.member_constant(ns, d.name)
+
+    def apply_constant_visibility(self, doc: int, index: int, d: DefinitionRecord) -> None:
+        """Hide (or show again) the constant a ``private_constant`` (``public_constant``)
+        definition names, and attach the definition to it; a diagnostic when it names none."""
+        applies, member = self.constant_visibility_target(doc, d)
+        if not applies:
+            return
         if member is None:
             self.state.diagnostics.append(
                     ResolutionDiagnostic(doc, "unknown-constant", f"{d.visibility}_constant names {d.name!r}, which is not defined here", d.start, d.end, "warning")
             )
             return
-        self.decls[member].private = d.visibility == "private"
+        self.builder.writable(member).private = d.visibility == "private"
         self.builder.attach(doc, index, member)
 
     def _apply_method_visibility(self, doc: int, index: int, d: DefinitionRecord, owner: int) -> None:

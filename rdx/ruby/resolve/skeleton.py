@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from rdx.ruby.resolve.ancestors import Ancestors, Chains
     from rdx.ruby.resolve.builder import Build, Builder
     from rdx.ruby.resolve.lookup import Binding, Lookup, LookupCaches
-    from rdx.ruby.resolve.members import MemberBook
+    from rdx.ruby.resolve.members import MemberBook, Members
     from rdx.ruby.resolve.mentions import Mentions
     from rdx.ruby.resolve.namespaces import Namespaces
 
@@ -50,6 +50,7 @@ class SkeletonEdits(StateView):
         linearizer: Ancestors,
         lookup: Lookup,
         member_book: MemberBook,
+        members: Members,
         mentions: Mentions,
         namespaces: Namespaces,
     ) -> None:
@@ -60,6 +61,7 @@ class SkeletonEdits(StateView):
         self.linearizer = linearizer
         self.lookup = lookup
         self.member_book = member_book
+        self.members = members
         self.mentions = mentions
         self.namespaces = namespaces
         binding.join(self)
@@ -389,10 +391,14 @@ class SkeletonEdits(StateView):
         names: set[str] = set()
         created: list[int] = []
         rechained: set[int] = set()
+        visibilities = [i for i in added if new.definitions[i].kind == "ConstantVisibility"]
         for i in added:
-            self._declare_one_added(index, new.definitions, i, own, names, created, rechained)
+            if new.definitions[i].kind != "ConstantVisibility":
+                self._declare_one_added(index, new.definitions, i, own, names, created, rechained)
         # Lookups cached before may have missed the new names.
         self.caches.forget_lookups()
+        if visibilities:
+            self._hide_added(index, new.definitions, visibilities, created)
         for decl_id in created:
             if self.decls[decl_id].kind == "ConstantAlias":
                 # What it names, as the end of a full resolve records it (``Resolver.run``).
@@ -406,6 +412,19 @@ class SkeletonEdits(StateView):
         row = self.def_decl[index]
         reopened = {self.decls[decl].unqualified for i in added if (decl := row[i]) is not None and decl not in created and self.decls[decl].kind in ("Class", "Module")}
         return self.mentions.mentioning(names | reopened, index), rechain
+
+    def _hide_added(self, index: int, defs: list[DefinitionRecord], visibilities: list[int], created: list[int]) -> None:
+        """``private_constant`` (``public_constant``) definitions of the addition, applied as
+        a full resolve applies them, after every namespace and constant is declared
+        (``Members.phase_members``): only to constants the same addition declares, whose
+        visibility nothing else has read yet."""
+        new_names = set(created)
+        for i in visibilities:
+            d = defs[i]
+            applies, member = self.members.constant_visibility_target(index, d)
+            if applies and (member is None or member not in new_names):
+                raise ReplayUnsafe(f"{d.visibility}_constant names {d.name}, which the addition does not declare")
+            self.members.apply_constant_visibility(index, i, d)
 
     def _declare_one_added(
         self,
@@ -445,8 +464,25 @@ class SkeletonEdits(StateView):
             path = d.path
             assert path is not None
             name = path.segments[-1]
-            owner = site[0] if site else self.object_id
-            existing = self.lookup.member_constant(owner, name) if len(path.segments) == 1 and not path.absolute else None
+            if len(path.segments) == 1 and not path.absolute:
+                owner = site[0] if site else self.object_id
+            elif len(path.segments) == 1:
+                owner = self.object_id  # ``class ::Foo``
+            else:
+                # ``class A::B``: in the namespace its scope names where the file is loaded
+                # (as ``Namespaces.declare_definition`` finds it); one that is not declared
+                # (a placeholder to make) is a full resolve's.
+                # Phase 1 looks it up in program order, among what is declared before it: the
+                # answer must be the same as a lookup while the file loads, and the scope
+                # declared before the definition.
+                upto = len(path.segments) - 1
+                scope = self.lookup.lookup_namespace(path, site, upto)
+                if scope is None or self.decls[scope].kind not in ("Class", "Module"):
+                    raise ReplayUnsafe(f"the scope of {name} is not a declared class or module")
+                if self.lookup.follow(self.lookup.lookup_path_at(path, site, index, path.start, upto)) != scope or self.lookup.defined_after(scope, index, path.start):
+                    raise ReplayUnsafe(f"the scope of {name} is declared after it is written")
+                owner = scope
+            existing = self.lookup.member_constant(owner, name)
             if existing is not None and d.kind == "ConstantAlias":
                 # Assigned again, or a namespace (or a placeholder) of that name: what it holds
                 # then, and what bodies written under its name reopen, may change.
@@ -461,7 +497,9 @@ class SkeletonEdits(StateView):
                 # A reopening (or a constant assigned again) adds a definition; with a
                 # superclass or mixins, its chain is computed again (with its descendants') by
                 # the caller.
-                if existing == owner:
+                if existing == owner and (existing != self.object_id or d.superclass is not None or d.superclass_self or d.mixins or d.deferred_mixins):
+                    # (A top-level ``class Object`` that only adds members is a reopening like
+                    # any other; one that changes Object's chain changes every chain.)
                     raise ReplayUnsafe(f"{name} reopens its own scope")
                 if existing in self.build.going:
                     raise ReplayUnsafe(f"{name} is declared again by an addition")
@@ -471,7 +509,7 @@ class SkeletonEdits(StateView):
             else:
                 if existing is not None and self.decls[existing].kind == "Todo" and d.kind in ("Class", "Module"):
                     rechained.add(existing)  # A placeholder becomes the namespace it stood for.
-                if len(path.segments) != 1 or path.absolute or name in names or name in CONCERN_NAMES:
+                if name in CONCERN_NAMES:
                     raise ReplayUnsafe(f"{name} is not a plain new name")
                 if self.mentions.object_mixin_conflict(owner, name):
                     raise ReplayUnsafe("a top-level class may reopen another through Object's mixins")
