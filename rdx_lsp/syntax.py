@@ -12,11 +12,11 @@ tokens too once asked for.
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 from typing import NamedTuple
 
 import tree_sitter
-import tree_sitter_language_pack
 import tree_sitter_ruby
 
 import rdx
@@ -72,6 +72,8 @@ def parse(uri: str, source: bytes, language: str) -> tree_sitter.Tree | None:
     found = _other_trees.get(uri)
     if found is not None and found[0] == digest:
         return found[1]
+    import tree_sitter_language_pack  # Only for the other languages' buffers.
+
     try:
         parser = tree_sitter_language_pack.get_parser(language)  # type: ignore[arg-type]
     except Exception:  # An unknown name: the pack raises its own lookup errors.
@@ -188,10 +190,9 @@ def _edit(old: bytes, new: bytes) -> tuple[int, int, int]:
 
 
 # One query finds every node the rules below read, in C; Python then sweeps the captures in
-# source order with a stack of scopes (each popped once the sweep passes its end).
-_QUERY = tree_sitter.Query(
-    _LANGUAGE,
-    """
+# source order with a stack of scopes (each popped once the sweep passes its end). Compiled at
+# its first use (tens of milliseconds): a server whose client asks for no tokens never needs it.
+_QUERY_TEXT = """
     [(method) (singleton_method) (class) (module) (singleton_class)] @hard
     [(block) (do_block) (lambda)] @soft
     [(method_parameters (identifier) @param) (block_parameters (identifier) @param) (lambda_parameters (identifier) @param)
@@ -211,8 +212,14 @@ _QUERY = tree_sitter.Query(
     (global_variable) @gvar
     [(simple_symbol) (hash_key_symbol)] @symbol
     (delimited_symbol) @delimited
-    """,
-)
+    """
+
+
+@functools.cache
+def _query() -> tree_sitter.Query:
+    return tree_sitter.Query(_LANGUAGE, _QUERY_TEXT)
+
+
 # What each capture is, for the sweep: scopes first at one offset, then declarations, then uses.
 # Each event is sorted by one integer, ``start * 16 + code``; the code's high bits are that order.
 _HARD, _SOFT, _PARAM, _ASSIGN, _IDENTIFIER, _IVAR, _CVAR, _GVAR, _SYMBOL, _DELIMITED = 0, 1, 4, 5, 8, 9, 10, 11, 12, 13
@@ -228,7 +235,7 @@ def _walk(root: tree_sitter.Node, source: bytes) -> list[LexicalToken]:
     versions of open buffers, so it does little per capture: one integer sort key, names as
     byte slices of ``source``, a node's point asked only for the tokens it gives (a name's end
     is on its start's row)."""
-    captures = tree_sitter.QueryCursor(_QUERY).captures(root)
+    captures = tree_sitter.QueryCursor(_query()).captures(root)
     # Identifiers that are method names (``foo.bar``, ``def bar``): rdx's index marks those.
     names = {n.start_byte for n in captures.get("name", ())}
     keys: list[int] = []

@@ -16,13 +16,15 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from rdx.model.errors import InvalidArgumentError, excerpt
 from rdx.model.languages import LANGUAGES
 from rdx.search.pattern import SearchPattern, compile_pattern
 from rdx.search.text_index import TextFile, TextIndex
+
+if TYPE_CHECKING:
+    import pathspec  # Imported where a glob is given (``_check_glob``, ``_filters``).
 
 __all__ = ["GREP_TIMEOUT", "MAX_GLOBS", "MAX_GLOB_CHARS", "GrepHit", "GrepPage", "grep"]
 
@@ -146,6 +148,8 @@ def _check_glob(glob: str) -> None:
     if len(glob) > MAX_GLOB_CHARS:
         raise InvalidArgumentError(f"glob {excerpt(glob)} is longer than the {MAX_GLOB_CHARS} characters allowed")
     body = glob[1:] if glob.startswith("!") else glob
+    import pathspec
+
     try:
         spec = pathspec.GitIgnoreSpec.from_lines([body])
     except Exception as exc:  # pathspec raises re.error, its own errors, or a regex backend's.
@@ -167,6 +171,10 @@ def _filters(glob: str | Sequence[str] | None, language: str | Sequence[str] | N
     unknown = [x for x in languages if x not in LANGUAGES]
     if unknown:
         raise InvalidArgumentError(f"unknown language {excerpt(unknown[0])}; one of: {', '.join(sorted(LANGUAGES))}")
+    if not globs:
+        return None, None, frozenset(languages) if languages else None
+    import pathspec
+
     return (
         pathspec.GitIgnoreSpec.from_lines(include) if include else None,
         pathspec.GitIgnoreSpec.from_lines(exclude) if exclude else None,

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 
 import msgspec
-import pathspec
 
 from rdx.model.errors import InvalidArgumentError
 from rdx.workspace.opening import read_regular
+
+if TYPE_CHECKING:
+    import pathspec  # Imported by the specs below when a configuration has patterns.
 
 __all__ = ["WorkspaceConfig", "load_config", "DEFAULT_MAX_FILE_SIZE"]
 
@@ -56,9 +59,13 @@ class WorkspaceConfig(msgspec.Struct, frozen=True):
     source: str | None = None
 
     def include_spec(self) -> pathspec.PathSpec | None:
+        import pathspec
+
         return pathspec.GitIgnoreSpec.from_lines(self.include) if self.include else None
 
     def exclude_spec(self) -> pathspec.PathSpec | None:
+        import pathspec
+
         return pathspec.GitIgnoreSpec.from_lines(self.exclude) if self.exclude else None
 
     def keeps(self, path: str, root: str) -> bool:

@@ -23,13 +23,16 @@ import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from hashlib import blake2b
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from rdx.model.languages import FOREIGN_LANGUAGES, language_of
 from rdx.model.records import Diagnostic
 from rdx.workspace.config import WorkspaceConfig
 from rdx.workspace.opening import MAX_FILE_BYTES, NotRegularFileError, OutsideProjectError, inside, open_regular, read_regular
+
+if TYPE_CHECKING:
+    # Imported where a .gitignore is read (``_load_gitignore``): a tree without one never needs it.
+    import pathspec
 
 __all__ = [
     "MAX_FILE_BYTES", "RUBY_EXTENSIONS", "RUBY_FILENAMES", "SKIPPED_DIRS", "FileEntry", "NotRegularFileError", "OutsideProjectError", "ProjectRoots",
@@ -181,6 +184,8 @@ def _load_gitignore(directory: str) -> pathspec.PathSpec | None:
         lines = read_regular(os.path.join(directory, ".gitignore")).decode("utf-8", "replace").splitlines()
     except OSError:
         return None
+    import pathspec
+
     spec = pathspec.GitIgnoreSpec.from_lines(lines)
     return spec if len(spec) else None
 
@@ -259,7 +264,7 @@ def collect_files(
     linked_files: list[tuple[str, str, os.stat_result]] = []
     # Each stack entry: directory, its real path, and the ignore specs that apply to it with
     # their base dirs. Symlinked directories wait in ``linked_dirs`` until the stack is empty.
-    Pending = tuple[str, str, tuple[tuple[str, pathspec.PathSpec], ...]]
+    Pending = tuple[str, str, tuple[tuple[str, "pathspec.PathSpec"], ...]]
     stack: list[Pending] = [(root, walked[0], ())]
     linked_dirs: list[Pending] = []
     while stack or linked_dirs:

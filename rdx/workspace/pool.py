@@ -17,18 +17,15 @@ are run again file by file, and a file that kills a worker on its own becomes a
 
 from __future__ import annotations
 
-import ctypes
 import gc
-import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
+from typing import Any
 
 import msgspec
 
@@ -136,6 +133,8 @@ def _init_worker(parent: int, budget: int | None) -> None:
     """Runs first in every worker: tie its life to the parent's and cap its memory."""
     if sys.platform.startswith("linux"):
         try:
+            import ctypes
+
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         except (OSError, AttributeError):
@@ -220,6 +219,9 @@ def discover_files(
             if progress:
                 progress(1)
         return
+    # The process pool's names, imported now (``__getattr__``) or as a test replaced them.
+    this = sys.modules[__name__]
+    multiprocessing, ProcessPoolExecutor, as_completed, BrokenProcessPool = (getattr(this, name) for name in _PROCESS_POOL)
     batches = _batches(entries, jobs)
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
@@ -264,6 +266,26 @@ def discover_files(
             )
         if progress:
             progress(len(batch))
+
+
+_PROCESS_POOL = ("multiprocessing", "ProcessPoolExecutor", "as_completed", "BrokenProcessPool")
+
+
+def __getattr__(name: str) -> Any:
+    """The process pool's names (``multiprocessing``, ``concurrent.futures``' process pool),
+    imported at their first use and then kept in this module: most processes (a language
+    server on a small project, a command, a test's graph) never start a worker, and the
+    imports cost tens of milliseconds. A name set already (by a test's monkeypatch) stays."""
+    if name not in _PROCESS_POOL:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    names = globals()
+    for key, value in zip(_PROCESS_POOL, (multiprocessing, ProcessPoolExecutor, as_completed, BrokenProcessPool), strict=True):
+        names.setdefault(key, value)
+    return names[name]
 
 
 def _with_paths(batch: list[_Item], decoded: list[FileResult]) -> Iterator[FileResult]:
