@@ -28,6 +28,10 @@ then ``resolve()``, timed together:
 - ``new_file``: ``draft_typing_N.rb`` created empty next to the cop, then ``class Draft <
   NotWrittenYet`` typed (an unresolved superclass), Enter (the editor adds ``end``), a method
   ``def run(node)`` typed, Enter, ``node``;
+- ``compact_file``: ``draft_compact_N.rb`` created empty, then ``class
+  RuboCop::Cop::DraftCompact`` typed (a compact name: ``class R``, ``class RuboCop:``, a syntax
+  error, ``class RuboCop::C``, a new class in RuboCop, ...), Enter, ``def run(node)``, Enter,
+  ``node``;
 - ``rename_method``: the first ``def on_*`` callback's name erased back to ``on_``, then typed
   again (``on_sen``, ``on_se`` ... ``on_``, ``on_s`` ... ``on_send``);
 - ``constant``: ``MSG2 = 'x'`` typed on a new line after the class line, then in the callback's
@@ -76,7 +80,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench_edits import DEFAULT_CORPUS, build_copies, describe_roots  # noqa: E402
 
-SEQUENCES = ("superclass", "mixin", "new_file", "rename_method", "constant", "delete_file")
+SEQUENCES = ("superclass", "mixin", "new_file", "compact_file", "rename_method", "constant", "delete_file")
 # Mixins of RuboCop::Cop; a sequence types the first one its class does not include yet.
 MIXINS = ("AllowedMethods", "RangeHelp", "IgnoredNode", "ConfigurableEnforcedStyle")
 COP = re.compile(r"/rubocop-[\d.]+/lib/rubocop/cop/(style|layout|lint)/[a-z_0-9]+\.rb$")
@@ -144,6 +148,12 @@ def keystrokes(kind: str, cop: Cop, n: int) -> tuple[str, list[str | None]]:
         path = os.path.join(os.path.dirname(cop.path), f"draft_typing_{n}.rb")
         buf = Buffer("", 0)
         texts = ["", *buf.type("class Draft < NotWrittenYet"), *buf.key("\n  ", "\nend\n"), *buf.type("def run(node)")]
+        texts += [*buf.key("\n    ", "\n  end"), *buf.type("node")]
+        return path, texts
+    if kind == "compact_file":
+        path = os.path.join(os.path.dirname(cop.path), f"draft_compact_{n}.rb")
+        buf = Buffer("", 0)
+        texts = ["", *buf.type("class RuboCop::Cop::DraftCompact"), *buf.key("\n  ", "\nend\n"), *buf.type("def run(node)")]
         texts += [*buf.key("\n    ", "\n  end"), *buf.type("node")]
         return path, texts
     if kind == "rename_method":

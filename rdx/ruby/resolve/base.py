@@ -84,6 +84,11 @@ class CoreBase:
         with core, or an addition needs a full resolve: then nothing is left half done, the
         resolver is dropped). ``entries``, ``late`` and ``bundle``: the project's root order,
         as a full resolve's ``LoadOrder`` takes it."""
+        documents = list(documents)
+        if any(d.kind == "Class" and d.name == "Object" and d.mixins for r in documents if r.uri != self.core.uri for d in r.definitions):
+            # Object's chain changes, and every chain with it (``Namespaces.phase_namespaces``'
+            # ``object_mixins``): an addition the updater leaves to a full resolve.
+            return "a class Object with mixins changes every chain"
         resolver = self.fork()
         resolver.use_roots(entries, late, bundle)
         keys, order = place(resolver.docs, documents, entries, late, bundle)

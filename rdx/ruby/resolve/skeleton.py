@@ -108,7 +108,7 @@ class SkeletonEdits(StateView):
                     raise Detour(f"definitions name the alias {rec.name}, which loses an assignment", around)
                 bodies.append((decl_id, (index, o)))
                 continue
-            if d.kind in ("Class", "Module", "Constant") and rec.kind == d.kind and self._defined_elsewhere(rec, (index, o), old):
+            if d.kind in ("Class", "Module", "Constant") and (rec.kind == d.kind or _mismatched_reopening(d, rec)) and self._defined_elsewhere(rec, (index, o), old):
                 # A reopening (or one assignment of a constant assigned twice) goes; the
                 # declaration stays with its other definitions (and a namespace's chain is
                 # computed again when the reopening had a superclass or mixins).
@@ -273,6 +273,12 @@ class SkeletonEdits(StateView):
         going = {(index, r) for r in removed}
         kept = [self._definition(pair, index, old) for pair in rec.definitions if pair not in going]
         return any(d.kind == "ConstantAlias" for d in kept) and all(d.kind in ("ConstantAlias", "ConstantVisibility") for d in kept)
+
+    def _declared_before(self, decl_id: int, pair: tuple[int, int]) -> bool:
+        """Whether a definition of ``decl_id``'s own kind comes before definition ``pair`` in
+        program order: phase 1 then declares it with that kind before it meets ``pair``."""
+        rec = self.decls[decl_id]
+        return any(p < pair and self.docs[p[0]].definitions[p[1]].kind == rec.kind for p in rec.definitions)
 
     def _defined_elsewhere(self, rec: DeclarationRecord, pair: tuple[int, int], old: FileResult) -> bool:
         """Whether declaration ``rec`` keeps a definition of its own kind without ``pair`` (a
@@ -479,6 +485,12 @@ class SkeletonEdits(StateView):
                 scope = self.lookup.lookup_namespace(path, site, upto)
                 if scope is None or self.decls[scope].kind not in ("Class", "Module"):
                     raise ReplayUnsafe(f"the scope of {name} is not a declared class or module")
+                for k in range(1, upto + 1):
+                    # Through a constant alias, what the scope is depends on the assignments
+                    # before the definition (phase 1's program order): a full resolve's.
+                    step = self.lookup.lookup_path(path, site, k)
+                    if step is None or self.decls[step].kind not in ("Class", "Module"):
+                        raise ReplayUnsafe(f"the scope of {name} is named through a constant alias")
                 if self.lookup.follow(self.lookup.lookup_path_at(path, site, index, path.start, upto)) != scope or self.lookup.defined_after(scope, index, path.start):
                     raise ReplayUnsafe(f"the scope of {name} is declared after it is written")
                 owner = scope
@@ -493,7 +505,11 @@ class SkeletonEdits(StateView):
                 # own position: taken here only when that is what it names in the end (every
                 # assignment and a definition of the target come first, no alias in between).
                 existing = self._named_before(existing, (index, i), d.kind)
-            if existing is not None and d.kind in ("Class", "Module", "Constant") and self.decls[existing].kind == d.kind:
+            if (
+                existing is not None
+                and d.kind in ("Class", "Module", "Constant")
+                and (self.decls[existing].kind == d.kind or (_mismatched_reopening(d, self.decls[existing]) and self._declared_before(existing, (index, i))))
+            ):
                 # A reopening (or a constant assigned again) adds a definition; with a
                 # superclass or mixins, its chain is computed again (with its descendants') by
                 # the caller.
@@ -579,3 +595,19 @@ class SkeletonEdits(StateView):
                 fresh_ids.add(single)
         if self.chains.descendant_index is not None:
             self.chains.add_descendants([n for n in fresh_ids if self.decls[n].is_namespace])
+
+
+def _mismatched_reopening(d: DefinitionRecord, rec: DeclarationRecord) -> bool:
+    """``class X`` written where X is a module, or ``module X`` where it is a class (Ruby raises
+    TypeError; phase 1 attaches the body to X as it is), without a superclass or mixins: a
+    reopening that changes nothing but X's definitions (a name typed on its way to a compact
+    one, ``class RuboCop`` before ``class RuboCop::Cop::Draft``)."""
+    return (
+        d.kind in ("Class", "Module")
+        and rec.kind in ("Class", "Module")
+        and d.kind != rec.kind
+        and d.superclass is None
+        and not d.superclass_self
+        and not d.mixins
+        and not d.deferred_mixins
+    )
