@@ -3,11 +3,13 @@
 Usage: python bench/bench_native.py [--rounds N] [--every K] [PATH ...]
 
 One process, one core, the pinned Debian corpus by default (every K-th ``.rb`` file with
-``--every``), read into memory first. Each round times, back to back: a bare tree-sitter parse of
-every file (the floor: issue 23's target is discovery within 1.3x of it), ``RubyParser.discover``
-with the Python walk (``rdx.native`` switched off), and ``discover`` with the native step. The
-best round of each is kept (CPU time of this process). The two discoveries' records are compared
-too: they must be identical.
+``--every``), read into memory first. Each round times, file by file: a bare tree-sitter parse
+(the floor: issue 23's target is discovery within 1.3x of it), ``RubyParser.discover`` with the
+Python walk (``rdx.native`` switched off), and ``discover`` with the native step, one after the
+other on the same file (the two walks in turns first), so that all three meet the same load from the rest of the machine (on a
+busy machine, back-to-back passes over the whole corpus were up to 20% apart from one run to
+the next). Each measure's total is CPU time of this process; the best round of each is kept.
+The two discoveries' records are compared too: they must be identical.
 """
 
 from __future__ import annotations
@@ -51,28 +53,32 @@ def main() -> int:
     ruby = parse.RubyParser()
     encode = msgspec.msgpack.Encoder().encode
 
-    def bare() -> None:
-        for source in sources:
-            parser.parse(source)
-
-    def discover(native: bool) -> list[bytes]:
+    def set_walk(native: bool) -> None:
         parse.native_step = (lambda: step) if native else (lambda: None)
-        return [encode(ruby.discover("file://" + path, source, path)) for path, source in zip(files, sources, strict=True)]
 
     best = {"parse": float("inf"), "python": float("inf"), "native": float("inf")}
     same = True
+    clock = time.process_time
     gc.disable()
     try:
         for _ in range(args.rounds):
-            for name, run in (("parse", bare), ("python", lambda: discover(False)), ("native", lambda: discover(True))):
-                start = time.process_time()
-                out = run()
-                best[name] = min(best[name], time.process_time() - start)
-                if name == "python":
-                    python_records = out
-                elif name == "native":
-                    same = same and out == python_records
-                gc.collect()
+            spent = dict.fromkeys(best, 0.0)
+            for number, (path, source) in enumerate(zip(files, sources, strict=True)):
+                uri = "file://" + path
+                t0 = clock()
+                parser.parse(source)
+                spent["parse"] += clock() - t0
+                record = {}
+                for native in (False, True) if number % 2 else (True, False):  # Either may go first.
+                    set_walk(native)
+                    t0 = clock()
+                    record[native] = encode(ruby.discover(uri, source, path))
+                    spent["native" if native else "python"] += clock() - t0
+                native_record, python_record = record[True], record[False]
+                same = same and native_record == python_record
+            for name, seconds in spent.items():
+                best[name] = min(best[name], seconds)
+            gc.collect()
     finally:
         gc.enable()
         parse.native_step = rdx.native.advance

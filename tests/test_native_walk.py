@@ -96,6 +96,61 @@ require_relative "y/#{1}"
 autoload :Z, "z"
 """,
     "heredocs and strings": b'x = <<~EOS\n  #{A::B.c(d)}\nEOS\ny = "#{E}" + :"f#{G}"\nputs `#{H}`\n',
+    # The native step passes over reads of known local variables: which set is known changes
+    # at every scope's start and end, in a class's name and superclass, and as locals appear.
+    "locals across scopes": b"""
+a = 1
+b = a + c
+class K < a::B
+  a = 2
+  x = a
+  def m(p, q = a, *r, k: p, &blk)
+    a = p
+    [a, b, p, q, r, k, blk, z]
+    -> (y) { y + a + w }
+    def inner = a + p
+    p
+  end
+  a
+  p
+  class << self
+    a
+    a = 3
+    a
+  end
+  z = 1 if z
+  case v
+  in [w, *] then w
+  in {u:} then u
+  end
+  w
+  u
+end
+a
+p
+def a = a
+module M; a; end
+a
+rescue_me rescue e
+begin; rescue => e; e; end
+e
+for i in 1..2 do i end
+i
+""",
+    "constant paths": b"""
+A::B::C.d
+X = Y::Z
+::E.f
+F::G.new.h
+class H::I < J::K::L; M::N; end
+module O::P; Q = R::S::T; end
+x::Y
+h = {K:, L: 1}
+V::W ||= 1
+Z, Z2::Z3 = 1, 2
+def S::T.u = U::V
+""",
+    "missing names": b"foo.\nclass A\n  def b = c.\nend\n",
 }
 
 
@@ -134,15 +189,24 @@ def test_the_loader_refuses_a_step_that_walks_differently() -> None:
 
     assert not rdx.native.agrees_on_sample(skips_identifiers)
 
+    def ignores_names(cursor, kinds, fields, descend, check_missing, max_depth, depth, names, until, skip_until):
+        return step(cursor, kinds, fields, descend, check_missing, max_depth, depth, None, 0, skip_until)
+
+    def ignores_skip_until(cursor, kinds, fields, descend, check_missing, max_depth, depth, names, until, skip_until):
+        return step(cursor, kinds, fields, descend, check_missing, max_depth, depth, names, until, -1)
+
+    assert not rdx.native.agrees_on_sample(ignores_names)
+    assert not rdx.native.agrees_on_sample(ignores_skip_until)
+
 
 def test_the_step_checks_its_arguments() -> None:
     step = _native_step()
     tree = tree_sitter.Parser(tree_sitter.Language(tree_sitter_ruby.language())).parse(b"a")
-    with pytest.raises(TypeError):
-        step(tree.root_node, bytes(65536), bytes(65536), True, False, 10, 0)  # A node, not a cursor.
+    with pytest.raises(TypeError, match="TreeCursor"):
+        step(tree.root_node, bytes(65536), bytes(65536), True, False, 10, 0, None, 0, 0)  # A node, not a cursor.
     with pytest.raises(ValueError):
-        step(tree.walk(), bytes(10), bytes(65536), True, False, 10, 0)  # A short table.
-    with pytest.raises(TypeError):
+        step(tree.walk(), bytes(10), bytes(65536), True, False, 10, 0, None, 0, 0)  # A short table.
+    with pytest.raises(TypeError, match="10 arguments"):
         step(tree.walk(), bytes(65536))
 
 

@@ -1,7 +1,7 @@
 """rdx's native (C) helpers, built by ``rdx/native/build.py`` (``make native``).
 
 Today one: ``advance``, which moves Ruby discovery's walk cursor in C past the nodes no handler
-wants (see ``walk.c``). The module is optional: ``advance()`` is None when it was not built,
+wants or whose handler would do nothing (see ``walk.c``). The module is optional: ``advance()`` is None when it was not built,
 when it was built for another tree-sitter than the one installed, when ``RDX_NATIVE=0`` is set,
 or when its walk of a sample disagrees with the Python walk; discovery then walks in Python
 and produces the same records. This package imports nothing from rdx.
@@ -25,6 +25,7 @@ module A::B
     include F
     def g(h, *i) = h.j(i) { |k| k + [1, 2][0] }
     X = (((1)))
+    Y = {l: 1, m:, "n" => 2}
   end
 end
 foo(
@@ -50,7 +51,9 @@ def _load() -> tuple[Callable[..., int] | None, str]:
 
 def agrees_on_sample(step: Callable[..., int]) -> bool:
     """Whether the native walk visits a sample tree as the cursor's own moves do, every other
-    kind flagged (so both skipping and stopping are checked), missing nodes included."""
+    kind flagged (so both skipping and stopping are checked), missing nodes included,
+    identifiers named in a set passed over up to a byte, constants up to another, and pairs
+    but the one with a single named child."""
     import tree_sitter
     import tree_sitter_ruby
 
@@ -61,15 +64,28 @@ def agrees_on_sample(step: Callable[..., int]) -> bool:
         kinds[kind] = 1
     identifier = language.id_for_node_kind("identifier", True) or 0
     kinds[identifier] = 2  # Except in the ``method`` field.
+    constant = language.id_for_node_kind("constant", True) or 0
+    kinds[constant] = 3  # Except before ``skip_until``.
+    skip_until = _SAMPLE.index(b"include")
+    pair = language.id_for_node_kind("pair", True) or 0
+    kinds[pair] = 4  # Only with one named child.
     fields = bytearray(65536)
     fields[language.field_id_for_name("method") or 0] = 1
+    names, until = {b"h", b"i", b"k"}, _SAMPLE.index(b"k +")
+    known_passed = before_passed = 0  # Identifiers passed over as known names, constants before ``skip_until``.
     expected = []
     cursor = tree.walk()
     depth = 0
     while True:
         node: Any = cursor.node
-        wanted = kinds[node.kind_id] == 1 or (kinds[node.kind_id] == 2 and not fields[cursor.field_id or 0])
-        if depth and (wanted or node.is_missing):  # The root is visited before any step.
+        kind = kinds[node.kind_id]
+        named = kind == 2 and not fields[cursor.field_id or 0]
+        known = named and node.start_byte < until and node.text in names
+        known_passed += known
+        before = kind == 3 and node.start_byte < skip_until
+        before_passed += before
+        wanted = kind == 1 or (named and not known) or (kind == 3 and not before) or (kind == 4 and node.named_child_count == 1)
+        if depth and (wanted or (not kind and node.is_missing)):  # The root is visited before any step.
             expected.append((node.kind_id, node.start_byte, node.end_byte, depth))
         if cursor.goto_first_child():
             depth += 1
@@ -87,14 +103,21 @@ def agrees_on_sample(step: Callable[..., int]) -> bool:
     table = bytes(kinds)
     skipped = bytes(fields)
     while True:
-        event = step(cursor, table, skipped, True, True, 10_000, depth)
+        event = step(cursor, table, skipped, True, True, 10_000, depth, names, until, skip_until)
         depth = event >> 2
         if event & 3 == END:
             break
         node = cursor.node
         assert node is not None
         seen.append((node.kind_id, node.start_byte, node.end_byte, depth))
-    return seen == expected and len(seen) > 20 and any(kind == identifier for kind, *_ in seen)
+    return (
+        seen == expected
+        and len(seen) > 20
+        and {identifier, constant, pair} <= {kind for kind, *_ in seen}
+        and known_passed > 0
+        and before_passed > 0
+        and sum(kind == pair for kind, *_ in seen) == 1
+    )
 
 
 def advance() -> Callable[..., int] | None:

@@ -35,8 +35,10 @@ STAMP = BUILD / "walk.stamp"
 
 
 # py-tree-sitter's TreeCursor object as walk.c reads it (``binding/types.h``, whitespace aside):
-# a version that lays it out otherwise is not built against.
+# a version that lays it (or its Tree) out otherwise is not built against.
 _CURSOR_LAYOUT = "typedef struct { PyObject_HEAD TSTreeCursor cursor; PyObject *node; PyObject *tree; } TreeCursor;"
+# Its Tree object, whose source walk.c reads identifiers' text from.
+_TREE_LAYOUT = "typedef struct { PyObject_HEAD TSTree *tree; PyObject *source; PyObject *language; } Tree;"
 
 
 def _runtime(version: str) -> Path:
@@ -89,8 +91,8 @@ def build(force: bool = False) -> Path:
     BUILD.mkdir(exist_ok=True)
     lib = _runtime(version)
     layouts = " ".join((lib.parent / "binding" / "types.h").read_text().split())
-    if _CURSOR_LAYOUT not in layouts:
-        raise RuntimeError(f"py-tree-sitter {version} lays its TreeCursor out otherwise than walk.c reads it")
+    if _CURSOR_LAYOUT not in layouts or _TREE_LAYOUT not in layouts:
+        raise RuntimeError(f"py-tree-sitter {version} lays its TreeCursor or Tree out otherwise than walk.c reads them")
     compiler = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
     partial = TARGET.with_name(TARGET.name + ".partial")
     command = [

@@ -3,8 +3,11 @@
  * The walker visits a tree-sitter tree in preorder with a py-tree-sitter TreeCursor and calls a
  * Python handler for the node kinds that matter (classes, calls, constants, ...). Most nodes
  * are not such kinds (keywords, punctuation, literals, argument lists): here the walk moves the
- * Python cursor over them in C, stopping only where Python has something to do. The cursor is
- * the walker's own, so handlers still read their position from it (field, ancestors).
+ * Python cursor over them in C, stopping only where Python has something to do. It also passes
+ * over nodes of those kinds whose handler would return at its first test (a read of a known
+ * local variable, a constant inside a path already recorded, a hash pair with a value): each
+ * such rule is stated in advance()'s comment and mirrors that test. The cursor is the walker's
+ * own, so handlers still read their position from it (field, ancestors).
  *
  * This module is compiled against the same tree-sitter runtime version as the installed
  * py-tree-sitter (rdx/native/build.py fetches that version's source), with py-tree-sitter's
@@ -24,23 +27,40 @@ typedef struct {
     PyObject *tree;
 } PyTreeCursor;
 
+/* py-tree-sitter's Tree object: the runtime's tree, the source it was parsed from (what
+ * ``Node.text`` slices), its language. */
+typedef struct {
+    PyObject_HEAD
+    TSTree *tree;
+    PyObject *source;
+    PyObject *language;
+} PyTree;
+
 enum { WALK_END = 0, WALK_HANDLER = 1, WALK_MISSING = 2, WALK_TOO_DEEP = 3 };
 
 static PyTypeObject *cursor_type = NULL;
 
-/* advance(cursor, kinds, fields, descend, check_missing, max_depth, depth) -> event | depth << 2
+/* advance(cursor, kinds, fields, descend, check_missing, max_depth, depth, names, until, skip_until)
+ *     -> event | depth << 2
  *
  * From the node the cursor is at (already visited), move in preorder to the next node that
- * Python must see: one whose kind (``kind_id``) is 1 in ``kinds`` (a 65,536-byte table), or 2
- * there and not in a field (``field_id``) flagged in ``fields`` (a 65,536-byte table: the
- * handler of such a node in such a field does nothing), or, with ``check_missing``, a missing
- * node of another kind. With ``descend`` false the
- * current node's children are skipped. At ``max_depth`` a node with children is not entered:
- * the cursor stays on it and the event is WALK_TOO_DEEP. WALK_END: the walk is over. */
+ * Python must see, by its kind (``kind_id``) in ``kinds`` (a 65,536-byte table):
+ * - 1: always;
+ * - 2 (identifiers): unless in a field (``field_id``) flagged in ``fields`` (a 65,536-byte
+ *   table: the handler of such a node in such a field does nothing), or, when ``names`` is a
+ *   set, starting before byte ``until`` with its text (``Node.text``) in ``names`` (the
+ *   handler does nothing either: a read of a local variable the walk knows);
+ * - 3 (constants): unless starting before byte ``skip_until`` (part of a constant path the
+ *   walk has recorded whole: the handler does nothing);
+ * - 4 (hash pairs): only with one named child (``{k:}``; the handler does nothing with two);
+ * - with ``check_missing``, a missing node of a kind that is 0 there.
+ * With ``descend`` false the current node's children are skipped. At ``max_depth`` a node
+ * with children is not entered: the cursor stays on it and the event is WALK_TOO_DEEP.
+ * WALK_END: the walk is over. */
 static PyObject *advance(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 7) {
-        PyErr_SetString(PyExc_TypeError, "advance() takes 7 arguments");
+    if (nargs != 10) {
+        PyErr_SetString(PyExc_TypeError, "advance() takes 10 arguments");
         return NULL;
     }
     if (cursor_type == NULL || Py_TYPE(args[0]) != cursor_type) {
@@ -66,11 +86,17 @@ static PyObject *advance(PyObject *module, PyObject *const *args, Py_ssize_t nar
     int check_missing = PyObject_IsTrue(args[4]);
     long max_depth = PyLong_AsLong(args[5]);
     long depth = PyLong_AsLong(args[6]);
+    PyObject *names = PyAnySet_Check(args[7]) ? args[7] : NULL;
+    long long until = PyLong_AsLongLong(args[8]);
+    long long skip_until = PyLong_AsLongLong(args[9]);
     if (descend < 0 || check_missing < 0 || PyErr_Occurred()) {
         PyBuffer_Release(&kinds);
         PyBuffer_Release(&fields);
         return NULL;
     }
+    /* The text of identifiers is read from the tree's source, as Node.text reads it. */
+    PyObject *source = ((PyTree *)self->tree)->source;
+    if (source == NULL || !PyBytes_Check(source)) names = NULL;
     TSTreeCursor *cursor = &self->cursor;
     int moved = 0;
     int event;
@@ -97,14 +123,48 @@ static PyObject *advance(PyObject *module, PyObject *const *args, Py_ssize_t nar
         }
         moved = 1;
     visit: {
+        /* Whether Python must see the node; otherwise the walk goes on into its children. A
+         * node of a kind with a handler is never reported missing: the handler sees it. */
         TSNode node = ts_tree_cursor_current_node(cursor);
         unsigned char wanted = table[ts_node_symbol(node)];
-        if (wanted == 1 || (wanted == 2 && !skipped_fields[ts_tree_cursor_current_field_id(cursor)])) {
+        if (wanted == 0) {
+            if (check_missing && ts_node_is_missing(node)) {
+                event = WALK_MISSING;
+                break;
+            }
+        } else if (wanted == 1) {
             event = WALK_HANDLER;
             break;
-        }
-        if (check_missing && ts_node_is_missing(node)) {
-            event = WALK_MISSING;
+        } else if (wanted == 2) {
+            if (skipped_fields[ts_tree_cursor_current_field_id(cursor)]) {
+                descend = 1;
+                continue;
+            }
+            uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
+            if (names == NULL || (long long)start >= until || end < start || (Py_ssize_t)end > PyBytes_GET_SIZE(source)) {
+                event = WALK_HANDLER;
+                break;
+            }
+            PyObject *text = PyBytes_FromStringAndSize(PyBytes_AS_STRING(source) + start, (Py_ssize_t)(end - start));
+            int known = text == NULL ? -1 : PySet_Contains(names, text);
+            Py_XDECREF(text);
+            if (known < 0) {
+                PyBuffer_Release(&kinds);
+                PyBuffer_Release(&fields);
+                Py_CLEAR(self->node);
+                return NULL;
+            }
+            if (!known) {
+                event = WALK_HANDLER;
+                break;
+            }
+        } else if (wanted == 3) {
+            if ((long long)ts_node_start_byte(node) >= skip_until) {
+                event = WALK_HANDLER;
+                break;
+            }
+        } else if (ts_node_named_child_count(node) == 1) {
+            event = WALK_HANDLER; /* 4 */
             break;
         }
         descend = 1;

@@ -87,6 +87,9 @@ MAX_NESTING = 256
 # above what MAX_NESTING scopes take (two to four syntax levels each).
 MAX_SYNTAX_DEPTH = 2_000
 
+# Past the end of any source (``Walker._known_locals``).
+_NO_END = 1 << 62
+
 class RubyParser:
     """A reusable tree-sitter parser for Ruby; one per worker process."""
 
@@ -164,6 +167,7 @@ class Walker:
         self.deferred_mixins: dict[int, list[Mixin]] = {}
         self.diagnostics: list[Diagnostic] = []
         self.scopes: list[Scope] = []
+        self.pushed = 0  # Scopes pushed so far (``push_scope``), for the native walk's ``_known_locals``.
         self.skip_const_until = -1
         # Inline visibility (``private def x``, ``private attr_reader :y``) keyed by node start.
         self.pending_visibility: dict[int, str] = {}
@@ -221,32 +225,57 @@ class Walker:
             self._walk_python(cursor)
             return
         # The native step (rdx.native) moves the cursor past nodes no handler wants, in C:
-        # the same preorder, the same stops, as the loop of ``_walk_python``.
+        # the same preorder, the same stops, as the loop of ``_walk_python``, less the nodes
+        # whose handler would do nothing (``_HANDLED_KINDS``): reads of local variables the
+        # walk knows (``_known_locals``), constants inside a constant path recorded whole
+        # (``skip_const_until``) and hash pairs other than ``{k:}``.
         handlers = _HANDLERS_BY_ID
         kinds = _HANDLED_KINDS
         fields = _IDENTIFIER_SKIPPED_FIELDS
         check_missing = self.check_missing
         descend = self._visit(handlers.get(root.kind_id), root)
+        pushed = self.pushed
+        names, until = self._known_locals(root.start_byte)
         depth = 0
         while True:
-            event = step(cursor, kinds, fields, descend, check_missing, MAX_SYNTAX_DEPTH, depth)
+            event = step(cursor, kinds, fields, descend, check_missing, MAX_SYNTAX_DEPTH, depth, names, until, self.skip_const_until)
             depth = event >> 2
             event &= 3
+            node = cursor.node
             if event == NATIVE_HANDLER:
-                node = cursor.node
                 descend = handlers[node.kind_id](self, node) is not False
                 if self.cut:
                     self.cut = False
                     descend = False
             elif event == NATIVE_MISSING:
-                node = cursor.node
                 self._diag("syntax-error", f"missing {node.type}", node)
                 descend = True
             elif event == NATIVE_TOO_DEEP:
-                self._too_deep_syntax(cursor.node)
+                self._too_deep_syntax(node)
                 descend = False
             else:
                 return
+            # The set stays right until a scope opens or the walk leaves the one it belongs to.
+            start = node.start_byte
+            if pushed != self.pushed or start >= until:
+                pushed = self.pushed
+                names, until = self._known_locals(start)
+
+    def _known_locals(self, start: int) -> tuple[set[bytes] | None, int]:
+        """The local variables ``on_identifier`` looks an identifier up in, the same set for
+        every identifier from byte ``start`` (of the node the walk is at) up to the byte
+        returned: until the innermost open scope there ends (scopes open only in handlers).
+        None in a class's name or superclass, which ``_scope`` reads in the scope around."""
+        scopes = self.scopes
+        i = len(scopes) - 1
+        while i >= 0 and scopes[i].end <= start:
+            i -= 1
+        if i < 0:
+            return self.top_locals, _NO_END
+        top = scopes[i]
+        if top.body_start > start:
+            return None, 0
+        return top.locals, top.end
 
     def _visit(self, handler: Callable[[Walker, Any], Any] | None, node: Any) -> bool:
         """Run ``node``'s handler (or report it missing); whether the walk enters its children."""
@@ -339,6 +368,7 @@ class Walker:
         """Open ``scope`` inside the innermost open one (see ``too_deep``, asked first)."""
         scope.depth = (self.scopes[-1].depth if self.scopes else 0) + weight
         self.scopes.append(scope)
+        self.pushed += 1
 
     def _namespace_scope(self, scope: Scope | None) -> Scope | None:
         """The innermost namespace scope at or outside ``scope`` (methods skipped)."""
@@ -531,55 +561,62 @@ class Walker:
         return scope.locals if scope is not None else self.top_locals
 
     def on_call(self, node: Any) -> None:
-        meth = node.child_by_field_name("method")
+        # The hottest handler (a third of the walk's time): fields read by id, each once.
+        meth = node.child_by_field_id(_METHOD_FIELD_ID)
         if meth is None:
             return
-        name = node_text(meth)
+        name = meth.text.decode("utf-8", "replace")
         start = node.start_byte
         scope = self._scope(start)
-        recv = node.child_by_field_name("receiver")
-        register_loop(self.loops, node, recv, name, self.root)
-        receiver_kind, receiver, receiver_text = receiver_of(self, recv)
-        block = node.child_by_field_name("block")
+        at = scope.index if scope is not None else -1
+        in_method = scope is not None and scope.is_method
+        recv = node.child_by_field_id(_RECEIVER_FIELD_ID)
+        block = node.child_by_field_id(_BLOCK_FIELD_ID)
+        if block is not None:
+            register_loop(self.loops, node, recv, name, self.root, block)
+        if recv is None:
+            receiver_kind, receiver, receiver_text = _IMPLICIT_SELF, None, None
+        else:
+            receiver_kind, receiver, receiver_text = receiver_of(self, recv)
         if block is not None:
             self._block_selves[block.start_byte] = self._block_self(block, name, recv, receiver_kind, receiver, scope)
-        role = self.setter_calls.get((start, node.end_byte))
+        setter_calls = self.setter_calls
+        role = setter_calls.get((start, node.end_byte)) if setter_calls else None
+        meth_start = meth.start_byte
+        meth_end = meth.end_byte
         if role == READ_AND_WRITE:  # ``x.y += 1`` reads ``y`` first.
-            self.method_refs.append(MethodRef(name, meth.start_byte, meth.end_byte, scope.index if scope else -1, receiver_kind, receiver, receiver_text))
+            self.method_refs.append(MethodRef(name, meth_start, meth_end, at, receiver_kind, receiver, receiver_text))
         if role is not None:
             name += "="
-        self.method_refs.append(
-            MethodRef(name, meth.start_byte, meth.end_byte, scope.index if scope else -1, receiver_kind, receiver, receiver_text)
-        )
-        if (name in self.method_names or name in SEND) and receiver_kind <= ReceiverKind.CONSTANT and not (scope is not None and scope.is_method):
+        self.method_refs.append(MethodRef(name, meth_start, meth_end, at, receiver_kind, receiver, receiver_text))
+        if not in_method and receiver_kind <= _CONSTANT and (name in self.method_names or name in SEND):
             note_call(self, node, scope)  # Perhaps a load-time call of a method of this file.
-        if receiver_kind == ReceiverKind.OTHER and scope is not None and scope.hook_param is not None and recv is not None and recv.text == scope.hook_param:
+        if receiver_kind == _OTHER and scope is not None and scope.hook_param is not None and recv is not None and recv.text == scope.hook_param:
             hook_mixin(self, node, name, scope)
             hook_directive(self, node, name, scope)
-        if name in MIXIN_CALLS and recv is not None and recv.type == "identifier" and not (scope is not None and scope.is_method):
+        if name in MIXIN_CALLS and not in_method and recv is not None and recv.type == "identifier":
             # ``[A, B].each { |k| k.prepend(M) }``: once per constant of the list.
             loop = loop_at(self.loops, recv, recv.text.decode())
             for element in loop.nodes if loop is not None else ():
                 path = self._const_path(element)
                 if path is not None and not path.dynamic:
                     external_mixin(self, node, name, path, scope)
-        if receiver_kind == ReceiverKind.IMPLICIT_SELF and name == "class_methods" and scope is not None:
-            definitions.class_methods_block(self, node, meth, scope)  # ActiveSupport::Concern (rdx.ruby.discover.definitions).
-        if receiver_kind == ReceiverKind.IMPLICIT_SELF and name == "included" and scope is not None and not scope.is_method:
-            block = node.child_by_field_name("block")
-            if block is not None:
-                if self.too_deep(node):
-                    return
-                deferred = Scope(node.end_byte, block.start_byte, scope.index, False)
-                deferred.deferred = True
-                self.push_scope(deferred)
-        if receiver_kind <= ReceiverKind.SELF:
+        if receiver_kind <= _SELF:
+            if receiver_kind == _IMPLICIT_SELF and scope is not None:
+                if name == "class_methods":
+                    definitions.class_methods_block(self, node, meth, scope)  # ActiveSupport::Concern (rdx.ruby.discover.definitions).
+                elif name == "included" and not in_method and block is not None:
+                    if self.too_deep(node):
+                        return
+                    deferred = Scope(node.end_byte, block.start_byte, scope.index, False)
+                    deferred.deferred = True
+                    self.push_scope(deferred)
             handler = DIRECTIVES.get(name)
             if handler is not None:
                 handler(self, node, name, scope)
             elif name in SEND:
                 send_mixin(self, node, None, scope)
-        elif receiver_kind == ReceiverKind.CONSTANT and receiver is not None and not (scope is not None and scope.is_method):
+        elif receiver_kind == _CONSTANT and receiver is not None and not in_method:
             # Inside a method body the call runs only if the method does: not part of the graph.
             on_receiver = RECEIVER_DIRECTIVES.get(name)
             if on_receiver is not None:
@@ -693,6 +730,7 @@ class Walker:
         definitions.recover_namespace(self, node)
 
 _UNKNOWN_SELF: tuple[BlockSelf, str, ConstPath | None] = (BlockSelf.UNKNOWN, "", None)
+_IMPLICIT_SELF, _SELF, _CONSTANT, _OTHER = ReceiverKind.IMPLICIT_SELF, ReceiverKind.SELF, ReceiverKind.CONSTANT, ReceiverKind.OTHER
 # Methods that run their block at once on the self around it, on any receiver.
 _SELF_KEEPING_ITERATORS = frozenset(
     {"each", "each_with_index", "each_with_object", "reverse_each", "each_pair", "each_key", "each_value", "map", "flat_map", "times", "tap", "then"}
@@ -753,11 +791,22 @@ _HANDLERS_BY_ID: dict[int, Callable[[Walker, Any], Any]] = {
 _NOT_A_CALL_FIELDS = frozenset({"name", "method", "alias", "pattern", "key"})
 _NOT_A_CALL_FIELD_IDS = frozenset(i for f in _NOT_A_CALL_FIELDS if (i := _LANGUAGE.field_id_for_name(f)))
 _PATTERN_FIELD_ID = _LANGUAGE.field_id_for_name("pattern")
+_METHOD_FIELD_ID = int(_LANGUAGE.field_id_for_name("method") or 0)
+_RECEIVER_FIELD_ID = int(_LANGUAGE.field_id_for_name("receiver") or 0)
+_BLOCK_FIELD_ID = int(_LANGUAGE.field_id_for_name("block") or 0)
 
 # The handled kinds as the table the native step reads (rdx.native; one byte per kind id): 1
 # for a kind whose handler runs wherever it is, 2 for identifiers, whose handler does nothing
-# in the fields flagged in the second table (``on_identifier``: names, never calls).
+# in the fields flagged in the second table (``on_identifier``: names, never calls) nor on a
+# known local variable, 3 for constants, whose handler does nothing before
+# ``skip_const_until`` (``on_constant``), 4 for hash pairs, whose handler does nothing unless
+# they have one named child (``calls.on_pair``).
 _IDENTIFIER_ID = int(_LANGUAGE.id_for_node_kind("identifier", True) or 0)
-_HANDLED_KINDS = bytes((2 if kind == _IDENTIFIER_ID else 1) if kind in _HANDLERS_BY_ID else 0 for kind in range(65536))
+_CONSTANT_IDS = frozenset(int(_LANGUAGE.id_for_node_kind(name, True) or 0) for name in ("constant", "scope_resolution"))
+_PAIR_ID = int(_LANGUAGE.id_for_node_kind("pair", True) or 0)
+_HANDLED_KINDS = bytes(
+    (2 if kind == _IDENTIFIER_ID else 3 if kind in _CONSTANT_IDS else 4 if kind == _PAIR_ID else 1) if kind in _HANDLERS_BY_ID else 0
+    for kind in range(65536)
+)
 _IDENTIFIER_SKIPPED_FIELDS = bytes(1 if field in _NOT_A_CALL_FIELD_IDS and field != _PATTERN_FIELD_ID else 0 for field in range(65536))
 

@@ -75,7 +75,7 @@ def computed_templates(w: Walker, root: Any) -> list[Require]:
     source = root.text
     if b"require" not in source or b"#{" not in source:
         return []
-    verbs = {b"require"} | {m.group(1) or m.group(2) for m in _ALIAS.finditer(source)}
+    verbs = {b"require"} | _aliases_of_require(source)
     index = FileIndex(w.definitions)
     extenders = _extenders(index)
     out: list[Require] = []
@@ -90,8 +90,28 @@ def computed_templates(w: Walker, root: Any) -> list[Require]:
             node = root.descendant_for_byte_range(d.start, d.end)
             if node is None or node.type not in ("method", "singleton_method"):
                 continue
+            text = node.text
+            if b"#{" not in text or not any(verb in text for verb in verbs):
+                continue  # No ``verb("...#{p}...")`` in it.
             for path, param, start, end in _required_paths(node, verbs):
                 out.extend(Require(path, False, start, end, True, "::".join(r) + "." + name, param) for r in receivers)
+    return out
+
+
+def _aliases_of_require(source: bytes) -> set[bytes]:
+    """The names ``alias x require`` and ``alias_method :x, :require`` give ``require``: the
+    matches of ``_ALIAS`` in ``source``, tried only where ``alias`` is written (a scan of the
+    whole source with the pattern costs more than the rest of this pass)."""
+    out: set[bytes] = set()
+    at = source.find(b"alias")
+    while at >= 0:
+        m = _ALIAS.match(source, at)
+        if m is not None:
+            out.add(m.group(1) or m.group(2))
+            at = m.end()
+        else:
+            at += 1
+        at = source.find(b"alias", at)
     return out
 
 

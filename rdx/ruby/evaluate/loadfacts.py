@@ -136,6 +136,8 @@ def _templates(w: Walker, index: FileIndex, root: Any) -> list[MethodEffects]:
     """``MethodEffects`` of every method callable on a namespace of the file that mixes in
     (or calls such a method of the file, to a fixed point), in definition order."""
     raw: dict[int, MethodEffects] = {}
+    # The words a body must hold to have an effect: a mixing call, or a method of the file.
+    words = (*_MIXIN_WORDS, *{name.encode() for _, name in index.methods})
     for (qual, name), callees in index.methods.items():
         if name in _HOOK_NAMES:
             continue
@@ -144,7 +146,7 @@ def _templates(w: Walker, index: FileIndex, root: Any) -> list[MethodEffects]:
                 continue  # Not callable on the module from another file.
             d = index.defs[c.method]
             node = root.descendant_for_byte_range(d.start, d.end)
-            if node is not None and node.type in ("method", "singleton_method") and (t := _template(w, index, node, c)) is not None:
+            if node is not None and node.type in ("method", "singleton_method") and (t := _template(w, index, node, c, words)) is not None:
                 raw[c.method] = t
     kept: set[str] = set()
     grew = True
@@ -164,14 +166,14 @@ def _templates(w: Walker, index: FileIndex, root: Any) -> list[MethodEffects]:
     return out
 
 
-def _template(w: Walker, index: FileIndex, node: Any, callee: Callee) -> MethodEffects | None:
-    """The effects of one method body over its parameters (see ``_enter`` for what is read)."""
+def _template(w: Walker, index: FileIndex, node: Any, callee: Callee, words: tuple[bytes, ...]) -> MethodEffects | None:
+    """The effects of one method body over its parameters (see ``_enter`` for what is read);
+    None at once when the body holds none of ``words`` (``_templates``)."""
     body = node.child_by_field_name("body")
     if body is None:
         return None
     text = body.text
-    local = {name for _, name in index.methods}
-    if not any(word in text for word in _MIXIN_WORDS) and not any(n.encode() in text for n in local):
+    if not any(word in text for word in words):
         return None
     names: dict[bytes, int] = {}
     defaults_nodes: list[Any] = []

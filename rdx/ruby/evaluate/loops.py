@@ -109,12 +109,12 @@ def _elements(receiver: Any, name: str, root: Any) -> tuple[list[Any], int] | No
     return None
 
 
-def register_loop(loops: list[Loop], node: Any, receiver: Any, name: str, root: Any) -> None:
+def register_loop(loops: list[Loop], node: Any, receiver: Any, name: str, root: Any, block: Any) -> None:
     """Remember ``LITERAL.each { |p| ... }`` (every element a constant or a literal name), and
-    the block-local values of each iteration over a literal list or hash (``frames``)."""
-    block = node.child_by_field_name("block")
-    params = block.child_by_field_name("parameters") if block is not None else None
-    if block is None or params is None or not params.named_child_count or any(p.type != "identifier" for p in params.named_children):
+    the block-local values of each iteration over a literal list or hash (``frames``); ``block``
+    is the call's block."""
+    params = block.child_by_field_name("parameters")
+    if params is None or not params.named_child_count or any(p.type != "identifier" for p in params.named_children):
         return  # No parameter (``do ||``, sequel/model/plugins.rb) or one that is no plain name.
     bindings = _bindings(receiver, name, [node_text(p) for p in params.named_children], root)
     frames = LazyFrames(block.child_by_field_name("body"), bindings) if bindings and len(bindings) <= _MAX_ITERATIONS else None
