@@ -23,7 +23,7 @@ import tree_sitter as ts
 
 from rdx.languages.symbols import Import, Reference, RefKind, Symbol, SymbolKind
 
-__all__ = ["Extraction", "Spec", "extract", "extract_all"]
+__all__ = ["Extraction", "Spec", "extract", "extract_all", "word_spans"]
 
 _TYPES = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM, "scope"})
 _SPACES = re.compile(r"\s+")
@@ -87,64 +87,175 @@ def _text(source: bytes, start: int, end: int) -> str:
 def _combined(grammar: str, definitions: str, references: str) -> tuple[ts.Query, int]:
     """One query for definitions and references (one walk of the tree instead of two, about a
     third less matching time) and the number of its patterns that are definitions'."""
-    return _query(grammar, definitions + "\n" + references), _query(grammar, definitions).pattern_count
+    query = _query(grammar, definitions + "\n" + references)
+    # The definitions' patterns are those that start in their text (counted so rather than by
+    # compiling the definitions alone, which would cost another compilation).
+    limit = len(definitions.encode())
+    split = 0
+    while split < query.pattern_count and query.start_byte_for_pattern(split) < limit:
+        split += 1
+    return query, split
 
 
 Match = tuple[int, dict[str, list[ts.Node]]]
+_CAPTURE = re.compile(r"@([A-Za-z_][\w.-]*)")
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What the engine reads of a spec, worked out once per process rather than per match:
+    the combined query, per pattern the one capture that names its definition's kind or its
+    reference's kind (None when a pattern has several, which then takes the general path) and
+    whether it may capture ``@qualifier``, and the grammar's ids for the node kinds and fields
+    read around every definition (an id compares cheaper than a name, which is built anew as a
+    Python string at every read)."""
+
+    query: ts.Query
+    split: int
+    kinds: tuple[str | None, ...]
+    qualified: tuple[bool, ...]
+    body: int | None
+    comments: frozenset[int]
+    wrappers: frozenset[int]
+
+
+_plans: dict[int, tuple[Spec, _Plan]] = {}
+
+
+def _plan(spec: Spec) -> _Plan:
+    found = _plans.get(id(spec))
+    if found is not None and found[0] is spec:
+        return found[1]
+    from tree_sitter_language_pack import get_language
+
+    language = get_language(spec.grammar)  # type: ignore[arg-type]
+    if spec.references:
+        query, split = _combined(spec.grammar, spec.query, spec.references)
+        text = (spec.query + "\n" + spec.references).encode()
+    else:
+        query = _query(spec.grammar, spec.query)
+        split = query.pattern_count
+        text = spec.query.encode()
+    kinds: list[str | None] = []
+    qualified: list[bool] = []
+    for pattern in range(query.pattern_count):
+        names = set(_CAPTURE.findall(text[query.start_byte_for_pattern(pattern) : query.end_byte_for_pattern(pattern)].decode()))
+        if pattern < split:
+            candidates = [x for x in names if x != "name" and not x.startswith("_")]
+        else:
+            candidates = [x for x in names if x in _REF_ORDER]
+        kinds.append(candidates[0] if len(candidates) == 1 else None)
+        qualified.append("qualifier" in names)
+    by_name: dict[str, list[int]] = {}
+    for kind_id in range(language.node_kind_count):
+        name = language.node_kind_for_id(kind_id)
+        if name is not None:
+            by_name.setdefault(name, []).append(kind_id)
+    plan = _Plan(
+        query=query,
+        split=split,
+        kinds=tuple(kinds),
+        qualified=tuple(qualified),
+        body=language.field_id_for_name("body"),
+        comments=frozenset(i for name in spec.comments for i in by_name.get(name, ())),
+        wrappers=frozenset(i for name in _WRAPPERS for i in by_name.get(name, ())),
+    )
+    _plans[id(spec)] = (spec, plan)
+    return plan
 
 
 def extract(spec: Spec, source: bytes, module: str | None = None) -> list[Symbol]:
     """The definitions in ``source``, in source order (a parent before its children)."""
+    plan = _plan(spec)
     root = _parser(spec.grammar).parse(source).root_node
-    return _symbols(spec, root, source, module, ts.QueryCursor(_query(spec.grammar, spec.query)).matches(root))
+    return _symbols(spec, plan, root, source, module, ts.QueryCursor(_query(spec.grammar, spec.query)).matches(root))
 
 
 def extract_all(spec: Spec, source: bytes, module: str | None = None) -> Extraction:
     """Definitions, references (each with its innermost enclosing symbol) and imports."""
+    plan = _plan(spec)
     root = _parser(spec.grammar).parse(source).root_node
     definitions: list[Match] = []
     uses: list[Match] = []
+    matches = ts.QueryCursor(plan.query).matches(root)
     if spec.references:
-        query, split = _combined(spec.grammar, spec.query, spec.references)
-        for match in ts.QueryCursor(query).matches(root):
+        split = plan.split
+        for match in matches:
             (definitions if match[0] < split else uses).append(match)
     else:
-        definitions = ts.QueryCursor(_query(spec.grammar, spec.query)).matches(root)
-    symbols = _symbols(spec, root, source, module, definitions)
-    references = _references(source, symbols, uses) if uses else []
+        definitions = matches
+    symbols = _symbols(spec, plan, root, source, module, definitions)
+    references = _references(plan, source, symbols, uses) if uses else []
     imports = spec.imports(root, source) if spec.imports is not None else []
     return Extraction(symbols, references, imports)
+
+
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def word_spans(source: bytes, words: tuple[bytes, ...]) -> list[tuple[int, int]]:
+    """Where ``source`` holds one of ``words`` as a whole word, in source order: the spans a
+    bytes pattern ``\\b(?:w1|w2)\\b`` finds, found by ``bytes.find`` per word instead (several
+    times faster than the regular expression, which has no literal to search for). The words
+    must not overlap themselves (``aa``), as keywords do not."""
+    found: list[tuple[int, int]] = []
+    size = len(source)
+    find = source.find
+    for word in words:
+        length = len(word)
+        start = find(word)
+        while start >= 0:
+            end = start + length
+            if (start == 0 or source[start - 1] not in _WORD_BYTES) and (end == size or source[end] not in _WORD_BYTES):
+                found.append((start, end))
+            start = find(word, start + 1)
+    if len(words) > 1:
+        found.sort()
+    return found
 
 
 _REF_ORDER = (RefKind.CALL.value, RefKind.TYPE.value, RefKind.BASE.value)
 
 
-def _references(source: bytes, symbols: list[Symbol], matches: list[Match]) -> list[Reference]:
+def _references(plan: _Plan, source: bytes, symbols: list[Symbol], matches: list[Match]) -> list[Reference]:
     # (Per reference, every node property read builds Python objects: this loop stays lean.)
     found: dict[int, tuple[str, ts.Node, list[ts.Node] | None]] = {}
-    for _pattern, captures in matches:
+    kinds = plan.kinds
+    qualified = plan.qualified
+    for pattern, captures in matches:
+        kind = kinds[pattern]
+        if kind is not None:
+            node = captures[kind][0]
+            start = node.start_byte
+            # One reference per name node: the first match (the most specific) wins.
+            if start not in found:
+                found[start] = (kind, node, captures.get("qualifier") if qualified[pattern] else None)
+            continue
         for kind in _REF_ORDER:
             nodes = captures.get(kind)
             if nodes:
                 node = nodes[0]
                 start = node.start_byte
-                # One reference per name node: the first match (the most specific) wins.
                 if start not in found:
                     found[start] = (kind, node, captures.get("qualifier"))
                 break
     # Each reference's scope: the innermost symbol containing it (symbols are in source
     # order, parents first, so a stack of open ranges finds it in one merged pass).
     result: list[Reference] = []
+    append = result.append
     stack: list[int] = []
     next_symbol = 0
     count = len(symbols)
+    next_start = symbols[0].start if count else -1
     for start in sorted(found):
         kind, node, qualifiers = found[start]
-        while next_symbol < count and symbols[next_symbol].start <= start:
-            while stack and symbols[stack[-1]].end <= symbols[next_symbol].start:
-                stack.pop()
-            stack.append(next_symbol)
-            next_symbol += 1
+        if next_symbol < count and next_start <= start:
+            while next_symbol < count and symbols[next_symbol].start <= start:
+                while stack and symbols[stack[-1]].end <= symbols[next_symbol].start:
+                    stack.pop()
+                stack.append(next_symbol)
+                next_symbol += 1
+            next_start = symbols[next_symbol].start if next_symbol < count else -1
         while stack and symbols[stack[-1]].end <= start:
             stack.pop()
         end = node.end_byte
@@ -160,57 +271,72 @@ def _references(source: bytes, symbols: list[Symbol], matches: list[Match]) -> l
                 if "\n" in written:
                     written = None
         row, column = node.start_point
-        result.append(Reference(kind, name, row + 1, column, start, end, written, stack[-1] if stack else -1))
+        append(Reference(kind, name, row + 1, column, start, end, written, stack[-1] if stack else -1))
     return result
 
 
-def _symbols(spec: Spec, root: ts.Node, source: bytes, module: str | None, matches: list[Match]) -> list[Symbol]:
+def _symbols(spec: Spec, plan: _Plan, root: ts.Node, source: bytes, module: str | None, matches: list[Match]) -> list[Symbol]:
+    # Keyed by (start, -end): sorted, a parent comes before its children.
     found: dict[tuple[int, int], tuple[int, str, ts.Node, ts.Node]] = {}
+    kinds = plan.kinds
     for pattern, captures in matches:
         names = captures.get("name")
         if not names:
             continue
-        for kind, nodes in captures.items():
-            if kind == "name" or kind.startswith("_"):
+        kind = kinds[pattern]
+        if kind is not None:
+            node = captures[kind][0]
+        else:
+            for kind, nodes in captures.items():
+                if kind == "name" or kind.startswith("_"):
+                    continue
+                node = nodes[0]
+                break
+            else:
                 continue
-            node = nodes[0]
-            key = (node.start_byte, node.end_byte)
-            # The first pattern that matches a node wins: specs list the most specific first.
-            if key not in found or found[key][0] > pattern:
-                found[key] = (pattern, kind, node, names[0])
-            break
+        key = (node.start_byte, -node.end_byte)
+        # The first pattern that matches a node wins: specs list the most specific first.
+        prior = found.get(key)
+        if prior is None or prior[0] > pattern:
+            found[key] = (pattern, kind, node, names[0])
     prefix = module if module is not None else (spec.module(root, source) if spec.module is not None else None)
-    items = sorted(((key, value[1:]) for key, value in found.items()), key=lambda x: (x[0][0], -x[0][1]))
-    return _nest(spec, source, items, prefix)
+    return _nest(spec, plan, source, [(key, found[key]) for key in sorted(found)], prefix)
 
 
-def _nest(spec: Spec, source: bytes, items: list[tuple[tuple[int, int], tuple[str, ts.Node, ts.Node]]], prefix: str | None) -> list[Symbol]:
+def _nest(
+    spec: Spec, plan: _Plan, source: bytes, items: list[tuple[tuple[int, int], tuple[int, str, ts.Node, ts.Node]]], prefix: str | None
+) -> list[Symbol]:
     symbols: list[Symbol] = []
     kinds: list[str] = []  # Per symbol index, including scopes (which are not emitted).
     qualified: list[str] = []
     emitted: list[int] = []  # Symbol index -> position in ``symbols`` (-1 for a scope).
     parents: list[int] = []
     stack: list[tuple[int, int]] = []  # (end byte, symbol index)
-    for (start, end), (kind, node, name_node) in items:
+    owner_of = spec.owner
+    doc_of = spec.doc
+    separator = spec.separator
+    member_separator = spec.member_separator
+    body = plan.body
+    for (start, negative_end), (_pattern, kind, node, name_node) in items:
+        end = -negative_end
         while stack and stack[-1][0] <= start:
             stack.pop()
         parent = stack[-1][1] if stack else -1
-        name = _text(source, name_node.start_byte, name_node.end_byte).strip()
-        if kind == SymbolKind.FUNCTION and parent >= 0 and kinds[parent] in _TYPES:
+        name_start = name_node.start_byte
+        name_end = name_node.end_byte
+        name = source[name_start:name_end].decode("utf-8", "replace").strip()
+        in_type = parent >= 0 and kinds[parent] in _TYPES
+        if kind == SymbolKind.FUNCTION and in_type:
             kind = SymbolKind.METHOD
-        owner = spec.owner(node, source) if spec.owner is not None else None
+        owner = owner_of(node, source) if owner_of is not None else None
         if owner is not None:
             kind = SymbolKind.METHOD
-            base = ((prefix + spec.separator) if prefix else "") + owner
+            base = ((prefix + separator) if prefix else "") + owner
         elif parent >= 0:
             base = qualified[parent]
         else:
             base = prefix or ""
-        join = (
-            spec.member_separator
-            if spec.member_separator and (owner is not None or (parent >= 0 and kinds[parent] in _TYPES))
-            else spec.separator
-        )
+        join = member_separator if member_separator and (owner is not None or in_type) else separator
         full = f"{base}{join}{name}" if base else name
         index = len(kinds)
         kinds.append(kind)
@@ -224,37 +350,40 @@ def _nest(spec: Spec, source: bytes, items: list[tuple[tuple[int, int], tuple[st
         while visible_parent >= 0 and emitted[visible_parent] < 0:
             visible_parent = parents[visible_parent]
         emitted.append(len(symbols))
+        row, column = name_node.start_point
+        # Positional (the fields' order: name, kind, qualified, line, column, start, end,
+        # name_start, name_end, parent, signature, doc): cheaper than keywords, once a symbol.
         symbols.append(
             Symbol(
-                name=name,
-                kind=str(kind),
-                qualified=full,
-                line=name_node.start_point[0] + 1,
-                column=name_node.start_point[1],
-                start=start,
-                end=end,
-                name_start=name_node.start_byte,
-                name_end=name_node.end_byte,
-                parent=emitted[visible_parent] if visible_parent >= 0 else -1,
-                signature=_signature(source, node, name_node),
-                doc=(spec.doc(node, source) if spec.doc is not None else None) or _comments_above(spec, node, source),
+                name,
+                str(kind),
+                full,
+                row + 1,
+                column,
+                start,
+                end,
+                name_start,
+                name_end,
+                emitted[visible_parent] if visible_parent >= 0 else -1,
+                _signature(source, node, body, name_end, end),
+                (doc_of(node, source) if doc_of is not None else None) or _comments_above(plan, node, source),
             )
         )
     return symbols
 
 
-def _signature(source: bytes, node: ts.Node, name_node: ts.Node) -> str | None:
+def _signature(source: bytes, node: ts.Node, body_field: int | None, name_end: int, node_end: int) -> str | None:
     """The text between the name and the body (parameters, return type, bases), on one line."""
-    body = node.child_by_field_name("body")
+    body = node.child_by_field_id(body_field) if body_field is not None else None
     if body is not None:
         end = body.start_byte
     else:
         # No body field (a type, a field, a constant): the rest of the name's line.
-        end = source.find(b"\n", name_node.end_byte, node.end_byte)
-        end = node.end_byte if end < 0 else end
-    if end - name_node.end_byte > 4 * _MAX_SIGNATURE:
-        end = name_node.end_byte + 4 * _MAX_SIGNATURE
-    raw = source[name_node.end_byte : end]
+        end = source.find(b"\n", name_end, node_end)
+        end = node_end if end < 0 else end
+    if end - name_end > 4 * _MAX_SIGNATURE:
+        end = name_end + 4 * _MAX_SIGNATURE
+    raw = source[name_end:end]
     if not raw.strip():
         return None
     text = raw.decode("utf-8", "replace")
@@ -269,24 +398,26 @@ def _signature(source: bytes, node: ts.Node, name_node: ts.Node) -> str | None:
 _WRAPPERS = frozenset({"decorated_definition", "export_statement", "template_declaration"})
 
 
-def _comments_above(spec: Spec, node: ts.Node, source: bytes) -> str | None:
+def _comments_above(plan: _Plan, node: ts.Node, source: bytes) -> str | None:
     """Comment lines directly above ``node`` (no blank line between), without their markers.
 
     Decorators, attributes and export wrappers sit between a definition and its comments, as
     does a declaration that holds only this definition (Go's ``type X struct``): the comments
-    are looked for above those. (Each node access builds a Python object: this stays lean.)"""
-    comments = spec.comments
+    are looked for above those. (Each node access builds a Python object: this stays lean,
+    and compares kind ids, not kind names.)"""
+    comments = plan.comments
+    wrappers = plan.wrappers
     current = node
     prev = current.prev_sibling
-    while prev is None or prev.type not in comments:
+    while prev is None or prev.kind_id not in comments:
         parent = current.parent
-        if parent is None or parent.parent is None or not (parent.type in _WRAPPERS or parent.named_child_count == 1):
+        if parent is None or not (parent.kind_id in wrappers or parent.named_child_count == 1) or parent.parent is None:
             return None
         current = parent
         prev = current.prev_sibling
     lines: list[str] = []
     next_row = current.start_point[0]
-    while prev is not None and prev.type in comments and prev.end_point[0] >= next_row - 1 and len(lines) < _MAX_DOC_LINES:
+    while prev is not None and prev.kind_id in comments and prev.end_point[0] >= next_row - 1 and len(lines) < _MAX_DOC_LINES:
         lines[:0] = _text(source, prev.start_byte, prev.end_byte).splitlines()
         next_row = prev.start_point[0]
         prev = prev.prev_sibling

@@ -25,8 +25,17 @@ SPECS = {
 }
 
 
+_loaded: dict[str, Spec] = {}
+
+
 def spec_for(language: str) -> Spec | None:
+    # Discovery asks once per file: the module lookup is done once per language.
+    found = _loaded.get(language)
+    if found is not None:
+        return found
     entry = SPECS.get(language)
     if entry is None:
         return None
-    return getattr(importlib.import_module(f"rdx.languages.specs.{entry[0]}"), entry[1])  # type: ignore[no-any-return]
+    spec: Spec = getattr(importlib.import_module(f"rdx.languages.specs.{entry[0]}"), entry[1])
+    _loaded[language] = spec
+    return spec

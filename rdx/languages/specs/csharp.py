@@ -3,11 +3,9 @@ constructors, properties (``N.M.Class.Method``)."""
 
 from __future__ import annotations
 
-import re
-
 import tree_sitter as ts
 
-from rdx.languages.engine import Spec
+from rdx.languages.engine import Spec, word_spans
 from rdx.languages.symbols import Import
 
 QUERY = """
@@ -73,7 +71,7 @@ REFERENCES = """
 """
 
 
-_USING = re.compile(rb"\busing\b")
+_USING = (b"using",)
 
 
 def _imports(root: ts.Node, source: bytes) -> list[Import]:
@@ -85,8 +83,8 @@ def _imports(root: ts.Node, source: bytes) -> list[Import]:
     # The keyword is found in the text and its directive through the tree: this visits only
     # the directives, where a walk of every node would build a Python object per node.
     result: list[Import] = []
-    for match in _USING.finditer(source):
-        keyword = root.descendant_for_byte_range(match.start(), match.end())
+    for start, end in word_spans(source, _USING):
+        keyword = root.descendant_for_byte_range(start, end)
         directive = keyword.parent if keyword is not None and keyword.type == "using" else None
         if directive is None or directive.type != "using_directive":
             continue

@@ -22,9 +22,12 @@ QUERY = """
 
 
 def _package(root: ts.Node, source: bytes) -> str | None:
-    for child in root.named_children:
-        if child.type == "package_clause":
-            for part in child.named_children:
+    # Child by child: ``root.named_children`` would build a node for every declaration.
+    for index in range(root.named_child_count):
+        child = root.named_child(index)
+        if child is not None and child.type == "package_clause":
+            part = child.named_child(0)
+            if part is not None:
                 return source[part.start_byte : part.end_byte].decode("utf-8", "replace")
     return None
 
@@ -97,7 +100,10 @@ def _imports(root: ts.Node, source: bytes) -> list[Import]:
     result: list[Import] = []
     # Imports come first in a Go file, right after the package clause: the walk stops at the
     # first other declaration instead of visiting the whole file.
-    for declaration in root.named_children:
+    for index in range(root.named_child_count):
+        declaration = root.named_child(index)
+        if declaration is None:
+            break
         if declaration.type in ("package_clause", "comment"):
             continue
         if declaration.type != "import_declaration":

@@ -4,11 +4,9 @@ and object-literal members that are functions), interfaces, type aliases, enums,
 
 from __future__ import annotations
 
-import re
-
 import tree_sitter as ts
 
-from rdx.languages.engine import Spec
+from rdx.languages.engine import Spec, word_spans
 from rdx.languages.symbols import Import
 
 _COMMON = """
@@ -148,7 +146,7 @@ REFERENCES_TS = (
 REFERENCES_TSX = REFERENCES_TS + _JSX
 
 
-_IMPORT_KEYWORDS = re.compile(rb"\b(?:import|export|require)\b")
+_IMPORT_KEYWORDS = (b"import", b"export", b"require")
 
 
 def _imports(root: ts.Node, source: bytes) -> list[Import]:
@@ -164,8 +162,8 @@ def _imports(root: ts.Node, source: bytes) -> list[Import]:
     # The keywords are found in the text and their statements through the tree: this visits
     # only the imports, where a walk of every node would build a Python object per node.
     result: list[Import] = []
-    for match in _IMPORT_KEYWORDS.finditer(source):
-        keyword = root.descendant_for_byte_range(match.start(), match.end())
+    for start, end in word_spans(source, _IMPORT_KEYWORDS):
+        keyword = root.descendant_for_byte_range(start, end)
         parent = keyword.parent if keyword is not None else None
         if keyword is None or parent is None:
             continue
@@ -175,7 +173,7 @@ def _imports(root: ts.Node, source: bytes) -> list[Import]:
             found = _reexport(parent, source)
         elif keyword.type == "import" and parent.type == "import" and parent.parent is not None:
             found = _call(parent.parent, parent, source)
-        elif keyword.type == "identifier" and parent.type == "call_expression" and match.group() == b"require":
+        elif keyword.type == "identifier" and parent.type == "call_expression" and source[start:end] == b"require":
             found = _call(parent, keyword, source)
         else:
             found = None

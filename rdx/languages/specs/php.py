@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-import re
-
 import tree_sitter as ts
 
-from rdx.languages.engine import Spec
+from rdx.languages.engine import Spec, word_spans
 from rdx.languages.symbols import Import
 
 QUERY = """
@@ -63,7 +61,7 @@ REFERENCES = """
 """
 
 
-_PHP_IMPORTS = re.compile(rb"\b(?:use|require|require_once|include|include_once)\b")
+_PHP_IMPORTS = (b"use", b"require", b"require_once", b"include", b"include_once")
 _PHP_FILE_EXPRESSIONS = frozenset({"require_expression", "require_once_expression", "include_expression", "include_once_expression"})
 
 
@@ -80,8 +78,8 @@ def _imports(root: ts.Node, source: bytes) -> list[Import]:
     # The keywords are found in the text and their statements through the tree: this visits
     # only the imports, where a walk of every node would build a Python object per node.
     result: list[Import] = []
-    for match in _PHP_IMPORTS.finditer(source):
-        keyword = root.descendant_for_byte_range(match.start(), match.end())
+    for start, end in word_spans(source, _PHP_IMPORTS):
+        keyword = root.descendant_for_byte_range(start, end)
         parent = keyword.parent if keyword is not None else None
         if keyword is None or parent is None or keyword.is_named:
             continue

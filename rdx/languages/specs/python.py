@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import ast
-import re
 
 import tree_sitter as ts
 
-from rdx.languages.engine import Spec
+from rdx.languages.engine import Spec, word_spans
 from rdx.languages.symbols import Import
 
 QUERY = """
@@ -31,13 +30,16 @@ REFERENCES = """
 
 
 def _docstring(node: ts.Node, source: bytes) -> str | None:
+    # (``named_child(0)``, not ``named_children[0]``: the latter builds every statement's node.)
     body = node.child_by_field_name("body")
-    if body is None or body.named_child_count == 0:
+    if body is None:
         return None
-    first = body.named_children[0]
+    first = body.named_child(0)
+    if first is None:
+        return None
     if first.type == "expression_statement" and first.named_child_count == 1:
-        first = first.named_children[0]  # Older grammars wrap the string in a statement.
-    if first.type != "string":
+        first = first.named_child(0)  # Older grammars wrap the string in a statement.
+    if first is None or first.type != "string":
         return None
     try:
         value = ast.literal_eval(source[first.start_byte : first.end_byte].decode("utf-8", "replace"))
@@ -46,7 +48,7 @@ def _docstring(node: ts.Node, source: bytes) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-_IMPORT_KEYWORD = re.compile(rb"\bimport\b")
+_IMPORT_KEYWORD = (b"import",)
 
 
 def _imports(root: ts.Node, source: bytes) -> list[Import]:
@@ -61,8 +63,8 @@ def _imports(root: ts.Node, source: bytes) -> list[Import]:
     # The keyword is found in the text and its statement through the tree: this visits only
     # the imports, where a walk of the whole tree would build a Python object per node.
     result: list[Import] = []
-    for match in _IMPORT_KEYWORD.finditer(source):
-        keyword = root.descendant_for_byte_range(match.start(), match.end())
+    for start, end in word_spans(source, _IMPORT_KEYWORD):
+        keyword = root.descendant_for_byte_range(start, end)
         statement = keyword.parent if keyword is not None and keyword.type == "import" else None
         if statement is None:
             continue

@@ -4,11 +4,9 @@ modules, constants, statics, type aliases, macros; ``impl Type`` qualifies its m
 
 from __future__ import annotations
 
-import re
-
 import tree_sitter as ts
 
-from rdx.languages.engine import Spec
+from rdx.languages.engine import Spec, word_spans
 from rdx.languages.symbols import Import
 
 QUERY = """
@@ -78,7 +76,7 @@ REFERENCES = """
 """
 
 
-_IMPORT_KEYWORDS = re.compile(rb"\b(?:use|mod)\b")
+_IMPORT_KEYWORDS = (b"use", b"mod")
 
 
 def _imports(root: ts.Node, source: bytes) -> list[Import]:
@@ -107,8 +105,8 @@ def _imports(root: ts.Node, source: bytes) -> list[Import]:
     # The keywords are found in the text and their items through the tree: this visits
     # only the imports, where a walk of every node would build a Python object per node.
     result: list[Import] = []
-    for match in _IMPORT_KEYWORDS.finditer(source):
-        keyword = root.descendant_for_byte_range(match.start(), match.end())
+    for start, end in word_spans(source, _IMPORT_KEYWORDS):
+        keyword = root.descendant_for_byte_range(start, end)
         item = keyword.parent if keyword is not None else None
         if keyword is None or item is None:
             continue
