@@ -11,10 +11,13 @@ console script is (``from rdx_resident.client import main``), with a private run
 - in-process: ``--no-daemon``, what every command cost before the server (opens the graph
   warm from the snapshot, answers, exits);
 - first: no server running; the command starts one and waits for its answer;
-- later: the server is running (median of ``--repeat`` runs);
+- later: the server is running and has built its query indexes (median of ``--repeat`` runs);
 - python: ``python -c pass`` with the same interpreter and site (the floor), run next to each
   later run so that the load of a shared machine weighs on both;
-- rg: ``rg -n`` over the same roots for the grep pattern (``--no-ignore --hidden``).
+- rg: ``rg -n`` over the same roots for the grep pattern (``--no-ignore --hidden``);
+- search with a new query each run: ``--repeat`` queries the server has not been asked
+  (the repeated search reads what the server remembers of its query), each checked
+  against its in-process output.
 Also printed: what the client imports when the server answers (``-X importtime``) and the
 server's memory. Issue 23's target: a later command within 100 ms of wall time.
 """
@@ -51,10 +54,28 @@ def _script(directory: str, name: str, module: str) -> str:
     return path
 
 
+# Ranked searches asked once each, after the repeated one (``search, new query``).
+_NEW_QUERIES = [
+    "open a socket connection", "format number as currency", "read yaml file", "escape html", "retry on timeout",
+    "base64 encode", "compare versions", "deep merge hash", "write a file atomically", "list directory entries",
+    "sort by key", "connect to database", "parse command line options", "gzip compress", "current time zone",
+]
+
+
 def _wall(argv: list[str], env: dict[str, str], cwd: str) -> tuple[float, int, bytes]:
     t0 = time.perf_counter()
     proc = subprocess.run(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     return time.perf_counter() - t0, proc.returncode, proc.stdout
+
+
+def _wait_prepared(py: str, client: str, project: str, env: dict[str, str], cwd: str, seconds: float = 300.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        out = subprocess.run([py, client, "daemon", "status", "-p", project, "--json"], env=env, cwd=cwd, stdout=subprocess.PIPE, text=True).stdout
+        status = json.loads(out) if out.strip() else None
+        if not status or status.get("state") != "ready" or status.get("prepared") == status.get("revision"):
+            return
+        time.sleep(0.5)
 
 
 def _corpus_project(directory: str) -> tuple[str, list[str]]:
@@ -142,6 +163,9 @@ def main() -> None:
             # A command that does not wait for the server it starts (grep reads the text index
             # in the client meanwhile) would time the in-process path below: wait until ready.
             subprocess.run([py, client, "daemon", "start", "-p", project], env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            # And until it has built the query indexes, which it does once commands pause (for
+            # half a second, under the lock a command waits for): later commands find them built.
+            _wait_prepared(py, client, project, env, work)
             # Each later run next to a bare ``python -c pass``, so load that comes and goes on a
             # shared machine weighs on both alike.
             later_runs, floor_runs = [], []
@@ -164,6 +188,32 @@ def main() -> None:
 
                 diff = difflib.unified_diff(expected.decode().splitlines(), differ[0].decode().splitlines(), "in-process", "served", lineterm="", n=1)
                 print("\n".join(list(diff)[:12]))
+        # A later search with a query the server has not answered before: the repeated one
+        # above reads what the server remembers of it (its answer and its BM25 candidate
+        # lists), a new one ranks in SQLite and reads its candidates' rows.
+        base_argv = dict(commands)["search"]
+        fresh_queries = [q for q in _NEW_QUERIES if q != base_argv[1]][: args.repeat]
+        later_runs, floor_runs, differ = [], [], []
+        for query in fresh_queries:
+            argv = [base_argv[0], query, *base_argv[2:]]
+            floor_runs.append(_wall([py, "-c", "pass"], env, work)[0])
+            t, _, out = _wall([py, client, *argv], env, work)
+            later_runs.append(t)
+            expected = subprocess.run([py, client, *argv, "--no-daemon"], env=env, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+            if out != expected:
+                differ.append((query, expected, out))
+        later, floor = statistics.median(later_runs), statistics.median(floor_runs)
+        floors.append(floor)
+        results["search, new query"] = later
+        print(
+            f"search with a new query each run ({len(fresh_queries)} queries): {later * 1000:.0f} ms (python {floor * 1000:.0f} ms, "
+            f"later-py {(later - floor) * 1000:.0f} ms, worst {max(later_runs) * 1000:.0f} ms)" + (f"  OUTPUT DIFFERS in {len(differ)} runs" if differ else "")
+        )
+        for query, expected, out in differ[:3]:
+            import difflib
+
+            diff = difflib.unified_diff(expected.decode().splitlines(), out.decode().splitlines(), "in-process", "served", lineterm="", n=0)
+            print(f"  {query!r}: " + "\n  ".join(list(diff)[2:8]))
         if rg:
             rg_argv = [rg, "--no-config", "-n", "--no-ignore", "--hidden", "-F", "-e", pattern, *grep_roots]
             rg_time = statistics.median(_wall(rg_argv, env, work)[0] for _ in range(args.repeat))
@@ -181,7 +231,10 @@ def main() -> None:
         _recheck_costs(project, args.repeat)
         worst = max(results.values())
         floor = statistics.median(floors)
-        print(f"\nlater commands: median {statistics.median(results.values()) * 1000:.0f} ms, worst {worst * 1000:.0f} ms (target <= 100 ms; Python alone {floor * 1000:.0f} ms)")
+        print(
+            f"\nlater commands: median {statistics.median(results.values()) * 1000:.0f} ms, worst {worst * 1000:.0f} ms "
+            f"({max(results, key=results.__getitem__)}; target <= 100 ms; Python alone {floor * 1000:.0f} ms)"
+        )
     finally:
         subprocess.run([py, client, "daemon", "stop", "--all"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         shutil.rmtree(work, ignore_errors=True)

@@ -334,3 +334,60 @@ def test_no_cache_reads_the_project_as_rdx_toml_describes_it(project, capsys):
     assert not (project / ".rdx").exists()
     code, out, _ = run(capsys, "index", str(project), "--json")
     assert code == 0 and json.loads(out)["documents"] == 1
+
+
+# -- ranked search as a resident server asks it: again and again, on one index ----------------
+
+PALETTE = {
+    "file:///s/cache.rb": "class Cache\n  # Keeps entries for a while.\n  def keep(max_age, colors); end\nend\n",
+    "file:///s/palette.rb": (
+        "class Palette\n  # The colors of a theme.\n  def colors; end\n  # Lighter shades of a color.\n  def shades(of); end\n"
+        "  # How old the theme is: its age.\n  def age; end\nend\n"
+    ),
+}
+
+
+def _palette(files: dict[str, str]):
+    import rdx
+
+    g = rdx.Graph(core=False)
+    for uri, text in files.items():
+        g.index_source(uri, text)
+    g.resolve()
+    return g
+
+
+def _ranked(g, query: str) -> list[str]:
+    return [d.name for d in g.search(query, limit=20)]
+
+
+def test_a_ranked_answer_does_not_depend_on_what_was_asked_before():
+    """A parameter the tokenizer splits (``max_age``) once shifted the stems of the words read
+    after it (``colors`` was taken for ``ag``), for as long as the index lived: a server that
+    had answered "keeps entries" then ranked "theme colors" otherwise than a fresh process."""
+    asked = _palette(PALETTE)
+    assert _ranked(asked, "keeps entries") == ["Cache#keep()"]
+    for query in ("theme colors", "colors of theme", "age", "color age", "keeps entries"):
+        assert _ranked(asked, query) == _ranked(_palette(PALETTE), query), query
+    assert _ranked(asked, "theme colors")[0] == "Palette#colors()"
+
+
+def test_a_repeated_ranked_search_follows_edits():
+    """The index remembers answers and BM25 candidate lists until its rows change: asked again,
+    the same answer; after an edit, the answer of a fresh index for the new text."""
+    files = dict(PALETTE)
+    g = _palette(files)
+    g.prepare_queries()
+    first = _ranked(g, "theme colors")
+    assert _ranked(g, "theme colors") == first
+    assert "Palette#hue()" not in first
+    files["file:///s/palette.rb"] = PALETTE["file:///s/palette.rb"].replace("def age; end", "def age; end\n  # The theme's colors as one hue.\n  def hue; end")
+    g.index_source("file:///s/palette.rb", files["file:///s/palette.rb"])
+    g.resolve()
+    after = _ranked(g, "theme colors")
+    assert "Palette#hue()" in after
+    assert after == _ranked(_palette(files), "theme colors")
+    g.delete_document("file:///s/cache.rb")
+    files.pop("file:///s/cache.rb")
+    g.resolve()
+    assert _ranked(g, "keeps entries") == _ranked(_palette(files), "keeps entries") == []

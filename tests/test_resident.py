@@ -207,6 +207,22 @@ def test_edits_are_seen_by_the_very_next_command(client, small, capsys, monkeypa
     assert _pids(client) == {pid}  # all through the same server
 
 
+def test_a_search_asked_again_and_after_an_edit(client, small, capsys, monkeypatch):
+    """The server remembers a ranked search's answer and candidates until the index changes:
+    asked again, and asked after an edit that changes the answer, it prints what the
+    in-process command prints."""
+    p = str(small)
+    args = ("search", "greet the user", "-p", p)
+    _, first = check_same(client, capsys, monkeypatch, small, *args)
+    _, again = check_same(client, capsys, monkeypatch, small, *args)
+    assert again == first and b"App::User#greet()" in first
+    user = small / "lib" / "app" / "user.rb"
+    user.write_text(SMALL["lib/app/user.rb"].replace("def greet = name.upcase", "# Greets the user.\n    def welcome = name.upcase"))
+    _, out = check_same(client, capsys, monkeypatch, small, *args)
+    assert b"App::User#welcome()" in out and b"greet()" not in out
+    check_same(client, capsys, monkeypatch, small, "search", "greet", "-p", p)
+
+
 @pytest.mark.slow
 def test_edits_on_the_example_project(client, tmp_path, capsys, monkeypatch):
     root = tmp_path / "example"

@@ -35,6 +35,14 @@ SQLite deletes itself, read through a small page cache), so that its pages (700 
 million declarations) sit in the operating system's file cache rather than in the process
 (issue 21); where no temporary file can be made, it stays in memory.
 
+An index asked many times (a resident server's, ``rdx.cli.resident``) remembers what SQLite
+answered until its rows change (``_changed``, called by every write): the BM25 candidate lists
+by their FTS5 query (SQLite's BM25 is most of a new query's time; a word's related-words list
+serves every later query with that word), the row counts of stems, and the last answers by
+their arguments; and the rows it re-scored with their stemmed fields. Answers are the same as
+a fresh index's for any sequence of queries (a word's stem does not depend on the words
+stemmed with it).
+
 Many indexes ranked as one (``rdx fleet``): ``statistics`` gives an index's collection
 statistics per file path; summed over distinct paths they are those of one index over the
 union, and a search made ``scoring_with`` them picks candidates and weighs words by them
@@ -43,6 +51,7 @@ union, and a search made ``scoring_with`` them picks candidates and weighs words
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 import re
@@ -93,6 +102,8 @@ _VERY_COMMON = 8
 # it saved on the words.
 _PAIRED = 4
 _DOC_WORDS = 150  # Words of the doc comment beyond its summary that re-scoring reads.
+# Answers and BM25 candidate lists an index remembers (the oldest goes first).
+_ANSWERS_KEPT, _LISTS_KEPT = 64, 512
 # BM25 column weights: words, namespace, summary, rest of the doc, path, kind.
 _WEIGHTS = (6.0, 1.0, 3.0, 1.0, 0.5, 0.5)
 _LOW_VALUE_PATH = re.compile(r"/(test|tests|spec|specs|examples?|generated|vendor|templates?|benchmarks?)/|_(test|spec)\.rb$")
@@ -191,13 +202,16 @@ def _declaration_id(rowid: int) -> int:
 
 
 class _Row:
-    __slots__ = ("id", "kind", "language", "name", "path", "prior", "unqualified", "words")
+    __slots__ = ("id", "kind", "language", "lower_name", "lower_unqualified", "name", "path", "prior", "unqualified", "words")
 
     def __init__(self, rowid: int, name: str, unq: str, kind: str, path: str, prior: float, words: str, language: str) -> None:
         self.language = language
         self.id = _declaration_id(rowid)
         self.name = name
         self.unqualified = unq
+        # Lower-cased once: every search that re-scores the row compares them with the query.
+        self.lower_name = name.lower()
+        self.lower_unqualified = unq.lower()
         self.kind = kind
         self.path = path
         self.prior = prior
@@ -305,6 +319,13 @@ class SymbolIndex(Rescoring):
         # Rows and their stemmed fields, read from the database when first re-scored.
         self._rows: dict[int, _Row] = {}
         self._fields: dict[int, tuple[str, str, str, str, str, str]] = {}
+        # What the database answered, for as long as it holds the same rows (``_changed``
+        # empties them): BM25 candidate lists by their query, row counts by stem, and whole
+        # answers by their arguments. A resident server (``rdx.cli.resident``) asked again, or
+        # asked about a word it ranked before, skips SQLite's BM25, most of a search's time.
+        self._lists: dict[tuple[object, ...], list[int] | None] = {}
+        self._term_rows: dict[str, int] = {}
+        self._answers: dict[tuple[object, ...], list[tuple[int, str, float, str]]] = {}
         (self._count,) = db.execute("SELECT count(*) FROM decl").fetchone()
 
     @classmethod
@@ -452,7 +473,14 @@ class SymbolIndex(Rescoring):
             decls.append((rowid, decl.name, decl.unqualified, decl.kind, path, _prior(decl.kind, path, private, doc_words), words, decl.language))
         self._store(texts, decls)
 
+    def _changed(self) -> None:
+        """Forget what the database answered: its rows are about to change."""
+        self._lists.clear()
+        self._term_rows.clear()
+        self._answers.clear()
+
     def _store(self, texts: Sequence[tuple[object, ...]], decls: Sequence[tuple[object, ...]]) -> None:
+        self._changed()
         with self._db:
             self._db.executemany("INSERT INTO sym(rowid, words, namespace, summary, doc, path, kind) VALUES(?, ?, ?, ?, ?, ?, ?)", texts)
             self._db.executemany("INSERT INTO decl VALUES(?, ?, ?, ?, ?, ?, ?, ?)", decls)
@@ -503,6 +531,7 @@ class SymbolIndex(Rescoring):
                 new_decls.append(row)
         gone = [(rowid,) for rowid in rows if rowid not in same]
         if gone:
+            self._changed()
             with self._db:
                 self._db.executemany("DELETE FROM sym WHERE rowid = ?", gone)
                 self._db.executemany("DELETE FROM decl WHERE rowid = ?", gone)
@@ -535,6 +564,7 @@ class SymbolIndex(Rescoring):
 
     def _forget(self, affected: set[int]) -> None:
         """Drop the rows (and the cached fields) of declarations about to be indexed again."""
+        self._changed()
         with self._db:
             gone = [(_rowid(d),) for d in affected]
             self._db.executemany("DELETE FROM sym WHERE rowid = ?", gone)
@@ -576,11 +606,18 @@ class SymbolIndex(Rescoring):
         """Declaration ids, best first (scored with given statistics in ``scoring_with``)."""
         scoring = _SCORING.get()
         with self._lock:
-            self._collection = scoring[0] if scoring is not None else None
-            try:
-                found = self._search(query, kind, path, limit, language)
-            finally:
-                self._collection = None
+            key = (query, kind, path, limit, language)
+            found = self._answers.get(key) if scoring is None else None
+            if found is None:
+                self._collection = scoring[0] if scoring is not None else None
+                try:
+                    found = self._search(query, kind, path, limit, language)
+                finally:
+                    self._collection = None
+                if scoring is None:
+                    if len(self._answers) >= _ANSWERS_KEPT:
+                        del self._answers[next(iter(self._answers))]
+                    self._answers[key] = found
         if scoring is not None:
             scoring[1].update((name, (score, where)) for _, name, score, where in found)
         return [did for did, _, _, _ in found]
@@ -608,8 +645,9 @@ class SymbolIndex(Rescoring):
                 return []
             scored = self._rescore(rows, query, words)
             paths = {r.id: r.path for r in rows}
-        scored.sort(key=lambda x: (-x[0], x[1]))
-        return [(did, name, score, paths[did]) for score, name, did in scored[:limit]]
+        # The same as sorting all and taking the first ``limit`` (ties keep their order).
+        best = heapq.nsmallest(limit, scored, key=lambda x: (-x[0], x[1]))
+        return [(did, name, score, paths[did]) for score, name, did in best]
 
     def _named(self, q: str) -> list[int]:
         """Declarations named exactly ``q`` (qualified or not, any case)."""
@@ -624,20 +662,38 @@ class SymbolIndex(Rescoring):
             for r in self._db.execute(f"SELECT rowid, name, unq, kind, path, prior, words, lang FROM decl WHERE rowid IN ({marks})", [_rowid(i) for i in chunk]):
                 row = _Row(*r)
                 self._rows[row.id] = row
+            # Every word of the chunk's fields first, so that the new ones are stemmed in one
+            # go (a round trip to SQLite per field was most of a new query's time).
+            texts = []
+            words: set[str] = set()
+            shared = self._shared
             for rowid, namespace, summary, doc, rpath in self._db.execute(
                 f"SELECT rowid, namespace, summary, doc, path FROM sym WHERE rowid IN ({marks})", [_rowid(i) for i in chunk]
             ):
                 did = _declaration_id(rowid)
-                if did in self._rows:
-                    row = self._rows[did]
-                    self._fields[did] = (
-                        self._stem_text(row.words),
-                        self._stem_text(_TEXT_WORD.findall(summary.lower())),
-                        self._shared_stem_text(namespace),
-                        self._stem_text(_TEXT_WORD.findall(doc.lower())[:_DOC_WORDS]),
-                        self._shared_stem_text(rpath),
-                        " " + " ".join(_TEXT_WORD.findall(summary.lower())) + " ",
-                    )
+                known = self._rows.get(did)
+                if known is None:
+                    continue
+                said = _TEXT_WORD.findall(summary.lower())
+                doc_words = _TEXT_WORD.findall(doc.lower())[:_DOC_WORDS]
+                texts.append((did, known.words, said, namespace, doc_words, rpath))
+                words.update(known.words, said, doc_words)
+                if namespace not in shared:
+                    words.update(namespace.split())
+                if rpath not in shared:
+                    words.update(rpath.split())
+            words.difference_update(self._stem_cache.keys())
+            if words:
+                self._stems(sorted(words))
+            for did, name_words, said, namespace, doc_words, rpath in texts:
+                self._fields[did] = (
+                    self._stem_text(name_words),
+                    self._stem_text(said),
+                    self._shared_stem_text(namespace),
+                    self._stem_text(doc_words),
+                    self._shared_stem_text(rpath),
+                    " " + " ".join(said) + " ",
+                )
         return [self._rows[i] for i in ids if i in self._rows]
 
     def _selective(self, words: list[str]) -> str | None:
@@ -689,12 +745,25 @@ class SymbolIndex(Rescoring):
         for columns, query, weights, limit in lists:
             if not query:
                 continue
-            try:
-                rows = self._db.execute(
-                    "SELECT rowid FROM sym WHERE sym MATCH ? ORDER BY bm25(sym, ?, ?, ?, ?, ?, ?) LIMIT ?",
-                    (f"{columns}({query})" if columns else query, *weights, limit),
-                ).fetchall()
-            except sqlite3.OperationalError:
+            found = self._bm25(f"{columns}({query})" if columns else query, weights, limit)
+            if found is None:
                 return ids  # An expression FTS5 refuses (e.g. a lone NOT): nothing more to add.
-            ids += [_declaration_id(r[0]) for r in rows]
+            ids += found
         return ids
+
+    def _bm25(self, match: str, weights: tuple[float, ...], limit: int) -> list[int] | None:
+        """The best ``limit`` rows for the FTS5 query ``match`` by BM25 with column ``weights``
+        (None: FTS5 refuses the query), remembered until the rows change."""
+        key = (match, weights, limit)
+        if key in self._lists:
+            return self._lists[key]
+        found: list[int] | None
+        try:
+            rows = self._db.execute("SELECT rowid FROM sym WHERE sym MATCH ? ORDER BY bm25(sym, ?, ?, ?, ?, ?, ?) LIMIT ?", (match, *weights, limit)).fetchall()
+            found = [_declaration_id(r[0]) for r in rows]
+        except sqlite3.OperationalError:
+            found = None
+        if len(self._lists) >= _LISTS_KEPT:
+            del self._lists[next(iter(self._lists))]
+        self._lists[key] = found
+        return found

@@ -66,6 +66,7 @@ class Rescoring:
     _stem_cache: dict[str, str]
     _shared: dict[str, str]
     _fields: dict[int, tuple[str, str, str, str, str, str]]
+    _term_rows: dict[str, int]
     _count: int
     # Statistics given for the search under way (``SymbolIndex.search``), else None: its own.
     _collection: CollectionStatistics | None = None
@@ -78,9 +79,15 @@ class Rescoring:
         if self._collection is not None:
             found = self._collection.documents
             return {t: found[t] for t in terms if t in found}
-        if not terms:
-            return {}
-        return dict(self._db.execute(f"SELECT term, doc FROM terms WHERE term IN ({','.join('?' * len(terms))})", terms).fetchall())
+        known = self._term_rows  # Counts read before, until the rows change.
+        missing = [t for t in terms if t not in known]
+        if missing:
+            found = dict(self._db.execute(f"SELECT term, doc FROM terms WHERE term IN ({','.join('?' * len(missing))})", missing).fetchall())
+            if len(known) > 100_000:
+                known.clear()
+            for t in missing:
+                known[t] = found.get(t, 0)
+        return {t: n for t in terms if (n := known[t])}
 
     def _rescore(self, rows: list[_Row], query: str, words: list[str]) -> list[tuple[float, str, int]]:
         wanted = sorted(self._stems(words))
@@ -99,12 +106,12 @@ class Rescoring:
         phrases = [f" {a} {b} " for a, b in zip(plain, plain[1:], strict=False) if a not in STOP_WORDS and b not in STOP_WORDS]
         q = query.strip().lower()
         # Declarations the query names exactly, or (one word of three letters or more) begins.
-        named = {r.id: 100.0 for r in rows if q in (r.unqualified.lower(), r.name.lower())}
+        named = {r.id: 100.0 for r in rows if q == r.lower_unqualified or q == r.lower_name}
         if len(q) > 2 and " " not in q:
-            named.update({r.id: 20.0 for r in rows if r.id not in named and r.unqualified.lower().startswith(q)})
+            named.update({r.id: 20.0 for r in rows if r.id not in named and r.lower_unqualified.startswith(q)})
         joined = snake_join(query)
         if joined:  # "find by" names find_by
-            named.update({r.id: 30.0 for r in rows if r.id not in named and r.unqualified.lower() == joined})
+            named.update({r.id: 30.0 for r in rows if r.id not in named and r.lower_unqualified == joined})
         f_name, f_summary, f_namespace, f_doc, f_path = _FIELD
         r_name, r_summary, r_namespace = (x * _RELATED_SHARE for x in _FIELD[:3])
         scored = []
@@ -144,9 +151,13 @@ class Rescoring:
         """Stems of ``words`` as ``" a b "``: membership is a substring test, in C."""
         if not words:
             return " "
-        self._stems(words)
         cache = self._stem_cache
-        return " " + " ".join(dict.fromkeys(cache[w] for w in words)) + " "
+        try:
+            stems = dict.fromkeys(map(cache.__getitem__, words))
+        except KeyError:
+            self._stems(words)
+            stems = dict.fromkeys(map(cache.__getitem__, words))
+        return " " + " ".join(stems) + " "
 
     def _shared_stem_text(self, text: str) -> str:
         found = self._shared.get(text)
@@ -160,15 +171,17 @@ class Rescoring:
         return {t: math.log(1 + (n - counts.get(t, 0) + 0.5) / (counts.get(t, 0) + 0.5)) for t in terms}
 
     def _stems(self, words: list[str]) -> set[str]:
-        """The Porter stems FTS5 indexes ``words`` under (new words asked of SQLite in one go)."""
+        """The Porter stems FTS5 indexes ``words`` under: the term of each word's first token
+        (the word itself when it has none); new words asked of SQLite in one go, one row each,
+        so that a word the tokenizer splits (``max_age``) or drops (``_``) does not shift the
+        words after it."""
         cache = self._stem_cache
         missing = [w for w in dict.fromkeys(words) if w not in cache]
         if missing:
             db = self._stemmer
-            db.execute("INSERT INTO t(rowid, x) VALUES(1, ?)", (" ".join(missing),))
-            for term, offset in db.execute("SELECT term, offset FROM v WHERE doc = 1"):
-                if offset < len(missing):
-                    cache[missing[offset]] = term
+            db.executemany("INSERT INTO t(rowid, x) VALUES(?, ?)", enumerate(missing, 1))
+            for doc, term in db.execute("SELECT doc, term FROM v WHERE offset = 0"):
+                cache[missing[doc - 1]] = term
             db.execute("DELETE FROM t")
             for w in missing:
                 cache.setdefault(w, w)  # Words the tokenizer drops (punctuation) stem to themselves.
