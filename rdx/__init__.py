@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from rdx.ruby.query.documents import ConstantReference, Document, MethodReference
     from rdx.ruby.query.handles import Declaration, Definition
     from rdx.ruby.query.navigation import Completion, Hover, Reference, Target
-    from rdx.search.grep import GrepHit, GrepPage
+    from rdx.search.grep import GrepHit, GrepPage, display_path
     from rdx.search.ranked import CollectionStatistics, scoring_with
     from rdx.search.textsearch import TextSearch
 
@@ -65,7 +65,7 @@ _MODULES = {
     "ruby.query.documents": ("ConstantReference", "Document", "MethodReference"),
     "ruby.query.handles": ("Declaration", "Definition"),
     "ruby.query.navigation": ("Completion", "Hover", "Reference", "Target"),
-    "search.grep": ("GrepHit", "GrepPage"),
+    "search.grep": ("GrepHit", "GrepPage", "display_path"),
     "search.ranked": ("CollectionStatistics", "scoring_with"),
     "search.textsearch": ("TextSearch",),
 }
@@ -106,6 +106,7 @@ __all__ = [
     "__version__",
     "count_tokens",
     "discover_batch",
+    "display_path",
     "excerpt",
     "follow_changes",
     "ranked_statistics",

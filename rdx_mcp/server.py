@@ -253,7 +253,7 @@ def search_code_answer(
     def grouped() -> list[CodeFile]:
         files: list[CodeFile] = []
         for h in hits:
-            path = workspace.rel(h.path) or h.path
+            path = rdx.display_path(workspace.rel(h.path) or h.path)  # A name that is not UTF-8 as \xff escapes.
             if not files or files[-1].path != path:
                 files.append(CodeFile(path=path, language=h.language, lines=[]))
             line = CodeLine(line=h.line, column=h.column, text=_cut(h.text))

@@ -278,7 +278,7 @@ def search_results(site: Site, form: SearchForm) -> dict[str, Any]:
             return out
         files: list[dict[str, Any]] = []
         for hit in page.hits:
-            rel = site.rel(hit.path) or hit.path
+            rel = rdx.display_path(site.rel(hit.path) or hit.path)  # A name that is not UTF-8 as \xff escapes.
             if not files or files[-1]["path"] != rel:
                 files.append({"path": rel, "url": file_url(rel), "language": hit.language, "lines": []})
             files[-1]["lines"].append({"line": hit.line, "url": file_url(rel, hit.line), "html": _mark(hit.text, hit.column, hit.end_column)})

@@ -278,7 +278,7 @@ def rdx_graph_grep_json(graph: Any, pattern: Any, pattern_length: int, options_j
     with slot.lock:
         _alive(slot, graph, "graph")
         page = slot.graph.grep(text, **options)
-    body = {"total": page.total, "files": page.files, "offset": page.offset, "complete": page.complete, "hits": [msgspec.to_builtins(h) for h in page]}
+    body = {"total": page.total, "files": page.files, "offset": page.offset, "complete": page.complete, "hits": [h.to_builtins() for h in page]}
     out[0] = _cstr(msgspec.json.encode(body).decode())
     return OK
 

@@ -66,10 +66,14 @@ def cmd_grep(args: argparse.Namespace) -> int:
         # Always said, even with -q: the output lacks lines and a script must be able to tell.
         print(f"rdx: the search stopped after its {args.timeout:g} s budget; later files were not searched (--timeout, 0: no limit)", file=sys.stderr)
     if args.json:
-        data = {"total": page.total, "files": page.files, "offset": page.offset, "complete": page.complete, "hits": [msgspec.to_builtins(h) for h in page]}
+        data = {"total": page.total, "files": page.files, "offset": page.offset, "complete": page.complete, "hits": [h.to_builtins() for h in page]}
         sys.stdout.write(msgspec.json.encode(data).decode() + "\n")
         return 0 if page.total else EXIT_ERROR
     out = sys.stdout
+    if hasattr(out, "reconfigure"):
+        # A file name that is not UTF-8 (surrogate escapes) is printed as its bytes, as
+        # ripgrep prints it, whatever the locale's error handler; the lines hold no escapes.
+        out.reconfigure(errors="surrogateescape")
     # With --null the path ends with NUL instead of ':' or '-' (as ripgrep's --null), so a
     # path holding ':' or a line break still parses.
     match_sep, context_sep = ("\0", "\0") if args.null else (":", "-")

@@ -16,7 +16,9 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from rdx.model.errors import InvalidArgumentError, excerpt
 from rdx.model.languages import LANGUAGES
@@ -26,7 +28,7 @@ from rdx.search.text_index import TextFile, TextIndex
 if TYPE_CHECKING:
     import pathspec  # Imported where a glob is given (``_check_glob``, ``_filters``).
 
-__all__ = ["GREP_TIMEOUT", "MAX_GLOBS", "MAX_GLOB_CHARS", "GrepHit", "GrepPage", "grep"]
+__all__ = ["GREP_TIMEOUT", "MAX_GLOBS", "MAX_GLOB_CHARS", "GrepHit", "GrepPage", "display_path", "grep"]
 
 GREP_TIMEOUT = 5.0  # Seconds a search may take by default; None means no limit.
 MAX_GLOBS = 64
@@ -34,6 +36,30 @@ MAX_GLOB_CHARS = 1024
 # Bytes of a file searched by one RE2 call when nothing narrows the search to lines: small
 # enough that the budget is checked often, large enough that the calls cost nothing.
 _WINDOW = 64 << 10
+
+
+def display_path(path: str) -> str:
+    """``path`` as text that any encoder (JSON, HTML) takes: unchanged when it is valid Unicode.
+    A file name that is not valid UTF-8 reaches Python with surrogate escapes (``os.fsdecode``),
+    which UTF-8 cannot encode: each such byte is written ``\\xff`` (as ``backslashreplace``
+    writes bytes), any other lone surrogate ``\\udxxx``. ripgrep prints the raw bytes, which
+    only a byte stream (the CLI's text output) can hold. ``GrepHit.path`` keeps the real name."""
+    if path.isascii():
+        return path
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return "".join(_escaped(c) for c in path)
+
+
+def _escaped(c: str) -> str:
+    code = ord(c)
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
+    if 0xD800 <= code <= 0xDFFF:
+        return f"\\u{code:04x}"
+    return c
 
 
 class _OutOfTime(Exception):
@@ -53,6 +79,14 @@ class GrepHit:
     language: str = "text"
     before: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
+
+    def to_builtins(self) -> dict[str, Any]:
+        """The hit as plain values for a JSON encoder, its path through ``display_path`` (a
+        name that is not UTF-8 cannot be encoded as it is): what ``rdx grep --json`` and the
+        C API print for a hit."""
+        data: dict[str, Any] = msgspec.to_builtins(self)
+        data["path"] = display_path(self.path)
+        return data
 
 
 @dataclass

@@ -3,7 +3,8 @@ index that names the files which may contain a string.
 
 Layout (``text.sqlite`` in the cache directory, or in memory for graphs without one):
 
-- ``files``: one row per indexed file (path, size, mtime, content hash, language);
+- ``files``: one row per indexed file (path, size, mtime, content hash, language); a path is
+  kept as its UTF-8 bytes (``_key``), so a file name that is not valid UTF-8 is indexed too;
 - ``bodies``: the file's bytes, exactly as read (matches are verified on them and their byte
   columns reported);
 - ``grams``: a contentless FTS5 table with the ``trigram`` tokenizer and ``detail=none``: for
@@ -64,7 +65,7 @@ from rdx.workspace.files import MAX_FILE_BYTES, content_hash, open_regular
 __all__ = ["INDEX_NAME", "SyncStats", "TextFile", "TextIndex", "check_database", "failure_kind", "verify_text_index"]
 
 INDEX_NAME = "text.sqlite"
-SCHEMA = 3
+SCHEMA = 4  # 4: paths stored as BLOBs (``_key``), so any file name fits.
 T = TypeVar("T")
 # Row sums are kept modulo this (below 2**63: SQLite integers are signed 64-bit).
 _SUM_MODULUS = 1 << 62
@@ -108,6 +109,20 @@ class SyncStats:
     binary: int = 0  # Skipped: NUL bytes.
     unreadable: int = 0
     too_large: int = 0
+
+
+def _key(path: str) -> bytes:
+    """How a path is stored and looked up: its UTF-8 bytes as a BLOB. A name that is not valid
+    UTF-8 reaches Python with surrogate escapes, which SQLite cannot bind as TEXT;
+    ``surrogatepass`` encodes every str, and ``_path`` gives back the same str."""
+    return path.encode("utf-8", "surrogatepass")
+
+
+def _path(stored: object) -> str:
+    """The path a stored key (``_key``) stands for; a damaged row's value as text."""
+    if isinstance(stored, bytes):
+        return stored.decode("utf-8", "surrogatepass")
+    return str(stored)
 
 
 def _signed(h: int) -> int:
@@ -228,7 +243,7 @@ def verify_text_index(path: str) -> str | None:
                     rows = db.execute("SELECT files.path, files.hash, bodies.body FROM files LEFT JOIN bodies ON bodies.id = files.id")
                     bad = [p for p, digest, body in rows if not isinstance(body, bytes) or _signed(content_hash(body)) != digest]
                     if bad:
-                        problem = f"the stored text of {len(bad)} files fails its checksum (first: {bad[0]})"
+                        problem = f"the stored text of {len(bad)} files fails its checksum (first: {_path(bad[0])!r})"
         finally:
             db.close()
     except sqlite3.DatabaseError as exc:
@@ -341,10 +356,10 @@ class TextIndex:
                 f"""
                 BEGIN;
                 CREATE TABLE IF NOT EXISTS files(
-                    id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER NOT NULL,
+                    id INTEGER PRIMARY KEY, path BLOB UNIQUE NOT NULL, size INTEGER NOT NULL,
                     mtime_ns INTEGER NOT NULL, hash INTEGER NOT NULL, language TEXT NOT NULL);
                 CREATE TABLE IF NOT EXISTS bodies(id INTEGER PRIMARY KEY, body BLOB NOT NULL);
-                CREATE TABLE IF NOT EXISTS skipped(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS skipped(path BLOB PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL);
                 CREATE VIRTUAL TABLE IF NOT EXISTS grams USING fts5(
                     body, tokenize = 'trigram', detail = none, content = '');
                 CREATE TABLE IF NOT EXISTS sums(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -494,12 +509,12 @@ class TextIndex:
         self._db.execute(
             "UPDATE sums SET value = (SELECT rdx_mix(sums.value, ?, id, path, size, mtime_ns, hash, language) FROM files WHERE path = ?) "
             "WHERE name = 'files' AND EXISTS (SELECT 1 FROM files WHERE path = ?)",
-            (sign, path, path),
+            (sign, _key(path), _key(path)),
         )
 
     def _forget(self, path: str) -> bool:
         # Asked of the database, not of ``self.files``: another process may have written it.
-        row = self._db.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+        row = self._db.execute("SELECT id FROM files WHERE path = ?", (_key(path),)).fetchone()
         f = self.files.pop(path, None)
         if f is not None:
             self.by_id.pop(f.id, None)
@@ -519,10 +534,10 @@ class TextIndex:
 
     def _store(self, path: str, data: bytes, size: int, mtime_ns: int) -> None:
         self._forget(path)
-        self._db.execute("DELETE FROM skipped WHERE path = ?", (path,))
+        self._db.execute("DELETE FROM skipped WHERE path = ?", (_key(path),))
         cur = self._db.execute(
             "INSERT INTO files(path, size, mtime_ns, hash, language) VALUES(?, ?, ?, ?, ?)",
-            (path, size, mtime_ns, _signed(content_hash(data)), language_of(path)),
+            (_key(path), size, mtime_ns, _signed(content_hash(data)), language_of(path)),
         )
         fid = cur.lastrowid
         assert fid is not None
@@ -580,9 +595,9 @@ class TextIndex:
             with self._writing():
                 # Read under the write lock: another indexer may have just synced.
                 self._refresh()
-                known = {row[0]: row[1:] for row in self._db.execute("SELECT path, size, mtime_ns, hash FROM files")}
+                known = {_path(row[0]): row[1:] for row in self._db.execute("SELECT path, size, mtime_ns, hash FROM files")}
                 # Binary files seen before: not read again while their size and mtime hold.
-                binary = {row[0]: row[1:] for row in self._db.execute("SELECT path, size, mtime_ns FROM skipped")}
+                binary = {_path(row[0]): row[1:] for row in self._db.execute("SELECT path, size, mtime_ns FROM skipped")}
                 for path, size, mtime_ns in files:
                     seen.add(path)
                     prev = known.get(path)
@@ -596,7 +611,7 @@ class TextIndex:
                 for path in set(known) - seen:
                     self._forget(path)
                     stats.removed += 1
-                self._db.executemany("DELETE FROM skipped WHERE path = ?", [(p,) for p in set(binary) - seen])
+                self._db.executemany("DELETE FROM skipped WHERE path = ?", [(_key(p),) for p in set(binary) - seen])
             if stats.indexed > 1000:
                 with self._writing():
                     self._db.execute("INSERT INTO grams(grams) VALUES('optimize')")
@@ -610,7 +625,7 @@ class TextIndex:
         self.by_id.clear()
         self._verified.clear()
         for fid, fpath, language, size, digest in self._db.execute("SELECT id, path, language, size, hash FROM files"):
-            self._remember(TextFile(fid, fpath, language, size, digest))
+            self._remember(TextFile(fid, _path(fpath), language, size, digest))
         self._version = self._db.execute("PRAGMA data_version").fetchone()[0]
 
     def _refresh(self) -> None:
@@ -623,14 +638,14 @@ class TextIndex:
         if data is None:
             setattr(stats, problem, getattr(stats, problem) + 1)
             if problem == "binary":
-                self._db.execute("INSERT OR REPLACE INTO skipped VALUES(?, ?, ?)", (path, size, mtime_ns))
+                self._db.execute("INSERT OR REPLACE INTO skipped VALUES(?, ?, ?)", (_key(path), size, mtime_ns))
             if self._forget(path):
                 stats.removed += 1
             return
         if prev is not None and prev[2] == _signed(content_hash(data)):
             # Touched, not changed: remember the new mtime only.
             self._sum_file(-1, path)
-            self._db.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (size, mtime_ns, path))
+            self._db.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (size, mtime_ns, _key(path)))
             self._sum_file(1, path)
             stats.kept += 1
             return
@@ -646,7 +661,7 @@ class TextIndex:
         stats = SyncStats()
         with self._writing():
             for path in paths:
-                row = self._db.execute("SELECT size, mtime_ns, hash FROM files WHERE path = ?", (path,)).fetchone()
+                row = self._db.execute("SELECT size, mtime_ns, hash FROM files WHERE path = ?", (_key(path),)).fetchone()
                 self._read_into(path, row, stats, limit)
         return stats
 
