@@ -45,16 +45,24 @@ test: $(STAMP) system-deps capi native
 # time (user+sys) than before the two shared paths below (173 s against 188 s, and 147 s against
 # 160 s, each pair measured side by side; CPU time itself moves with the machine's load), so
 # roughly 96 s on a quiet two-core machine (the target is 90), against about ten minutes for make
-# test, which runs everything, also on two workers. The largest part left is the 2,900 full
-# resolves (37 s), most of it Ruby core resolved again in every test graph (30 to 50 ms each).
-# What is shared, with a test that compares it with the unshared path: the
+# test, which runs everything, also on two workers. The largest part was the 2,900 full resolves
+# (37 s), most of it Ruby core resolved again in every test graph (30 to 50 ms each).
+# What is shared, with a test that compares it with the unshared path: a full resolve of a small
+# project (at most 12 Ruby files besides core; about 770 a run) starts from Ruby core resolved
+# once per process and adds the project's files with the incremental updater
+# (rdx/ruby/resolve/base.py, tests/test_core_base.py; RDX_CORE_BASE_CHECK=1 makes every such
+# resolve compare itself with one from scratch): about 470 of them do, 12 ms each against 40 ms
+# from scratch, the rest fall back (mostly a top-level class Object with mixins or a first
+# class << self body of an existing class); the
 # ranked-search index starts from the database of core's rows that the process's first build kept
 # (rdx/search/ranked.py, tests/test_ranked_core_rows.py), and tests/test_incremental.py's dump
 # takes the entries of core's declarations a graph leaves as a graph of core alone has them from
 # that graph (RDX_DUMP_CHECK=1 makes every dump compare both). tests/conftest.py trims the fixed
 # costs: modules that -m leaves out whole are not imported, the workers' collector runs every
 # 100,000 allocations, a worker freezes its heap after its last test (pytest's closing collections
-# then walk nothing) and leaves without tearing its interpreter down.
+# then walk nothing) and leaves without tearing its interpreter down. The processes the tests
+# start (rdx commands and servers) import only what their command uses (rdx/__init__.py imports
+# its names at first use; tests/test_lazy_imports.py).
 #
 # loadscope keeps each module on one worker, so a module's fixtures (an indexed tree, the C test
 # program) are built once; tests/conftest.py hands the modules out longest first, by the durations
