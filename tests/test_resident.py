@@ -315,6 +315,11 @@ def test_a_first_grep_runs_in_process_while_the_server_starts(client, small, cap
     assert code == 0 and out.count(b"Model") == 3
     (server,) = client.servers()  # started for the commands after it; this one did not wait
     assert server["requests"] == "0"
+    # A later grep goes to the server once it is ready (until then it too runs in process: on
+    # a loaded machine the server may still be indexing when the next command comes).
+    deadline = time.monotonic() + 120
+    while client.servers()[0]["state"] == "loading" and time.monotonic() < deadline:
+        time.sleep(0.1)
     check_same(client, capsys, monkeypatch, small, "grep", "Model", "-p", str(small))
 
 
