@@ -31,7 +31,6 @@ from rdx.ruby.query.handles import Declaration, View
 from rdx.ruby.resolve.base import MAX_BASE_DOCUMENTS
 from rdx.ruby.resolve.driver import Resolver
 from rdx.ruby.resolve.order import BundledGem, LoadOrder, keyed, place
-from rdx.search.grep import display_path
 from rdx.search.names import SearchIndex
 from rdx.search.text_workspace import ProjectText
 from rdx.search.textsearch import Greppable
@@ -43,7 +42,6 @@ from rdx.workspace.files import (
     collect_files,
     content_hash,
     is_source_file,
-    is_source_path,
     path_to_uri,
     read_regular,
     uri_to_path,
@@ -52,15 +50,6 @@ from rdx.workspace.gems import read_gemfile
 from rdx.workspace.pool import discover_files, discover_source, paused_gc
 
 __all__ = ["Graph"]
-
-
-def _utf8_name(path: str) -> bool:
-    """Whether ``path`` is valid UTF-8 (a name that is not holds surrogate escapes)."""
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _parse_path(text: str) -> ConstPath:
@@ -202,14 +191,6 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
             for entry in walk.files:
                 if entry.uri not in seen:
                     seen.add(entry.uri)
-                    if not _utf8_name(entry.path) and is_source_path(entry.path):
-                        # The snapshot, the resolved image and every answer carry a Ruby
-                        # document's path as UTF-8 text: such a file is no document, and says
-                        # so (``rdx grep`` still searches it: the text index keeps paths as bytes).
-                        problems.append(
-                            Diagnostic("undecodable-name", "the file name is not valid UTF-8; not indexed (grep still searches it)", "warning", display_path(entry.path))
-                        )
-                        continue
                     entries.append(entry)
         known = {(p.path, p.code) for p in self._walk_problems}
         problems = list({(p.path, p.code): p for p in problems if (p.path, p.code) not in known}.values())

@@ -464,8 +464,14 @@ def save_snapshot(cache_dir: str, snapshot: Snapshot) -> None:
                 continue
             doc = doc.read()
         assert isinstance(doc, FileResult)
+        try:
+            encoded = _encoder.encode(doc)
+        except UnicodeEncodeError:
+            # A path that is not UTF-8 (surrogate escapes) cannot be stored: the document is
+            # left out, and the next open parses it again (a rare name, never a lost graph).
+            continue
         stamps.append(stamp_of(doc))
-        parts.append(_encoder.encode(doc))
+        parts.append(encoded)
     head = _encoder.encode(
         _SnapshotHead(schema=snapshot.schema, roots=snapshot.roots, discovery=snapshot.discovery, stamps=stamps, documents=documents_digest(stamps))
     )
