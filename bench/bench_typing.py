@@ -144,16 +144,13 @@ def keystrokes(kind: str, cop: Cop, n: int) -> tuple[str, list[str | None]]:
     if kind == "mixin":
         buf = Buffer(src, cls.end())
         return cop.path, [*buf.key("\n" + cls.group(1) + "  "), *buf.type(f"include {cop.mixin}")]
-    if kind == "new_file":
-        path = os.path.join(os.path.dirname(cop.path), f"draft_typing_{n}.rb")
+    if kind in ("new_file", "compact_file"):
+        # A new file whose class line is typed (an unresolved superclass, or a compact name),
+        # then Enter (the editor adds ``end``), a method, Enter, a line of its body.
+        name, header = ("draft_typing", "class Draft < NotWrittenYet") if kind == "new_file" else ("draft_compact", "class RuboCop::Cop::DraftCompact")
+        path = os.path.join(os.path.dirname(cop.path), f"{name}_{n}.rb")
         buf = Buffer("", 0)
-        texts = ["", *buf.type("class Draft < NotWrittenYet"), *buf.key("\n  ", "\nend\n"), *buf.type("def run(node)")]
-        texts += [*buf.key("\n    ", "\n  end"), *buf.type("node")]
-        return path, texts
-    if kind == "compact_file":
-        path = os.path.join(os.path.dirname(cop.path), f"draft_compact_{n}.rb")
-        buf = Buffer("", 0)
-        texts = ["", *buf.type("class RuboCop::Cop::DraftCompact"), *buf.key("\n  ", "\nend\n"), *buf.type("def run(node)")]
+        texts = ["", *buf.type(header), *buf.key("\n  ", "\nend\n"), *buf.type("def run(node)")]
         texts += [*buf.key("\n    ", "\n  end"), *buf.type("node")]
         return path, texts
     if kind == "rename_method":
