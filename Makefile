@@ -43,10 +43,12 @@ test: $(STAMP) system-deps capi native
 # process's heap, and the further variants of a check make check already runs once; each surface
 # keeps at least one end-to-end test here; each slow marker says why), on two workers: 8 % less CPU
 # time (user+sys) than before the two shared paths below (173 s against 188 s, and 147 s against
-# 160 s, each pair measured side by side; CPU time itself moves with the machine's load), so
-# roughly 96 s on a quiet two-core machine (the target is 90), against about ten minutes for make
-# test, which runs everything, also on two workers. The largest part was the 2,900 full resolves
-# (37 s), most of it Ruby core resolved again in every test graph (30 to 50 ms each).
+# 160 s, each pair measured side by side; CPU time itself moves with the machine's load): 88.7 to
+# 92.7 s of pytest on a quiet two-core machine at stop 34, 101 s on the same machine on a slower
+# day at stop 35 (the target is 90; stop 34's code took 103 to 105 s that day), against about ten
+# minutes for make test, which runs everything, also on two workers. The largest part was the
+# 2,900 full resolves (37 s), most of it Ruby core resolved again in every test graph (30 to 50
+# ms each).
 # What is shared, with a test that compares it with the unshared path: a full resolve of a small
 # project (at most 12 Ruby files besides core; about 770 a run) starts from Ruby core resolved
 # once per process and adds the project's files with the incremental updater
