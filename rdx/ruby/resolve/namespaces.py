@@ -87,7 +87,7 @@ class Namespaces(StateView):
                 if attached is None:
                     if not placeholders:
                         return False
-                    if self._names_a_value(d.target, parent_site, len(d.target.segments)):
+                    if self.names_a_value(d.target, parent_site, len(d.target.segments)):
                         # ``Foo = 1; class << Foo``: Ruby raises TypeError (can't define
                         # singleton) and runs nothing of the body: nothing is declared.
                         return True
@@ -109,7 +109,7 @@ class Namespaces(StateView):
             else:
                 if not placeholders:
                     return False
-                if self._names_a_value(path, parent_site, len(path.segments) - 1):
+                if self.names_a_value(path, parent_site, len(path.segments) - 1):
                     return True  # ``V = 1; class V::Inner`` raises in Ruby: nothing is declared.
                 owner = self.builder.placeholder(path, parent_site, len(path.segments) - 1)
         name = path.segments[-1]
@@ -150,7 +150,7 @@ class Namespaces(StateView):
         self.builder.attach(doc, index, rec.id)
         return True
 
-    def _names_a_value(self, path: ConstPath, site: Site, upto: int) -> bool:
+    def names_a_value(self, path: ConstPath, site: Site, upto: int) -> bool:
         """Whether a prefix of ``path[:upto]`` names a constant that holds no namespace: a
         plain value, or an alias that never resolves (asked once no more can be declared).
         Ruby raises there (TypeError or NameError), so nothing is declared beneath it, where

@@ -23,6 +23,7 @@ from rdx.ruby.resolve.vocabulary import (
     MEMBER_DECL_KINDS,
     MEMBER_DEF_KINDS,
     ReplayUnsafe,
+    Site,
     dynamic_constant,
     inside_method,
 )
@@ -419,6 +420,25 @@ class SkeletonEdits(StateView):
         reopened = {self.decls[decl].unqualified for i in added if (decl := row[i]) is not None and decl not in created and self.decls[decl].kind in ("Class", "Module")}
         return self.mentions.mentioning(names | reopened, index), rechain
 
+    def _placeholder_scope(self, defs: list[DefinitionRecord], i: int, path: ConstPath, site: Site, upto: int) -> int:
+        """The placeholders a full resolve makes for the scope of the compact name ``path``
+        (added definition ``i``), whose first ``upto`` segments name nothing: ``Todo``s after
+        the longest prefix that resolves (``Builder.placeholder``), made in the round of phase
+        1 where nothing else can be declared (``Namespaces.phase_namespaces``). Everything but
+        the addition is declared already, so that round comes for this definition too, unless
+        the addition itself declares one of the missing names (a later round might find it)
+        or a prefix names a value (Ruby raises there and nothing is declared): those are a
+        full resolve's. Returns the innermost placeholder."""
+        name = path.segments[-1]
+        if path.dynamic or self.namespaces.names_a_value(path, site, upto):
+            raise ReplayUnsafe(f"the scope of {name} names a value")
+        resolved = next((n for n in range(upto, 0, -1) if self.lookup.lookup_namespace(path, site, n) is not None), 0)
+        missing = set(path.segments[resolved:upto])
+        for d in defs:
+            if d.path is not None and d.kind in ("Class", "Module", "Constant", "ConstantAlias") and d.path.segments[-1] in missing:
+                raise ReplayUnsafe(f"the addition declares {d.path.segments[-1]}, which the scope of {name} names")
+        return self.builder.placeholder(path, site, upto)
+
     def _hide_added(self, index: int, defs: list[DefinitionRecord], visibilities: list[int], created: list[int]) -> None:
         """``private_constant`` (``public_constant``) definitions of the addition, applied as
         a full resolve applies them, after every namespace and constant is declared
@@ -476,20 +496,23 @@ class SkeletonEdits(StateView):
                 owner = self.object_id  # ``class ::Foo``
             else:
                 # ``class A::B``: in the namespace its scope names where the file is loaded
-                # (as ``Namespaces.declare_definition`` finds it); one that is not declared
-                # (a placeholder to make) is a full resolve's.
+                # (as ``Namespaces.declare_definition`` finds it), or in placeholders made
+                # for the part of the scope that names nothing (``_placeholder_scope``).
                 # Phase 1 looks it up in program order, among what is declared before it: the
                 # answer must be the same as a lookup while the file loads, and the scope
                 # declared before the definition.
                 upto = len(path.segments) - 1
                 scope = self.lookup.lookup_namespace(path, site, upto)
-                if scope is None or self.decls[scope].kind not in ("Class", "Module"):
+                if scope is None:
+                    own(self._placeholder_scope(defs, i, path, site, upto))
+                    scope = self.lookup.lookup_namespace(path, site, upto)
+                if scope is None or self.decls[scope].kind not in ("Class", "Module", "Todo"):
                     raise ReplayUnsafe(f"the scope of {name} is not a declared class or module")
                 for k in range(1, upto + 1):
                     # Through a constant alias, what the scope is depends on the assignments
                     # before the definition (phase 1's program order): a full resolve's.
                     step = self.lookup.lookup_path(path, site, k)
-                    if step is None or self.decls[step].kind not in ("Class", "Module"):
+                    if step is None or self.decls[step].kind not in ("Class", "Module", "Todo"):
                         raise ReplayUnsafe(f"the scope of {name} is named through a constant alias")
                 if self.lookup.follow(self.lookup.lookup_path_at(path, site, index, path.start, upto)) != scope or self.lookup.defined_after(scope, index, path.start):
                     raise ReplayUnsafe(f"the scope of {name} is declared after it is written")
