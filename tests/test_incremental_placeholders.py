@@ -17,10 +17,10 @@ NAV = "module Cop\n  module Style\n    class SafeNav < Base\n      def on_send(n
 OTHER = "class Other\n  def x\n    Ba\n    B\n    NotWrittenYet.new\n  end\nend\n"
 
 
-def replay(files: dict[str, str], steps: list[tuple[str, str | None]]) -> list[str | None]:
+def replay(files: dict[str, str], steps: list[tuple[str, str | None]], core: bool = False) -> list[str | None]:
     """Apply each step (a file's new text, or None to delete it) and resolve; every resolve is
     compared with a fresh graph. Returns the fallback reasons (None for incremental)."""
-    g = fresh(files, core=False)
+    g = fresh(files, core=core)
     current = dict(files)
     reasons: list[str | None] = []
     for uri, text in steps:
@@ -32,7 +32,7 @@ def replay(files: dict[str, str], steps: list[tuple[str, str | None]]) -> list[s
             current[uri] = text
         g.resolve()
         reasons.append(None if g.last_resolve == "incremental" else g.last_fallback)
-        assert dump(g) == dump(fresh(current, core=False)), f"after {uri}:\n{text}"
+        assert dump(g) == dump(fresh(current, core=core)), f"after {uri}:\n{text}"
     return reasons
 
 
@@ -434,3 +434,69 @@ def test_compact_names_a_full_resolve_must_decide_are_named(text, reason):
     reasons = replay({"file:///p/copy.rb": COPY}, [("file:///p/new.rb", text)])
     if reason is not None:
         assert reason in (reasons[0] or "")
+
+
+# ``class << self`` bodies: the first one of a class declares its singleton class's singleton
+# class (``Foo::<Foo>::<<Foo>>``), whose chain declares those of its superclasses' singleton
+# classes that do not exist yet; the last one going takes them away again.
+HIERARCHY = "class Qux\nend\nclass Foo < Qux\n  def x; end\nend\nclass Bar < Foo\nend\n"
+
+
+def with_body(body: str, where: str = "Foo", text: str = HIERARCHY) -> str:
+    """``text`` with a ``class << self`` body holding ``body`` first in class ``where``."""
+    start = text.index(f"class {where}")
+    line_end = text.index("\n", start) + 1
+    return text[:line_end] + f"  class << self\n{body}  end\n" + text[line_end:]
+
+
+@pytest.mark.parametrize("core", [False, True])
+@pytest.mark.parametrize(
+    ("start", "steps"),
+    [
+        # Typed into a class, filled, emptied, removed.
+        (HIERARCHY, [with_body(""), with_body("    def y; end\n"), with_body(""), HIERARCHY]),
+        # The superclass has a body already: its singleton class's singleton class stays.
+        (with_body("    def q; end\n", "Qux"), [with_body("    def y; end\n", "Foo", with_body("    def q; end\n", "Qux")), with_body("    def q; end\n", "Qux")]),
+        # ``def self.x`` in a body is a method of the singleton class's singleton class.
+        (HIERARCHY, [with_body("    def self.meta; end\n"), HIERARCHY]),
+    ],
+)
+def test_a_first_class_self_body_and_the_last_one_going_stay_incremental(core, start, steps):
+    reasons = replay({"file:///s/a.rb": start}, [("file:///s/a.rb", text) for text in steps], core=core)
+    assert reasons == [None] * len(steps)
+
+
+def test_a_body_in_a_first_body_is_a_named_fallback_both_ways():
+    # Pasted at once: the inner body's singleton class is declared by the outer one's chain;
+    # removed, the singleton class of a singleton class loses its last body.
+    steps = [with_body("    class << self\n      def deeper; end\n    end\n"), with_body(""), HIERARCHY]
+    reasons = replay({"file:///s/a.rb": HIERARCHY}, [("file:///s/a.rb", text) for text in steps], core=True)
+    assert reasons == [
+        "replace file:///s/a.rb: a ``class << self`` body inside a first one needs a full resolve",
+        "replace file:///s/a.rb: Foo::<Foo>::<<Foo>> loses its last body",
+        None,
+    ]
+
+
+def test_a_class_self_body_in_another_file_keeps_what_the_first_declared():
+    files = {"file:///s/a.rb": with_body("    def y; end\n"), "file:///s/b.rb": "# empty\n"}
+    steps: list[tuple[str, str | None]] = [
+        ("file:///s/b.rb", "class Foo\n  class << self\n    def z; end\n  end\nend\n"),
+        ("file:///s/a.rb", HIERARCHY),
+        ("file:///s/b.rb", None),
+    ]
+    assert replay(files, steps, core=True) == [None] * len(steps)
+
+
+@pytest.mark.parametrize("core", [False, True])
+def test_a_class_with_a_class_self_body_deleted_or_renamed_stays_incremental(core):
+    # Its singleton class's singleton class goes with it, and so does the one its chain
+    # declared for the superclass (Qux has no body of its own). Renamed, the body goes while
+    # a namespace comes: a named fallback.
+    start = "class Qux\nend\nclass Foo < Qux\n  class << self\n    def y; end\n  end\nend\n"
+    steps = [start.replace("class Foo", "class Renamed"), start, "class Qux\nend\n"]
+    files = {"file:///s/a.rb": start}
+    reasons = replay(files, [("file:///s/a.rb", text) for text in steps], core=core)
+    reasons += replay({"file:///s/a.rb": "class Qux\nend\n", "file:///s/b.rb": "class Foo < Qux\n  class << self\n  end\nend\n"}, [("file:///s/b.rb", None)], core=core)
+    renamed = "replace file:///s/a.rb: a ``class << self`` body goes while the edit adds namespaces"
+    assert reasons == [renamed, renamed, None, None]

@@ -331,6 +331,36 @@ class Placeholders(StateView):
             removed.add(rec.unqualified)
         return removed
 
+    def drop_lost_bodies(self, u: UpdateContext) -> None:
+        """Singleton classes that lost their last ``class << x`` body (``u.lost_bodies``, once
+        the member replay is done) lose the singleton class those bodies declared, as in a
+        full resolve (``Resolver.run`` declares it for bodies alone); then the singleton
+        classes of singleton classes that only its chain, or the chains of those that went
+        with their namespaces (``u.left_metas``), passed through go too, nearest first. Raises
+        ReplayUnsafe when one that should go is still needed (a member, a descendant)."""
+        decls = self.decls
+        passed = list(u.left_metas)
+        for single in sorted(u.lost_bodies):
+            rec = decls.get(single)
+            if rec is None or rec.definitions or rec.singleton is None:
+                continue
+            if rec.attached not in decls or decls[rec.attached].kind not in ("Class", "Module"):
+                # A placeholder's (``class << Missing``, or one demoted by this edit): whether
+                # it keeps a singleton class, and what ``def Missing.x`` finds, is a full
+                # resolve's.
+                raise ReplayUnsafe(f"{rec.name} loses its last body")
+            meta = rec.singleton
+            passed.extend(self.chains.chain_of.get(meta, ())[1:])
+            self._drop_unneeded_singleton(u, single)
+            if meta in decls:
+                raise ReplayUnsafe(f"{rec.name} loses its last body, and {decls[meta].name} is still needed")
+        for entry in dict.fromkeys(passed):
+            erec = decls.get(entry)
+            if erec is None or erec.kind != "SingletonClass" or erec.attached not in decls:
+                continue
+            if decls[erec.attached].kind == "SingletonClass" and self._chains_only(erec.attached):
+                self._drop_unneeded_singleton(u, erec.attached)
+
     def _drop_unneeded_singleton(self, u: UpdateContext, todo: int) -> None:
         """A kept placeholder's singleton class goes when nothing needs it any more: no chain
         passes through it, and it has no definitions or members."""

@@ -147,21 +147,18 @@ class SkeletonEdits(StateView):
                 hrec = self.decls[holder]
                 if holder == holders[-1] and hrec.singleton is not None and holder != decl_id:
                     raise ReplayUnsafe(f"{hrec.name} has a singleton class")
-                if len(holders) == 3:
-                    # Its chain declared singleton classes of the superclasses' singleton
-                    # classes, which a full resolve might not declare any more.
-                    raise ReplayUnsafe(f"{hrec.name} had ``class << self`` bodies")
+                # (With ``class << self`` bodies, the chain of its singleton class's singleton
+                # class declared those of its superclasses' singleton classes, which may not be
+                # needed any more: ``Placeholders.drop_lost_bodies``.)
                 for member in hrec.members.values():
                     if member not in gone_set and self.decls[member].kind not in MEMBER_DECL_KINDS:
                         raise ReplayUnsafe(f"{self.decls[member].name} would be left without its namespace")
         # Bodies of singleton classes that go anyway need no separate removal. A singleton
         # class left with no body loses the singleton class its bodies declared (see ``run``).
+        # A singleton class that loses its last body keeps its members' declarations until the
+        # member replay; the singleton class those bodies declared goes after it
+        # (``Placeholders.drop_lost_bodies``).
         kept_bodies = [(decl_id, pair) for decl_id, pair in bodies if self.decls[decl_id].attached not in gone_set]
-        for decl_id in {decl_id for decl_id, _ in kept_bodies}:
-            rec = self.decls[decl_id]
-            removed_pairs = {pair for d, pair in kept_bodies if d == decl_id}
-            if rec.singleton is not None and all(p in removed_pairs for p in rec.definitions):
-                raise ReplayUnsafe(f"{rec.name} loses its last body")
         return gone, kept_bodies
 
     def check_additions(self, index: int, new: FileResult, added: list[int], remap: dict[int, int], speculate: bool) -> None:
@@ -318,15 +315,19 @@ class SkeletonEdits(StateView):
             found.append(self.lookup.lookup_namespace(d.path, site, len(d.path.segments) - 1))
         return any(target is None for target in found)
 
-    def _check_declared(self, created: set[int], holders: set[int]) -> None:
+    def _check_declared(self, created: set[int], holders: set[int], metas: set[int]) -> None:
         """Everything this update declared so far is what a full resolve declares for the
         additions: the ``created`` declarations, the singleton classes of ``holders``,
         placeholders (``Todo``) and their singleton classes (the chains of subclasses'
-        singleton classes need them). Raises ReplayUnsafe for anything else."""
+        singleton classes need them), and the singleton classes of singleton classes in the
+        chains of ``class << x`` bodies' (``metas``: every chain a full resolve computes
+        too). Raises ReplayUnsafe for anything else."""
         decls = self.decls
         for d in self.build.created or ():
             rec = decls.get(d)
             if rec is None or d in created or rec.kind == "Todo":
+                continue
+            if d in metas and rec.kind == "SingletonClass" and rec.attached is not None and decls[rec.attached].kind == "SingletonClass":
                 continue
             if rec.kind == "SingletonClass" and rec.attached is not None and (rec.attached in holders or decls[rec.attached].kind == "Todo"):
                 continue
@@ -480,11 +481,13 @@ class SkeletonEdits(StateView):
             if d.target is not None or attached is None:
                 raise ReplayUnsafe("only ``class << self`` bodies are declared incrementally")
             if attached not in created:
-                # Another body of an existing singleton class: it must have had one already
-                # (a first body would declare that singleton class's own singleton class).
+                # Another body of an existing singleton class, or its first one (which declares
+                # that singleton class's own singleton class: ``_complete_added``).
                 single = self.decls[attached].singleton
-                if single is None or self.decls[single].singleton is None or d.mixins or d.deferred_mixins:
-                    raise ReplayUnsafe("a first or mixing ``class << self`` body needs a full resolve")
+                if single is None:
+                    raise ReplayUnsafe("a ``class << self`` body inside a first one needs a full resolve")
+                if d.mixins or d.deferred_mixins:
+                    raise ReplayUnsafe("a mixing ``class << self`` body needs a full resolve")
                 reopened = single
         else:
             path = d.path
@@ -599,17 +602,25 @@ class SkeletonEdits(StateView):
             if self.decls[decl_id].kind in ("Class", "Module"):
                 self.builder.singleton(decl_id)
         namespaces = [d for d in created if self.decls[d].is_namespace]
-        # ``class << self`` bodies declare their singleton class's singleton class (see ``run``).
+        # ``class << self`` bodies declare their singleton class's singleton class (see ``run``):
+        # those of new namespaces, and the first body of an existing one.
         created_set = set(created)
         bodies = {
-            b for i in added if defs[i].kind == "SingletonClass" and (b := self.def_decl[index][i]) is not None and self.decls[b].attached in created_set
+            b
+            for i in added
+            if defs[i].kind == "SingletonClass"
+            and (b := self.def_decl[index][i]) is not None
+            and (self.decls[b].attached in created_set or self.decls[b].singleton is None)
         }
         for decl_id in namespaces:
             self.lookup.ancestors(decl_id)
             self.lookup.ancestors(self.builder.singleton(decl_id))
+        # The chain of such a singleton class's singleton class declares those of its
+        # superclasses' singleton classes that do not exist yet, as a full resolve's chains do.
+        metas: set[int] = set()
         for body in bodies:
-            self.lookup.ancestors(self.builder.singleton(body))
-        self._check_declared(created_set, {*namespaces, *bodies})
+            metas.update(self.lookup.ancestors(self.builder.singleton(body)))
+        self._check_declared(created_set, {*namespaces, *bodies}, metas)
         created_set -= rechained  # They were in the index already.
         fresh_ids: set[int] = set(created_set)
         for holder in (*namespaces, *bodies):

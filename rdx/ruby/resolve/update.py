@@ -37,7 +37,7 @@ class UpdateContext:
     definition rows the new state already owns (copy-on-write)."""
 
     __slots__ = (
-        "_records", "_rows", "deleted", "demoted", "diff", "gone", "index", "left_chains", "lookups_before", "new", "old", "placeholders", "prev", "rechain",
+        "_records", "_rows", "deleted", "demoted", "diff", "gone", "index", "left_chains", "left_metas", "lost_bodies", "lookups_before", "new", "old", "placeholders", "prev", "rechain",
         "bounds", "loading", "realiased", "refresh", "reopened", "reopened_constants", "state", "unnamed",
     )
 
@@ -71,6 +71,12 @@ class UpdateContext:
         self.demoted: dict[int, set[int]] = {}
         # Placeholders whose singleton classes left the chains the update computed again.
         self.left_chains: set[int] = set()
+        # Singleton classes that lost their last ``class << x`` body: the singleton class
+        # those bodies declared goes (``Placeholders.drop_lost_bodies``).
+        self.lost_bodies: set[int] = set()
+        # What the chains of the singleton classes of singleton classes that go passed
+        # through, nearest first: those only such chains needed go too.
+        self.left_metas: list[int] = []
         # Namespaces that lost a reopening with a superclass or mixins: their chains change.
         self.rechain: set[int] = set()
         self._records: set[int] = set()
