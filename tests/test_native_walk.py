@@ -151,6 +151,123 @@ Z, Z2::Z3 = 1, 2
 def S::T.u = U::V
 """,
     "missing names": b"foo.\nclass A\n  def b = c.\nend\n",
+    # The native step records plain calls, operators, element references, identifiers and
+    # constants itself, notes local variables and setter calls, and leaves the rest to the
+    # handlers: each source below has both sides of each of its rules.
+    "calls it records and calls it leaves": b"""
+foo(1).bar.baz(2)
+self.qux
+@a.b(c) + d[1] - !e + -f + -1 + ~g
+not h
+x = [1][0]
+x.y = 2
+x.z += 3
+x[0] = 4
+x[1] ||= 5
+A.b
+A::B.c
+::D.e
+F.new.g
+H::I.new.j
+k::L.m
+(A::B).new.n
+self.class.o
+"#{p}".q
+A + B - C::D * E.new
+!A
+[A][0]
+-A::B
+block_pass(&:sym)
+"""
+    + b"r." * 150
+    + b"s\n"
+    + b"t("
+    + "\u00e9".encode()
+    + b"\xff\xfe)\n",
+    "names the walk knows": b"""
+def helper(a) = a
+helper(1)
+helper
+class K
+  helper
+  helper(2)
+  def m
+    helper
+    helper(3)
+    send(:x)
+    include Foo
+    attr_reader :y
+    private
+    K.new.z
+    K.w
+    require "x"
+  end
+  include Bar
+  K.include Baz
+  K.w
+  K::L.v
+  attr_reader :u
+  def helper2 = 1
+  helper2
+  helper2(1)
+  def self.s = helper2
+end
+""",
+    "hooks": b"""
+module Hooked
+  def self.included(base)
+    base.extend(ClassMethods)
+    base.include Other
+    base.send(:include, Third)
+    other.thing
+    base.class_eval do
+      attr_accessor :x
+      include Fourth
+    end
+  end
+  def self.extended(mod) = mod.include(Fifth)
+  class << self
+    def inherited(sub)
+      sub.include Sixth
+      sub.foo
+    end
+  end
+  def not_a_hook(base)
+    base.include Seventh
+  end
+end
+""",
+    "bindings and conditionals": b"""
+def m(a, b = 1, *c, d:, e: 2, **f, &g)
+  [a, b, c, d, e, f, g, h]
+  ->(i, (j, k)) { i + j + k + l }
+  [1].each { |m, (n, *o)| m + n + o + p }
+  q, (r, *s), *t = 1
+  q + r + s + t + u
+  case v
+  in [w, *x] | [w, x] then w + x
+  in {y:, z: [*aa]} then y + aa
+  in [*, bb, *] then bb
+  end
+  w + y + bb
+  begin; rescue => cc; cc; end
+  if dd then ee elsif ff then gg else hh end
+  ii if jj
+  kk unless ll
+  unless mm then nn end
+end
+if __FILE__ == $0
+  include Script
+end
+class C < (pp = D)
+  if RUBY_VERSION > "2"
+    include New
+  else
+    include Old
+  end
+  def n(qq) = qq + pp
+end
+""",
 }
 
 
@@ -158,6 +275,27 @@ def S::T.u = U::V
 def test_native_walk_gives_the_python_walks_records(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     native, python = _both(SOURCES[name], monkeypatch)
     assert native == python
+
+
+def test_the_native_step_records_what_it_passes_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sources above do reach the native step's own records: method calls on every kind
+    of receiver (implicit self, self, a constant, a constant's instance, anything else) and
+    constant references, each made by ``Walker._record_batch`` from what the step collected."""
+    _native_step()
+    collected: list[tuple] = []
+    record = parse.Walker._record_batch
+
+    def spy(walker: parse.Walker, batch: list) -> None:
+        collected.extend(batch)
+        record(walker, batch)
+
+    monkeypatch.setattr(parse.Walker, "_record_batch", spy)
+    RubyParser().discover("file:///t.rb", SOURCES["calls it records and calls it leaves"], "/t.rb")
+    kinds = {entry[4] for entry in collected}
+    assert kinds == {0, 1, 2, 3, 4, 5}
+    names = {entry[0] for entry in collected if entry[4] != 5}
+    assert {"foo", "bar", "baz", "qux", "b", "+", "-", "!", "-@", "~", "[]", "g", "j"} <= names
+    assert "y=" not in names and "z" not in names  # Setter calls stay on_call's.
 
 
 def test_native_walk_past_the_syntax_depth_limit(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,7 +1,8 @@
 """rdx's native (C) helpers, built by ``rdx/native/build.py`` (``make native``).
 
 Today one: ``advance``, which moves Ruby discovery's walk cursor in C past the nodes no handler
-wants or whose handler would do nothing (see ``walk.c``). The module is optional: ``advance()`` is None when it was not built,
+wants or whose handler would do nothing, and, given a ``spec``, collects the records of the plain
+calls, operators, constants and local variables it passes over (see ``walk.c``). The module is optional: ``advance()`` is None when it was not built,
 when it was built for another tree-sitter than the one installed, when ``RDX_NATIVE=0`` is set,
 or when its walk of a sample disagrees with the Python walk; discovery then walks in Python
 and produces the same records. This package imports nothing from rdx.
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-__all__ = ["advance", "agrees_on_sample", "disabled_reason", "reset"]
+__all__ = ["advance", "agrees_on_sample", "disabled_reason", "reset", "spec"]
 
 # What ``advance`` returns: an event in the low two bits, the cursor's depth above them.
 END, HANDLER, MISSING, TOO_DEEP = 0, 1, 2, 3
@@ -123,6 +124,18 @@ def agrees_on_sample(step: Callable[..., int]) -> bool:
 def advance() -> Callable[..., int] | None:
     """The native cursor step (see ``walk.c``), or None when discovery must walk in Python."""
     return _load()[0]
+
+
+def spec(fields: tuple[int, ...], special: frozenset[str], write: int) -> object:
+    """What ``advance`` needs to know of the grammar to collect records (see ``walk.c``): the
+    ids of the fields ``method``, ``receiver``, ``block``, ``operator``, ``left``, ``operand``,
+    ``object``, ``pattern``, ``name`` and ``scope``, the method names whose calls Python must
+    see, and the mark of an assignment's target call. None when ``advance()`` is."""
+    if _load()[0] is None:
+        return None
+    from rdx.native import _walk  # type: ignore[attr-defined]
+
+    return _walk.spec(fields, special, write)
 
 
 def disabled_reason() -> str:

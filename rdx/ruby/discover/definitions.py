@@ -182,7 +182,8 @@ def on_method(w: Walker, node: Any) -> None:
     name_node = node.child_by_field_name("name")
     if name_node is None:
         return
-    scope = w._scope(node.start_byte)
+    start = node.start_byte
+    scope = w._scope(start)
     if w.too_deep(node):
         return
     ns = w._namespace_scope(scope)
@@ -200,8 +201,9 @@ def on_method(w: Walker, node: Any) -> None:
                 w.push_scope(Scope(node.end_byte, name_node.end_byte, scope.index if scope else -1, True))
                 return
             fields["receiver"] = recv
-    visibility = w.pending_visibility.pop(node.start_byte, None)
-    w.method_names.add(node_text(name_node))  # For load-time calls (rdx.ruby.evaluate.loadtime).
+    visibility = w.pending_visibility.pop(start, None)
+    name = node_text(name_node)
+    w.method_names.add(name)  # For load-time calls (rdx.ruby.evaluate.loadtime).
     parent = scope
     nested = scope is not None and scope.is_method
     if fields or nested:
@@ -212,12 +214,12 @@ def on_method(w: Walker, node: Any) -> None:
         visibility = visibility or "private"  # top-level methods are private on Object
     else:
         if visibility is None:
-            visibility = ns.visibility_at(node.start_byte)
-        if ns.module_function_at(node.start_byte) or node.start_byte in w.pending_module_function:
+            visibility = ns.visibility_at(start)
+        if ns.module_function_at(start) or start in w.pending_module_function:
             fields["module_function"] = True
     index = w._add(
         "Method",
-        node_text(name_node),
+        name,
         node,
         name_node,
         parent,

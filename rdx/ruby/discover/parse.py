@@ -42,9 +42,10 @@ from rdx.native import HANDLER as NATIVE_HANDLER
 from rdx.native import MISSING as NATIVE_MISSING
 from rdx.native import TOO_DEEP as NATIVE_TOO_DEEP
 from rdx.native import advance as native_step
+from rdx.native import spec as native_spec
 from rdx.rails.facts import rails_facts
 from rdx.ruby.discover import calls, definitions, directives
-from rdx.ruby.discover.calls import READ_AND_WRITE, receiver_of
+from rdx.ruby.discover.calls import READ_AND_WRITE, WRITE, receiver_of
 from rdx.ruby.discover.directives import DIRECTIVES, MIXIN_CALLS, SEND, external_mixin, hook_directive, hook_mixin, send_mixin
 from rdx.ruby.discover.gaps import (
     GRAMMAR_LIMITATION,
@@ -168,6 +169,7 @@ class Walker:
         self.diagnostics: list[Diagnostic] = []
         self.scopes: list[Scope] = []
         self.pushed = 0  # Scopes pushed so far (``push_scope``), for the native walk's ``_known_locals``.
+        self.hooks_pushed = False  # Whether a scope with a ``hook_param`` was (``_hook_scopes``).
         self.skip_const_until = -1
         # Inline visibility (``private def x``, ``private attr_reader :y``) keyed by node start.
         self.pending_visibility: dict[int, str] = {}
@@ -221,24 +223,40 @@ class Walker:
         cursor = root.walk()
         self._cursor = cursor
         step = native_step()
-        if step is None:
+        spec = _collect_spec() if step is not None else None
+        if step is None or spec is None:
             self._walk_python(cursor)
             return
         # The native step (rdx.native) moves the cursor past nodes no handler wants, in C:
         # the same preorder, the same stops, as the loop of ``_walk_python``, less the nodes
         # whose handler would do nothing (``_HANDLED_KINDS``): reads of local variables the
         # walk knows (``_known_locals``), constants inside a constant path recorded whole
-        # (``skip_const_until``) and hash pairs other than ``{k:}``.
+        # (``skip_const_until``) and hash pairs other than ``{k:}``. It also passes over the
+        # calls, operators, element references, identifiers and constants whose handler would
+        # only append one MethodRef or ConstRef (the plain cases: see walk.c's collect_*
+        # functions), and appends what that record needs to ``batch``, from which
+        # ``_record_batch`` makes the records before the next handler runs: the same records
+        # in the same order.
         handlers = _HANDLERS_BY_ID
-        kinds = _HANDLED_KINDS
+        kinds = _COLLECTED_KINDS
         fields = _IDENTIFIER_SKIPPED_FIELDS
+        batch: list[tuple[Any, int, int, int, int, Any]] = []
         check_missing = self.check_missing
         descend = self._visit(handlers.get(root.kind_id), root)
         pushed = self.pushed
-        names, until = self._known_locals(root.start_byte)
+        names, since, until, in_method = self._known_locals(root.start_byte)
+        method_names, setter_calls = self.method_names, self.setter_calls
+        limit = MAX_SYNTAX_DEPTH
+        hooks = self._hook_scopes()
         depth = 0
         while True:
-            event = step(cursor, kinds, fields, descend, check_missing, MAX_SYNTAX_DEPTH, depth, names, until, self.skip_const_until)
+            skip_until = self.skip_const_until
+            event = step(
+                cursor, kinds, fields, descend, check_missing, limit, depth, names, until, skip_until, spec, batch, method_names, setter_calls,
+                hooks, in_method, since,
+            )
+            if batch:
+                self._record_batch(batch)
             depth = event >> 2
             event &= 3
             node = cursor.node
@@ -258,24 +276,61 @@ class Walker:
             # The set stays right until a scope opens or the walk leaves the one it belongs to.
             start = node.start_byte
             if pushed != self.pushed or start >= until:
-                pushed = self.pushed
-                names, until = self._known_locals(start)
+                if pushed != self.pushed:
+                    pushed = self.pushed
+                    hooks = self._hook_scopes()
+                names, since, until, in_method = self._known_locals(start)
 
-    def _known_locals(self, start: int) -> tuple[set[bytes] | None, int]:
+    def _record_batch(self, batch: list[tuple[Any, int, int, int, int, Any]]) -> None:
+        """The records of the nodes the native step passed over (see ``walk``), in walk order:
+        (name, start, end, the byte whose scope the handler asks for, kind, extra). A kind
+        below 5 is a MethodRef's receiver kind (extra: the receiver's text, or its constant
+        path as (segments, absolute) and its range); 5 is a ConstRef of the path
+        (segments, absolute) given as the name, which ``on_constant`` records whole."""
+        refs = self.method_refs
+        scopes = self.scopes
+        receiver_kinds = _RECEIVER_KINDS
+        for name, start, end, at, kind, extra in batch:
+            # ``self._scope(at).index`` (or -1), inline: a batch holds thousands of records.
+            while scopes and scopes[-1].end <= at:
+                scopes.pop()
+            if not scopes:
+                index = -1
+            elif scopes[-1].body_start <= at:
+                index = scopes[-1].index
+            else:
+                index = scopes[-2].index if len(scopes) > 1 else -1
+            if kind == _BATCH_CONST_REF:
+                self.skip_const_until = end
+                self.const_refs.append(ConstRef(ConstPath(name[0], name[1], start, end), index))
+            elif extra is None or kind == _BATCH_OTHER:
+                refs.append(MethodRef(name, start, end, index, receiver_kinds[kind], None, extra))
+            else:
+                (segments, absolute), path_start, path_end = extra
+                refs.append(MethodRef(name, start, end, index, receiver_kinds[kind], ConstPath(segments, absolute, path_start, path_end)))
+        batch.clear()
+
+    def _hook_scopes(self) -> bool:
+        """Whether a scope of a hook method (``def self.included(base)``: ``Scope.hook_param``)
+        may be open: until a scope opens, calls on an unknown receiver are then ``on_call``'s
+        (``hook_mixin``), never the native step's."""
+        return self.hooks_pushed and any(scope.hook_param is not None for scope in self.scopes)
+
+    def _known_locals(self, start: int) -> tuple[set[bytes], int, int, bool]:
         """The local variables ``on_identifier`` looks an identifier up in, the same set for
-        every identifier from byte ``start`` (of the node the walk is at) up to the byte
-        returned: until the innermost open scope there ends (scopes open only in handlers).
-        None in a class's name or superclass, which ``_scope`` reads in the scope around."""
+        every identifier from byte ``start`` (of the node the walk is at), or from the second
+        byte returned when that is later, up to the third: from the body of the innermost open
+        scope there (before it, in a class's name and superclass or a method's receiver and
+        name, ``_scope`` reads the scope around) until it ends (scopes open only in handlers).
+        Then whether that scope is a method body (``_scope(...).is_method`` there)."""
         scopes = self.scopes
         i = len(scopes) - 1
         while i >= 0 and scopes[i].end <= start:
             i -= 1
         if i < 0:
-            return self.top_locals, _NO_END
+            return self.top_locals, 0, _NO_END, False
         top = scopes[i]
-        if top.body_start > start:
-            return None, 0
-        return top.locals, top.end
+        return top.locals, top.body_start, top.end, top.is_method
 
     def _visit(self, handler: Callable[[Walker, Any], Any] | None, node: Any) -> bool:
         """Run ``node``'s handler (or report it missing); whether the walk enters its children."""
@@ -369,6 +424,8 @@ class Walker:
         scope.depth = (self.scopes[-1].depth if self.scopes else 0) + weight
         self.scopes.append(scope)
         self.pushed += 1
+        if scope.hook_param is not None:
+            self.hooks_pushed = True
 
     def _namespace_scope(self, scope: Scope | None) -> Scope | None:
         """The innermost namespace scope at or outside ``scope`` (methods skipped)."""
@@ -390,6 +447,8 @@ class Walker:
         starts = self.line_table
         row = node.start_point[0]
         source = self.source
+        if row == 0 or not source[starts[row - 1] : starts[row]].lstrip().startswith(b"#"):
+            return ()  # Most definitions have no comment above (the loop below, shortened).
         lines: list[str] = []
         while row > 0:
             line = source[starts[row - 1] : starts[row]].strip()
@@ -808,5 +867,44 @@ _HANDLED_KINDS = bytes(
     (2 if kind == _IDENTIFIER_ID else 3 if kind in _CONSTANT_IDS else 4 if kind == _PAIR_ID else 1) if kind in _HANDLERS_BY_ID else 0
     for kind in range(65536)
 )
+# The same table for the collecting native step (``walk``): 5 for calls (``on_call``), 6 for
+# binary and 7 for unary operators (``calls.on_binary``, ``calls.on_unary``), 8 for element
+# references (``calls.on_element_reference``), 9 for assignments (``definitions.on_assignment``),
+# 10 for the nodes that bind local variables (``on_binding``), whose plain cases it records
+# itself, and 11 for conditional statements (``on_conditional``), which do nothing in a method.
+_COLLECTED_IDS = {
+    int(_LANGUAGE.id_for_node_kind(name, True) or 0): code
+    for name, code in (
+        *(("call", 5), ("binary", 6), ("unary", 7), ("element_reference", 8), ("assignment", 9)),
+        *((binding, 10) for binding in _BINDING_NODES),
+        *((conditional, 11) for conditional in STATEMENT_CONDITIONALS),
+    )
+}
+_COLLECTED_KINDS = bytes(_COLLECTED_IDS.get(kind, code) for kind, code in enumerate(_HANDLED_KINDS))
+# Method names whose calls ``on_call`` does more with than record them: directives, ``send``,
+# mixins (on self or in a loop), ``class_methods``, ``included``. The native step leaves
+# their calls, and those of the methods the file defines (``note_call``), to ``on_call``.
+_CALL_SPECIAL_NAMES = frozenset({*DIRECTIVES, *SEND, *MIXIN_CALLS, "class_methods", "included"})
+_RECEIVER_KINDS = tuple(ReceiverKind)
+_BATCH_OTHER = int(ReceiverKind.OTHER)
+_BATCH_CONST_REF = 5
+
+
+_SPEC: list[object] = []
+
+
+def _collect_spec() -> object:
+    """The grammar facts the collecting native step reads (rdx.native ``spec``), made once;
+    None while the native module is not in use."""
+    if not _SPEC:
+        names = ("method", "receiver", "block", "operator", "left", "operand", "object", "pattern", "name", "scope")
+        ids = tuple(int(_LANGUAGE.field_id_for_name(f) or 0) for f in names)
+        made = native_spec(ids, _CALL_SPECIAL_NAMES, WRITE)
+        if made is None:
+            return None
+        _SPEC.append(made)
+    return _SPEC[0]
+
+
 _IDENTIFIER_SKIPPED_FIELDS = bytes(1 if field in _NOT_A_CALL_FIELD_IDS and field != _PATTERN_FIELD_ID else 0 for field in range(65536))
 
