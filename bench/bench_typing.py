@@ -25,6 +25,9 @@ then ``resolve()``, timed together:
   syntax error), then typed again (``< B`` ... ``< Base``);
 - ``mixin``: Enter after the class line, then ``include AllowedMethods`` (the first mixin of
   RuboCop::Cop the class does not include yet) typed letter by letter;
+- ``class_self``: Enter after the class line, then ``class << self`` typed (the class's first
+  singleton class body: ``class << s`` ... on the way), Enter (the editor adds ``end``), ``def
+  helper`` typed, then undone in one keystroke (the body goes again);
 - ``new_file``: ``draft_typing_N.rb`` created empty next to the cop, then ``class Draft <
   NotWrittenYet`` typed (an unresolved superclass), Enter (the editor adds ``end``), a method
   ``def run(node)`` typed, Enter, ``node``;
@@ -80,7 +83,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from bench_edits import DEFAULT_CORPUS, build_copies, describe_roots  # noqa: E402
 
-SEQUENCES = ("superclass", "mixin", "new_file", "compact_file", "rename_method", "constant", "delete_file")
+SEQUENCES = ("superclass", "mixin", "class_self", "new_file", "compact_file", "rename_method", "constant", "delete_file")
 # Mixins of RuboCop::Cop; a sequence types the first one its class does not include yet.
 MIXINS = ("AllowedMethods", "RangeHelp", "IgnoredNode", "ConfigurableEnforcedStyle")
 COP = re.compile(r"/rubocop-[\d.]+/lib/rubocop/cop/(style|layout|lint)/[a-z_0-9]+\.rb$")
@@ -144,6 +147,12 @@ def keystrokes(kind: str, cop: Cop, n: int) -> tuple[str, list[str | None]]:
     if kind == "mixin":
         buf = Buffer(src, cls.end())
         return cop.path, [*buf.key("\n" + cls.group(1) + "  "), *buf.type(f"include {cop.mixin}")]
+    if kind == "class_self":
+        # The class's first ``class << self`` body, a method in it, then undone at once.
+        buf = Buffer(src, cls.end())
+        indent = cls.group(1) + "  "
+        texts = [*buf.key("\n" + indent), *buf.type("class << self"), *buf.key("\n" + indent + "  ", "\n" + indent + "end"), *buf.type("def helper")]
+        return cop.path, [*texts, src]
     if kind in ("new_file", "compact_file"):
         # A new file whose class line is typed (an unresolved superclass, or a compact name),
         # then Enter (the editor adds ``end``), a method, Enter, a line of its body.

@@ -8,9 +8,9 @@ import shutil
 import subprocess
 
 import pytest
+from test_incremental import dump, fresh
 
 import rdx
-from tests.test_incremental import dump, fresh
 
 BASE = "module Cop\n  class Base\n    def on; end\n  end\n  module RangeHelp\n    def range; end\n  end\nend\n"
 NAV = "module Cop\n  module Style\n    class SafeNav < Base\n      def on_send(node)\n        Base\n      end\n    end\n  end\nend\n"
@@ -500,3 +500,26 @@ def test_a_class_with_a_class_self_body_deleted_or_renamed_stays_incremental(cor
     reasons += replay({"file:///s/a.rb": "class Qux\nend\n", "file:///s/b.rb": "class Foo < Qux\n  class << self\n  end\nend\n"}, [("file:///s/b.rb", None)], core=core)
     renamed = "replace file:///s/a.rb: a ``class << self`` body goes while the edit adds namespaces"
     assert reasons == [renamed, renamed, None, None]
+
+
+@pytest.mark.parametrize("core", [False, True])
+def test_class_self_bodies_with_mixins_come_and_go_incrementally(core):
+    # While ``class << self`` is typed before its ``end``, the body takes the rest of the
+    # class, ``include``/``extend`` calls too: the singleton class's chain (and its
+    # subclasses' singleton classes' chains) are computed again.
+    files = {"file:///s/m.rb": "module Helpers\n  def h; end\nend\n", "file:///s/a.rb": HIERARCHY}
+    steps = [with_body("    include Helpers\n    def y; end\n"), with_body("    def y; end\n"), with_body("    extend Helpers\n"), HIERARCHY]
+    assert replay(files, [("file:///s/a.rb", t) for t in steps], core=core) == [None] * len(steps)
+
+
+@pytest.mark.parametrize("core", [False, True])
+def test_class_self_bodies_of_a_named_class_or_a_value_stay_incremental(core):
+    # A body whose target is a value (Ruby raises TypeError: nothing is declared), then one
+    # of a class named outright.
+    text = "class Foo\n  MSG = 'x'\n  def a; end\nend\nclass Other\nend\n"
+    steps = [
+        text.replace("  def a", "  class << MSG\n    def v; end\n  end\n  def a"),
+        text.replace("  def a", "  class << Other\n    def z; end\n  end\n  def a"),
+        text,
+    ]
+    assert replay({"file:///s/a.rb": text}, [("file:///s/a.rb", t) for t in steps], core=core) == [None] * len(steps)

@@ -88,8 +88,7 @@ class SkeletonEdits(StateView):
                 continue  # It declared nothing (a dynamic or unplaceable constant).
             rec = self.decls[decl_id]
             if d.kind == "SingletonClass":
-                if d.mixins or d.deferred_mixins:
-                    raise ReplayUnsafe("a removed ``class << self`` body had mixins")
+                # (With mixins, the singleton class's chain is computed again: ``rechain``.)
                 bodies.append((decl_id, (index, o)))
                 continue
             if d.kind == "ConstantAlias" and rec.kind == d.kind and self._assigned_elsewhere(rec, index, removed, old):
@@ -477,9 +476,22 @@ class SkeletonEdits(StateView):
             raise ReplayUnsafe("an added definition sits in an undeclared scope")
         reopened: int | None = None
         if d.kind == "SingletonClass":
-            attached = self.lookup.namespace_owner(index, d.parent)
-            if d.target is not None or attached is None:
-                raise ReplayUnsafe("only ``class << self`` bodies are declared incrementally")
+            if d.target is None:
+                attached = self.lookup.namespace_owner(index, d.parent)
+            else:
+                # ``class << Foo``: phase 1 attaches it, in program order, as soon as Foo
+                # names a namespace; everything else is declared already, so that is now.
+                # Through a constant alias, what it names depends on the assignments before
+                # the body (phase 1's program order): a full resolve's.
+                for k in range(1, len(d.target.segments) + 1):
+                    step = self.lookup.lookup_path(d.target, site, k)
+                    if step is not None and self.decls[step].kind == "ConstantAlias":
+                        raise ReplayUnsafe("a ``class << X`` body names X through a constant alias")
+                attached = self.lookup.lookup_namespace(d.target, site)
+                if attached is None and self.namespaces.names_a_value(d.target, site, len(d.target.segments)):
+                    return  # ``class << MSG`` (a value): Ruby raises TypeError, nothing is declared.
+            if attached is None:
+                raise ReplayUnsafe("a ``class << X`` body of an undeclared X needs a full resolve")
             if attached not in created:
                 # Another body of an existing singleton class, or its first one (which declares
                 # that singleton class's own singleton class: ``_complete_added``).
@@ -487,7 +499,7 @@ class SkeletonEdits(StateView):
                 if single is None:
                     raise ReplayUnsafe("a ``class << self`` body inside a first one needs a full resolve")
                 if d.mixins or d.deferred_mixins:
-                    raise ReplayUnsafe("a mixing ``class << self`` body needs a full resolve")
+                    rechained.add(single)  # Its chain (and its descendants') is computed again.
                 reopened = single
         else:
             path = d.path
