@@ -18,7 +18,12 @@ ctags' structural tags recalled, references and imports found.
 memory, at most M files a language (default 300, spread over the corpus), in N rounds that
 alternate which goes first; it prints the median and quartiles of the per-round ratios of CPU
 time. On a loaded machine this is the steadier number: load that drifts over minutes changes
-both sides of one round alike.
+both sides of one round alike. Each round also times discovery with the queries read through
+py-tree-sitter in Python (the path without the native query runner, ``rdx/native/query.c``),
+so the runner's gain is measured in the same rounds.
+
+``--check`` compares, on every file of the corpora, discovery with the native query runner
+and without it: the results must be byte-identical (exit status 1 when a file differs).
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+import rdx.languages.engine as engine  # noqa: E402
 from rdx.languages.engine import _parser  # noqa: E402
 from rdx.languages.registry import spec_for  # noqa: E402
 from rdx.workspace.files import FileEntry, path_to_uri  # noqa: E402
@@ -93,7 +99,8 @@ def _bare_parse(entries: list[FileEntry], grammar: str, jobs: int) -> tuple[floa
 
 def _corpus(root: str, pattern: str) -> list[str]:
     return sorted(
-        p for p in glob.glob(os.path.join(root, pattern), recursive=True)
+        p
+        for p in glob.glob(os.path.join(root, pattern), recursive=True)
         if os.path.isfile(p) and not p.endswith(".min.js") and "/site-packages/" not in p and "/test/" not in p
     )
 
@@ -104,8 +111,14 @@ def rounds(count: int, most: int) -> int:
 
     from rdx.languages.discover import discover_foreign
 
+    native = engine.native_query
     print(f"in process, {count} rounds, at most {most} files a language; CPU time, discovery / parse")
-    print(f"{'language':10} {'files':>6} {'MB':>6} {'parse s':>8} {'rdx s':>7} {'median':>7} {'quartiles':>12}")
+    if native() is None:
+        print("(the native query runner is not in use: both rdx columns read the queries in Python)")
+    print(
+        f"{'language':10} {'files':>6} {'MB':>6} {'parse s':>8} {'rdx s':>7} {'median':>7} {'quartiles':>12}"
+        f" {'py-q s':>7} {'median':>7} {'quartiles':>12}"
+    )
     gc.disable()
     for language, _, _, root, pattern in CORPORA:
         if not os.path.isdir(root):
@@ -121,10 +134,12 @@ def rounds(count: int, most: int) -> int:
         assert spec is not None
         parser = _parser(spec.grammar)
         discover_foreign(path_to_uri(files[0]), sources[0][1], files[0])  # Queries compiled before timing.
-        ratios, parse_total, ours_total = [], 0.0, 0.0
+        ratios, python_ratios, parse_total, ours_total, python_total = [], [], 0.0, 0.0, 0.0
+        sides = ("parse", "rdx", "python")
         for i in range(count):
             spent = {}
-            for side in ("parse", "rdx") if i % 2 == 0 else ("rdx", "parse"):
+            for side in sides[i % 3 :] + sides[: i % 3]:  # Each side goes first in turn.
+                engine.native_query = native if side == "rdx" else lambda: None
                 c = time.process_time()
                 if side == "parse":
                     for _, data in sources:
@@ -133,17 +148,60 @@ def rounds(count: int, most: int) -> int:
                     for path, data in sources:
                         discover_foreign(path_to_uri(path), data, path)
                 spent[side] = time.process_time() - c
+            engine.native_query = native
             ratios.append(spent["rdx"] / spent["parse"])
+            python_ratios.append(spent["python"] / spent["parse"])
             parse_total += spent["parse"]
             ours_total += spent["rdx"]
+            python_total += spent["python"]
             gc.collect()
         q = statistics.quantiles(ratios) if len(ratios) > 1 else [ratios[0]] * 3
+        p = statistics.quantiles(python_ratios) if len(python_ratios) > 1 else [python_ratios[0]] * 3
         mb = sum(len(data) for _, data in sources) / 1e6
-        print(f"{language:10} {len(files):>6} {mb:>6.1f} {parse_total / count:>8.2f} {ours_total / count:>7.2f} {q[1]:>6.2f}x {q[0]:>5.2f}-{q[2]:.2f}x")
+        print(
+            f"{language:10} {len(files):>6} {mb:>6.1f} {parse_total / count:>8.2f} {ours_total / count:>7.2f} {q[1]:>6.2f}x {q[0]:>5.2f}-{q[2]:.2f}x"
+            f" {python_total / count:>7.2f} {p[1]:>6.2f}x {p[0]:>5.2f}-{p[2]:.2f}x"
+        )
     return 0
 
 
+def check() -> int:
+    """``--check``: discovery with and without the native query runner, byte for byte."""
+    import msgspec
+
+    from rdx.languages.discover import discover_foreign
+
+    native = engine.native_query
+    if native() is None:
+        print("the native query runner is not in use: nothing to compare (make native builds it)")
+        return 1
+    encode = msgspec.msgpack.Encoder().encode
+    differ = 0
+    for language, _, _, root, pattern in CORPORA:
+        if not os.path.isdir(root):
+            print(f"{language:10} (missing {root})")
+            continue
+        files = _corpus(root, pattern)
+        bad = []
+        for path in files:
+            with open(path, "rb") as f:
+                data = f.read()
+            uri = path_to_uri(path)
+            engine.native_query = native
+            ours = encode(discover_foreign(uri, data, path))
+            engine.native_query = lambda: None
+            theirs = encode(discover_foreign(uri, data, path))
+            engine.native_query = native
+            if ours != theirs:
+                bad.append(path)
+        differ += len(bad)
+        print(f"{language:10} {len(files):>6} files, {len(bad)} differ" + (f": {bad[:3]}" if bad else ""))
+    return 1 if differ else 0
+
+
 def main() -> int:
+    if "--check" in sys.argv:
+        return check()
     if "--rounds" in sys.argv:
         at = sys.argv.index("--rounds")
         most = int(sys.argv[sys.argv.index("--files") + 1]) if "--files" in sys.argv else 300
@@ -175,8 +233,18 @@ def main() -> int:
         if ctags is not None:
             t = time.perf_counter()
             out = subprocess.run(
-                [ctags, "--output-format=json", "--fields=+nK", f"--language-force={ctags_language}", f"--kinds-{ctags_language}={kinds}", "-f", "-", *files],
-                capture_output=True, text=True,
+                [
+                    ctags,
+                    "--output-format=json",
+                    "--fields=+nK",
+                    f"--language-force={ctags_language}",
+                    f"--kinds-{ctags_language}={kinds}",
+                    "-f",
+                    "-",
+                    *files,
+                ],
+                capture_output=True,
+                text=True,
             ).stdout
             theirs = time.perf_counter() - t
             tags = [json.loads(x) for x in out.splitlines()]

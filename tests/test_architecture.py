@@ -25,7 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "ruby.discover": {"model", "ruby.syntax", "ruby.evaluate", "rails", "native"},
     "ruby.resolve": {"model"},
     "ruby.query": {"model", "ruby.resolve"},
-    "languages": {"model", "ruby.query"},
+    "languages": {"model", "ruby.query", "native"},
     "workspace": {"model", "cache", "ruby.discover", "languages"},
     "search": {"model", "cache", "workspace"},
     "map": {"model", "ruby.query"},

@@ -9,11 +9,19 @@ comment (comment lines right above it, or what the spec's ``doc`` hook finds, su
 Python docstring). Qualified names join the enclosing names with the language's separator,
 after the module prefix the spec's ``module`` hook reads (a Go package clause, a Java
 package declaration) or the caller gives (a Python module path).
+
+``extract_all`` reads the matches through rdx's native query runner when it is built
+(``rdx/native/query.c``: the definitions deduplicated and sorted, where each one's signature
+ends and the comments above it, and the references as records, without a Python object per
+capture), else from py-tree-sitter's ``QueryCursor.matches`` here; both give the same records
+(``tests/test_native_query.py``, ``bench/bench_polyglot.py --check``). The rules below stay
+the one definition of what is extracted.
 """
 
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -22,6 +30,7 @@ import msgspec
 import tree_sitter as ts
 
 from rdx.languages.symbols import Import, Reference, RefKind, Symbol, SymbolKind
+from rdx.native.query import runner as native_query
 
 __all__ = ["Extraction", "Spec", "extract", "extract_all", "word_spans"]
 
@@ -117,6 +126,13 @@ class _Plan:
     body: int | None
     comments: frozenset[int]
     wrappers: frozenset[int]
+    # The native runner's arguments after the query and the root (see ``rdx/native/query.c``:
+    # split, kinds, flags, name, qualifier, uses, Reference, reference kinds, the body field,
+    # the comment and wrapper node kinds), None when a
+    # pattern names a capture the query lacks (the Python path then answers, as it always did);
+    # and each capture's name by id.
+    native: tuple[object, ...] | None
+    capture_names: tuple[str, ...]
 
 
 _plans: dict[int, tuple[Spec, _Plan]] = {}
@@ -151,17 +167,45 @@ def _plan(spec: Spec) -> _Plan:
         name = language.node_kind_for_id(kind_id)
         if name is not None:
             by_name.setdefault(name, []).append(kind_id)
+    capture_names = tuple(query.capture_name(i) for i in range(query.capture_count))
+    comments = frozenset(i for name in spec.comments for i in by_name.get(name, ()))
+    wrappers = frozenset(i for name in _WRAPPERS for i in by_name.get(name, ()))
+    node_kinds = bytearray(65536)
+    for kind_id in comments:
+        node_kinds[kind_id] |= 1
+    for kind_id in wrappers:
+        node_kinds[kind_id] |= 2
+    body = language.field_id_for_name("body")
+    native = _native_arguments(split, kinds, capture_names)
     plan = _Plan(
         query=query,
         split=split,
         kinds=tuple(kinds),
         qualified=tuple(qualified),
-        body=language.field_id_for_name("body"),
-        comments=frozenset(i for name in spec.comments for i in by_name.get(name, ())),
-        wrappers=frozenset(i for name in _WRAPPERS for i in by_name.get(name, ())),
+        body=body,
+        comments=comments,
+        wrappers=wrappers,
+        native=None if native is None else (*native, -1 if body is None else body, bytes(node_kinds)),
+        capture_names=capture_names,
     )
     _plans[id(spec)] = (spec, plan)
     return plan
+
+
+def _native_arguments(split: int, kinds: list[str | None], capture_names: tuple[str, ...]) -> tuple[object, ...] | None:
+    """What the native runner reads of a plan (see ``_Plan.native``): per pattern, a
+    definition's kind capture id or a reference's index in ``_REF_ORDER`` (-1: the general
+    rule); per capture, 1 when it never names a definition's kind (``@name``, ``@_x``) and 2
+    for ``@scope`` (not a symbol)."""
+    ids = {name: index for index, name in enumerate(capture_names)}
+    if any(kind is not None and kind not in ids for kind in kinds):
+        return None  # The Python path raises at such a pattern's first match.
+    codes = array(
+        "i", [-1 if kind is None else (ids[kind] if pattern < split else _REF_ORDER.index(kind)) for pattern, kind in enumerate(kinds)]
+    )
+    flags = bytes(1 if name == "name" or name.startswith("_") else 2 if name == "scope" else 0 for name in capture_names)
+    uses = tuple(ids.get(kind, -1) for kind in _REF_ORDER)
+    return (split, codes.tobytes(), flags, ids.get("name", -1), ids.get("qualifier", -1), uses, Reference, _REF_ORDER)
 
 
 def extract(spec: Spec, source: bytes, module: str | None = None) -> list[Symbol]:
@@ -175,6 +219,21 @@ def extract_all(spec: Spec, source: bytes, module: str | None = None) -> Extract
     """Definitions, references (each with its innermost enclosing symbol) and imports."""
     plan = _plan(spec)
     root = _parser(spec.grammar).parse(source).root_node
+    native = plan.native
+    run = native_query() if native is not None else None
+    found = run(plan.query, root, *native) if run is not None and native is not None else None
+    if found is not None:
+        # The query ran in C (rdx/native/query.c): definitions deduplicated and sorted, each
+        # with its kind's capture id, references already records (the same rules as below).
+        names = plan.capture_names
+        items = [
+            (start, end, names[kind], node, name_start, name_end, row, column, signature_end, comments)
+            for start, end, kind, node, name_start, name_end, row, column, signature_end, comments in found[0]
+        ]
+        prefix = module if module is not None else (spec.module(root, source) if spec.module is not None else None)
+        symbols = _nest(spec, plan, source, items, prefix)
+        imports = spec.imports(root, source) if spec.imports is not None else []
+        return Extraction(symbols, found[1], imports)
     definitions: list[Match] = []
     uses: list[Match] = []
     matches = ts.QueryCursor(plan.query).matches(root)
@@ -300,12 +359,23 @@ def _symbols(spec: Spec, plan: _Plan, root: ts.Node, source: bytes, module: str 
         if prior is None or prior[0] > pattern:
             found[key] = (pattern, kind, node, names[0])
     prefix = module if module is not None else (spec.module(root, source) if spec.module is not None else None)
-    return _nest(spec, plan, source, [(key, found[key]) for key in sorted(found)], prefix)
+    items: list[_Item] = []
+    for key in sorted(found):
+        _pattern, kind, node, name_node = found[key]
+        row, column = name_node.start_point
+        # Where the signature ends and the comments above: read from the node when needed.
+        items.append((key[0], -key[1], kind, node, name_node.start_byte, name_node.end_byte, row, column, -1, None))
+    return _nest(spec, plan, source, items, prefix)
 
 
-def _nest(
-    spec: Spec, plan: _Plan, source: bytes, items: list[tuple[tuple[int, int], tuple[int, str, ts.Node, ts.Node]]], prefix: str | None
-) -> list[Symbol]:
+# A definition as ``_nest`` reads it: its node's start and end, its kind, its node, its name's
+# start and end bytes and start row and column, where its signature ends (-1: to be found from
+# the node, ``_signature_end``) and the comments right above it (``_comment_ranges``; None: to
+# be found from the node).
+_Item = tuple[int, int, str, ts.Node, int, int, int, int, int, tuple[tuple[int, int], ...] | None]
+
+
+def _nest(spec: Spec, plan: _Plan, source: bytes, items: list[_Item], prefix: str | None) -> list[Symbol]:
     symbols: list[Symbol] = []
     kinds: list[str] = []  # Per symbol index, including scopes (which are not emitted).
     qualified: list[str] = []
@@ -317,13 +387,10 @@ def _nest(
     separator = spec.separator
     member_separator = spec.member_separator
     body = plan.body
-    for (start, negative_end), (_pattern, kind, node, name_node) in items:
-        end = -negative_end
+    for start, end, kind, node, name_start, name_end, row, column, signature_end, comments in items:
         while stack and stack[-1][0] <= start:
             stack.pop()
         parent = stack[-1][1] if stack else -1
-        name_start = name_node.start_byte
-        name_end = name_node.end_byte
         name = source[name_start:name_end].decode("utf-8", "replace").strip()
         in_type = parent >= 0 and kinds[parent] in _TYPES
         if kind == SymbolKind.FUNCTION and in_type:
@@ -350,7 +417,6 @@ def _nest(
         while visible_parent >= 0 and emitted[visible_parent] < 0:
             visible_parent = parents[visible_parent]
         emitted.append(len(symbols))
-        row, column = name_node.start_point
         # Positional (the fields' order: name, kind, qualified, line, column, start, end,
         # name_start, name_end, parent, signature, doc): cheaper than keywords, once a symbol.
         symbols.append(
@@ -365,22 +431,26 @@ def _nest(
                 name_start,
                 name_end,
                 emitted[visible_parent] if visible_parent >= 0 else -1,
-                _signature(source, node, body, name_end, end),
-                (doc_of(node, source) if doc_of is not None else None) or _comments_above(plan, node, source),
+                _signature(source, name_end, signature_end if signature_end >= 0 else _signature_end(source, node, body, name_end, end)),
+                (doc_of(node, source) if doc_of is not None else None)
+                or _comment_text(source, comments if comments is not None else _comment_ranges(plan, node)),
             )
         )
     return symbols
 
 
-def _signature(source: bytes, node: ts.Node, body_field: int | None, name_end: int, node_end: int) -> str | None:
-    """The text between the name and the body (parameters, return type, bases), on one line."""
+def _signature_end(source: bytes, node: ts.Node, body_field: int | None, name_end: int, node_end: int) -> int:
+    """Where the signature ends: at the body, else at the end of the name's line."""
     body = node.child_by_field_id(body_field) if body_field is not None else None
     if body is not None:
-        end = body.start_byte
-    else:
-        # No body field (a type, a field, a constant): the rest of the name's line.
-        end = source.find(b"\n", name_end, node_end)
-        end = node_end if end < 0 else end
+        return body.start_byte
+    # No body field (a type, a field, a constant): the rest of the name's line.
+    end = source.find(b"\n", name_end, node_end)
+    return node_end if end < 0 else end
+
+
+def _signature(source: bytes, name_end: int, end: int) -> str | None:
+    """The text between the name and ``end`` (parameters, return type, bases), on one line."""
     if end - name_end > 4 * _MAX_SIGNATURE:
         end = name_end + 4 * _MAX_SIGNATURE
     raw = source[name_end:end]
@@ -398,13 +468,14 @@ def _signature(source: bytes, node: ts.Node, body_field: int | None, name_end: i
 _WRAPPERS = frozenset({"decorated_definition", "export_statement", "template_declaration"})
 
 
-def _comments_above(plan: _Plan, node: ts.Node, source: bytes) -> str | None:
-    """Comment lines directly above ``node`` (no blank line between), without their markers.
+def _comment_ranges(plan: _Plan, node: ts.Node) -> tuple[tuple[int, int], ...]:
+    """The comments directly above ``node`` (no blank line between), nearest first, as byte
+    ranges (``_comment_text`` reads their lines).
 
     Decorators, attributes and export wrappers sit between a definition and its comments, as
     does a declaration that holds only this definition (Go's ``type X struct``): the comments
     are looked for above those. (Each node access builds a Python object: this stays lean,
-    and compares kind ids, not kind names.)"""
+    and compares kind ids, not kind names. The native runner finds the same in C.)"""
     comments = plan.comments
     wrappers = plan.wrappers
     current = node
@@ -412,15 +483,28 @@ def _comments_above(plan: _Plan, node: ts.Node, source: bytes) -> str | None:
     while prev is None or prev.kind_id not in comments:
         parent = current.parent
         if parent is None or not (parent.kind_id in wrappers or parent.named_child_count == 1) or parent.parent is None:
-            return None
+            return ()
         current = parent
         prev = current.prev_sibling
-    lines: list[str] = []
+    found: list[tuple[int, int]] = []
     next_row = current.start_point[0]
-    while prev is not None and prev.kind_id in comments and prev.end_point[0] >= next_row - 1 and len(lines) < _MAX_DOC_LINES:
-        lines[:0] = _text(source, prev.start_byte, prev.end_byte).splitlines()
+    while prev is not None and prev.kind_id in comments and prev.end_point[0] >= next_row - 1:
+        found.append((prev.start_byte, prev.end_byte))
         next_row = prev.start_point[0]
         prev = prev.prev_sibling
+    return tuple(found)
+
+
+def _comment_text(source: bytes, ranges: tuple[tuple[int, int], ...]) -> str | None:
+    """The lines of the comments (nearest first) without their markers, at most
+    ``_MAX_DOC_LINES`` comments' worth of lines: the doc comment of what is below them."""
+    if not ranges:
+        return None
+    lines: list[str] = []
+    for start, end in ranges:
+        if len(lines) >= _MAX_DOC_LINES:
+            break
+        lines[:0] = _text(source, start, end).splitlines()
     text = "\n".join(_strip_comment(x) for x in lines).strip()
     return text or None
 

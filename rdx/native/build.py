@@ -11,6 +11,10 @@ Run ``python rdx/native/build.py`` (``make native``). It rebuilds only when the 
 tree-sitter version or the interpreter changed (``--force`` to rebuild anyway). When the build
 is impossible (no compiler, no index), it says why and exits with status 0 unless ``--strict``:
 rdx then runs its Python walk, which gives the same records. This script does not import rdx.
+
+It builds ``_query*.so`` from ``query.c`` the same way (``build_query``): the other languages'
+query runner, with its own copy of the runtime; without it the engine of ``rdx.languages``
+reads py-tree-sitter's matches, which gives the same records.
 """
 
 from __future__ import annotations
@@ -32,6 +36,10 @@ SOURCE = HERE / "walk.c"
 BUILD = HERE / "build"
 TARGET = HERE / ("_walk" + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
 STAMP = BUILD / "walk.stamp"
+# The query runner (query.c), a module of its own with its own copy of the runtime.
+QUERY_SOURCE = HERE / "query.c"
+QUERY_TARGET = HERE / ("_query" + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
+QUERY_STAMP = BUILD / "query.stamp"
 
 
 # py-tree-sitter's TreeCursor object as walk.c reads it (``binding/types.h``, whitespace aside):
@@ -39,6 +47,16 @@ STAMP = BUILD / "walk.stamp"
 _CURSOR_LAYOUT = "typedef struct { PyObject_HEAD TSTreeCursor cursor; PyObject *node; PyObject *tree; } TreeCursor;"
 # Its Tree object, whose source walk.c reads identifiers' text from.
 _TREE_LAYOUT = "typedef struct { PyObject_HEAD TSTree *tree; PyObject *source; PyObject *language; } Tree;"
+# The objects query.c reads besides the Tree: the Node it makes for definitions, the Query it
+# runs, and the predicates py-tree-sitter compiled from the query's text.
+_QUERY_LAYOUTS = (
+    "typedef struct { PyObject_HEAD TSNode node; PyObject *children; PyObject *tree; } Node;",
+    "typedef struct { PyObject_HEAD TSQuery *query; PyObject *predicates; PyObject *settings; PyObject *assertions; } Query;",
+    "typedef struct { PyObject_HEAD uint32_t capture1_id; uint32_t capture2_id; bool is_positive; bool is_any; } QueryPredicateEqCapture;",
+    "typedef struct { PyObject_HEAD uint32_t capture_id; PyObject *string_value; bool is_positive; bool is_any; } QueryPredicateEqString;",
+    "typedef struct { PyObject_HEAD uint32_t capture_id; PyObject *pattern; bool is_positive; bool is_any; } QueryPredicateMatch;",
+    "typedef struct { PyObject_HEAD uint32_t capture_id; PyObject *values; bool is_positive; } QueryPredicateAnyOf;",
+)
 
 
 def _runtime(version: str) -> Path:
@@ -77,9 +95,9 @@ def _runtime(version: str) -> Path:
     return lib
 
 
-def _key(version: str) -> str:
-    digest = hashlib.sha256(SOURCE.read_bytes())
-    digest.update(f"{version}\0{sys.executable}\0{sys.version}\0{TARGET.name}".encode())
+def _key(version: str, source: Path = SOURCE, target: Path = TARGET) -> str:
+    digest = hashlib.sha256(source.read_bytes())
+    digest.update(f"{version}\0{sys.executable}\0{sys.version}\0{target.name}".encode())
     return digest.hexdigest()
 
 
@@ -108,6 +126,29 @@ def build(force: bool = False) -> Path:
     return TARGET
 
 
+def build_query(force: bool = False) -> Path:
+    """``_query*.so`` from ``query.c``, as ``build`` makes ``_walk*.so`` (the same runtime)."""
+    version = importlib.metadata.version("tree-sitter")
+    key = _key(version, QUERY_SOURCE, QUERY_TARGET)
+    if not force and QUERY_TARGET.is_file() and QUERY_STAMP.is_file() and QUERY_STAMP.read_text() == key:
+        return QUERY_TARGET
+    BUILD.mkdir(exist_ok=True)
+    lib = _runtime(version)
+    layouts = " ".join((lib.parent / "binding" / "types.h").read_text().split())
+    missing = [x for x in (_TREE_LAYOUT, *_QUERY_LAYOUTS) if x not in layouts]
+    if missing:
+        raise RuntimeError(f"py-tree-sitter {version} lays out otherwise than query.c reads it: {missing[0]}")
+    compiler = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    partial = QUERY_TARGET.with_name(QUERY_TARGET.name + ".partial")
+    flags = ["-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-std=c11", "-D_DEFAULT_SOURCE", "-DTREE_SITTER_HIDE_SYMBOLS"]
+    includes = [f"-I{sysconfig.get_paths()['include']}", f"-I{lib / 'include'}", f"-I{lib / 'src'}"]
+    command = [*compiler.split(), *flags, f'-DRDX_TREE_SITTER_VERSION="{version}"', *includes, str(QUERY_SOURCE), str(lib / "src" / "lib.c"), "-o", str(partial)]
+    subprocess.run(command, check=True)
+    partial.replace(QUERY_TARGET)
+    QUERY_STAMP.write_text(key)
+    return QUERY_TARGET
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--force", action="store_true", help="rebuild even when nothing changed")
@@ -117,6 +158,12 @@ def main() -> int:
         print(f"native walk: {build(args.force).relative_to(HERE.parent.parent)}")
     except (OSError, subprocess.CalledProcessError, RuntimeError, tarfile.TarError, importlib.metadata.PackageNotFoundError) as exc:
         print(f"native walk not built ({exc}); rdx uses its Python walk, which gives the same records", file=sys.stderr)
+        if args.strict:
+            return 1
+    try:
+        print(f"native query runner: {build_query(args.force).relative_to(HERE.parent.parent)}")
+    except (OSError, subprocess.CalledProcessError, RuntimeError, tarfile.TarError, importlib.metadata.PackageNotFoundError) as exc:
+        print(f"native query runner not built ({exc}); rdx reads py-tree-sitter's matches, which gives the same records", file=sys.stderr)
         return 1 if args.strict else 0
     return 0
 

@@ -1,0 +1,410 @@
+"""The native query runner (rdx/native/query.c) against the engine's Python path it replaces.
+
+The engine of ``rdx.languages`` reads a spec's query matches either from py-tree-sitter's
+``QueryCursor.matches`` (Python) or from ``query.c``'s ``run``, which runs the same query in C
+and returns the definitions and the Reference records. Both must give the same FileResult, byte
+for byte: here on a source per language the engine has (every spec in ``SPECS``) that uses its
+definitions, references, qualifiers and predicates, on every prefix of those sources (broken
+code), on odd input, and, in the corpus tier, on every file of bench_polyglot's corpora.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import msgspec
+import pytest
+
+import rdx.languages.engine as engine
+import rdx.native.query
+from rdx.languages.discover import discover_foreign
+from rdx.languages.registry import SPECS, spec_for
+
+_ENCODE = msgspec.msgpack.Encoder().encode
+
+# A file name per language, for discover_foreign (which picks the extractor by name).
+PATHS = {
+    "python": "/p/pkg/mod.py",
+    "go": "/p/main.go",
+    "javascript": "/p/app.js",
+    "typescript": "/p/app.ts",
+    "tsx": "/p/app.tsx",
+    "rust": "/p/src/lib.rs",
+    "java": "/p/A.java",
+    "c": "/p/a.c",
+    "cpp": "/p/a.cpp",
+    "php": "/p/a.php",
+    "csharp": "/p/A.cs",
+    "markdown": "/p/README.md",
+}
+
+SOURCES = {
+    "python": b'''\
+"""Module doc."""
+import os, sys as system
+from ..pkg.mod import a as b, c
+MAX_SIZE = 3
+lower = 4
+Mixed = 5
+square = lambda x: x * x
+
+# About K.
+class K(Base, os.PathLike, metaclass=Meta):
+    """Doc of K."""
+    LIMIT = 1
+    def method(self, x: int, y: typing.List[int]) -> Dict[str, K]:
+        """M."""
+        def inner(): return helper(x).chain.call(y)
+        return self.method(os.path.join(x), K())
+
+@decorator(arg)
+def top(a: "K", *b) -> None:
+    print(a, b); sys.exit(top(a))
+''',
+    "go": b"""\
+package shop
+
+import (
+\t"fmt"
+\tf "net/http"
+)
+
+// Cart holds items.
+type Cart struct {
+\tItems []Item
+\tsync.Mutex
+\tBase[int]
+}
+
+type Pricer interface {
+\tio.Reader
+\tPrice() int
+}
+
+// Total sums.
+func (c *Cart) Total(x map[string]Item) (int, error) {
+\tfmt.Println(len(c.Items), f.Get("x"))
+\treturn Sum[int](c.Items), nil
+}
+
+func New[T any](v T) *Cart { return &Cart{} }
+
+const Answer = 42
+""",
+    "javascript": b"""\
+import x, { y as z } from "./mod.js";
+const fs = require("fs");
+/** Adds. */
+export function add(a, b) { return a + b }
+export const mul = (a, b) => a * b;
+class A extends B.C { constructor(x) { super(x); this.m(); } static m() { return new D.E(); } }
+Foo.prototype.bar = function () { return baz(1).qux(); };
+Foo.notproto.baz = function () {};
+module.exports = { helper: function () {}, "quoted": () => 1 };
+""",
+    "typescript": b"""\
+import type { T as U } from "./types";
+interface I extends J<K> { m(a: string): Promise<Map<string, I>> }
+type T = string | Other.Thing;
+enum E { A }
+namespace N { export function f(): void { g<number>(1); } }
+abstract class K<T> extends Base implements I, ns.Iface { abstract z(): void; p: Foo = new Foo(); }
+""",
+    "tsx": b"""\
+import React from "react";
+export const App = () => <Layout><Row.Cell/><div/><span>{render(x)}</span><ui.Card/></Layout>;
+function Row(props: Props) { return <Cell {...props}/>; }
+interface Props { cell: Cell.Kind }
+""",
+    "rust": b"""\
+use std::collections::{HashMap, HashSet as Set};
+/// A point.
+#[derive(Debug)]
+pub struct P<K> { x: i32, map: HashMap<K, Vec<u8>> }
+pub trait T: Clone + fmt::Debug { fn t(&self) -> i32; }
+impl<K> P<K> {
+    /// New.
+    pub fn new() -> Self { let v = Vec::new(); helper(v); Self::other(); todo!() }
+}
+impl T for P<u8> { fn t(&self) -> i32 { self.x.abs() } }
+mod m { pub fn f() {} pub enum E { A, B } }
+const C: u32 = 1;
+macro_rules! mac { () => {} }
+""",
+    "java": b"""\
+package a.b;
+import java.util.List;
+import static java.lang.Math.max;
+/** Doc. */
+public class C extends B implements I, x.J<K> {
+  int f; var v;
+  C() { super(); }
+  /** M. */
+  void m(int a, List<String> l) throws IOException { var x = new ArrayList<String>(); foo(); this.bar(a); Util.baz(); }
+  interface Inner { void n(); }
+  enum E { X, Y }
+}
+""",
+    "c": b"""\
+#include <stdio.h>
+#include "local.h"
+/* A struct. */
+struct point { int x; int y; };
+typedef struct point point_t;
+enum color { RED, GREEN };
+// Adds.
+static int add(int a, point_t *p) { return helper(a) + p->x + printf("%d", a); }
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+union u { int i; float f; };
+""",
+    "cpp": b"""\
+#include <vector>
+namespace n {
+// A class.
+class K : public Base, private ns::Other<int> {
+ public:
+  void m();
+  int q() { return static_cast<int>(x) + std::max(1, 2) + make<T>(3) + ns::inner::f(); }
+};
+}
+void n::K::m() { auto v = new std::vector<int>(); }
+template <typename T>
+T id(T x) { return x; }
+""",
+    "php": b"""\
+<?php
+namespace App\\Models;
+use Illuminate\\Support\\Str;
+/** A user. */
+class User extends Model implements \\JsonSerializable {
+  use Traits\\HasName;
+  const X = 1;
+  public function save($a): int { $b = new static(); $c = new Post(); Str::slug($a); $this->touch(); return strlen($a); }
+}
+function helper() { return new \\App\\Other(); }
+""",
+    "csharp": b"""\
+using System;
+using Alias = System.Text;
+namespace N.M {
+/// <summary>Doc</summary>
+public class C : Base, IThing {
+  public int P { get; set; }
+  void M(int a) { Console.WriteLine(a); var x = new List<int>(); Helper(x); }
+}
+interface IThing { void N(); }
+}
+""",
+    "markdown": b"""\
+# Guide
+
+Text.
+
+## Install
+
+### Linux
+
+Setext
+======
+""",
+}
+
+
+def _native() -> Callable[..., Any]:
+    run = rdx.native.query.runner()
+    assert run is not None, f"the native query runner is not in use: {rdx.native.query.disabled_reason()} (make native builds it)"
+    return run
+
+
+def _both(language: str, source: bytes, monkeypatch: pytest.MonkeyPatch, path: str | None = None) -> tuple[bytes, bytes, int]:
+    """The FileResult of ``source`` read natively and in Python, encoded, and how many times
+    the native runner answered (rather than handing over to the Python path)."""
+    run = _native()
+    answered = 0
+
+    def counted(*args: Any) -> Any:
+        nonlocal answered
+        found = run(*args)
+        answered += found is not None
+        return found
+
+    path = path or PATHS[language]
+    with monkeypatch.context() as patch:
+        patch.setattr(engine, "native_query", lambda: counted)
+        native = _ENCODE(discover_foreign("file://" + path, source, path))
+    with monkeypatch.context() as patch:
+        patch.setattr(engine, "native_query", lambda: None)
+        python = _ENCODE(discover_foreign("file://" + path, source, path))
+    return native, python, answered
+
+
+def test_every_language_has_a_source() -> None:
+    assert set(SOURCES) == set(SPECS) == set(PATHS)
+
+
+@pytest.mark.parametrize("language", sorted(SOURCES))
+def test_native_and_python_agree(language: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    native, python, answered = _both(language, SOURCES[language], monkeypatch)
+    assert native == python
+    assert answered == 1
+    spec = spec_for(language)
+    assert spec is not None
+    # The sources are not vacuous: symbols everywhere, references where the spec reads them.
+    path = PATHS[language]
+    found = discover_foreign("file://" + path, SOURCES[language], path)
+    assert len(found.symbols) >= 3, language
+    assert bool(found.references) == bool(spec.references), language
+    assert not found.diagnostics, language
+
+
+@pytest.mark.parametrize("language", sorted(SOURCES))
+def test_native_and_python_agree_on_broken_code(language: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every prefix of the source (cut at every seventh byte and at every line end) is a
+    broken file with error and missing nodes; both paths read each alike."""
+    source = SOURCES[language]
+    cuts = sorted({*range(0, len(source), 7), *(i for i, byte in enumerate(source) if byte == 10)})
+    for cut in cuts:
+        native, python, _ = _both(language, source[:cut], monkeypatch)
+        assert native == python, (language, cut)
+
+
+ODD = [
+    b"",
+    b"\xff\xfe garbage \x00",
+    b"(((((" * 500,
+    "é ünïcode ☃\n".encode() * 10,
+    # Names that are not UTF-8, where the spec matches them with #match? (Python constants):
+    # py-tree-sitter raises, the native runner hands over to the Python path.
+    b"A\xff = 1\nB\xc3 = 2\nC = 3\n",
+    b"X\x00Y = 1\n",
+]
+
+
+@pytest.mark.parametrize("language", sorted(SOURCES))
+def test_native_and_python_agree_on_odd_input(language: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    for source in ODD:
+        native, python, _ = _both(language, source, monkeypatch)
+        assert native == python, (language, source)
+
+
+def test_a_pattern_without_its_kind_capture_raises_on_both_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A spec whose pattern's kind capture is optional: the Python path raises KeyError at a
+    match without it, and the native runner hands over rather than answer otherwise."""
+    spec = engine.Spec(
+        language="python", grammar="python", query="(class_definition name: (identifier) @name superclasses: (argument_list)? @class)"
+    )
+    source = b"class A(B): pass\nclass C: pass\n"
+    _native()
+    with monkeypatch.context() as patch:
+        patch.setattr(engine, "native_query", lambda: None)
+        with pytest.raises(KeyError):
+            engine.extract_all(spec, source)
+    with pytest.raises(KeyError):
+        engine.extract_all(spec, source)
+
+
+def test_a_text_that_is_not_utf8_under_match_raises_on_both_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """py-tree-sitter decodes a text it matches with ``#match?`` as UTF-8 and raises when it
+    cannot; the native runner hands over to the Python path, which raises the same error."""
+    spec = engine.Spec(language="python", grammar="python", query='((string) @name @constant (#match? @name "a"))')
+    run = _native()
+    parser = engine._parser("python")
+    plan = engine._plan(spec)
+    assert plan.native is not None
+    assert run(plan.query, parser.parse(b'"\xff a"\n').root_node, *plan.native) is None
+    good = b'"a"\n"c"\n"\xc3\xa9a"\n'
+    assert [s.name for s in engine.extract_all(spec, good).symbols] == ['"a"', '"\xe9a"']
+    errors = []
+    for native in (True, False):
+        with monkeypatch.context() as patch:
+            if not native:
+                patch.setattr(engine, "native_query", lambda: None)
+            with pytest.raises(UnicodeDecodeError) as raised:
+                engine.extract_all(spec, b'"a"\n"\xff a"\n')
+            errors.append(repr(raised.value))
+    assert errors[0] == errors[1]
+
+
+def test_general_rule_and_scopes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Patterns with several kind captures (the general rule: the first capture that is not
+    ``@name`` or ``@_x``), ``@scope`` definitions (which qualify but are not symbols, and are
+    no reference's scope), and patterns that name several reference kinds."""
+    spec = engine.Spec(
+        language="python",
+        grammar="python",
+        query="""
+(class_definition name: (identifier) @name body: (block (function_definition name: (identifier) @_inner) @function)) @class
+(function_definition name: (identifier) @name) @scope
+(module (call function: (identifier) @name) @constant)
+""",
+        references="""
+(call function: (identifier) @call arguments: (argument_list (identifier)? @type))
+(call function: (attribute object: (_) @qualifier attribute: (identifier) @base))
+""",
+    )
+    source = b"class A:\n    def f(self): g(x)\n    def h(self): a.b.c(y)\ndef top():\n    k()\nrun()\nrun(z)\n"
+    _native()
+    with monkeypatch.context() as patch:
+        patch.setattr(engine, "native_query", lambda: None)
+        python = engine.extract_all(spec, source)
+    native = engine.extract_all(spec, source)
+    assert _ENCODE(native) == _ENCODE(python)
+    assert native.references and native.symbols
+
+
+def test_sample_check_rejects_a_disagreeing_runner() -> None:
+    """The loader's check compares with py-tree-sitter's matches: a runner that drops or
+    reorders a match fails it."""
+    from rdx.native import _query  # type: ignore[attr-defined]
+
+    assert rdx.native.query.agrees_on_sample(_query.matches)
+    assert not rdx.native.query.agrees_on_sample(lambda query, node: _query.matches(query, node)[1:])
+    assert not rdx.native.query.agrees_on_sample(lambda query, node: list(reversed(_query.matches(query, node))))
+    assert not rdx.native.query.agrees_on_sample(lambda query, node: None)
+
+
+def test_rdx_native_0_turns_it_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    _native()
+    monkeypatch.setenv("RDX_NATIVE", "0")
+    rdx.native.query.reset()
+    try:
+        assert rdx.native.query.runner() is None
+        assert rdx.native.query.disabled_reason() == "RDX_NATIVE=0"
+    finally:
+        monkeypatch.delenv("RDX_NATIVE")
+        rdx.native.query.reset()
+    assert rdx.native.query.runner() is not None
+
+
+def _corpus_files() -> Iterator[tuple[str, str]]:
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "bench"))
+    from bench_polyglot import CORPORA, _corpus
+
+    for language, _, _, root, pattern in CORPORA:
+        assert os.path.isdir(root), f"{root} is missing (make test installs the corpora)"
+        for path in _corpus(root, pattern):
+            yield language, path
+
+
+@pytest.mark.corpus
+def test_native_and_python_agree_on_the_corpora(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file of bench_polyglot's corpora (Python's and Go's standard libraries, CPython's
+    headers, Debian's Rust crates, the npm packages): byte-identical results."""
+    from test_polyglot import _npm_corpus
+
+    assert _npm_corpus(), "the JavaScript corpus comes from the npm registry through npm (make test installs npm)"
+    differ = []
+    count = 0
+    for language, path in _corpus_files():
+        with open(path, "rb") as f:
+            source = f.read()
+        native, python, _ = _both(language, source, monkeypatch, path)
+        count += 1
+        if native != python:
+            differ.append(path)
+    assert count > 5000
+    assert not differ, differ[:10]
