@@ -15,8 +15,6 @@ import os
 import sys
 from collections.abc import Sequence
 
-from rdx_mcp.server import Workspace, build_server
-
 SESSION_IDLE_TIMEOUT = 300.0  # Seconds; the SDK's own default is 30 minutes.
 MAX_SESSIONS = 256
 
@@ -45,7 +43,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"rdx mcp: error: --http wants a loopback HOST:PORT such as 127.0.0.1:8765, got {args.http!r}", file=sys.stderr)
             return 2
         port = int(port_text)
+    from rdx_mcp.workspace import Workspace
+
     workspace = Workspace(args.path, cache_dir=args.cache_dir).start()
+    # The server (and the MCP SDK, over a second of CPU to import) once the arguments are known
+    # good, so that a usage error does not pay for it, and after the workspace has started
+    # indexing, which goes on in its thread meanwhile.
+    from rdx_mcp.server import build_server
+
     server = build_server(workspace)
     try:
         if args.http:

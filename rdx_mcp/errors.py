@@ -8,8 +8,10 @@ grows with the size of what a client sent.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from mcp.server.mcpserver.exceptions import ToolError
+if TYPE_CHECKING:
+    from mcp.server.mcpserver.exceptions import ToolError
 
 __all__ = ["MAX_MESSAGE_CHARS", "tool_error"]
 
@@ -23,4 +25,8 @@ def _bounded(text: str) -> str:
 
 
 def tool_error(kind: str, message: str, suggestion: str) -> ToolError:
+    # The SDK is imported when an error is made, not with this module: a workspace (which
+    # raises these) is used without the MCP server too, and the SDK costs a second to import.
+    from mcp.server.mcpserver.exceptions import ToolError
+
     return ToolError(json.dumps({"type": kind, "message": _bounded(message), "suggestion": _bounded(suggestion)}))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import atexit
 import gc
+import json
 import logging
 import os
 import re
@@ -60,9 +61,14 @@ def _excluded_marks(config: pytest.Config) -> set[str]:
 
 
 def _module_marks(path: Path) -> set[str]:
-    """The names of the marks a test module's top-level ``pytestmark`` gives all its tests."""
+    """The names of the marks a test module's top-level ``pytestmark`` gives all its tests. A
+    module whose text never says ``pytestmark`` (most of them) is not parsed: parsing every
+    test module took each make check worker about half a second of CPU."""
     try:
-        tree = ast.parse(path.read_text())
+        text = path.read_text()
+        if "pytestmark" not in text:
+            return set()
+        tree = ast.parse(text)
     except (OSError, SyntaxError, ValueError):
         return set()
     marks: set[str] = set()
@@ -127,16 +133,35 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 # in pytest's cache, under the -m expression of the run, and the next run of the same tier hands
 # out the modules longest first; a module not seen yet counts 0.1 s per test. The order changes
 # nothing else: each module still runs whole on one worker, in its own order.
+# A checkout that has not run the tier yet (no durations in .pytest_cache) takes them from
+# tests/check_seconds.json, the durations of the tier's modules as one run measured them: by
+# number of tests alone, the modules with few but long tests (the resident server's, the
+# language servers', the fleet's) came last, and one worker ran them alone for seconds at the
+# end. The cache's durations, once there, replace those of the file.
 _SCOPE_SECONDS: dict[str, float] = {}
+_RECORDED_SECONDS = Path(__file__).with_name("check_seconds.json")
 
 
 def _scope(nodeid: str) -> str:
-    """The unit loadscope hands out: the test's module (or class)."""
-    return nodeid.rsplit("::", 1)[0]
+    """The unit loadscope hands out: the test's module (or class). Parameters are left out
+    first: xdist's own split, at the last ``::``, made a unit of its own of every test whose
+    parameters hold a ``::`` (``[ActiveRecord::Base]``, ``[[::1]:8765]``), which then built its
+    module's fixtures again (an indexed workspace, a graph), on the other worker or later."""
+    return nodeid.split("[", 1)[0].rsplit("::", 1)[0]
 
 
 def _seconds_key(config: pytest.Config) -> str:
     return "rdx/scope-seconds/" + (re.sub(r"[^A-Za-z0-9]+", "-", config.option.markexpr or "").strip("-") or "all")
+
+
+def _recorded_seconds(config: pytest.Config) -> dict[str, float]:
+    """The durations tests/check_seconds.json holds for this run's -m expression (none for
+    another expression, or when the file cannot be read)."""
+    try:
+        recorded = json.loads(_RECORDED_SECONDS.read_text()).get(_seconds_key(config), {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return {k: float(v) for k, v in recorded.items() if isinstance(v, int | float)} if isinstance(recorded, dict) else {}
 
 
 def _records_durations(config: pytest.Config) -> bool:
@@ -160,10 +185,13 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    seconds: dict[str, float] = config.cache.get(_seconds_key(config), {})
+    seconds = {**_recorded_seconds(config), **config.cache.get(_seconds_key(config), {})}
 
     class LongestFirst(LoadScopeScheduling):
         ordered = False
+
+        def _split_scope(self, nodeid: str) -> str:
+            return _scope(nodeid)
 
         def _assign_work_unit(self, node: object) -> None:
             if not self.ordered:
@@ -234,6 +262,25 @@ def run_ruby(script: str, tmp_path: Path, timeout: float = 60) -> str:
 @pytest.fixture
 def graph_of():
     return build_graph
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _core_base_of_the_parsed_core() -> None:
+    """Each test process resolves Ruby core once, for every small project's full resolve to
+    start from (``rdx.ruby.resolve.base``), from the core document of the graph that asks for
+    it second. Asked here first by two graphs made in this process, it holds the core document
+    every ``rdx.Graph()`` of the process holds, whatever module runs first: a graph opened from
+    a snapshot holds a core document of its own, and a base made from that one gave the later
+    graphs that document instead: tests/test_incremental.py's dump then shared none of core's
+    entries with them, and its test_a_dump_sharing_core_entries_is_the_full_dump failed after
+    tests/test_cache.py in one process (it passed in make check only while its module came
+    first on its worker)."""
+    import rdx
+
+    for name in ("A", "B"):
+        g = rdx.Graph()
+        g.index_source(f"file:///core_base/{name.lower()}.rb", f"class {name}\nend\n")
+        g.resolve()
 
 
 from corpus import DEBIAN_CORPUS_LIST, debian_corpus, other_installed_ruby  # noqa: E402, F401

@@ -12,10 +12,10 @@ from pathlib import Path
 import msgspec
 import pytest
 from conftest import write
+from test_incremental import dump
 
 import rdx
 from rdx.cache.snapshot import IMAGE_NAME, SCHEMA_VERSION, SNAPSHOT_NAME
-from tests.test_incremental import dump
 
 
 @pytest.fixture

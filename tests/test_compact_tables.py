@@ -9,14 +9,14 @@ from pathlib import Path
 import msgspec
 import pytest
 from conftest import build_graph, write
+from test_incremental import dump
+from test_warm_lazy import saved_project
 
 import rdx
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import FileResult
 from rdx.model.store import Declarations, DeclarationTable, DocumentSharing
 from rdx.ruby.resolve.image import PackedRecords
-from tests.test_incremental import dump
-from tests.test_warm_lazy import saved_project
 
 FILES = {
     "lib/shop.rb": "module Shop\n  module Priced\n    def price; end\n  end\n  class Item\n    include Priced\n    def <=>(o) = price <=> o.price\n    def price = 2\n  end\nend\n",

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 from test_differential_ruby import check_against_ruby
-
-from tests.test_incremental import dump, fresh
+from test_incremental import dump, fresh
 
 LIQUID = {
     "a_tag.rb": """

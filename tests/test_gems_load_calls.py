@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 from rubygen import Program
 from test_differential_ruby import check_against_ruby, run_program
-
-from tests.test_incremental import dump, fresh
+from test_incremental import dump, fresh
 
 # ``#<Class:0x000...>`` as ``ruby_label`` spells it.
 _ANONYMOUS = re.compile(r"^0x[0-9a-f]+::<0x[0-9a-f]+>$")

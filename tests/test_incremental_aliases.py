@@ -12,8 +12,7 @@ import collections
 import random
 
 import pytest
-
-from tests.test_incremental import dump, fresh
+from test_incremental import dump, fresh
 
 TARGETS = "module Target\n  K = 1\n  def self.make = 1\nend\nmodule Other\n  K = 2\n  def self.make = 2\nend\n"
 CHUNKS = [

@@ -12,9 +12,9 @@ import re
 from pathlib import Path
 
 import pytest
+from test_incremental import dump
 
 import rdx
-from tests.test_incremental import dump
 
 GEMS = Path("/usr/share/rubygems-integration/all/gems")
 ROOTS = sorted(glob.glob(str(GEMS / "activemodel-*" / "lib"))) + sorted(glob.glob(str(GEMS / "activesupport-*" / "lib" / "active_support" / "core_ext")))

@@ -10,8 +10,7 @@ import random
 
 import pytest
 from rubygen import generate
-
-from tests.test_incremental import dump, fresh
+from test_incremental import dump, fresh
 
 
 def mutate(files: dict[str, str], rng: random.Random) -> list[str]:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import random
 
 import pytest
+from test_incremental import dump, fresh
 
 import rdx
-from tests.test_incremental import dump, fresh
 
 # Each file is a list of namespace bodies: (opening lines, member lines); "end" closes each.
 PROJECT: dict[str, list[tuple[list[str], list[str]]]] = {

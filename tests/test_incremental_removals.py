@@ -10,8 +10,7 @@ import json
 
 import pytest
 from conftest import run_ruby
-
-from tests.test_incremental import dump, fresh
+from test_incremental import dump, fresh
 
 BASE = {
     "file:///rm/a.rb": "module M\n  X = 1\nend\nclass Base\n  Z = 1\nend\nclass A < Base\nend\nclass Target\nend\nY = Target\n",

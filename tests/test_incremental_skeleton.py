@@ -19,10 +19,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_incremental import dump, fresh
+from test_incremental_members import copy_project, render
 
 import rdx
-from tests.test_incremental import dump, fresh
-from tests.test_incremental_members import copy_project, render
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from bench_edits import EDIT_KINDS, edits_for  # noqa: E402

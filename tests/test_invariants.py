@@ -12,9 +12,9 @@
 from __future__ import annotations
 
 import msgspec
+from test_incremental import BASE, dump, fresh
 
 import rdx
-from tests.test_incremental import BASE, dump, fresh
 
 
 def state_bytes(g: rdx.Graph) -> bytes:

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 from conftest import run_ruby
+from test_incremental import dump, fresh
 from test_loadtime_calls import check
 
 import rdx
-from tests.test_incremental import dump, fresh
 
 SPELL = """
 module Spell

@@ -12,9 +12,8 @@ import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-
-from tests.test_erb import HELPER, MODEL, VIEW
-from tests.test_lsp_editing import MODIFIERS, TYPES, decode
+from test_erb import HELPER, MODEL, VIEW
+from test_lsp_editing import MODIFIERS, TYPES, decode
 
 VIEW_PATH = "app/views/products/index.html.erb"
 

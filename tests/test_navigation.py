@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from conftest import build_graph
 
 import rdx
-from tests.conftest import build_graph
 
 FILES = {
     "/nav/lib/shop.rb": """\

@@ -11,13 +11,13 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+from test_polyglot import _GO_SRC, NPM_CORPUS, _npm_corpus
 
 from rdx.languages.engine import extract_all
 from rdx.languages.importing import ImportResolver, ResolvedImport
 from rdx.languages.layout import JsConfig, Layout, read_layout
 from rdx.languages.registry import spec_for
 from rdx.languages.symbols import Import
-from tests.test_polyglot import _GO_SRC, NPM_CORPUS, _npm_corpus
 
 # -- extraction ------------------------------------------------------------------------------
 

@@ -11,11 +11,12 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from test_incremental import dump
+
 import rdx
 from rdx.model.records import FileResult
 from rdx.rails.schema import COLUMN_FORMS, table_names
 from rdx.workspace.pool import discover_source
-from tests.test_incremental import dump
 
 SCHEMA = """\
 ActiveRecord::Schema.define(version: 2021_06_01_000000) do

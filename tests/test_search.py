@@ -6,11 +6,11 @@ from __future__ import annotations
 import string
 
 import pytest
+from conftest import build_graph
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rdx.search.names import SearchIndex, search_declarations, typo_distance
-from tests.conftest import build_graph
 
 FIXTURE = {
     "a.rb": """\

@@ -18,6 +18,7 @@ from pathlib import Path
 import msgspec
 import pytest
 from conftest import write
+from test_incremental import dump
 
 import rdx
 import rdx.api.persisting as persisting
@@ -39,7 +40,6 @@ from rdx.model.packed import (
 )
 from rdx.model.records import FileResult
 from rdx.model.store import CORE_URI, Declarations, DeclarationTable, Documents, Rows, RowTable, Unread
-from tests.test_incremental import dump
 
 FILES = {
     "lib/shop.rb": "module Shop\n  module Priced\n    def price; end\n  end\n  class Item\n    include Priced\n    def <=>(o) = price <=> o.price\n  end\nend\n",
