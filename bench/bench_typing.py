@@ -1,7 +1,7 @@
 """Benchmark: typing in a large project, one resolve per keystroke, on a graph opened warm as the
 servers open it.
 
-Usage: python bench/bench_typing.py [--copies K] [--work DIR] [--files N] [--verify] [--no-freeze-gc] [PATH ...]
+Usage: python bench/bench_typing.py [--copies K] [--work DIR] [--files N] [--sequences A,B] [--verify] [--no-freeze-gc] [PATH ...]
 
 Corpus: Debian's Ruby standard library, Rails and RuboCop (``make system-deps``), or the PATHs
 given. ``--copies K`` runs on K copies of it, each file wrapped in its own ``module CopyN``
@@ -318,6 +318,7 @@ def main() -> None:
     ap.add_argument("--work", default="/tmp/rdx-bench-work", help="where the copies corpus and the caches go")
     ap.add_argument("--verify", action="store_true", help="compare with a graph resolved from scratch after every sequence (slow)")
     ap.add_argument("--no-freeze-gc", action="store_true", help="open with freeze_gc=False (to compare the memory growth)")
+    ap.add_argument("--sequences", default=",".join(SEQUENCES), help="the sequences to run, comma-separated (default: all)")
     ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
     ap.add_argument("--prepare-only", metavar="CACHE", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -367,10 +368,13 @@ def main() -> None:
     if not cops:
         sys.exit("no RuboCop cop file found in the corpus")
     print("edited: " + ", ".join(os.path.relpath(c.path, os.path.dirname(os.path.dirname(os.path.dirname(c.path)))) for c in cops))
-    stats = {kind: Stats() for kind in SEQUENCES}
+    sequences = [k for k in args.sequences.split(",") if k]
+    if unknown := [k for k in sequences if k not in SEQUENCES]:
+        sys.exit(f"unknown sequence {unknown[0]!r}: choose from {', '.join(SEQUENCES)}")
+    stats = {kind: Stats() for kind in sequences}
     idle: list[float] = []
     problems: list[str] = []
-    for kind in SEQUENCES:
+    for kind in sequences:
         st = stats[kind]
         for n, cop in enumerate(cops):
             path, texts = keystrokes(kind, cop, n)

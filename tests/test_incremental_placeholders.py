@@ -523,3 +523,18 @@ def test_class_self_bodies_of_a_named_class_or_a_value_stay_incremental(core):
         text,
     ]
     assert replay({"file:///s/a.rb": text}, [("file:///s/a.rb", t) for t in steps], core=core) == [None] * len(steps)
+
+
+@pytest.mark.parametrize("core", [False, True])
+def test_a_placeholder_an_external_mixin_also_finds_is_promoted_and_demoted_incrementally(core):
+    # bench_typing's ten copies: RuboCop exists only inside Copy0, so ``include
+    # ::RuboCop::AST::Descendence`` makes top-level placeholders, which an external mixin's
+    # absolute path (a lookup that creates nothing) finds too. ``class RuboCop`` typed at top
+    # level promotes the placeholder; ``class RuboCop::C`` demotes it again.
+    files = {
+        "file:///w/node.rb": "module Copy0\n  class Node\n    include ::RuboCop::AST::Descendence\n  end\nend\n",
+        "file:///w/range.rb": "module Copy0\n  class Range\n  end\n  ::Copy0::Range.include ::RuboCop::AST::Ext::Range\nend\n",
+    }
+    steps = [("file:///w/zz_draft.rb", t) for t in ("class RuboCop", "class RuboCop:", "class RuboCop::", "class RuboCop::C", "class RuboCop")]
+    steps.append(("file:///w/zz_draft.rb", None))
+    assert replay(files, steps, core=core) == [None] * len(steps)

@@ -201,7 +201,13 @@ class Placeholders(StateView):
                         continue
                     k = found.index(decl_id)
                     looker = self.def_decl[doc][i] if role == ANCESTRY else None
-                    if role == OTHER or k % 2 or rec.owner != (self.object_id if k == 0 else found[k - 1]):
+                    shaped = k % 2 == 0 and rec.owner == (self.object_id if k == 0 else found[k - 1])
+                    if role == OTHER and shaped:
+                        # A lookup that creates nothing (an external mixin's ``::A::B``) finds
+                        # the same declaration, as a placeholder, when creating lookups keep it;
+                        # without them it is not demoted (``finders`` stays empty).
+                        continue
+                    if role == OTHER or not shaped:
                         other = True
                     elif role == ANCESTRY:
                         if looker is None:
