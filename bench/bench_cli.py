@@ -17,7 +17,9 @@ console script is (``from rdx_resident.client import main``), with a private run
 - rg: ``rg -n`` over the same roots for the grep pattern (``--no-ignore --hidden``);
 - search with a new query each run: ``--repeat`` queries the server has not been asked
   (the repeated search reads what the server remembers of its query), each checked
-  against its in-process output.
+  against its in-process output; with the server's own time for them (``command`` in its
+  log) and ``python -S -c pass`` beside ``python -c pass`` (what the site-packages' ``.pth``
+  files cost every command: an editable install's import hook is most of it).
 Also printed: what the client imports when the server answers (``-X importtime``) and the
 server's memory. Issue 23's target: a later command within 100 ms of wall time.
 """
@@ -193,10 +195,11 @@ def main() -> None:
         # lists), a new one ranks in SQLite and reads its candidates' rows.
         base_argv = dict(commands)["search"]
         fresh_queries = [q for q in _NEW_QUERIES if q != base_argv[1]][: args.repeat]
-        later_runs, floor_runs, differ = [], [], []
+        later_runs, floor_runs, bare_runs, differ = [], [], [], []
         for query in fresh_queries:
             argv = [base_argv[0], query, *base_argv[2:]]
             floor_runs.append(_wall([py, "-c", "pass"], env, work)[0])
+            bare_runs.append(_wall([py, "-S", "-c", "pass"], env, work)[0])
             t, _, out = _wall([py, client, *argv], env, work)
             later_runs.append(t)
             expected = subprocess.run([py, client, *argv, "--no-daemon"], env=env, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
@@ -209,6 +212,12 @@ def main() -> None:
             f"search with a new query each run ({len(fresh_queries)} queries): {later * 1000:.0f} ms (python {floor * 1000:.0f} ms, "
             f"later-py {(later - floor) * 1000:.0f} ms, worst {max(later_runs) * 1000:.0f} ms)" + (f"  OUTPUT DIFFERS in {len(differ)} runs" if differ else "")
         )
+        served = _server_times(run_dir, "search", len(fresh_queries))
+        if served:
+            print(
+                f"  of which the server's command: median {statistics.median(served):.1f} ms (worst {max(served):.1f}); "
+                f"python -S -c pass {statistics.median(bare_runs) * 1000:.0f} ms beside python -c pass {floor * 1000:.0f} ms"
+            )
         for query, expected, out in differ[:3]:
             import difflib
 
@@ -238,6 +247,21 @@ def main() -> None:
     finally:
         subprocess.run([py, client, "daemon", "stop", "--all"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _server_times(run_dir: str, command: str, last: int) -> list[float]:
+    """Milliseconds the server spent on the command itself (``command N`` in the lines its log
+    has for each answer, ``rdx.cli.resident``) for its last ``last`` answers to ``command``."""
+    times: list[float] = []
+    for name in os.listdir(run_dir):
+        if not name.endswith(".log"):
+            continue
+        with open(os.path.join(run_dir, name), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                head, sep, rest = line.partition(f" rdx {command}: ")
+                if sep and ", command " in rest:
+                    times.append(float(rest.split(", command ", 1)[1].split(";", 1)[0]))
+    return times[-last:]
 
 
 def _recheck_costs(project: str, repeat: int) -> None:

@@ -15,6 +15,7 @@ from conftest import write
 from test_incremental import dump
 
 import rdx
+from rdx.api.reporting import CACHE_CODES
 from rdx.cache.snapshot import IMAGE_NAME, SCHEMA_VERSION, SNAPSHOT_NAME
 
 
@@ -83,6 +84,8 @@ def test_bad_snapshot_is_reported_once_and_rebuilt(project, damage, words):
     g = rdx.Graph.open(project)
     notes = [d for d in g.diagnostics if d.code == "snapshot-rebuilt"]
     assert len(notes) == 1 and words in notes[0].message
+    # What ``rdx search`` warns about, without building every file's diagnostics.
+    assert g.cache_problems() == [d for d in g.diagnostics if d.code in CACHE_CODES] == notes
     assert g.open_stats["parsed"] == 3
     assert "App::User#name()" in g
     assert rdx.Graph.open(project).open_stats["reused"] == 3  # rebuilt and written back

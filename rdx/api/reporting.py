@@ -13,7 +13,12 @@ from rdx.ruby.query.handles import View
 from rdx.search.text_workspace import ProjectText
 from rdx.workspace.files import path_to_uri, uri_to_path
 
-__all__ = ["Reporting"]
+__all__ = ["CACHE_CODES", "Reporting"]
+
+# The codes of the problems that are the cache directory's own: damage found and rebuilt, a
+# cache (or gem cache) that could not be written. Only the walk's problems and the text
+# index's repairs carry them, never a file's or resolution's diagnostics.
+CACHE_CODES = frozenset({"snapshot-rebuilt", "snapshot-unwritable", "gem-cache-damaged", "gem-cache-unwritable"})
 
 
 class Reporting:
@@ -61,6 +66,15 @@ class Reporting:
             if result.library is None:
                 out += [self._file_diagnostic(result, d) for d in result.diagnostics]
         out += [self._resolution_diagnostic(view, diag) for diag in view.state.diagnostics if documents[diag.doc].library is None]
+        return out
+
+    def cache_problems(self) -> list[Diagnostic]:
+        """The problems of ``diagnostics`` whose code is in ``CACHE_CODES``, in the same order,
+        without making every file's diagnostics (milliseconds on a large project, which a
+        command that only warns about the cache should not pay)."""
+        self._ready()
+        out = [p for p in self._walk_problems if p.code in CACHE_CODES]
+        out += [Diagnostic(code, message, "warning", self._cache_dir() or "") for code, message in self._text.repairs() if code in CACHE_CODES]
         return out
 
     def diagnostics_of(self, uri_or_path: str) -> list[Diagnostic]:

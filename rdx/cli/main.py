@@ -319,7 +319,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     found = graph.search(
         args.query, kind=args.kind, match_mode=args.mode, limit=args.limit, path=args.path_filter, language=args.language, dependencies=not args.no_dependencies
     )
-    warn_about_cache(graph.diagnostics)  # The search index restored or saved just now.
+    warn_about_cache(graph.cache_problems())  # The search index restored or saved just now.
     _emit(
         args,
         [_decl_json(d) for d in found],

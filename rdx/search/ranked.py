@@ -27,7 +27,10 @@ corpus's own vocabulary: associations learned from doc comments changed with eve
 added (a third of them for nine more libraries) and moved other libraries' results.
 
 The index lives in a SQLite database of its own: everything about a declaration is in its
-rows (nothing per declaration in Python), so it is saved and restored whole as the bytes of
+rows (nothing per declaration in Python), re-scoring's fields too: the stems of the words of
+its name, summary, namespace, doc and path, made when the row is written (``rescore``: read
+back, a candidate costs a row; stemmed when asked for, it cost twenty times that, most of a
+new query's time). So the index is saved and restored whole as the bytes of
 the database (``image``/``from_image``, SQLite's serialize API), keyed by the fingerprint of the
 documents it describes; the caller stores those bytes in a checksummed cache file. Built or
 restored in memory, it is then moved to a private temporary database (``_off_heap``: a file
@@ -39,9 +42,9 @@ An index asked many times (a resident server's, ``rdx.cli.resident``) remembers 
 answered until its rows change (``_changed``, called by every write): the BM25 candidate lists
 by their FTS5 query (SQLite's BM25 is most of a new query's time; a word's related-words list
 serves every later query with that word), the row counts of stems, and the last answers by
-their arguments; and the rows it re-scored with their stemmed fields. Answers are the same as
-a fresh index's for any sequence of queries (a word's stem does not depend on the words
-stemmed with it).
+their arguments; and the rows it re-scored with their fields. Answers are the same as a fresh
+index's for any sequence of queries (a word's stem does not depend on the words stemmed with
+it).
 
 Many indexes ranked as one (``rdx fleet``): ``statistics`` gives an index's collection
 statistics per file path; summed over distinct paths they are those of one index over the
@@ -51,6 +54,7 @@ union, and a search made ``scoring_with`` them picks candidates and weighs words
 
 from __future__ import annotations
 
+import gc
 import heapq
 import itertools
 import math
@@ -60,20 +64,21 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import cast
 
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.foreign import ForeignState
 from rdx.model.records import FileResult
 from rdx.model.store import CORE_URI, ResolvedState
 from rdx.search.ranked_query import fts_word, parse_query, split_words
-from rdx.search.ranked_score import CollectionStatistics, Rescoring, snake_join
+from rdx.search.ranked_score import CollectionStatistics, Rescoring, snake_join, stem_map, stem_text
 from rdx.search.synonyms import related_words
 
 __all__ = ["SYMBOLS_NAME", "CollectionStatistics", "SymbolIndex", "scoring_with"]
 
 # A checksummed envelope holding the database's bytes (``rdx.cache.envelope``), not a database.
 SYMBOLS_NAME = "symbols.msgpack"
-_SCHEMA = 5
+_SCHEMA = 6
 _TEXT_WORD = re.compile(r"[A-Za-z]+|\d+")
 # Parameter names in a signature ("(number, options = {})" -> number, options).
 _PARAM = re.compile(r"(?<![=:.\w])[*&]{0,2}([a-z_][a-z0-9_]*)")
@@ -102,6 +107,10 @@ _VERY_COMMON = 8
 # it saved on the words.
 _PAIRED = 4
 _DOC_WORDS = 150  # Words of the doc comment beyond its summary that re-scoring reads.
+# The declarations table's columns that make a ``_Row``, and the re-scoring table's, which hold
+# its fields (``_rescoring_fields``) in the order ``Rescoring._rescore`` reads them.
+_ROW_COLUMNS = "d.rowid, d.name, d.unq, d.kind, d.path, d.prior, d.words, d.lang"
+_FIELD_COLUMNS = "f.name_stems, f.summary_stems, f.namespace_stems, f.doc_stems, f.path_stems, f.summary_words"
 # Answers and BM25 candidate lists an index remembers (the oldest goes first).
 _ANSWERS_KEPT, _LISTS_KEPT = 64, 512
 # BM25 column weights: words, namespace, summary, rest of the doc, path, kind.
@@ -113,6 +122,9 @@ CREATE VIRTUAL TABLE terms USING fts5vocab(sym, 'row');
 CREATE TABLE decl(
     rowid INTEGER PRIMARY KEY, name TEXT NOT NULL, unq TEXT NOT NULL, kind TEXT NOT NULL,
     path TEXT NOT NULL, prior REAL NOT NULL, words TEXT NOT NULL, lang TEXT NOT NULL);
+CREATE TABLE rescore(
+    rowid INTEGER PRIMARY KEY, name_stems TEXT NOT NULL, summary_stems TEXT NOT NULL, namespace_stems TEXT NOT NULL,
+    doc_stems TEXT NOT NULL, path_stems TEXT NOT NULL, summary_words TEXT NOT NULL);
 CREATE INDEX decl_unq ON decl(lower(unq));
 CREATE INDEX decl_name ON decl(lower(name));
 CREATE TABLE meta(key TEXT PRIMARY KEY, value);
@@ -151,6 +163,22 @@ def _comment_text(lines: Iterable[str]) -> tuple[str, str]:
             continue
         target.append(line)
     return " ".join(summary), " ".join(rest[:80])
+
+
+# Characters of a doc comment that hold its first ``_DOC_WORDS`` words, nearly always: only
+# they are scanned for words, unless they hold fewer (then the whole text is).
+_DOC_HEAD = 2000
+
+
+def _first_words(text: str, n: int) -> list[str]:
+    """The first ``n`` words (``_TEXT_WORD``) of ``text``, lower-cased. Words found in a prefix
+    are those of the whole text, but for the last, which the cut may have shortened: a prefix
+    that holds more than ``n`` holds the first ``n`` whole."""
+    if len(text) > _DOC_HEAD:
+        found = _TEXT_WORD.findall(text[:_DOC_HEAD].lower())
+        if len(found) > n:
+            return found[:n]
+    return _TEXT_WORD.findall(text.lower())[:n]
 
 
 def _prior(kind: str, path: str, private: bool, doc_words: int, dependency: bool = False) -> float:
@@ -315,7 +343,6 @@ class SymbolIndex(Rescoring):
         )
         self._stem_cache: dict[str, str] = {}
         self._split_cache: dict[str, str] = {}
-        self._shared: dict[str, str] = {}
         # Rows and their stemmed fields, read from the database when first re-scored.
         self._rows: dict[int, _Row] = {}
         self._fields: dict[int, tuple[str, str, str, str, str, str]] = {}
@@ -344,15 +371,23 @@ class SymbolIndex(Rescoring):
         index = cls(db, state, foreign)
         same: set[int] = set()
         document = _same_core(core, state) if core is not None else None
-        texts, decls = index._rows_of(state, state.declarations.values(), core, same, document)
-        if core is not None:
-            index._store_over(core, texts, decls, same)
-        elif reuse_core:
-            index._store_keeping_core(state, texts, decls)
-        else:
-            index._store(texts, decls)
-        if foreign is not None:
-            index._insert_foreign(foreign, foreign.declarations)
+        # The rows are hundreds of thousands of tuples, lists and strings that make no cycles:
+        # the collector's passes over them were a fifth of the build.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            texts, decls = index._rows_of(state, state.declarations.values(), core, same, document)
+            if core is not None:
+                index._store_over(core, texts, decls, same)
+            elif reuse_core:
+                index._store_keeping_core(state, texts, decls)
+            else:
+                index._store(texts, decls)
+            if foreign is not None:
+                index._insert_foreign(foreign, foreign.declarations)
+        finally:
+            if collecting:
+                gc.enable()
         db.execute("INSERT INTO sym(sym) VALUES('optimize')")
         db.commit()
         index._db = _off_heap(db)
@@ -480,11 +515,54 @@ class SymbolIndex(Rescoring):
         self._answers.clear()
 
     def _store(self, texts: Sequence[tuple[object, ...]], decls: Sequence[tuple[object, ...]]) -> None:
+        """Write rows: ``texts`` to the full-text table, ``decls`` (in the same order) to the
+        declarations table, and their fields as re-scoring reads them (``_rescoring_fields``)
+        to the re-scoring table."""
         self._changed()
+        fields = self._rescoring_fields(texts, decls)
         with self._db:
             self._db.executemany("INSERT INTO sym(rowid, words, namespace, summary, doc, path, kind) VALUES(?, ?, ?, ?, ?, ?, ?)", texts)
             self._db.executemany("INSERT INTO decl VALUES(?, ?, ?, ?, ?, ?, ?, ?)", decls)
+            self._db.executemany("INSERT INTO rescore VALUES(?, ?, ?, ?, ?, ?, ?)", [(d[0], *f) for d, f in zip(decls, fields, strict=True)])
         self._count += len(decls)
+
+    def _rescoring_fields(self, texts: Sequence[tuple[object, ...]], decls: Sequence[tuple[object, ...]]) -> list[tuple[str, ...]]:
+        """For each row, what re-scoring compares the query's stems with, made once when the
+        row is written (reading and stemming its texts was most of a new query's time): the
+        stems (``stem_text``) of its name's words, of its summary's words, of its namespace,
+        of the first ``_DOC_WORDS`` words of the rest of its doc comment and of its path and
+        parameters, then its summary's words as ``" a b "`` (for the words side by side)."""
+        findall = _TEXT_WORD.findall
+        words: set[str] = set()
+        # Names, namespaces and paths recur (``initialize``, every method of a class, of a
+        # file): their words are split, and their stems joined, once each.
+        shared: dict[str, str] = {}
+        split: list[tuple[str, list[str], str, list[str], str]] = []
+        for text, decl in zip(texts, decls, strict=True):
+            namespace, summary, rest, path = cast("tuple[str, str, str, str]", text[2:6])
+            name = cast(str, decl[6])
+            # Most rows have no doc comment at all.
+            said: list[str] = findall(summary.lower()) if summary else []
+            doc_words = _first_words(rest, _DOC_WORDS) if rest else []
+            if said:
+                words.update(said)
+            if doc_words:
+                words.update(doc_words)
+            for recurring in (name, namespace, path):
+                if recurring not in shared:
+                    shared[recurring] = ""
+                    words.update(recurring.split())
+            split.append((name, said, namespace, doc_words, path))
+        stems = stem_map(self._stemmer, sorted(words))
+        for recurring in shared:
+            shared[recurring] = stem_text(recurring.split(), stems)
+        out: list[tuple[str, ...]] = []
+        for name, said, namespace, doc_words, path in split:
+            if said or doc_words:
+                out.append((shared[name], stem_text(said, stems), shared[namespace], stem_text(doc_words, stems), shared[path], " " + " ".join(said) + " "))
+            else:
+                out.append((shared[name], " ", shared[namespace], " ", shared[path], "  "))
+        return out
 
     def _store_keeping_core(self, state: ResolvedState, texts: list[tuple[object, ...]], decls: list[tuple[object, ...]]) -> None:
         """The first build of the process: Ruby core's rows (of declarations defined in its
@@ -535,6 +613,7 @@ class SymbolIndex(Rescoring):
             with self._db:
                 self._db.executemany("DELETE FROM sym WHERE rowid = ?", gone)
                 self._db.executemany("DELETE FROM decl WHERE rowid = ?", gone)
+                self._db.executemany("DELETE FROM rescore WHERE rowid = ?", gone)
         self._store(new_texts, new_decls)
 
     def advance(self, state: ResolvedState, foreign: ForeignState | None = None, changed_keys: Iterable[int] | None = None) -> SymbolIndex:
@@ -568,6 +647,7 @@ class SymbolIndex(Rescoring):
         with self._db:
             gone = [(_rowid(d),) for d in affected]
             self._db.executemany("DELETE FROM sym WHERE rowid = ?", gone)
+            self._db.executemany("DELETE FROM rescore WHERE rowid = ?", gone)
             # Kept by arithmetic: counting a million rows again costs tens of milliseconds.
             self._count -= self._db.executemany("DELETE FROM decl WHERE rowid = ?", gone).rowcount
         for did in affected:
@@ -655,46 +735,19 @@ class SymbolIndex(Rescoring):
         return [_declaration_id(r[0]) for r in rows]
 
     def _load_rows(self, ids: list[int]) -> list[_Row]:
-        missing = [i for i in ids if i not in self._rows]
+        """The rows of ``ids`` (those that have one), with their re-scoring fields, read from
+        the database the first time they are asked for."""
+        rows = self._rows
+        fields = self._fields
+        missing = [i for i in ids if i not in rows]
         for start in range(0, len(missing), 500):
             chunk = missing[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for r in self._db.execute(f"SELECT rowid, name, unq, kind, path, prior, words, lang FROM decl WHERE rowid IN ({marks})", [_rowid(i) for i in chunk]):
-                row = _Row(*r)
-                self._rows[row.id] = row
-            # Every word of the chunk's fields first, so that the new ones are stemmed in one
-            # go (a round trip to SQLite per field was most of a new query's time).
-            texts = []
-            words: set[str] = set()
-            shared = self._shared
-            for rowid, namespace, summary, doc, rpath in self._db.execute(
-                f"SELECT rowid, namespace, summary, doc, path FROM sym WHERE rowid IN ({marks})", [_rowid(i) for i in chunk]
-            ):
-                did = _declaration_id(rowid)
-                known = self._rows.get(did)
-                if known is None:
-                    continue
-                said = _TEXT_WORD.findall(summary.lower())
-                doc_words = _TEXT_WORD.findall(doc.lower())[:_DOC_WORDS]
-                texts.append((did, known.words, said, namespace, doc_words, rpath))
-                words.update(known.words, said, doc_words)
-                if namespace not in shared:
-                    words.update(namespace.split())
-                if rpath not in shared:
-                    words.update(rpath.split())
-            words.difference_update(self._stem_cache.keys())
-            if words:
-                self._stems(sorted(words))
-            for did, name_words, said, namespace, doc_words, rpath in texts:
-                self._fields[did] = (
-                    self._stem_text(name_words),
-                    self._stem_text(said),
-                    self._shared_stem_text(namespace),
-                    self._stem_text(doc_words),
-                    self._shared_stem_text(rpath),
-                    " " + " ".join(said) + " ",
-                )
-        return [self._rows[i] for i in ids if i in self._rows]
+            query = f"SELECT {_ROW_COLUMNS}, {_FIELD_COLUMNS} FROM decl d JOIN rescore f ON f.rowid = d.rowid WHERE d.rowid IN ({','.join('?' * len(chunk))})"
+            for r in self._db.execute(query, [_rowid(i) for i in chunk]):
+                row = _Row(*r[:8])
+                rows[row.id] = row
+                fields[row.id] = r[8:]
+        return [rows[i] for i in ids if i in rows]
 
     def _selective(self, words: list[str]) -> str | None:
         """The FTS5 expression that picks a plain query's candidates: its words in at most one

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -25,7 +26,7 @@ from rdx.search.synonyms import related_words
 if TYPE_CHECKING:
     from rdx.search.ranked import _Row
 
-__all__ = ["CollectionStatistics", "Rescoring", "snake_join"]
+__all__ = ["CollectionStatistics", "Rescoring", "snake_join", "stem_map", "stem_text"]
 
 _TEXT_WORD = re.compile(r"[A-Za-z]+|\d+")
 # Where a query word was found, as a share of its IDF: name, summary, namespace, doc, path.
@@ -34,6 +35,8 @@ _FIELD = (1.0, 0.75, 0.45, 0.4, 0.25)
 _RELATED_SHARE = 0.6
 # Per pair of adjacent asked words found side by side in a summary.
 _PHRASE = 0.3
+# Words stemmed in one go (``stem_map``).
+_STEM_BATCH = 20_000
 
 
 class CollectionStatistics(msgspec.Struct, frozen=True):
@@ -64,7 +67,6 @@ class Rescoring:
     _db: sqlite3.Connection
     _stemmer: sqlite3.Connection
     _stem_cache: dict[str, str]
-    _shared: dict[str, str]
     _fields: dict[int, tuple[str, str, str, str, str, str]]
     _term_rows: dict[str, int]
     _count: int
@@ -147,42 +149,50 @@ class Rescoring:
             scored.append((score, row.name, row.id))
         return scored
 
-    def _stem_text(self, words: list[str]) -> str:
-        """Stems of ``words`` as ``" a b "``: membership is a substring test, in C."""
-        if not words:
-            return " "
-        cache = self._stem_cache
-        try:
-            stems = dict.fromkeys(map(cache.__getitem__, words))
-        except KeyError:
-            self._stems(words)
-            stems = dict.fromkeys(map(cache.__getitem__, words))
-        return " " + " ".join(stems) + " "
-
-    def _shared_stem_text(self, text: str) -> str:
-        found = self._shared.get(text)
-        if found is None:
-            found = self._shared[text] = self._stem_text(text.split())
-        return found
-
     def _idf(self, terms: list[str]) -> dict[str, float]:
         n = self._rows_total() or 1
         counts = self._documents(terms)
         return {t: math.log(1 + (n - counts.get(t, 0) + 0.5) / (counts.get(t, 0) + 0.5)) for t in terms}
 
     def _stems(self, words: list[str]) -> set[str]:
-        """The Porter stems FTS5 indexes ``words`` under: the term of each word's first token
-        (the word itself when it has none); new words asked of SQLite in one go, one row each,
-        so that a word the tokenizer splits (``max_age``) or drops (``_``) does not shift the
-        words after it."""
+        """The Porter stems FTS5 indexes ``words`` under (``stem_map``), remembered."""
         cache = self._stem_cache
         missing = [w for w in dict.fromkeys(words) if w not in cache]
         if missing:
-            db = self._stemmer
-            db.executemany("INSERT INTO t(rowid, x) VALUES(?, ?)", enumerate(missing, 1))
-            for doc, term in db.execute("SELECT doc, term FROM v WHERE offset = 0"):
-                cache[missing[doc - 1]] = term
-            db.execute("DELETE FROM t")
-            for w in missing:
-                cache.setdefault(w, w)  # Words the tokenizer drops (punctuation) stem to themselves.
+            cache.update(stem_map(self._stemmer, missing))
         return {cache[w] for w in words}
+
+
+def stem_map(stemmer: sqlite3.Connection, words: Iterable[str]) -> dict[str, str]:
+    """The Porter stem FTS5 indexes each of ``words`` under: the term of the word's first token
+    (the word itself when it has none), asked of ``stemmer`` (a database holding the table ``t``
+    tokenized as the index is, and ``v``, its ``fts5vocab`` of instances) in one go. A word of
+    ASCII letters and digits is one token: those go in one row, each found by its offset (a row
+    per word cost three times as much); any other word gets a row of its own, so that a word
+    the tokenizer splits (``max_age``) or drops (``_``) does not shift the words after it."""
+    single: list[str] = []
+    other: list[str] = []
+    for w in words:
+        (single if w.isascii() and w.isalnum() else other).append(w)
+    found: dict[str, str] = {}
+    # In batches: a build stems a whole corpus's vocabulary.
+    for start in range(0, max(len(single), len(other)), _STEM_BATCH):
+        ones, others = single[start : start + _STEM_BATCH], other[start : start + _STEM_BATCH]
+        if ones:
+            stemmer.execute("INSERT INTO t(rowid, x) VALUES(0, ?)", (" ".join(ones),))
+        if others:
+            stemmer.executemany("INSERT INTO t(rowid, x) VALUES(?, ?)", enumerate(others, 1))
+        for doc, offset, term in stemmer.execute("SELECT doc, offset, term FROM v WHERE doc = 0 OR offset = 0"):
+            found[others[doc - 1] if doc else ones[offset]] = term
+        stemmer.execute("DELETE FROM t")
+    for w in other:
+        found.setdefault(w, w)  # Words the tokenizer drops (punctuation) stem to themselves.
+    return found
+
+
+def stem_text(words: list[str], stems: dict[str, str]) -> str:
+    """The stems of ``words`` (each in ``stems``) as ``" a b "``, each once: whether a field
+    holds a stem is then a substring test, in C."""
+    if not words:
+        return " "
+    return " " + " ".join(dict.fromkeys(map(stems.__getitem__, words))) + " "
