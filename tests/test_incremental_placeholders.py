@@ -436,6 +436,9 @@ def test_compact_names_a_full_resolve_must_decide_are_named(text, reason):
         assert reason in (reasons[0] or "")
 
 
+# The same checks over a graph with Ruby core: make test runs them, make check the core-less ones.
+CORE_TOO = pytest.param(True, marks=pytest.mark.slow)
+
 # ``class << self`` bodies: the first one of a class declares its singleton class's singleton
 # class (``Foo::<Foo>::<<Foo>>``), whose chain declares those of its superclasses' singleton
 # classes that do not exist yet; the last one going takes them away again.
@@ -449,7 +452,7 @@ def with_body(body: str, where: str = "Foo", text: str = HIERARCHY) -> str:
     return text[:line_end] + f"  class << self\n{body}  end\n" + text[line_end:]
 
 
-@pytest.mark.parametrize("core", [False, True])
+@pytest.mark.parametrize("core", [False, CORE_TOO])
 @pytest.mark.parametrize(
     ("start", "steps"),
     [
@@ -488,7 +491,7 @@ def test_a_class_self_body_in_another_file_keeps_what_the_first_declared():
     assert replay(files, steps, core=True) == [None] * len(steps)
 
 
-@pytest.mark.parametrize("core", [False, True])
+@pytest.mark.parametrize("core", [False, CORE_TOO])
 def test_a_class_with_a_class_self_body_deleted_or_renamed_stays_incremental(core):
     # Its singleton class's singleton class goes with it, and so does the one its chain
     # declared for the superclass (Qux has no body of its own). Renamed, the body goes while
@@ -502,7 +505,7 @@ def test_a_class_with_a_class_self_body_deleted_or_renamed_stays_incremental(cor
     assert reasons == [renamed, renamed, None, None]
 
 
-@pytest.mark.parametrize("core", [False, True])
+@pytest.mark.parametrize("core", [False, CORE_TOO])
 def test_class_self_bodies_with_mixins_come_and_go_incrementally(core):
     # While ``class << self`` is typed before its ``end``, the body takes the rest of the
     # class, ``include``/``extend`` calls too: the singleton class's chain (and its
@@ -512,7 +515,7 @@ def test_class_self_bodies_with_mixins_come_and_go_incrementally(core):
     assert replay(files, [("file:///s/a.rb", t) for t in steps], core=core) == [None] * len(steps)
 
 
-@pytest.mark.parametrize("core", [False, True])
+@pytest.mark.parametrize("core", [False, CORE_TOO])
 def test_class_self_bodies_of_a_named_class_or_a_value_stay_incremental(core):
     # A body whose target is a value (Ruby raises TypeError: nothing is declared), then one
     # of a class named outright.
@@ -525,7 +528,7 @@ def test_class_self_bodies_of_a_named_class_or_a_value_stay_incremental(core):
     assert replay({"file:///s/a.rb": text}, [("file:///s/a.rb", t) for t in steps], core=core) == [None] * len(steps)
 
 
-@pytest.mark.parametrize("core", [False, True])
+@pytest.mark.parametrize("core", [False, CORE_TOO])
 def test_a_placeholder_an_external_mixin_also_finds_is_promoted_and_demoted_incrementally(core):
     # bench_typing's ten copies: RuboCop exists only inside Copy0, so ``include
     # ::RuboCop::AST::Descendence`` makes top-level placeholders, which an external mixin's
