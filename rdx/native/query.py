@@ -11,6 +11,7 @@ matches in Python and produces the same records. This module imports nothing fro
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
 from functools import cache
@@ -55,7 +56,8 @@ def _load() -> tuple[Callable[..., Any] | None, str]:
     if os.environ.get("RDX_NATIVE", "1").strip().lower() in {"0", "off", "no", "false"}:
         return None, "RDX_NATIVE=0"
     try:
-        from rdx.native import _query  # type: ignore[attr-defined]
+        # The compiled half of this module, built beside it (``build.py``); loaded by name.
+        _query: Any = importlib.import_module("rdx.native._query")
     except ImportError as exc:
         return None, f"not built ({exc})"
     import tree_sitter
