@@ -420,9 +420,9 @@ class SkeletonEdits(StateView):
         reopened = {self.decls[decl].unqualified for i in added if (decl := row[i]) is not None and decl not in created and self.decls[decl].kind in ("Class", "Module")}
         return self.mentions.mentioning(names | reopened, index), rechain
 
-    def _placeholder_scope(self, defs: list[DefinitionRecord], i: int, path: ConstPath, site: Site, upto: int) -> int:
+    def _placeholder_scope(self, defs: list[DefinitionRecord], path: ConstPath, site: Site, upto: int) -> int:
         """The placeholders a full resolve makes for the scope of the compact name ``path``
-        (added definition ``i``), whose first ``upto`` segments name nothing: ``Todo``s after
+        (of a definition ``defs`` add), whose first ``upto`` segments name nothing: ``Todo``s after
         the longest prefix that resolves (``Builder.placeholder``), made in the round of phase
         1 where nothing else can be declared (``Namespaces.phase_namespaces``). Everything but
         the addition is declared already, so that round comes for this definition too, unless
@@ -519,7 +519,7 @@ class SkeletonEdits(StateView):
                 upto = len(path.segments) - 1
                 scope = self.lookup.lookup_namespace(path, site, upto)
                 if scope is None:
-                    own(self._placeholder_scope(defs, i, path, site, upto))
+                    own(self._placeholder_scope(defs, path, site, upto))
                     scope = self.lookup.lookup_namespace(path, site, upto)
                 if scope is None or self.decls[scope].kind not in ("Class", "Module", "Todo"):
                     raise ReplayUnsafe(f"the scope of {name} is not a declared class or module")
