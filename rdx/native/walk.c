@@ -325,16 +325,15 @@ static int collect_call(const Collect *c, TSNode node) {
     return emit(c, name, ts_node_start_byte(meth), ts_node_end_byte(meth), ts_node_start_byte(node), kind, text);
 }
 
-/* The call record of operator ``op`` (calling ``method``) on a receiver of ``kind`` and
- * ``text`` (whose reference it takes), spanning the operator. */
-static int emit_operator(const Collect *c, const char *method, TSNode op, int kind, PyObject *text) {
+/* The call record of ``method`` (an operator, ``[]``) on a receiver of ``kind`` and ``text``
+ * (whose reference it takes), from ``start`` to ``end`` and scoped at ``start``. */
+static int emit_operator(const Collect *c, const char *method, uint32_t start, uint32_t end, int kind, PyObject *text) {
     PyObject *name = PyUnicode_FromString(method);
     if (name == NULL) {
         Py_XDECREF(text);
         return C_ERROR;
     }
-    uint32_t start = ts_node_start_byte(op);
-    return emit(c, name, start, ts_node_end_byte(op), start, kind, text);
+    return emit(c, name, start, end, start, kind, text);
 }
 
 /* A ``binary`` (``calls.on_binary``): nothing without an operator or for ``&&``, ``||``,
@@ -348,7 +347,7 @@ static int collect_binary(const Collect *c, TSNode node) {
     PyObject *text;
     int found = receiver_kind(c, ts_node_child_by_field_id(node, c->spec->left), 1, 1, &kind, &text);
     if (found != C_DONE) return found;
-    return emit_operator(c, type, op, kind, text);
+    return emit_operator(c, type, ts_node_start_byte(op), ts_node_end_byte(op), kind, text);
 }
 
 /* A ``unary`` (``calls.on_unary``): ``!``/``not`` call ``!``, ``-``/``+`` call ``-@``/``+@``
@@ -370,7 +369,7 @@ static int collect_unary(const Collect *c, TSNode node) {
     PyObject *text;
     int found = receiver_kind(c, operand, 1, 1, &kind, &text);
     if (found != C_DONE) return found;
-    return emit_operator(c, method, op, kind, text);
+    return emit_operator(c, method, ts_node_start_byte(op), ts_node_end_byte(op), kind, text);
 }
 
 /* An ``element_reference`` (``calls.on_element_reference``): nothing without an ``object``
@@ -397,13 +396,7 @@ static int collect_element_reference(const Collect *c, TSNode node) {
     PyObject *text;
     int found = receiver_kind(c, object, 1, 1, &kind, &text);
     if (found != C_DONE) return found;
-    PyObject *name = PyUnicode_FromString("[]");
-    if (name == NULL) {
-        Py_XDECREF(text);
-        return C_ERROR;
-    }
-    uint32_t start = ts_node_start_byte(bracket);
-    return emit(c, name, start, ts_node_end_byte(node), start, kind, text);
+    return emit_operator(c, "[]", ts_node_start_byte(bracket), ts_node_end_byte(node), kind, text);
 }
 
 /* An ``assignment`` (``definitions.on_assignment``, not an operator assignment): nothing
