@@ -532,6 +532,31 @@ def test_compact_name_whose_parent_is_found_through_ancestors(tmp_path):
     )
 
 
+def test_a_compact_name_finds_a_namespace_declared_above_it_in_the_same_body(tmp_path):
+    # In D, ``D::C`` finds the top-level D, and then ``class D`` declares D::D: the ``D::A``
+    # below finds that one. (Phase 1 used to answer the second lookup of D in D from the first.)
+    check_against_ruby(
+        tmp_path,
+        {
+            "a.rb": """
+            class D
+              module D::C
+                PROBE(1, C)
+              end
+              class D
+              end
+              module D::A
+                PROBE(2, A)
+              end
+            end
+            PROBE(3, D::C)
+            PROBE(4, D::D::A)
+            """
+        },
+        targets=["D::C", "D::D::A"],
+    )
+
+
 def test_compact_name_through_constant_aliases(tmp_path):
     check_against_ruby(
         tmp_path,

@@ -494,15 +494,14 @@ def test_a_class_self_body_in_another_file_keeps_what_the_first_declared():
 @pytest.mark.parametrize("core", [False, CORE_TOO])
 def test_a_class_with_a_class_self_body_deleted_or_renamed_stays_incremental(core):
     # Its singleton class's singleton class goes with it, and so does the one its chain
-    # declared for the superclass (Qux has no body of its own). Renamed, the body goes while
-    # a namespace comes: a named fallback.
+    # declared for the superclass (Qux has no body of its own). Renamed, the body goes with
+    # its class while a namespace comes with its own.
     start = "class Qux\nend\nclass Foo < Qux\n  class << self\n    def y; end\n  end\nend\n"
     steps = [start.replace("class Foo", "class Renamed"), start, "class Qux\nend\n"]
     files = {"file:///s/a.rb": start}
     reasons = replay(files, [("file:///s/a.rb", text) for text in steps], core=core)
     reasons += replay({"file:///s/a.rb": "class Qux\nend\n", "file:///s/b.rb": "class Foo < Qux\n  class << self\n  end\nend\n"}, [("file:///s/b.rb", None)], core=core)
-    renamed = "replace file:///s/a.rb: a ``class << self`` body goes while the edit adds namespaces"
-    assert reasons == [renamed, renamed, None, None]
+    assert reasons == [None] * 4
 
 
 @pytest.mark.parametrize("core", [False, CORE_TOO])
@@ -541,3 +540,13 @@ def test_a_placeholder_an_external_mixin_also_finds_is_promoted_and_demoted_incr
     steps = [("file:///w/zz_draft.rb", t) for t in ("class RuboCop", "class RuboCop:", "class RuboCop::", "class RuboCop::C", "class RuboCop")]
     steps.append(("file:///w/zz_draft.rb", None))
     assert replay(files, steps, core=core) == [None] * len(steps)
+
+
+def test_a_promoted_placeholder_that_an_earlier_compact_name_would_now_find_is_a_named_fallback():
+    # f1's ``F::A`` in A found nothing in the first round and made a top-level placeholder F;
+    # zz's ``A::F::A`` then made the placeholder A::F. ``class F`` added in A (f0, loaded first)
+    # makes A::F a class in the first round, where f1's lookup now finds it: F::A moves to
+    # A::F::A. Both lookups find A::F before and after, so only the placement tells.
+    files = {"file:///s/f0.rb": "class A\nend\n", "file:///s/f1.rb": "class A\n  module F::A\n  end\nend\n", "file:///s/zz.rb": "module A::F::A\nend\n"}
+    reasons = replay(files, [("file:///s/f0.rb", "class A\n  class F\n  end\nend\n")])
+    assert reasons == ["replace file:///s/f0.rb: a definition in file:///s/f1.rb is declared elsewhere than its scope now leads"]

@@ -218,3 +218,32 @@ def test_an_addition_that_another_files_superclass_or_mixin_now_finds_recomputes
     after = [a.name for a in g["Shop::Models::Special"].ancestors]
     assert after != before and ("Shop::Models::Base" in after or "Shop::Helpers" in after)
     assert dump(g) == dump(fresh(files))
+
+
+# Found by generated line edits beyond the tested seeds (``rubygen`` seeds 195 and 304, eight
+# edits each); each failed against a fresh graph before its fix.
+@pytest.mark.parametrize(
+    ("files", "uri", "text"),
+    [
+        # ``class B`` added in C, then ``class B::D``: B is C::B now, not the B::B that a lookup
+        # of the document (``B::B`` in C) found before and left in the lookup cache.
+        (
+            {"file:///s/lib.rb": "class B\n  class B\n  end\nend\nclass C < B\nend\n", "file:///s/x.rb": "class C\n  B::B\nend\n"},
+            "file:///s/x.rb",
+            "class C\n  B::B\n  class B\n  end\n  class B::D\n  end\nend\n",
+        ),
+        # Both bodies of F in a file move into A (a moved ``end``): F loses every definition,
+        # though each of the two alone has another one.
+        (
+            {"file:///s/a.rb": "class A\nend\nclass F\nend\nclass F\nend\n", "file:///s/b.rb": "F\n"},
+            "file:///s/a.rb",
+            "class A\nclass F\nend\nclass F\nend\nend\n",
+        ),
+    ],
+)
+def test_edits_that_declare_and_remove_several_definitions_of_one_name_match_a_fresh_graph(files, uri, text):
+    g = fresh(files)
+    g.index_source(uri, text)
+    g.resolve()
+    assert g.last_resolve == "incremental", g.last_fallback
+    assert dump(g) == dump(fresh({**files, uri: text}))

@@ -229,3 +229,70 @@ def test_snapshot_restores_the_applied_mixins(tmp_path: Path) -> None:
     for name in ("AppError", "SubError"):
         assert [a.name for a in warm[name].ancestors] == [a.name for a in scratch[name].ancestors]
     assert "Extra" in [a.name for a in warm["AppError"].ancestors]
+
+
+# -- templates that no load-time call runs (issue 21: ``def`` typed in a ``class << self`` body) --
+
+TYPING = "module Top\n  module Mid\n    class Foo < Base\n      class << self\n        {typed}\n      end\n      include Helpers\n      extend Ext\n\n      MSG = 'x'\n\n      def x; end\n    end\n  end\nend\n"
+TYPING_LIB = "module Top\n  module Mid\n    class Base\n    end\n    module Helpers\n      def h; end\n    end\n    module Ext\n    end\n  end\nend\n"
+
+
+def test_typing_def_in_a_class_self_body_above_mixins_stays_incremental() -> None:
+    # ``def`` before its name is typed: tree-sitter reads a method named ``end`` whose body
+    # takes the class's ``include``/``extend`` lines, a template of mixin effects. No load-time
+    # call runs a method of that name, so the template changes nothing another file sees.
+    from test_incremental_placeholders import replay
+
+    texts = [TYPING.format(typed=t) for t in ("", "d", "def", "def ", "def h", "def helper")]
+    files = {"file:///x/lib.rb": TYPING_LIB, "file:///x/typing.rb": TYPING.format(typed="")}
+    assert replay(files, [("file:///x/typing.rb", t) for t in texts]) == [None] * len(texts)
+
+
+TOOLS = "module Tools\n  def self.setup(base)\n    base.{kind}(Spell::NameCheck)\n  end\nend\n"
+
+
+def test_a_template_no_call_runs_changes_incrementally_until_a_call_runs_it(tmp_path: Path) -> None:
+    from test_incremental_placeholders import replay
+
+    called = "the mixin effects of a method a load-time call may run change"
+    steps: list[tuple[str, str | None]] = [
+        ("file:///x/c_plain.rb", TOOLS.format(kind="include")),  # A template nothing calls.
+        ("file:///x/c_plain.rb", TOOLS.format(kind="prepend")),  # It changes.
+        ("file:///x/d_uses.rb", "class Uses\n  Tools.setup(self)\nend\n"),  # A call of another file's method.
+        ("file:///x/c_plain.rb", TOOLS.format(kind="include")),  # Now the change reaches Uses.
+        ("file:///x/d_uses.rb", None),
+        ("file:///x/c_plain.rb", "class Plain\nend\n"),
+    ]
+    assert replay(dict(BASE), steps) == [
+        None,
+        None,
+        "add file:///x/d_uses.rb: its load-time calls of other files' methods change",
+        f"replace file:///x/c_plain.rb: {called}",
+        "remove file:///x/d_uses.rb: its load-time calls apply mixins of another file's method",
+        None,
+    ]
+    # Ruby agrees on what the call applies once it runs the template.
+    files = dict(BASE)
+    files.update({"file:///x/c_plain.rb": TOOLS.format(kind="include"), "file:///x/d_uses.rb": "class Uses\n  Tools.setup(self)\nend\n"})
+    program = "".join(files[u] for u in sorted(files)) + "puts Uses.ancestors.take(2).inspect\n"
+    assert run_ruby(program, tmp_path).strip() == "[Uses, Spell::NameCheck]"
+    assert [a.name for a in fresh(files)["Uses"].ancestors][:2] == ["Uses", "Spell::NameCheck"]
+
+
+@pytest.mark.parametrize("template_first", [True, False])
+def test_a_call_on_self_and_a_template_of_its_name_meeting_fall_back_whichever_comes_first(template_first: bool) -> None:
+    # ``setup_it()`` in a class body runs nothing until the superclass defines ``self.setup_it``
+    # with a mixin effect; whichever of the two edits comes second changes Child's chain.
+    from test_incremental_placeholders import replay
+
+    parent = "class Parent\n  def self.setup_it\n    include Spell::NameCheck\n  end\nend\n"
+    child = "class Child < Parent\n  setup_it()\nend\n"
+    files = dict(BASE)
+    files.update({"file:///x/c_plain.rb": "class Parent\nend\n", "file:///x/d_child.rb": "class Child < Parent\nend\n"})
+    steps: list[tuple[str, str | None]] = [("file:///x/c_plain.rb", parent), ("file:///x/d_child.rb", child)]
+    if not template_first:
+        steps.reverse()
+    reasons = replay(files, steps)
+    second = "its load-time calls of other files' methods change" if template_first else "the mixin effects of a method a load-time call may run change"
+    assert reasons == [None, f"replace {steps[1][0]}: {second}"]
+    assert "Spell::NameCheck" in [a.name for a in fresh({**files, **dict(steps)})["Child"].ancestors]  # type: ignore[arg-type]

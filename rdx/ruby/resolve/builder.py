@@ -114,6 +114,7 @@ class Builder(StateView):
             members = self.decls[owner].members
             if unqualified not in members:
                 self.writable(owner).members[unqualified] = decl_id
+                self.caches.forget_name(unqualified)
         return rec
 
     def qualify(self, owner: int, name: str) -> str:

@@ -217,6 +217,7 @@ class Incremental(StateView):
         if conflict is not None:
             self.updates.fallback = conflict
             return None
+        self.loadcalls.keep_current(new)
         old_skeleton, new_skeleton = skeleton(old), skeleton(new)
         if (self.loadcalls.runs_calls(old) or self.loadcalls.runs_calls(new)) and (old_skeleton is None or new_skeleton is None or old_skeleton[0] != new_skeleton[0]):
             self.updates.fallback = "a document with load-time calls of other files' methods changes its namespaces"
@@ -333,9 +334,10 @@ class Incremental(StateView):
             gone_def = old.definitions[pair[1]]
             if gone_def.superclass is not None or gone_def.superclass_self or gone_def.mixins or gone_def.deferred_mixins:
                 u.rechain.add(body_decl)
-        if (u.left_metas or u.lost_bodies) and any(new.definitions[i].kind in ("Class", "Module", "SingletonClass") for i in diff.added):
-            # Singleton classes of singleton classes that go while namespaces come (a moved
-            # ``end``) are left to a full resolve.
+        if u.lost_bodies and any(new.definitions[i].kind in ("Class", "Module", "SingletonClass") for i in diff.added):
+            # A singleton class that stays but loses its last body while namespaces come (a
+            # moved ``end``) is left to a full resolve. Those of namespaces that go entirely
+            # (``left_metas``) are dropped after the additions declared theirs.
             raise ReplayUnsafe("a ``class << self`` body goes while the edit adds namespaces")
         row: list[int | None] = [None] * len(new.definitions)
         for o, n in remap.items():

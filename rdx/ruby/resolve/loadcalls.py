@@ -15,14 +15,18 @@ with templates are followed the same way, four deep, never into a method already
 It only reads the model; ``Namespaces._collect_external_mixins`` applies what it returns, in
 program order with the other external mixins (a guarded one only when the target lacks the
 module then). Incremental edits that could change a binding fall back to a full resolve
-(``load_call_conflict``): an edit of a document whose calls applied mixins, whose calls or
-templates change, or that changes a method of a name such a call uses. ``hook_run`` tells
+(``load_call_conflict``): an edit of a document whose calls applied mixins, whose calls
+change, whose templates change for a method a call may run (by its name: one no call names,
+such as the ``end`` method tree-sitter reads while ``def`` is typed above a class's
+``include`` lines, changes nothing; ``keep_current`` keeps the names current), or that
+changes a method of a name such a call uses. ``hook_run`` tells
 which hook runs a deferred mixin (``included``, ``prepended``, ``extended``...); an edit that
 changes only that also falls back.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
 from rdx.model.kinds import MixinKind
@@ -81,7 +85,7 @@ class LoadCallBook:
     every mixin its calls apply (guarded ones included; the image refers to them by
     position); the templates by (document, method index); the method names the calls use."""
 
-    __slots__ = ("applied", "called_names", "template_names", "templates")
+    __slots__ = ("applied", "called_names", "self_called", "template_names", "templates")
     HELD_AS = "load_book"
 
     def __init__(self) -> None:
@@ -90,6 +94,9 @@ class LoadCallBook:
         self.called_names: set[str] | None = None
         # The names of the methods that have a template (what a call on ``self`` can run).
         self.template_names: set[str] = set()
+        # The names of every load-time call on ``self`` (those that run nothing rdx applies too:
+        # a template added later with one of these names would be run by it).
+        self.self_called: set[str] = set()
 
     def reset_applied(self) -> None:
         self.applied = {}
@@ -123,6 +130,7 @@ class LoadCalls(StateView):
         # A call on ``self`` of a method no template has runs nothing rdx applies (``runs_calls``).
         names |= self_calls & self.load_book.template_names
         self.load_book.called_names = names
+        self.load_book.self_called = self_calls
         index: CalleeIndex = {}
         if not names:
             return index
@@ -288,13 +296,36 @@ class LoadCalls(StateView):
         templated = self.load_book.template_names
         if _calls_key(old, templated) != _calls_key(new, templated):
             return "its load-time calls of other files' methods change"
-        if old.method_effects or new.method_effects:
-            if _templates_key(old) != _templates_key(new):
-                return "the mixin effects of its methods change"
         names = self.load_call_names()
+        if old.method_effects or new.method_effects:
+            old_templates, new_templates = Counter(_templates_key(old)), Counter(_templates_key(new))
+            if old_templates != new_templates:
+                changed = {t[0] for t in (old_templates - new_templates) + (new_templates - old_templates)}
+                own = {c.name for c in (*old.load_calls, *new.load_calls)}
+                if not (changed.isdisjoint(names) and changed.isdisjoint(self.load_book.self_called) and changed.isdisjoint(own)):
+                    return "the mixin effects of a method a load-time call may run change"
         if names and _methods_key(old, names) != _methods_key(new, names):
             return "it changes a method that a load-time call of another file may run"
         return None
+
+    def keep_current(self, new: FileResult) -> None:
+        """After ``load_call_conflict`` let an edit through: the names its checks read take in
+        what the new version brings (a template no call runs yet, a call on ``self`` that runs
+        nothing yet), so that a later edit that makes one run the other is seen. They only grow
+        until the next full resolve computes them anew (``callee_index``); more names only make
+        the checks stricter. The templates by position are not kept: only a full resolve binds
+        calls (``applied_mixins``), after computing the index again."""
+        if not (new.load_calls or new.method_effects):
+            return
+        book = self.load_book
+        self.load_call_names()
+        assert book.called_names is not None
+        for c in new.load_calls:
+            (book.self_called if c.receiver.kind == OperandKind.SELF else book.called_names).add(c.name)
+        for t in new.method_effects:
+            book.template_names.add(new.definitions[t.method].name)
+            book.called_names.update(e.name for e in t.effects if not e.mixin)
+        book.called_names |= book.self_called & book.template_names
 
 
 def hook_run(defs: list[DefinitionRecord], index: int, start: int) -> str:

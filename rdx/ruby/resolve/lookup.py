@@ -19,7 +19,7 @@ from rdx.ruby.resolve.vocabulary import (
 
 class LookupCaches:
     """What lookups remember (owned by this module): per document, each scope definition's
-    lexical scopes; alias targets; constant lookups by (name, site); the chains returned while
+    lexical scopes; alias targets; constant lookups by name and site; the chains returned while
     still in progress (provisional: nothing computed from them is cached; only resolution
     adds to it, see ``Ancestors``); URI -> document key, built on first use."""
 
@@ -31,7 +31,8 @@ class LookupCaches:
         # forgetting them all is one ``clear``, whatever the number of documents).
         self.crefs: dict[int, dict[int, Site]] = {}
         self.alias_cache: dict[int, int | None] = {}
-        self.lookup_cache: dict[tuple[str, Site], int | None] = {}
+        # name -> site -> what an unqualified lookup of the name there found.
+        self.lookup_cache: dict[str, dict[Site, int | None]] = {}
         self.partial_hits: list[int] = []
         self.uri_keys: dict[str, int] | None = None
         # The documents' load order, built on demand (``Lookup.use_load_order``).
@@ -50,6 +51,11 @@ class LookupCaches:
         while phase 1 runs in program order, an alias names what its assignments so far make
         it name, whichever lookup followed it first)."""
         self.alias_cache.pop(decl_id, None)
+
+    def forget_name(self, name: str) -> None:
+        """Drop the cached lookups of ``name`` (a constant of that name was declared: as Ruby
+        runs the definitions in order, a lookup after it finds it where it is visible)."""
+        self.lookup_cache.pop(name, None)
 
     def forget_constant_lookups(self) -> None:
         """Drop the cached constant lookups (a placeholder was declared)."""
@@ -292,11 +298,10 @@ class Lookup(StateView):
     def lookup_lexical(self, name: str, site: Site, exclude: Collection[int] = ()) -> int | None:
         """Unqualified constant lookup: lexical scopes, ancestors of the innermost, Object;
         the constants in ``exclude`` are passed over (the lookup goes on behind them)."""
-        key = (name, site)
         caches = self.caches
-        cache = caches.lookup_cache
-        if not exclude and key in cache:
-            return cache[key]
+        cache = caches.lookup_cache.get(name)
+        if not exclude and cache is not None and site in cache:
+            return cache[site]
         partial = caches.partial_hits
         hits_before = len(partial)
         result = None
@@ -316,7 +321,9 @@ class Lookup(StateView):
                     break
                 result = None
         if not exclude and len(partial) == hits_before:
-            cache[key] = result
+            if cache is None:
+                cache = caches.lookup_cache[name] = {}
+            cache[site] = result
         return result
 
     def lookup_scoped(self, ns: int, name: str) -> int | None:

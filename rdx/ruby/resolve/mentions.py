@@ -200,6 +200,7 @@ class Mentions(StateView):
         rechain: set[int] = set()
         for doc, answers in before.items():
             now = self.evaluate(doc, names, None if only is None else only.get(doc))
+            self._check_placed(doc, now)
             if now == answers:
                 continue
             if len(now) != len(answers):
@@ -212,6 +213,22 @@ class Mentions(StateView):
                     raise ReplayUnsafe(f"a constant path in {self.docs[doc].uri} now finds something else")
                 rechain.add(ns)
         return rechain
+
+    def _check_placed(self, doc: int, answers: Evaluation) -> None:
+        """Raises ReplayUnsafe when the scope of a definition of ``doc`` (``class A::B``, ``class
+        << A``) now leads elsewhere than where it is declared. Phase 1 placed it with what was
+        declared before it in program order, so the two can differ before an edit too (then
+        the edit cannot tell whether it moves it): a placeholder declared in a later round
+        that an added ``class A`` promotes, and which ``A::B`` would now find in the first."""
+        for role, index, found in answers:
+            if role != SCOPE or not found or found[-1] is None:
+                continue
+            decl = self.def_decl[doc][index]
+            if decl is None:
+                continue
+            rec = self.decls[decl]
+            if (rec.attached if rec.kind == "SingletonClass" else rec.owner) != found[-1]:
+                raise ReplayUnsafe(f"a definition in {self.docs[doc].uri} is declared elsewhere than its scope now leads")
 
     def check_not_found_through(self, gone: set[int], names: set[str], skip: int) -> None:
         """Removing ``gone`` changes no other document's lookups when none finds one of them;

@@ -79,6 +79,7 @@ class SkeletonEdits(StateView):
         row = self.def_decl[index]
         gone: list[int] = []
         bodies: list[tuple[int, tuple[int, int]]] = []
+        going = {(index, r) for r in removed}
         for o in removed:
             d = old.definitions[o]
             if d.kind not in ("Class", "Module", "Constant", "ConstantAlias", "SingletonClass"):
@@ -108,7 +109,7 @@ class SkeletonEdits(StateView):
                     raise Detour(f"definitions name the alias {rec.name}, which loses an assignment", around)
                 bodies.append((decl_id, (index, o)))
                 continue
-            if d.kind in ("Class", "Module", "Constant") and (rec.kind == d.kind or _mismatched_reopening(d, rec)) and self._defined_elsewhere(rec, (index, o), old):
+            if d.kind in ("Class", "Module", "Constant") and (rec.kind == d.kind or _mismatched_reopening(d, rec)) and self._defined_elsewhere(rec, index, going, old):
                 # A reopening (or one assignment of a constant assigned twice) goes; the
                 # declaration stays with its other definitions (and a namespace's chain is
                 # computed again when the reopening had a superclass or mixins).
@@ -116,14 +117,15 @@ class SkeletonEdits(StateView):
                 continue
             if decl_id in demoted:
                 continue  # It stays, as a placeholder (``Placeholders._demotable``).
-            if rec.definitions != [(index, o)]:
+            if not going.issuperset(rec.definitions):
                 raise ReplayUnsafe(f"{rec.name} has other definitions")
             # A placeholder it caused (``< Missing``, ``include Missing``, ``class Missing::X``)
             # goes with it when nothing else finds it (``Placeholders``); a lookup that found
             # nothing at all is another matter.
             if self._refers_to_nothing(index, o, d, decl_id):
                 raise ReplayUnsafe(f"{rec.name} refers to an undeclared scope")
-            gone.append(decl_id)
+            if decl_id not in gone:  # (All its definitions go: one entry.)
+                gone.append(decl_id)
         own_mentions = path_names(new, lambda i, d: d.kind not in MEMBER_DEF_KINDS)
         gone_set = set(gone)
         for decl_id in gone:
@@ -277,13 +279,14 @@ class SkeletonEdits(StateView):
         rec = self.decls[decl_id]
         return any(p < pair and self.docs[p[0]].definitions[p[1]].kind == rec.kind for p in rec.definitions)
 
-    def _defined_elsewhere(self, rec: DeclarationRecord, pair: tuple[int, int], old: FileResult) -> bool:
-        """Whether declaration ``rec`` keeps a definition of its own kind without ``pair`` (a
+    def _defined_elsewhere(self, rec: DeclarationRecord, index: int, going: set[tuple[int, int]], old: FileResult) -> bool:
+        """Whether declaration ``rec`` keeps a definition of its own kind once the definitions
+        ``going`` of document ``index`` (``old`` before its edit) are removed (a
         ``private_constant`` naming it is attached to it but does not define it)."""
         for doc, i in rec.definitions:
-            if (doc, i) == pair:
+            if (doc, i) in going:
                 continue
-            other = old.definitions[i] if doc == pair[0] else self.docs[doc].definitions[i]
+            other = old.definitions[i] if doc == index else self.docs[doc].definitions[i]
             if other.kind == rec.kind:
                 return True
         return False
