@@ -247,3 +247,35 @@ def test_edits_that_declare_and_remove_several_definitions_of_one_name_match_a_f
     g.resolve()
     assert g.last_resolve == "incremental", g.last_fallback
     assert dump(g) == dump(fresh({**files, uri: text}))
+
+
+# ``private_constant`` typed, changed, removed (issue 21): the constant's visibility is the last
+# ``private_constant``/``public_constant`` naming it in program order, and references elsewhere
+# (``Foo::MSG``) find it or not accordingly; one naming no constant is a diagnostic.
+VISIBLE = "class Foo\n  MSG = 'x'\n  class Inner\n  end\n  {typed}\n  def a; MSG; end\nend\n"
+READER = "class Bar\n  def b\n    Foo::MSG\n    Foo::Inner\n  end\nend\n"
+
+
+def test_typing_and_removing_private_constant_stays_incremental():
+    from test_incremental_placeholders import replay
+
+    typed = ["p", "private_constant", "private_constant :", "private_constant :M", "private_constant :MS", "private_constant :MSG",
+             "private_constant :MSG,", "private_constant :MSG, :Inner", "private_constant :Inner", ""]
+    files = {"file:///s/a.rb": VISIBLE.format(typed=""), "file:///s/b.rb": READER}
+    steps = [("file:///s/a.rb", VISIBLE.format(typed=t)) for t in typed]
+    assert replay(files, steps) == [None] * len(steps)
+
+
+def test_the_last_visibility_call_in_program_order_decides_across_files():
+    from test_incremental_placeholders import replay
+
+    files = {"file:///s/a.rb": VISIBLE.format(typed="private_constant :MSG"), "file:///s/b.rb": READER, "file:///s/c.rb": "# empty\n"}
+    steps: list[tuple[str, str | None]] = [
+        ("file:///s/c.rb", "class Foo\n  public_constant :MSG\nend\n"),  # Loaded later: MSG is public again.
+        ("file:///s/a.rb", VISIBLE.format(typed="")),  # Still public.
+        ("file:///s/a.rb", VISIBLE.format(typed="private_constant :MSG")),  # Still public (c.rb comes after).
+        ("file:///s/c.rb", None),  # Private.
+    ]
+    assert replay(files, steps) == [None] * len(steps)
+    g = fresh({"file:///s/a.rb": VISIBLE.format(typed="private_constant :MSG"), "file:///s/b.rb": READER})
+    assert g["Foo::MSG"] is not None and g.resolve_constant("MSG", ["Foo"]) is not None

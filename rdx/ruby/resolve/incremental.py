@@ -286,6 +286,10 @@ class Incremental(StateView):
         self._replay(u, scope, order, owner_of)
         if u.gone:
             merge_refresh(u.unnamed, self.skeleton.remove_declarations(index, u.gone, u.own, u.deleted))
+        if u.revisible:
+            # ``private_constant`` calls added or removed: references elsewhere (``Foo::X``)
+            # find what a constant whose visibility changed hides or shows now.
+            merge_refresh(u.refresh, self.mentions.mentioning(self.member_pass.settle_constant_visibility(u.revisible, u.own), index))
         if u.placeholders:
             merge_refresh(u.refresh, self.mentions.mentioning(self.placeholders.drop_unused_placeholders(u, u.placeholders), index))
         if u.left_chains:
@@ -309,6 +313,13 @@ class Incremental(StateView):
         placeholders = self.placeholders.found_todos(index, {*removed, *(o for o, _ in diff.changed)}) if removed or diff.changed else set()
         demoted = self.placeholders.demotable(index, old, new, diff) if removed else {}
         gone, bodies = self.skeleton.removable(index, old, new, removed, demoted) if removed else ([], [])
+        # A ``private_constant`` that goes changes only what its constant shows (settled once
+        # the edit is in); the constant itself is not reopened.
+        revisible = {b for b, pair in bodies if old.definitions[pair[1]].kind == "ConstantVisibility"}
+        bodies, visibility_pairs = (
+            [(b, pair) for b, pair in bodies if old.definitions[pair[1]].kind != "ConstantVisibility"],
+            [(b, pair) for b, pair in bodies if old.definitions[pair[1]].kind == "ConstantVisibility"],
+        )
         bounds = self._reopened_bounds(bodies)
         reopened = set(bounds)
         reopened_constants = {self.decls[b].unqualified for b, _ in bodies if self.decls[b].kind in ("Constant", "ConstantAlias")}
@@ -320,12 +331,15 @@ class Incremental(StateView):
         u = UpdateContext(index, old, new, diff, prev, state, gone)
         u.reopened, u.lookups_before, u.placeholders, u.demoted = reopened, lookups_before, placeholders, demoted
         u.realiased = {b for b, _ in bodies if self.decls[b].kind == "ConstantAlias"}
+        u.revisible = revisible
         for gone_id in gone:
             holders = self.skeleton.holders(gone_id)
             if len(holders) == 3:
                 u.left_metas.extend(prev.ancestors.get(holders[2], ())[1:])
         u.reopened_constants, u.bounds = reopened_constants, bounds
         self.build.begin_update(u.own, set(gone))
+        for body_decl, pair in visibility_pairs:
+            u.own(body_decl).definitions = [p for p in self.decls[body_decl].definitions if p != pair]
         for body_decl, pair in bodies:
             body = u.own(body_decl)
             body.definitions = [p for p in body.definitions if p != pair]
@@ -407,8 +421,9 @@ class Incremental(StateView):
         diff = u.diff
         if u.demoted:
             self.placeholders.demote(u)
-        refresh, chain_seeds = self.skeleton.declare_added(u.index, u.new, diff.added, u.own) if diff.added else ({}, set())
+        refresh, chain_seeds, revisible = self.skeleton.declare_added(u.index, u.new, diff.added, u.own) if diff.added else ({}, set(), set())
         merge_refresh(u.refresh, refresh)
+        u.revisible |= revisible
         if u.reopened:
             if u.realiased:
                 # An alias that lost an assignment may name something else now.

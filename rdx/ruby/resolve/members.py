@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -283,16 +283,49 @@ class Members(StateView):
     def apply_constant_visibility(self, doc: int, index: int, d: DefinitionRecord) -> None:
         """Hide (or show again) the constant a ``private_constant`` (``public_constant``)
         definition names, and attach the definition to it; a diagnostic when it names none."""
+        member = self.attach_constant_visibility(doc, index, d)
+        if member is not None:
+            self.builder.writable(member).private = d.visibility == "private"
+
+    def attach_constant_visibility(self, doc: int, index: int, d: DefinitionRecord) -> int | None:
+        """Attach a ``private_constant`` (``public_constant``) definition to the constant it
+        names and return that constant, or report that it names none (None)."""
         applies, member = self.constant_visibility_target(doc, d)
         if not applies:
-            return
+            return None
         if member is None:
             self.state.diagnostics.append(
                     ResolutionDiagnostic(doc, "unknown-constant", f"{d.visibility}_constant names {d.name!r}, which is not defined here", d.start, d.end, "warning")
             )
-            return
-        self.builder.writable(member).private = d.visibility == "private"
+            return None
         self.builder.attach(doc, index, member)
+        return member
+
+    def settle_constant_visibility(self, constants: set[int], own: Callable[[int], DeclarationRecord]) -> set[str]:
+        """After an edit added or removed ``private_constant``/``public_constant`` definitions
+        of ``constants``: each one's visibility is its last such definition's in program order
+        (public when none is left), and those definitions come after its others, in program
+        order, as the member phase attaches them. Returns the names of those whose visibility
+        changed."""
+        changed: set[str] = set()
+        for decl_id in constants:
+            rec = self.decls.get(decl_id)
+            if rec is None:
+                continue
+            pairs = sorted(rec.definitions)
+            pairs.sort(key=lambda pair: self.docs[pair[0]].definitions[pair[1]].kind == "ConstantVisibility")
+            private = False
+            for doc, i in pairs:
+                d = self.docs[doc].definitions[i]
+                if d.kind == "ConstantVisibility":
+                    private = d.visibility == "private"
+            if pairs != rec.definitions or private != rec.private:
+                writable = own(decl_id)
+                writable.definitions = pairs
+                if private != writable.private:
+                    writable.private = private
+                    changed.add(rec.unqualified)
+        return changed
 
     def _apply_method_visibility(self, doc: int, index: int, d: DefinitionRecord, owner: int) -> None:
         key = f"{d.name}()"

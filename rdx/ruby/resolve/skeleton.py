@@ -82,11 +82,16 @@ class SkeletonEdits(StateView):
         going = {(index, r) for r in removed}
         for o in removed:
             d = old.definitions[o]
-            if d.kind not in ("Class", "Module", "Constant", "ConstantAlias", "SingletonClass"):
+            if d.kind not in ("Class", "Module", "Constant", "ConstantAlias", "SingletonClass", "ConstantVisibility"):
                 raise ReplayUnsafe(f"removing a {d.kind} needs a full resolve")
             decl_id = row[o]
             if decl_id is None:
-                continue  # It declared nothing (a dynamic or unplaceable constant).
+                continue  # It declared nothing (a dynamic or unplaceable constant, a visibility naming none).
+            if d.kind == "ConstantVisibility":
+                # ``private_constant :X`` goes: X loses the definition and may be visible again
+                # (``Members.settle_constant_visibility``, once the edit is in).
+                bodies.append((decl_id, (index, o)))
+                continue
             rec = self.decls[decl_id]
             if d.kind == "SingletonClass":
                 # (With mixins, the singleton class's chain is computed again: ``rechain``.)
@@ -379,15 +384,17 @@ class SkeletonEdits(StateView):
 
     def declare_added(
         self, index: int, new: FileResult, added: list[int], own: Callable[[int], DeclarationRecord]
-    ) -> tuple[dict[int, set[str] | None], set[int]]:
+    ) -> tuple[dict[int, set[str] | None], set[int], set[int]]:
         """Declare namespaces and constants that an edit added to document ``index`` (already
         installed), when no other document's definitions notice them: the lookups that mention
         the new names find the same before and after (``Mentions``), the names are plain, and
         their superclasses and mixins resolve. Declares them as phase 1 would, with their
         singleton classes and ancestors; returns the documents whose references name the new
-        names, with those names (their references are resolved again by the caller), and the
+        names, with those names (their references are resolved again by the caller), the
         namespaces elsewhere whose superclass or mixins now find a new declaration (their
-        chains are computed again by the caller)."""
+        chains are computed again by the caller), and the constants that added
+        ``private_constant``/``public_constant`` calls name (their visibility is settled by
+        the caller)."""
         # Chains are added for the new namespaces: the previous state keeps its own tables.
         self.linearizer.own_chains()
         # Other documents' lookups of the added names, and this document's lookups outside
@@ -407,8 +414,7 @@ class SkeletonEdits(StateView):
                 self._declare_one_added(index, new.definitions, i, own, names, created, rechained)
         # Lookups cached before may have missed the new names.
         self.caches.forget_lookups()
-        if visibilities:
-            self._hide_added(index, new.definitions, visibilities, created)
+        revisible = self._hide_added(index, new.definitions, visibilities) if visibilities else set()
         for decl_id in created:
             if self.decls[decl_id].kind == "ConstantAlias":
                 # What it names, as the end of a full resolve records it (``Resolver.run``).
@@ -421,7 +427,7 @@ class SkeletonEdits(StateView):
         # only further down (see ``lookup_path_at``): those naming it are resolved again too.
         row = self.def_decl[index]
         reopened = {self.decls[decl].unqualified for i in added if (decl := row[i]) is not None and decl not in created and self.decls[decl].kind in ("Class", "Module")}
-        return self.mentions.mentioning(names | reopened, index), rechain
+        return self.mentions.mentioning(names | reopened, index), rechain, revisible
 
     def _placeholder_scope(self, defs: list[DefinitionRecord], path: ConstPath, site: Site, upto: int) -> int:
         """The placeholders a full resolve makes for the scope of the compact name ``path``
@@ -442,18 +448,18 @@ class SkeletonEdits(StateView):
                 raise ReplayUnsafe(f"the addition declares {d.path.segments[-1]}, which the scope of {name} names")
         return self.builder.placeholder(path, site, upto)
 
-    def _hide_added(self, index: int, defs: list[DefinitionRecord], visibilities: list[int], created: list[int]) -> None:
-        """``private_constant`` (``public_constant``) definitions of the addition, applied as
-        a full resolve applies them, after every namespace and constant is declared
-        (``Members.phase_members``): only to constants the same addition declares, whose
-        visibility nothing else has read yet."""
-        new_names = set(created)
+    def _hide_added(self, index: int, defs: list[DefinitionRecord], visibilities: list[int]) -> set[int]:
+        """``private_constant`` (``public_constant``) definitions of the addition, attached as
+        a full resolve attaches them, after every namespace and constant is declared
+        (``Members.phase_members``), with a diagnostic for one that names no constant.
+        Returns the constants they name: what each one's visibility is, the last of its
+        definitions in program order decides (``Members.settle_constant_visibility``)."""
+        touched: set[int] = set()
         for i in visibilities:
-            d = defs[i]
-            applies, member = self.members.constant_visibility_target(index, d)
-            if applies and (member is None or member not in new_names):
-                raise ReplayUnsafe(f"{d.visibility}_constant names {d.name}, which the addition does not declare")
-            self.members.apply_constant_visibility(index, i, d)
+            member = self.members.attach_constant_visibility(index, i, defs[i])
+            if member is not None:
+                touched.add(member)
+        return touched
 
     def _declare_one_added(
         self,

@@ -38,7 +38,7 @@ class UpdateContext:
 
     __slots__ = (
         "_records", "_rows", "deleted", "demoted", "diff", "gone", "index", "left_chains", "left_metas", "lost_bodies", "lookups_before", "new", "old", "placeholders", "prev", "rechain",
-        "bounds", "loading", "realiased", "refresh", "reopened", "reopened_constants", "state", "unnamed",
+        "bounds", "loading", "realiased", "refresh", "reopened", "reopened_constants", "revisible", "state", "unnamed",
     )
 
     def __init__(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff, prev: ResolvedState, state: ResolvedState, gone: list[int]) -> None:
@@ -56,6 +56,9 @@ class UpdateContext:
         self.reopened: set[str] = set()
         self.reopened_constants: set[str] = set()  # Those of them that name constants.
         self.realiased: set[int] = set()  # Constant aliases among them (what they name may change).
+        # Constants that lose or gain a ``private_constant``/``public_constant`` definition
+        # here: their visibility is settled again once the edit is in.
+        self.revisible: set[int] = set()
         # For each of them, the largest document key whose lookups of it may change (None: any;
         # ``Incremental._reopened_bounds``).
         self.bounds: dict[str, int | None] = {}
