@@ -88,6 +88,44 @@ def test_a_class_body_call_runs_the_singleton_method_its_superclass_defines(tmp_
     check_against_ruby(tmp_path, LIQUID, targets=["Liquid::Render", "Liquid::Deeper", "Leaf", "Own", "Plain"])
 
 
+MACROS = {
+    "a_base.rb": """
+        module Tagging; end
+        module Tree; end
+        class Record
+          def self.acts_as_taggable
+            include Tagging
+          end
+          def self.acts_as_tree
+            self.wire_tree
+          end
+          def self.wire_tree
+            include Tree
+          end
+        end
+    """,
+    "b_models.rb": """
+        class Post < Record
+          acts_as_taggable
+        end
+        class Node < Record
+          self.acts_as_tree
+        end
+        class Shadowed < Record
+          acts_as_taggable = 1
+          acts_as_taggable
+        end
+    """,
+}
+
+
+def test_a_macro_written_as_a_bare_word_or_on_self_runs_too(tmp_path: Path) -> None:
+    """``acts_as_taggable`` with no arguments and no parentheses is a call (tree-sitter reads an
+    identifier: the walk knows it is no local), and so is ``self.acts_as_tree``; after a local
+    of that name is assigned, the word reads the local and runs nothing."""
+    check_against_ruby(tmp_path, MACROS, targets=["Post", "Node", "Shadowed"])
+
+
 EDITS = [
     ("the call goes", "c_render.rb", lambda t: t.replace('    disable_tags "include"\n', "")),
     ("the method stops prepending", "a_tag.rb", lambda t: t.replace("prepend(Disabler)", "nil")),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rdx.model.kinds import MixinKind
+from rdx.model.kinds import MixinKind, ReceiverKind
 from rdx.model.records import LoadCall, LoadEffect, MethodEffects, Operand, OperandKind
 from rdx.ruby.evaluate.core_methods import core_method_any
 from rdx.ruby.evaluate.loadtime import (
@@ -62,6 +62,8 @@ def _foreign_calls(w: Walker, index: FileIndex, root: Any) -> list[LoadCall]:
     module bodies and of the top level are read; method bodies, blocks, expressions and
     branches not known taken are not."""
     scopes = {d.start: i for i, d in enumerate(index.defs) if d.kind in ("Class", "Module", "SingletonClass")}
+    # Bare identifiers the walk read as calls (``acts_as_list`` in a class body), not locals.
+    bare_calls = {r.start for r in w.method_refs if r.receiver_kind == ReceiverKind.IMPLICIT_SELF}
     out: list[LoadCall] = []
     stack: list[tuple[Any, int]] = [(root, -1)]
     while stack:
@@ -75,6 +77,9 @@ def _foreign_calls(w: Walker, index: FileIndex, root: Any) -> list[LoadCall]:
         if t == "call":
             if (call := _foreign_call(w, index, node, scope)) is not None:
                 out.append(call)
+        elif t == "identifier":
+            if node.start_byte in bare_calls and (call := _inherited_call(w, index, node, node.text.decode("utf-8", "replace"), [], scope)) is not None:
+                out.append(call)
         elif t in _STATEMENT_CONTAINERS:
             stack.extend((child, scope) for child in reversed(node.named_children) if child.type not in _SKIPPED)
     return out
@@ -84,7 +89,8 @@ def _foreign_call(w: Walker, index: FileIndex, node: Any, scope: int) -> LoadCal
     name, recv, args = call_parts(node)
     if name is None or name in MIXING_CALLS or name == "new":
         return None
-    if recv is None and node.type == "call":
+    if (recv is None or recv.type == "self") and node.type == "call":
+        # ``disable_tags "x"`` or ``self.disable_tags "x"``: the class's own singleton method.
         return _inherited_call(w, index, node, name, args, scope)
     if recv is None or recv.type not in ("constant", "scope_resolution"):
         return None
@@ -101,7 +107,8 @@ def _foreign_call(w: Walker, index: FileIndex, node: Any, scope: int) -> LoadCal
 
 
 def _inherited_call(w: Walker, index: FileIndex, node: Any, name: str, args: list[Any], scope: int) -> LoadCall | None:
-    """``disable_tags "include"`` in ``class Render < Tag``: a call on nothing in a class body
+    """``disable_tags "include"`` in ``class Render < Tag``: a call on nothing (or on ``self``;
+    ``acts_as_tree`` too, a bare word the walk reads as a call) in a class body
     runs a singleton method of the class, found in another file when the file does not define
     it (one its superclass defines, in ``class << self``, say). Not for a method of Ruby's
     ``Class`` (``attr_reader``, ``private``...), which runs core behaviour, nor for a call with
