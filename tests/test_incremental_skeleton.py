@@ -279,3 +279,18 @@ def test_the_last_visibility_call_in_program_order_decides_across_files():
     assert replay(files, steps) == [None] * len(steps)
     g = fresh({"file:///s/a.rb": VISIBLE.format(typed="private_constant :MSG"), "file:///s/b.rb": READER})
     assert g["Foo::MSG"] is not None and g.resolve_constant("MSG", ["Foo"]) is not None
+
+
+def test_renaming_a_class_its_own_file_subclasses_stays_incremental():
+    # ``class ParseError < Error`` below the renamed ``class Error`` (an error hierarchy): the
+    # file goes out of the way and comes back with its new text; ParseError's superclass is
+    # a placeholder while the name is half typed, and Error again at the end.
+    from test_incremental_placeholders import replay
+
+    text = "module Lib\n  class {n} < StandardError; end\n  class ParseError < Error; end\n  class Other\n    def x; Error; end\n  end\nend\n"
+    files = {
+        "file:///s/errors.rb": text.format(n="Error"),
+        "file:///s/use.rb": "module Lib\n  class User\n    def y\n      raise Error\n    end\n  end\nend\n",
+    }
+    names = ["Erro", "Err", "E", "Ex", "Error"]
+    assert replay(files, [("file:///s/errors.rb", text.format(n=n)) for n in names]) == [None] * len(names)
