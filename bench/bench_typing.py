@@ -320,6 +320,8 @@ def main() -> None:
     ap.add_argument("--no-freeze-gc", action="store_true", help="open with freeze_gc=False (to compare the memory growth)")
     ap.add_argument("--sequences", default=",".join(SEQUENCES), help="the sequences to run, comma-separated (default: all)")
     ap.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
+    ap.add_argument("--open-only", action="store_true", help="stop after the warm Graph.open + prepare_queries line (its time, RSS and peak)")
+    ap.add_argument("--cache-current", action="store_true", help="skip the child process that makes sure the cache is current (it opens and prepares the graph too)")
     ap.add_argument("--prepare-only", metavar="CACHE", help=argparse.SUPPRESS)
     args = ap.parse_args()
     sys.setrecursionlimit(10000)
@@ -330,21 +332,22 @@ def main() -> None:
     roots, cache = corpus_and_cache(args.paths, args.copies, args.work)
 
     # 1. The snapshot, the resolved image and the query indexes, in a child process.
-    child = subprocess.run(
-        [sys.executable, os.path.abspath(__file__), "--prepare-only", cache, "--jobs", str(args.jobs), *roots],
-        capture_output=True, text=True,
-    )
-    if child.returncode != 0:
-        sys.exit(f"preparing the cache failed:\n{child.stderr}")
-    made = json.loads(child.stdout.strip().splitlines()[-1])
-    print(f"corpus {describe_roots(roots)}: {made['documents']} documents, {made['declarations']} declarations; cache {cache}")
-    if made.get("parsed") or "resolve" in made:
-        print(
-            f"cold baseline (child process): Graph.open {made['open']:.2f}s ({made['parsed']} files parsed, {made['reused']} from the snapshot)"
-            f" + full resolve {made.get('resolve', 0):.2f}s + prepare_queries {made['prepare_queries']:.2f}s, peak RSS {made['peak_rss_mb']:.0f} MB"
+    if not args.cache_current:
+        child = subprocess.run(
+            [sys.executable, os.path.abspath(__file__), "--prepare-only", cache, "--jobs", str(args.jobs), *roots],
+            capture_output=True, text=True,
         )
-    else:
-        print(f"cache current (child process: warm open {made['open']:.2f}s + prepare_queries {made['prepare_queries']:.2f}s)")
+        if child.returncode != 0:
+            sys.exit(f"preparing the cache failed:\n{child.stderr}")
+        made = json.loads(child.stdout.strip().splitlines()[-1])
+        print(f"corpus {describe_roots(roots)}: {made['documents']} documents, {made['declarations']} declarations; cache {cache}")
+        if made.get("parsed") or "resolve" in made:
+            print(
+                f"cold baseline (child process): Graph.open {made['open']:.2f}s ({made['parsed']} files parsed, {made['reused']} from the snapshot)"
+                f" + full resolve {made.get('resolve', 0):.2f}s + prepare_queries {made['prepare_queries']:.2f}s, peak RSS {made['peak_rss_mb']:.0f} MB"
+            )
+        else:
+            print(f"cache current (child process: warm open {made['open']:.2f}s + prepare_queries {made['prepare_queries']:.2f}s)")
 
     # 2. Warm, as the servers open it.
     import rdx
@@ -359,6 +362,8 @@ def main() -> None:
         f"warm: Graph.open(freeze_gc={not args.no_freeze_gc}) {t1 - t0:.2f}s + prepare_queries {t2 - t1:.2f}s, RSS {_rss_mb():.0f} MB (peak {_peak_rss_mb():.0f} MB)"
         + ("" if restored else "  (NOT restored resolved: rdx's code changed since the child saved it? prepare_queries resolved fully)")
     )
+    if args.open_only:
+        return
 
     # 3. The sequences.
     cop_paths = [d.path for d in g.documents if d.path and COP.search(d.path)]

@@ -58,14 +58,18 @@ import gc
 import heapq
 import itertools
 import math
+import os
 import re
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from pathlib import Path
 from typing import cast
 
+from rdx.cache.envelope import release
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.foreign import ForeignState
 from rdx.model.records import FileResult
@@ -219,6 +223,42 @@ def _off_heap(db: sqlite3.Connection) -> sqlite3.Connection:
         return db
     db.close()
     return disk
+
+
+# How much of a database's image is written at a time (``_database_of``).
+_SLICE = 1 << 24
+
+
+def _database_of(image: bytes | memoryview) -> sqlite3.Connection:
+    """A connection to the database whose bytes are ``image``, for ``_off_heap`` to copy:
+    ``image`` written to a private file a slice at a time, each slice's pages let go of when
+    ``image`` is a view of a mapped file (``release``), the file opened read-only and removed
+    at once (the connection holds it open). The process thus never holds the whole image, as
+    ``deserialize`` did, twice over with the mapped file's pages (1.5 GB at the peak of
+    ``Graph.prepare_queries`` on 10 copies of the Debian corpus, issue 21). In memory
+    (``deserialize``) when no such file can be written."""
+    try:
+        fd, path = tempfile.mkstemp(prefix="rdx-symbols-", suffix=".sqlite")
+    except OSError:
+        path = None
+    if path is not None:
+        try:
+            view = memoryview(image)
+            with os.fdopen(fd, "wb") as f:
+                for start in range(0, len(view), _SLICE):
+                    f.write(view[start : start + _SLICE])
+                    release(view)
+            return sqlite3.connect(f"{Path(path).as_uri()}?mode=ro", uri=True, check_same_thread=False)
+        except (OSError, sqlite3.Error):
+            pass  # In memory, then.
+        finally:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+    db = sqlite3.connect(":memory:", check_same_thread=False)
+    db.deserialize(image)
+    return db
 
 
 def _rowid(did: int) -> int:
@@ -400,9 +440,8 @@ class SymbolIndex(Rescoring):
         stored and checked against its checksum), when it was made for exactly the documents
         ``fingerprint`` names and by this schema; else None. A database SQLite refuses raises
         ``sqlite3.DatabaseError``."""
-        db = sqlite3.connect(":memory:", check_same_thread=False)
+        db = _database_of(image)
         try:
-            db.deserialize(image)
             row = db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
             schema = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         except sqlite3.Error:
