@@ -64,7 +64,10 @@ test: $(STAMP) system-deps capi native
 # 100,000 allocations, a worker freezes its heap after its last test (pytest's closing collections
 # then walk nothing) and leaves without tearing its interpreter down. The processes the tests
 # start (rdx commands and servers) import only what their command uses (rdx/__init__.py imports
-# its names at first use; tests/test_lazy_imports.py).
+# its names at first use; tests/test_lazy_imports.py). The controller, which runs no test, loads
+# neither Hypothesis (pyproject.toml's warning filter names its category as Warning) nor
+# pytest-lsp's plugin (-p no:pytest-lsp below; tests/conftest.py registers it again in each
+# worker): their imports, about 1 s of CPU, delayed the workers' start.
 #
 # loadscope keeps each module on one worker, so a module's fixtures (an indexed tree, the C test
 # program) are built once; tests/conftest.py hands the modules out longest first, by the durations
@@ -74,7 +77,7 @@ test: $(STAMP) system-deps capi native
 # test modules (in the ignored __pycache__ folders) instead of rewriting them all on every run, a
 # few seconds each.
 check: $(STAMP) capi native
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -m "not corpus and not slow" -n 2 --dist loadscope
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -m "not corpus and not slow" -n 2 --dist loadscope -p no:pytest-lsp
 
 bench: $(STAMP) system-deps native
 	$(BIN)/python bench/bench_index.py

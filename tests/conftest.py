@@ -50,6 +50,21 @@ def pytest_collection(session: pytest.Session) -> Iterator[None]:
         gc.enable()
 
 
+# pytest-lsp's plugin imports lsprotocol's types (about 0.7 s of CPU). make check's controller,
+# which runs no test, goes without it (``-p no:pytest-lsp``, the Makefile): it loaded it before
+# starting the workers, so that the workers started that much later. Each worker, which runs the
+# language-server tests, registers it again here, as its entry point would have, before the
+# command line is parsed (its ``--lsp-devtools`` option included).
+LSP_PLUGIN = "pytest-lsp"
+
+
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    if os.environ.get("PYTEST_XDIST_WORKER") and pluginmanager.is_blocked(LSP_PLUGIN) and not pluginmanager.has_plugin("pytest_lsp"):
+        import pytest_lsp
+
+        pluginmanager.register(pytest_lsp, "pytest_lsp")
+
+
 def _excluded_marks(config: pytest.Config) -> set[str]:
     """The marks whose tests ``-m`` leaves out whatever their other marks are: the ``X`` of an
     expression made only of ``not X`` terms joined by ``and`` (``-m "not corpus and not slow"``);

@@ -13,7 +13,7 @@ import os
 import random
 import shutil
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -41,7 +41,10 @@ def gem_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def project(tmp_path: Path, gem_cache: Path) -> Path:
     """The built-in example (Ruby, a Rails model, Python, TypeScript) with one bundled gem."""
-    root = tmp_path / "shop"
+    return make_project(tmp_path / "shop")
+
+
+def make_project(root: Path) -> Path:
     shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".rdx"))  # A cache `rdx demo` left there.
     (root / "Gemfile.lock").write_text(LOCK)
     lib = root / "vendor" / "bundle" / "ruby" / "3.1.0" / "gems" / "widget-1.2.0" / "lib"
@@ -71,7 +74,51 @@ def warm(project: Path) -> dict[str, object]:
 
 
 def fresh(project: Path, tmp_path: Path) -> dict[str, object]:
+    """The answers of a fresh index of ``project`` (a cache directory of its own). A project
+    whose files are those ``project`` makes has the answers ``_pristine_answers`` computed once
+    for the module (most tests compare with them two or three times, about a tenth of a second
+    each), with its root in place of the one they were computed under; any other is indexed."""
+    pristine = _PRISTINE.get("files")
+    if pristine is not None and _files_of(project) == pristine:
+        return _rebased(_PRISTINE["answers"], str(_PRISTINE["root"]), str(project))
     return answers(rdx.Graph.open(project, cache_dir=tmp_path / "fresh-cache"))
+
+
+def _files_of(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` but its cache (``.rdx``), by relative path."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".rdx" not in p.relative_to(root).parts
+    }
+
+
+def _rebased(value: object, old: str, new: str) -> object:
+    """``value`` with ``old`` (a project root) replaced by ``new`` in every string in it."""
+    if isinstance(value, str):
+        return value.replace(old, new)
+    if isinstance(value, dict):
+        return {k: _rebased(v, old, new) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_rebased(v, old, new) for v in value)
+    return value
+
+
+_PRISTINE: dict[str, object] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _pristine_answers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The answers of a fresh index of the project the ``project`` fixture makes, computed once
+    for the module in a directory of its own, with a gem cache of its own (``fresh`` gives them
+    to each test whose project's files are still those)."""
+    base = tmp_path_factory.mktemp("pristine")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RDX_GEM_CACHE", str(base / "gem-cache"))
+        root = make_project(base / "shop")
+        _PRISTINE.update(files=_files_of(root), root=root, answers=answers(rdx.Graph.open(root, cache_dir=base / "fresh-cache")))
+    yield
+    _PRISTINE.clear()
 
 
 def flip(path: Path, seed: int, count: int = 64) -> None:

@@ -404,6 +404,10 @@ class SymbolIndex(Rescoring):
         (``reuse_core=False``), in about a fifth of its time for a small project."""
         db = sqlite3.connect(":memory:", check_same_thread=False)
         core = _core_rows if reuse_core else None
+        if core is not None and not any(doc.uri == CORE_URI for doc in state.documents.values()):
+            # A graph without Ruby core (``Graph(core=False)``) would delete every one of core's
+            # rows again (about 0.2 s): its rows are written into an empty database instead.
+            core = None
         if core is not None:
             db.deserialize(core.image)
         else:
