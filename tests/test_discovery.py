@@ -1336,3 +1336,15 @@ def test_doc_comments_leave_out_magic_comments_and_tool_directives() -> None:
 
     found = {d.name: d.comments for d in RubyParser().discover("file:///doc.rb", source).definitions}
     assert found == {"A": ("# The thing.",), "x": ("# Does it.",)}
+
+
+@pytest.mark.parametrize(
+    ("uri", "offset", "name"),
+    [("file:///a.rb", 0, "Foo"), ("file:///é/ü.rb", 12345, "bär?"), ("x", -1, ""), ("file:///\udcff.rb", 7, "a\udc80"), ("file:///a.rb", 10, "1\xff2")],
+)
+def test_definition_ids_are_stable_ids_of_their_parts(uri, offset, name):
+    # ``definition_id`` hashes the concatenation in one step; the ids stay those of the one
+    # hashing function (``stable_id``), so snapshots and ids from other processes agree.
+    from rdx.model.ids import definition_id, stable_id
+
+    assert definition_id(uri, offset, name) == stable_id("def", uri, offset, name)

@@ -29,12 +29,19 @@ def _native_step():
     return step
 
 
+def _python_only(patch: pytest.MonkeyPatch) -> None:
+    """Discovery without any native part: the walk step, the line table, the statement calls."""
+    patch.setattr(parse, "native_step", lambda: None)
+    patch.setattr(parse, "native_line_starts", lambda: None)
+    patch.setattr(parse, "native_statement_calls", lambda: None)
+
+
 def _both(source: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[bytes, bytes]:
     """The FileResult of ``source`` walked natively and in Python, encoded."""
     _native_step()
     native = _ENCODE(RubyParser().discover("file:///t.rb", source, "/t.rb"))
     with monkeypatch.context() as patch:
-        patch.setattr(parse, "native_step", lambda: None)
+        _python_only(patch)
         python = _ENCODE(RubyParser().discover("file:///t.rb", source, "/t.rb"))
     return native, python
 
@@ -151,6 +158,165 @@ Z, Z2::Z3 = 1, 2
 def S::T.u = U::V
 """,
     "missing names": b"foo.\nclass A\n  def b = c.\nend\n",
+    # Load-time calls of other files' methods (rdx.ruby.evaluate.loadfacts), read by the native
+    # statement_calls: statements of namespaces (not of a dynamically named one), of branches,
+    # ``&&`` chains and ``begin``, not of methods or blocks.
+    "load-time calls": b"""
+Helper.setup(self, Config)
+class Render < Tag
+  disable_tags "include"
+  abstract!
+  Other.register(self, Render)
+  if ok? then Other.also(Render) else Other.not(Render) end
+  begin; Foo::Bar.baz(Render); end
+  ready && Reg.add(Render)
+  (Reg.paren(Render))
+  x.call(Render)
+  def m = Other.inside(Render)
+  list.each { Other.block(Render) }
+  class Inner < Render
+    plugin :x, Inner
+    Reg.nested(self)
+  end
+  class << self
+    Reg.single(self)
+  end
+end
+class foo::Dynamic
+  Reg.hidden(self)
+end
+module Mod
+  Reg.mod(Mod)
+  attr_reader :r
+end
+Reg.top(Mod) unless skip
+""",
+    # Classes and modules the native step records itself (their bodies' scopes and marks too)
+    # and those it leaves to ``on_namespace``: dynamic names and superclasses, ``Struct.new``,
+    # ``DelegateClass``, ``self``, a class in a branch Ruby does not take.
+    "plain and other namespaces": b"""
+module A
+  class B < C
+    private
+    def m = 1
+    public
+    def n = m
+  end
+  class D::E < ::F::G
+    module_function
+    def o = p
+  end
+  class H < Struct.new(:a, :b); end
+  class I < DelegateClass(J); end
+  class K < L.new(1); end
+  class x::M; end
+  class N < y::O; end
+  class << self
+    protected
+    def q = 1
+  end
+"""
+    + "  module Rb::B\u00e9; def s = t; end\n  module \u00c9t::R; end\n".encode()
+    + b"""end
+if RUBY_VERSION > "9"
+  class P < Q; end
+else
+  class P < R; end
+end
+class S < T
+  private def u = 1
+  def v = u
+end
+class U
+  def w = 1
+  private
+end
+""",
+    # Plain ``def``s the native step records itself (their bodies' scopes it opens and leaves,
+    # with the scopes around them), and those it leaves to ``on_method``.
+    "methods": b"""
+def top(a) = a + b
+class K
+  def m1(x, y = 2)
+    x + y + z
+    @v = x
+    @@w ||= y
+    $g += 1
+    n = 1
+    n -= x
+    @p, r, *@s, (t, u), $v = x
+    @p2, self.r2, s2[0], *, W = x
+    r + t + u + s2
+    m2
+  end
+  private def m2; end
+  def m3
+    def m4(q) = q + m1
+    q
+  end
+  module_function
+  def m5 = m3
+  public
+  # A comment
+  # on two lines
+  def m6(
+    a,   b
+  ) = a
+  def self.m7 = m6
+  def K.m10 = m7
+  def included(base) = base
+  class << self
+    def included(base) = base.include(M)
+    def m8 = m7
+  end
+  def m9 = m1 m3
+  m2
+  m9
+end
+def top2 = top(1)
+m1
+""",
+    # Blocks the native step opens itself (after calls it records) and those it leaves to
+    # ``on_call``: literal loops, evals, ``Class.new``, constants' blocks inside and outside
+    # method bodies, and block arguments.
+    "blocks": b"""
+list.each { |i| include(i) }
+list.map do |i, j| i + j end
+each_thing { |k| k }
+[A, B].each { |k| k.include(M) }
+{a: 1}.each { |k, v| define_method(k) { v } }
+NAMES = %i[x y]
+NAMES.each { |n| attr_reader n }
+Foo.class_eval { include Bar }
+obj.instance_exec(1) { |x| x }
+Class.new(Base) { include Mixin }
+Struct.new(:a) do def b = a end
+lambda { |z| z }
+-> { outer }
+File.open(x) do |f| f.read end
+def m
+  File.open(x) do |f| f.read end
+  NAMES.each { |n| n }
+  LIST = [1]
+  list.map(&:name).each(&:"quoted")
+  tap { |t| t }
+  [1].each(&:to_s)
+end
+module Mod
+  ITEMS = [C, D]
+  def n = ITEMS.each { |c| c.include(E) }
+  ITEMS.each { |c| c.extend(F) }
+  class << self
+    def o = ITEMS.each { |c| c }
+  end
+end
+x.y = 1
+x.y += 1
+x[0] = 1
+x[0] += 1
+self.attr = 2
+a.b, c[1] = 1, 2
+""",
     # The native step records plain calls, operators, element references, identifiers and
     # constants itself, notes local variables and setter calls, and leaves the rest to the
     # handlers: each source below has both sides of each of its rules.
@@ -178,6 +344,14 @@ A + B - C::D * E.new
 [A][0]
 -A::B
 block_pass(&:sym)
+@u = 1
+@@v ||= 2
+$w += 3
+x -= 4
+list.each { |i| i }
+list.map do |i, j| j end
+each_thing { }
+-> { u }
 """
     + b"r." * 150
     + b"s\n"
@@ -277,10 +451,8 @@ def test_native_walk_gives_the_python_walks_records(name: str, monkeypatch: pyte
     assert native == python
 
 
-def test_the_native_step_records_what_it_passes_over(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The sources above do reach the native step's own records: method calls on every kind
-    of receiver (implicit self, self, a constant, a constant's instance, anything else) and
-    constant references, each made by ``Walker._record_batch`` from what the step collected."""
+def _collected(source: bytes, monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
+    """What the native step collected for ``Walker._record_batch`` on ``source``."""
     _native_step()
     collected: list[tuple] = []
     record = parse.Walker._record_batch
@@ -290,12 +462,58 @@ def test_the_native_step_records_what_it_passes_over(monkeypatch: pytest.MonkeyP
         record(walker, batch)
 
     monkeypatch.setattr(parse.Walker, "_record_batch", spy)
-    RubyParser().discover("file:///t.rb", SOURCES["calls it records and calls it leaves"], "/t.rb")
+    RubyParser().discover("file:///t.rb", source, "/t.rb")
+    return collected
+
+
+def test_the_native_step_records_what_it_passes_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sources above do reach the native step's own records: method calls on every kind
+    of receiver (implicit self, self, a constant, a constant's instance, anything else) and
+    constant references, each made by ``Walker._record_batch`` from what the step collected."""
+    collected = _collected(SOURCES["calls it records and calls it leaves"], monkeypatch)
     kinds = {entry[4] for entry in collected}
-    assert kinds == {0, 1, 2, 3, 4, 5}
+    assert kinds == {0, 1, 2, 3, 4, 5, 6, 7, 8}  # References, variables, blocks (parse._record_batch).
     names = {entry[0] for entry in collected if entry[4] != 5}
-    assert {"foo", "bar", "baz", "qux", "b", "+", "-", "!", "-@", "~", "[]", "g", "j"} <= names
-    assert "y=" not in names and "z" not in names  # Setter calls stay on_call's.
+    assert {"foo", "bar", "baz", "qux", "b", "+", "-", "!", "-@", "~", "[]", "g", "j", "y=", "[]=", "@u", "@@v", "$w", "each", "map"} <= names
+    assert "z" not in names and "z=" not in names  # Op-assignments' target calls stay on_call's.
+
+
+def test_the_native_step_records_plain_methods(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``def``s of the "methods" source that the step records itself (kind 9), the rest
+    left to ``on_method``: ``def K.x``, hooks (``included``), and none twice; and the
+    variables it defines (kind 6)."""
+    collected = _collected(SOURCES["methods"], monkeypatch)
+    methods = [entry[0] for entry in collected if entry[4] == 9]
+    assert {"top", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "top2"} <= set(methods)
+    assert "m10" not in methods and "included" not in methods
+    assert len(methods) == len(set(methods))
+    # Variables assigned, one by one or several at once (not where a constant is among them).
+    variables = [entry[0] for entry in collected if entry[4] == 6]
+    assert variables == ["@v", "@@w", "$g", "@p", "@s", "$v"]
+
+
+def test_the_native_step_records_plain_namespaces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The classes and modules of the "plain and other namespaces" source the step records itself (kind 10)
+    and those it leaves to ``on_namespace``."""
+    collected = [entry[5] for entry in _collected(SOURCES["plain and other namespaces"], monkeypatch) if entry[4] == 10]
+    names = {"::".join(extra[1]) for extra in collected}
+    assert {"A", "B", "D::E", "Rb::B\u00e9", "S"} <= names
+    assert not names & {"H", "I", "K", "N", "\u00c9t::R"}  # Struct.new, DelegateClass(J), L.new(1), y::O, a dynamic name.
+    # The marks of U's body (those of a body the walk went past are used up by then).
+    source = SOURCES["plain and other namespaces"]
+    assert [mark for extra in collected if extra[1] == ("U",) for mark in extra[8]] == [(source.rindex(b"private"), "private")]
+
+
+def test_the_native_step_opens_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks after calls the step records (what self is there: kind 7) and blocks it opens
+    (kind 8), block arguments it records, and the calls whose blocks it leaves to ``on_call``."""
+    collected = _collected(SOURCES["blocks"], monkeypatch)
+    selves = {entry[0] for entry in collected if entry[4] == 7}
+    assert {"map", "each_thing", "tap"} <= selves
+    assert not selves & {"class_eval", "instance_exec", "new"}
+    assert sum(entry[4] == 8 for entry in collected) >= 5
+    names = {entry[0] for entry in collected if entry[4] == 4}
+    assert {"name", "to_s"} <= names and "quoted" not in names
 
 
 def test_native_walk_past_the_syntax_depth_limit(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -374,8 +592,19 @@ def test_native_walk_on_the_debian_corpus(monkeypatch: pytest.MonkeyPatch) -> No
             source = handle.read()
         native = _ENCODE(parser.discover("file://" + path, source, path))
         with monkeypatch.context() as patch:
-            patch.setattr(parse, "native_step", lambda: None)
+            _python_only(patch)
             python = _ENCODE(parser.discover("file://" + path, source, path))
         if native != python:
             different.append(path)
     assert not different, f"{len(different)} files differ, first {different[:5]}"
+
+
+def test_native_line_starts_are_the_python_ones() -> None:
+    """``rdx.native.line_starts`` (walk.c) gives ``rdx.model.text.line_starts``' bytes."""
+    from rdx.model.text import line_starts
+
+    _native_step()
+    native = rdx.native.line_starts()
+    assert native is not None
+    for source in (b"", b"a", b"\n", b"a\nb", b"a\nb\n", b"\n\n\nx\r\ny\n\n", "\u00e9\n\u00e9".encode(), bytes(range(256)) * 40):
+        assert native(source) == line_starts(source)

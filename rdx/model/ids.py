@@ -45,8 +45,16 @@ def uri_id(uri: str) -> int:
     return _fast(b"uri\xff", uri)
 
 
+@lru_cache(maxsize=256)
+def _definition_prefix(uri: str) -> bytes:
+    return b"def\xff" + uri.encode("utf-8", "surrogatepass") + b"\xff"
+
+
 def definition_id(uri: str, offset: int, name: str) -> int:
-    return stable_id("def", uri, offset, name)
+    # Same digest as ``stable_id("def", uri, offset, name)``, in one update of the concatenation
+    # (a discovery makes one per definition: about 4% of its time hashed part by part).
+    data = _definition_prefix(uri) + b"%d\xff" % offset + name.encode("utf-8", "surrogatepass")
+    return int.from_bytes(blake2b(data, digest_size=8).digest(), "little")
 
 
 @lru_cache(maxsize=1 << 20)

@@ -1,8 +1,10 @@
 """rdx's native (C) helpers, built by ``rdx/native/build.py`` (``make native``).
 
-Today one: ``advance``, which moves Ruby discovery's walk cursor in C past the nodes no handler
+Today two: ``advance``, which moves Ruby discovery's walk cursor in C past the nodes no handler
 wants or whose handler would do nothing, and, given a ``spec``, collects the records of the plain
-calls, operators, constants and local variables it passes over (see ``walk.c``). The module is optional: ``advance()`` is None when it was not built,
+calls, operators, constants, local variables, blocks and methods it passes over (see
+``walk.c``); ``line_starts``, ``rdx.model.text.line_starts`` in C; ``statement_calls``, the
+calls ``rdx.ruby.evaluate.loadfacts`` reads. The module is optional: ``advance()`` is None when it was not built,
 when it was built for another tree-sitter than the one installed, when ``RDX_NATIVE=0`` is set,
 or when its walk of a sample disagrees with the Python walk; discovery then walks in Python
 and produces the same records. This package imports nothing from rdx.
@@ -15,7 +17,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-__all__ = ["advance", "agrees_on_sample", "disabled_reason", "reset", "spec"]
+__all__ = ["advance", "agrees_on_sample", "disabled_reason", "line_starts", "reset", "spec", "statement_calls"]
 
 # What ``advance`` returns: an event in the low two bits, the cursor's depth above them.
 END, HANDLER, MISSING, TOO_DEEP = 0, 1, 2, 3
@@ -126,16 +128,48 @@ def advance() -> Callable[..., int] | None:
     return _load()[0]
 
 
-def spec(fields: tuple[int, ...], special: frozenset[str], write: int) -> object:
+def spec(
+    fields: tuple[int, ...],
+    special: frozenset[str],
+    write: int,
+    iterators: frozenset[str],
+    evals: frozenset[str],
+    hooks: frozenset[str],
+    max_nesting: int,
+    visibility: frozenset[bytes],
+) -> object:
     """What ``advance`` needs to know of the grammar to collect records (see ``walk.c``): the
     ids of the fields ``method``, ``receiver``, ``block``, ``operator``, ``left``, ``operand``,
-    ``object``, ``pattern``, ``name`` and ``scope``, the method names whose calls Python must
-    see, and the mark of an assignment's target call. None when ``advance()`` is."""
+    ``object``, ``pattern``, ``name``, ``scope``, ``parameters``, ``superclass`` and ``body``,
+    the method names whose calls Python must see, the mark of an assignment's target call, the
+    methods that run their block on the self around it (on any receiver), those that run it
+    with the receiver as self, the names of methods whose definitions Python must see, the
+    deepest nesting of scopes allowed, and the words that mark a namespace body's default
+    visibility. None when ``advance()`` is."""
     if _load()[0] is None:
         return None
     from rdx.native import _walk  # type: ignore[attr-defined]
 
-    return _walk.spec(fields, special, write)
+    return _walk.spec(fields, special, write, iterators, evals, hooks, max_nesting, visibility)
+
+
+def line_starts() -> Callable[[bytes], bytes] | None:
+    """``rdx.model.text.line_starts`` in C (the same bytes), or None when ``advance()`` is."""
+    if _load()[0] is None:
+        return None
+    from rdx.native import _walk  # type: ignore[attr-defined]
+
+    return _walk.line_starts  # type: ignore[no-any-return]
+
+
+def statement_calls() -> Callable[..., list[tuple[int, int, int]]] | None:
+    """The statement-level calls ``rdx.ruby.evaluate.loadfacts`` reads, found in C (see
+    ``walk.c``), or None when ``advance()`` is."""
+    if _load()[0] is None:
+        return None
+    from rdx.native import _walk  # type: ignore[attr-defined]
+
+    return _walk.statement_calls  # type: ignore[no-any-return]
 
 
 def disabled_reason() -> str:

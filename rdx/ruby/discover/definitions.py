@@ -9,7 +9,6 @@ records and open scopes through its small API, and never import its module at ru
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from rdx.model.records import ConstPath
@@ -21,12 +20,15 @@ from rdx.ruby.syntax import node_text
 if TYPE_CHECKING:
     from rdx.ruby.discover.parse import Walker
 
-__all__ = ["anonymous_namespace", "class_methods_block", "constant", "on_assignment", "on_method", "on_namespace", "on_singleton_class", "recover_namespace"]
+__all__ = [
+    "HOOKS", "anonymous_namespace", "class_methods_block", "constant", "method_definition", "namespace_definition", "on_assignment", "on_method", "on_namespace",
+    "on_singleton_class", "recover_namespace",
+]
 
-_WHITESPACE = re.compile(r"\s+")
 _MAX_PARAMS = 400
 _CONDITIONAL_VALUES = frozenset({"if", "unless", "case", "conditional", "parenthesized_statements"})
-_HOOKS = frozenset({b"included", b"extended", b"prepended", b"append_features", b"inherited"})
+# Ruby's hooks whose parameter names the class mixing in (``Scope.hook_param``).
+HOOKS = frozenset({b"included", b"extended", b"prepended", b"append_features", b"inherited"})
 
 # Receivers of ``X = Receiver.method(...)`` that create a namespace, with the kind created and
 # the accessor kind given to symbol arguments (None: arguments are not members).
@@ -85,23 +87,38 @@ def on_namespace(w: Walker, node: Any) -> None:
             superclass, superclass_self = None, False
     if superclass is None:
         superclass_new = False
-    index = w._add(
-        kind,
-        path.text,
-        node,
-        name_node,
-        scope,
-        path=path,
-        superclass=superclass,
-        superclass_self=superclass_self,
-        superclass_new=superclass_new,
-        comments=w._comments_above(node),
+    new_scope = namespace_definition(
+        w, scope, kind, path, node.start_byte, node.end_byte, name_node.start_byte, name_node.end_byte, node.start_point[0], body_start,
+        superclass, superclass_self, superclass_new,
     )
-    new_scope = Scope(node.end_byte, body_start, index, False)
     w._scan_marks(node.child_by_field_name("body"), new_scope)
     w.push_scope(new_scope, len(path.segments))
     if struct_kind:
         _members(w, struct_kind, struct_members, new_scope)
+
+
+def namespace_definition(
+    w: Walker, scope: Scope | None, kind: str, path: ConstPath, start: int, end: int, name_start: int, name_end: int, row: int, body_start: int,
+    superclass: ConstPath | None, superclass_self: bool, superclass_new: bool,
+) -> Scope:
+    """The record of a class or module (``on_namespace``'s, from the parts it read) in
+    ``scope``, and the scope of its body from ``body_start``, to be pushed once its marks are
+    known (``Walker._scan_marks``). Also the native walk's for the plain ones it passes over."""
+    index = w._add_at(
+        kind,
+        path.text,
+        start,
+        end,
+        name_start,
+        name_end,
+        scope.index if scope is not None else -1,
+        path=path,
+        superclass=superclass,
+        superclass_self=superclass_self,
+        superclass_new=superclass_new,
+        comments=w._comments_at_row(row),
+    )
+    return Scope(end, body_start, index, False)
 
 
 def _factory(w: Walker, call: Any) -> tuple[ConstPath | None, str | None, list[tuple[str, Any]]]:
@@ -166,11 +183,11 @@ def on_singleton_class(w: Walker, node: Any) -> None:
     w.push_scope(new_scope)
 
 
-def _params(w: Walker, node: Any) -> str:
-    params = node.child_by_field_name("parameters")
-    if params is None:
+def _params(text: str | None) -> str:
+    """A method's parameter list as recorded, from its text (None: it has none)."""
+    if text is None:
         return "()"
-    text = _WHITESPACE.sub(" ", node_text(params)).strip()
+    text = " ".join(text.split())  # Runs of whitespace as one space (``str.isspace``, the same set as ``re``'s ``\s``), trimmed.
     if not text.startswith("("):
         text = f"({text})"
     if len(text) > _MAX_PARAMS:
@@ -186,7 +203,6 @@ def on_method(w: Walker, node: Any) -> None:
     scope = w._scope(start)
     if w.too_deep(node):
         return
-    ns = w._namespace_scope(scope)
     fields: dict[str, Any] = {}
     if node.type == "singleton_method":
         obj = node.child_by_field_name("object")
@@ -201,10 +217,30 @@ def on_method(w: Walker, node: Any) -> None:
                 w.push_scope(Scope(node.end_byte, name_node.end_byte, scope.index if scope else -1, True))
                 return
             fields["receiver"] = recv
-    visibility = w.pending_visibility.pop(start, None)
-    name = node_text(name_node)
-    w.method_names.add(name)  # For load-time calls (rdx.ruby.evaluate.loadtime).
+    params = node.child_by_field_name("parameters")
+    method_scope = method_definition(
+        w, scope, node_text(name_node), start, node.end_byte, name_node.start_byte, name_node.end_byte,
+        node_text(params) if params is not None else None, node.start_point[0], fields,
+    )
     parent = scope
+    # ``def self.included(base)``, or ``def included(base)`` in a ``class << self`` body (Thor::Base).
+    in_singleton = parent is not None and not parent.is_method and w.definitions[parent.index].kind == "SingletonClass" and w.definitions[parent.index].self_receiver
+    if (fields.get("self_receiver") or (in_singleton and not fields)) and name_node.text in HOOKS:
+        if params is not None and params.named_child_count and params.named_children[0].type == "identifier":
+            method_scope.hook_param = params.named_children[0].text
+    w.push_scope(method_scope)
+
+
+def method_definition(
+    w: Walker, scope: Scope | None, name: str, start: int, end: int, name_start: int, name_end: int, params: str | None, row: int, fields: dict[str, Any]
+) -> Scope:
+    """The record of a method definition (``on_method``'s, from the parts it read: the name,
+    the byte ranges of the definition and of its name, the text of its parameter list, the row
+    it starts on, the fields of a ``def x.y``) in ``scope``, and the scope of its body, to be
+    pushed. Also the native walk's for the plain ``def`` it passes over (rdx.native)."""
+    ns = w._namespace_scope(scope)
+    visibility = w.pending_visibility.pop(start, None)
+    w.method_names.add(name)  # For load-time calls (rdx.ruby.evaluate.loadtime).
     nested = scope is not None and scope.is_method
     if fields or nested:
         # ``def w.x``/``def Foo.x`` and defs run inside another method ignore the body's
@@ -217,25 +253,20 @@ def on_method(w: Walker, node: Any) -> None:
             visibility = ns.visibility_at(start)
         if ns.module_function_at(start) or start in w.pending_module_function:
             fields["module_function"] = True
-    index = w._add(
+    index = w._add_at(
         "Method",
         name,
-        node,
-        name_node,
-        parent,
+        start,
+        end,
+        name_start,
+        name_end,
+        scope.index if scope is not None else -1,
         visibility=visibility or "public",
-        params=_params(w, node),
-        comments=w._comments_above(node),
+        params=_params(params),
+        comments=w._comments_at_row(row),
         **fields,
     )
-    method_scope = Scope(node.end_byte, name_node.end_byte, index, True)
-    # ``def self.included(base)``, or ``def included(base)`` in a ``class << self`` body (Thor::Base).
-    in_singleton = parent is not None and not parent.is_method and w.definitions[parent.index].kind == "SingletonClass" and w.definitions[parent.index].self_receiver
-    if (fields.get("self_receiver") or (in_singleton and not fields)) and name_node.text in _HOOKS:
-        params = node.child_by_field_name("parameters")
-        if params is not None and params.named_child_count and params.named_children[0].type == "identifier":
-            method_scope.hook_param = params.named_children[0].text
-    w.push_scope(method_scope)
+    return Scope(end, name_end, index, True)
 
 
 def on_assignment(w: Walker, node: Any) -> None:

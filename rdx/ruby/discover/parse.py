@@ -42,7 +42,9 @@ from rdx.native import HANDLER as NATIVE_HANDLER
 from rdx.native import MISSING as NATIVE_MISSING
 from rdx.native import TOO_DEEP as NATIVE_TOO_DEEP
 from rdx.native import advance as native_step
+from rdx.native import line_starts as native_line_starts
 from rdx.native import spec as native_spec
+from rdx.native import statement_calls as native_statement_calls
 from rdx.rails.facts import rails_facts
 from rdx.ruby.discover import calls, definitions, directives
 from rdx.ruby.discover.calls import READ_AND_WRITE, WRITE, receiver_of
@@ -117,7 +119,7 @@ class RubyParser:
             walker.definitions[index].deferred_mixins = tuple(mixins)
         if walker.load_calls:
             inline_load_time_calls(walker, tree.root_node)
-        load_calls, method_effects = cross_file_facts(walker, tree.root_node)
+        load_calls, method_effects = cross_file_facts(walker, tree.root_node, native_statement_calls())
         walker.requires += computed_templates(walker, tree.root_node)
         return FileResult(
             uri=uri,
@@ -155,7 +157,8 @@ class Walker:
     def __init__(self, uri: str, source: bytes) -> None:
         self.uri = uri
         self.source = source
-        self.line_starts = line_starts(source)
+        starts = native_line_starts()
+        self.line_starts = starts(source) if starts is not None else line_starts(source)
         self.line_table = memoryview(self.line_starts).cast("I")
         self.definitions: list[DefinitionRecord] = []
         self.const_refs: list[ConstRef] = []
@@ -232,11 +235,12 @@ class Walker:
         # whose handler would do nothing (``_HANDLED_KINDS``): reads of local variables the
         # walk knows (``_known_locals``), constants inside a constant path recorded whole
         # (``skip_const_until``) and hash pairs other than ``{k:}``. It also passes over the
-        # calls, operators, element references, identifiers and constants whose handler would
-        # only append one MethodRef or ConstRef (the plain cases: see walk.c's collect_*
-        # functions), and appends what that record needs to ``batch``, from which
-        # ``_record_batch`` makes the records before the next handler runs: the same records
-        # in the same order.
+        # calls, operators, element references, identifiers, constants, block arguments,
+        # variable assignments, blocks, plain ``def``s, classes and modules whose handler would
+        # only append plain records or open a block or a scope (the plain cases: see walk.c's
+        # collect_* functions), and appends what that needs to ``batch``, from which
+        # ``_record_batch`` makes the records (and opens the scopes) before the next handler
+        # runs: the same records in the same order.
         handlers = _HANDLERS_BY_ID
         kinds = _COLLECTED_KINDS
         fields = _IDENTIFIER_SKIPPED_FIELDS
@@ -244,8 +248,8 @@ class Walker:
         check_missing = self.check_missing
         descend = self._visit(handlers.get(root.kind_id), root)
         pushed = self.pushed
-        names, since, until, in_method = self._known_locals(root.start_byte)
-        method_names, setter_calls = self.method_names, self.setter_calls
+        names, since, until, in_method, scope_depth, base = self._known_locals(root.start_byte)
+        method_names, setter_calls, scopes, top_locals = self.method_names, self.setter_calls, self.scopes, self.top_locals
         limit = MAX_SYNTAX_DEPTH
         hooks = self._hook_scopes()
         depth = 0
@@ -253,7 +257,7 @@ class Walker:
             skip_until = self.skip_const_until
             event = step(
                 cursor, kinds, fields, descend, check_missing, limit, depth, names, until, skip_until, spec, batch, method_names, setter_calls,
-                hooks, in_method, since,
+                hooks, in_method, since, scope_depth, scopes, base, top_locals, bool(self.untaken),
             )
             if batch:
                 self._record_batch(batch)
@@ -279,58 +283,110 @@ class Walker:
                 if pushed != self.pushed:
                     pushed = self.pushed
                     hooks = self._hook_scopes()
-                names, since, until, in_method = self._known_locals(start)
+                names, since, until, in_method, scope_depth, base = self._known_locals(start)
 
     def _record_batch(self, batch: list[tuple[Any, int, int, int, int, Any]]) -> None:
         """The records of the nodes the native step passed over (see ``walk``), in walk order:
         (name, start, end, the byte whose scope the handler asks for, kind, extra). A kind
         below 5 is a MethodRef's receiver kind (extra: the receiver's text, or its constant
         path as (segments, absolute) and its range); 5 is a ConstRef of the path
-        (segments, absolute) given as the name, which ``on_constant`` records whole."""
-        refs = self.method_refs
-        scopes = self.scopes
+        (segments, absolute) given as the name, which ``on_constant`` records whole; 6 defines
+        the variable ``name`` of kind ``_VARIABLE_KINDS[extra]`` at ``start``-``end``
+        (``definitions._assign_target``); 7 says what self is (``BlockSelf`` as extra) in the
+        block starting at ``start`` of a call of ``name`` (``on_call``), 8 opens a block from
+        ``start`` to ``end`` (``on_block``); 9 defines the method ``name`` from ``start`` to
+        ``end`` (extra: its name's range, its parameter list's text or None, the row it starts on,
+        the set of its body's local variables, which the step filled as it went on, and whether
+        it is defined on ``self``): ``definitions.on_method`` for a plain ``def`` (see walk.c's
+        collect_method); 10 defines
+        a class or module (extra: whether a class, its name's segments, absolute and range, its
+        superclass's (segments, absolute, start, end) or None, where its body starts, its row,
+        its body's marks and the set of its locals): ``definitions.on_namespace`` for a plain
+        one (collect_namespace)."""
+        add_ref = self.method_refs.append
         receiver_kinds = _RECEIVER_KINDS
+        # The scope (and its index) of every byte from ``low`` to ``high``, as ``self._scope``
+        # finds it: a batch holds thousands of records, most in the scope of the one before.
+        scope, index, low, high = None, -1, 0, 0
         for name, start, end, at, kind, extra in batch:
-            # ``self._scope(at).index`` (or -1), inline: a batch holds thousands of records.
-            while scopes and scopes[-1].end <= at:
-                scopes.pop()
-            if not scopes:
-                index = -1
-            elif scopes[-1].body_start <= at:
-                index = scopes[-1].index
-            else:
-                index = scopes[-2].index if len(scopes) > 1 else -1
-            if kind == _BATCH_CONST_REF:
+            if kind >= _BATCH_BLOCK_SELF:
+                if kind == _BATCH_BLOCK_SELF:  # What self is in the block of the call just recorded (``on_call``).
+                    self._block_selves[start] = (_BLOCK_SELVES[extra], name, None)
+                    continue
+                if kind == _BATCH_BLOCK:
+                    self._open_block(start, end)
+                    continue
+            if not low <= at < high:
+                scope, index, low, high = self._scope_span(at)
+            if kind < _BATCH_CONST_REF:
+                if extra is None or kind == _BATCH_OTHER:
+                    add_ref(MethodRef(name, start, end, index, receiver_kinds[kind], None, extra))
+                else:
+                    (segments, absolute), path_start, path_end = extra
+                    add_ref(MethodRef(name, start, end, index, receiver_kinds[kind], ConstPath(segments, absolute, path_start, path_end)))
+            elif kind == _BATCH_CONST_REF:
                 self.skip_const_until = end
                 self.const_refs.append(ConstRef(ConstPath(name[0], name[1], start, end), index))
-            elif extra is None or kind == _BATCH_OTHER:
-                refs.append(MethodRef(name, start, end, index, receiver_kinds[kind], None, extra))
-            else:
-                (segments, absolute), path_start, path_end = extra
-                refs.append(MethodRef(name, start, end, index, receiver_kinds[kind], ConstPath(segments, absolute, path_start, path_end)))
+            elif kind == _BATCH_DEFINITION:
+                self._add_at(_VARIABLE_KINDS[extra], name, start, end, start, end, index)
+            elif kind == _BATCH_METHOD:
+                name_start, name_end, params, row, local_names, on_self = extra
+                fields = {"self_receiver": True} if on_self else {}
+                method_scope = definitions.method_definition(self, scope, name, start, end, name_start, name_end, params, row, fields)
+                method_scope.locals = local_names
+                self.push_scope(method_scope)
+                high = 0  # Its body is a new scope.
+            else:  # _BATCH_NAMESPACE
+                is_class, segments, absolute, name_start, name_end, superclass, body_start, row, marks, local_names = extra
+                path = ConstPath(segments, absolute, name_start, name_end)
+                self.skip_const_until = name_end
+                self._prefix_ref(path, scope)
+                new_scope = definitions.namespace_definition(
+                    self, scope, "Class" if is_class else "Module", path, start, end, name_start, name_end, row, body_start,
+                    ConstPath(*superclass) if superclass is not None else None, False, False,
+                )
+                new_scope.marks = marks
+                new_scope.locals = local_names
+                self.push_scope(new_scope, len(segments))
+                high = 0
         batch.clear()
 
+    def _scope_span(self, at: int) -> tuple[Scope | None, int, int, int]:
+        """``self._scope(at)``, its index (-1 for none) and the bytes from and up to which
+        ``_scope`` finds the same scope while no scope opens (none: ``at`` is before the body
+        of the innermost scope)."""
+        scope = self._scope(at)
+        index = scope.index if scope is not None else -1
+        scopes = self.scopes
+        if not scopes:
+            return None, -1, 0, _NO_END
+        top = scopes[-1]
+        if top is scope:
+            return scope, index, top.body_start, top.end
+        return scope, index, 0, 0
     def _hook_scopes(self) -> bool:
         """Whether a scope of a hook method (``def self.included(base)``: ``Scope.hook_param``)
         may be open: until a scope opens, calls on an unknown receiver are then ``on_call``'s
         (``hook_mixin``), never the native step's."""
         return self.hooks_pushed and any(scope.hook_param is not None for scope in self.scopes)
 
-    def _known_locals(self, start: int) -> tuple[set[bytes], int, int, bool]:
+    def _known_locals(self, start: int) -> tuple[set[bytes], int, int, bool, int, int]:
         """The local variables ``on_identifier`` looks an identifier up in, the same set for
         every identifier from byte ``start`` (of the node the walk is at), or from the second
         byte returned when that is later, up to the third: from the body of the innermost open
         scope there (before it, in a class's name and superclass or a method's receiver and
         name, ``_scope`` reads the scope around) until it ends (scopes open only in handlers).
-        Then whether that scope is a method body (``_scope(...).is_method`` there)."""
+        Then whether that scope is a method body (``_scope(...).is_method`` there), its depth
+        (``Scope.depth``; 0 outside any) and its index in ``scopes`` (-1 outside any: the native
+        step goes on from there to the scopes around it as the walk leaves it)."""
         scopes = self.scopes
         i = len(scopes) - 1
         while i >= 0 and scopes[i].end <= start:
             i -= 1
         if i < 0:
-            return self.top_locals, 0, _NO_END, False
+            return self.top_locals, 0, _NO_END, False, 0, -1
         top = scopes[i]
-        return top.locals, top.body_start, top.end, top.is_method
+        return top.locals, top.body_start, top.end, top.is_method, top.depth, i
 
     def _visit(self, handler: Callable[[Walker, Any], Any] | None, node: Any) -> bool:
         """Run ``node``'s handler (or report it missing); whether the walk enters its children."""
@@ -444,19 +500,29 @@ class Walker:
     def _comments_above(self, node: Any) -> tuple[str, ...]:
         """Full-line ``#`` comments directly above ``node``'s line (found in the text, so the
         walk never has to visit comment nodes)."""
+        return self._comments_at_row(node.start_point[0])
+
+    def _comments_at_row(self, row: int) -> tuple[str, ...]:
+        """``_comments_above`` a node on line ``row`` (0-based)."""
         starts = self.line_table
-        row = node.start_point[0]
         source = self.source
-        if row == 0 or not source[starts[row - 1] : starts[row]].lstrip().startswith(b"#"):
+        if row == 0:
+            return ()
+        end = starts[row]
+        if not source[starts[row - 1] : end].lstrip().startswith(b"#"):
             return ()  # Most definitions have no comment above (the loop below, shortened).
+        directive = _DIRECTIVE_COMMENT.match
         lines: list[str] = []
         while row > 0:
-            line = source[starts[row - 1] : starts[row]].strip()
+            row -= 1
+            begin = starts[row]
+            line = source[begin:end].strip()
             if not line.startswith(b"#"):
                 break
-            if not _DIRECTIVE_COMMENT.match(line):  # Magic comments and tool directives are no doc.
+            # Magic comments and tool directives are no doc; each holds a colon or ``-*-``.
+            if (b":" not in line and b"-*-" not in line) or not directive(line):
                 lines.append(line.decode("utf-8", "replace"))
-            row -= 1
+            end = begin
         if not lines:
             return ()
         lines.reverse()
@@ -473,7 +539,12 @@ class Walker:
                     scope.marks.append((child.start_byte, word.decode()))
 
     def _add(self, kind: str, name: str, node: Any, name_node: Any, parent: Scope | None, **fields: Any) -> int:
-        start = node.start_byte
+        return self._add_at(
+            kind, name, node.start_byte, node.end_byte, name_node.start_byte, name_node.end_byte, parent.index if parent is not None else -1, **fields
+        )
+
+    def _add_at(self, kind: str, name: str, start: int, end: int, name_start: int, name_end: int, parent: int, **fields: Any) -> int:
+        """``_add`` given the byte ranges of the definition and its name, and its parent's index."""
         index = len(self.definitions)
         self.definitions.append(
             DefinitionRecord(
@@ -481,10 +552,10 @@ class Walker:
                 kind=cast(DefinitionKind, kind),
                 name=name,
                 start=start,
-                end=node.end_byte,
-                name_start=name_node.start_byte,
-                name_end=name_node.end_byte,
-                parent=parent.index if parent is not None else -1,
+                end=end,
+                name_start=name_start,
+                name_end=name_end,
+                parent=parent,
                 **fields,
             )
         )
@@ -686,10 +757,13 @@ class Walker:
     # -- directives: calls on self with a meaning for the graph (rdx.ruby.discover.directives) --
 
     def on_block(self, node: Any) -> None:
-        start = node.start_byte
+        self._open_block(node.start_byte, node.end_byte)
+
+    def _open_block(self, start: int, end: int) -> None:
+        """Enter the block from byte ``start`` to ``end``, whose self the call before it said."""
         self.in_block(start)
         kind, callee, receiver = self._block_selves.pop(start, _UNKNOWN_SELF)
-        self._blocks.append(Block(start, node.end_byte, kind, callee, receiver))
+        self._blocks.append(Block(start, end, kind, callee, receiver))
 
     def _block_self(
         self, block: Any, name: str, recv: Any, receiver_kind: ReceiverKind, receiver: ConstPath | None, scope: Scope | None
@@ -871,13 +945,25 @@ _HANDLED_KINDS = bytes(
 # binary and 7 for unary operators (``calls.on_binary``, ``calls.on_unary``), 8 for element
 # references (``calls.on_element_reference``), 9 for assignments (``definitions.on_assignment``),
 # 10 for the nodes that bind local variables (``on_binding``), whose plain cases it records
-# itself, and 11 for conditional statements (``on_conditional``), which do nothing in a method.
+# itself, 11 for conditional statements (``on_conditional``), which do nothing in a method,
+# 12 for blocks (``on_block``), which it opens through the batch (``_record_batch``), 13 for
+# operator assignments (``definitions.on_assignment``), 14 for method definitions
+# (``definitions.on_method``: the scopes of those it records open in the batch too), 15 for
+# block arguments (``calls.on_block_argument``) and 16 for classes and modules
+# (``definitions.on_namespace``, their scopes opened in the batch too).
 _COLLECTED_IDS = {
     int(_LANGUAGE.id_for_node_kind(name, True) or 0): code
     for name, code in (
         *(("call", 5), ("binary", 6), ("unary", 7), ("element_reference", 8), ("assignment", 9)),
         *((binding, 10) for binding in _BINDING_NODES),
         *((conditional, 11) for conditional in STATEMENT_CONDITIONALS),
+        *((block, 12) for block in BLOCK_TYPES),
+        ("operator_assignment", 13),
+        ("method", 14),
+        ("singleton_method", 14),
+        ("block_argument", 15),
+        ("class", 16),
+        ("module", 16),
     )
 }
 _COLLECTED_KINDS = bytes(_COLLECTED_IDS.get(kind, code) for kind, code in enumerate(_HANDLED_KINDS))
@@ -888,6 +974,13 @@ _CALL_SPECIAL_NAMES = frozenset({*DIRECTIVES, *SEND, *MIXIN_CALLS, "class_method
 _RECEIVER_KINDS = tuple(ReceiverKind)
 _BATCH_OTHER = int(ReceiverKind.OTHER)
 _BATCH_CONST_REF = 5
+_BATCH_DEFINITION = 6
+_BATCH_BLOCK_SELF = 7
+_BATCH_BLOCK = 8
+_BATCH_METHOD = 9
+_BATCH_NAMESPACE = 10
+_VARIABLE_KINDS = ("InstanceVariable", "ClassVariable", "GlobalVariable")
+_BLOCK_SELVES = tuple(BlockSelf)
 
 
 _SPEC: list[object] = []
@@ -897,9 +990,10 @@ def _collect_spec() -> object:
     """The grammar facts the collecting native step reads (rdx.native ``spec``), made once;
     None while the native module is not in use."""
     if not _SPEC:
-        names = ("method", "receiver", "block", "operator", "left", "operand", "object", "pattern", "name", "scope")
+        names = ("method", "receiver", "block", "operator", "left", "operand", "object", "pattern", "name", "scope", "parameters", "superclass", "body")
         ids = tuple(int(_LANGUAGE.field_id_for_name(f) or 0) for f in names)
-        made = native_spec(ids, _CALL_SPECIAL_NAMES, WRITE)
+        hooks = frozenset(hook.decode() for hook in definitions.HOOKS)
+        made = native_spec(ids, _CALL_SPECIAL_NAMES, WRITE, _SELF_KEEPING_ITERATORS, _EVAL_CALLS, hooks, MAX_NESTING, frozenset(_VISIBILITY_WORDS))
         if made is None:
             return None
         _SPEC.append(made)

@@ -12,6 +12,7 @@ The reading of bodies is ``rdx.ruby.evaluate.loadtime``'s (same rules, same limi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rdx.model.kinds import MixinKind, ReceiverKind
@@ -45,47 +46,98 @@ _STATEMENT_CONTAINERS = frozenset({
     "program", "body_statement", "then", "if", "unless", "if_modifier", "unless_modifier", "begin",
     "parenthesized_statements", "rescue_modifier", "binary", "ensure",
 })
-_SKIPPED = NOT_RUN - _NAMESPACE_NODES
+# The statements ``_foreign_calls`` reads (none is in ``NOT_RUN`` but namespaces, whose bodies it reads); others do nothing there.
+_READ = (_NAMESPACE_NODES | _STATEMENT_CONTAINERS | {"call", "identifier"}) - (NOT_RUN - _NAMESPACE_NODES)
 
 
-def cross_file_facts(w: Walker, root: Any) -> tuple[list[LoadCall], list[MethodEffects]]:
+# The statement-level calls ``_foreign_calls`` reads, found in C (``rdx.native.statement_calls``).
+StatementCalls = Callable[[Any, dict[int, int]], list[tuple[int, int, int]]]
+
+
+def cross_file_facts(w: Walker, root: Any, statement_calls: StatementCalls | None = None) -> tuple[list[LoadCall], list[MethodEffects]]:
     """What resolution needs to inline load-time calls across files: the calls ``Const.m(args)``
     outside method bodies whose method the file does not define before them (with at least one
     argument that is a constant or ``self``), and the mixin effects of the methods the file
-    makes callable on its namespaces (``MethodEffects``, templates over the parameters)."""
+    makes callable on its namespaces (``MethodEffects``, templates over the parameters).
+    ``statement_calls``, when given, reads the statements in C."""
+    scopes = {d.start: i for i, d in enumerate(w.definitions) if d.kind in ("Class", "Module", "SingletonClass")}
+    ranges = statement_calls(root.walk(), scopes) if statement_calls is not None else None
+    # Only a method that mixes in starts the templates kept (``_templates``), and only where
+    # the file holds a mixing word.
+    text = root.text
+    mixes = any(word in text for word in _MIXIN_WORDS)
+    if ranges is not None and not ranges and not mixes:
+        return [], []  # Nothing to read: no file index needed.
     index = FileIndex(w.definitions)
-    return _foreign_calls(w, index, root), _templates(w, index, root)
+    return _foreign_calls(w, index, root, scopes, ranges), _templates(w, index, root) if mixes else []
 
 
-def _foreign_calls(w: Walker, index: FileIndex, root: Any) -> list[LoadCall]:
+def _foreign_calls(w: Walker, index: FileIndex, root: Any, scopes: dict[int, int], ranges: list[tuple[int, int, int]] | None) -> list[LoadCall]:
     """The load-time calls of other files' methods, in source order: statements of class and
     module bodies and of the top level are read; method bodies, blocks, expressions and
-    branches not known taken are not."""
-    scopes = {d.start: i for i, d in enumerate(index.defs) if d.kind in ("Class", "Module", "SingletonClass")}
+    branches not known taken are not. ``ranges``: the same reading in C (rdx.native), less the
+    calls on a receiver that is no constant (``_foreign_call`` drops them), each call's range
+    and scope; None to read in Python."""
     # Bare identifiers the walk read as calls (``acts_as_list`` in a class body), not locals.
     bare_calls = {r.start for r in w.method_refs if r.receiver_kind == ReceiverKind.IMPLICIT_SELF}
+    if ranges is not None:
+        found = [_statement_at(root, start, end) for start, end, _ in ranges]
+        if all(node is not None for node in found):
+            out = []
+            for node, (_, _, scope) in zip(found, ranges, strict=True):
+                if (call := _read_statement(w, index, node, scope, bare_calls)) is not None:
+                    out.append(call)
+            return out
+    return _statement_calls(w, index, root, scopes, bare_calls)
+
+
+def _statement_at(root: Any, start: int, end: int) -> Any | None:
+    """The ``call`` or ``identifier`` node from byte ``start`` to ``end`` (None if the smallest
+    node there is neither)."""
+    node = root.descendant_for_byte_range(start, end)
+    if node is not None and node.type not in ("call", "identifier"):
+        node = node.parent  # ``reset!``: a call that is its method's name alone, of the same range.
+    return node if node is not None and node.type in ("call", "identifier") and node.start_byte == start and node.end_byte == end else None
+
+
+def _read_statement(w: Walker, index: FileIndex, node: Any, scope: int, bare_calls: set[int]) -> LoadCall | None:
+    """A statement-level call as a ``LoadCall``, or None; a bare identifier counts when the walk
+    read it as a call (``bare_calls``)."""
+    if node.type == "call":
+        return _foreign_call(w, index, node, scope)
+    if node.start_byte in bare_calls:
+        return _inherited_call(w, index, node, node.text.decode("utf-8", "replace"), [], scope)
+    return None
+
+
+def _statement_calls(w: Walker, index: FileIndex, root: Any, scopes: dict[int, int], bare_calls: set[int]) -> list[LoadCall]:
+    """``_foreign_calls``' reading of the tree, in Python."""
     out: list[LoadCall] = []
-    stack: list[tuple[Any, int]] = [(root, -1)]
+    stack: list[tuple[Any, str, int]] = [(root, root.type, -1)]
+    read = _READ
     while stack:
-        node, scope = stack.pop()
-        t = node.type
+        node, t, scope = stack.pop()
         if t in _NAMESPACE_NODES:
             body, i = node.child_by_field_name("body"), scopes.get(node.start_byte)
             if body is not None and i is not None:
-                stack.append((body, i))
+                stack.append((body, body.type, i))
             continue
-        if t == "call":
-            if (call := _foreign_call(w, index, node, scope)) is not None:
-                out.append(call)
-        elif t == "identifier":
-            if node.start_byte in bare_calls and (call := _inherited_call(w, index, node, node.text.decode("utf-8", "replace"), [], scope)) is not None:
+        if t == "call" or t == "identifier":
+            if (call := _read_statement(w, index, node, scope, bare_calls)) is not None:
                 out.append(call)
         elif t in _STATEMENT_CONTAINERS:
-            stack.extend((child, scope) for child in reversed(node.named_children) if child.type not in _SKIPPED)
+            stack.extend((child, ct, scope) for child in reversed(node.named_children) if (ct := child.type) in read)
     return out
 
 
 def _foreign_call(w: Walker, index: FileIndex, node: Any, scope: int) -> LoadCall | None:
+    # The receiver first (``call_parts`` returns the call's own): most calls are none of these.
+    recv = node.child_by_field_name("receiver")
+    if recv is None:
+        if scope < 0 or index.defs[scope].kind != "Class":
+            return None  # ``_inherited_call`` would return None.
+    elif recv.type not in ("constant", "scope_resolution", "self"):
+        return None
     name, recv, args = call_parts(node)
     if name is None or name in MIXING_CALLS or name == "new":
         return None
@@ -145,6 +197,7 @@ def _templates(w: Walker, index: FileIndex, root: Any) -> list[MethodEffects]:
     raw: dict[int, MethodEffects] = {}
     # The words a body must hold to have an effect: a mixing call, or a method of the file.
     words = (*_MIXIN_WORDS, *{name.encode() for _, name in index.methods})
+    methods: list[tuple[Callee, Any]] = []
     for (qual, name), callees in index.methods.items():
         if name in _HOOK_NAMES:
             continue
@@ -153,8 +206,23 @@ def _templates(w: Walker, index: FileIndex, root: Any) -> list[MethodEffects]:
                 continue  # Not callable on the module from another file.
             d = index.defs[c.method]
             node = root.descendant_for_byte_range(d.start, d.end)
-            if node is not None and node.type in ("method", "singleton_method") and (t := _template(w, index, node, c, words)) is not None:
+            if node is not None and node.type in ("method", "singleton_method"):
+                methods.append((c, node))
+    # Only a method that mixes in starts the set kept below, and only a body holding a mixing
+    # word can: the bodies without one are read only once such a method is found.
+    later = []
+    for c, node in methods:
+        text = node.text
+        if any(word in text for word in _MIXIN_WORDS):
+            if (t := _template(w, index, node, c, words)) is not None:
                 raw[c.method] = t
+        else:
+            later.append((c, node))
+    if not any(e.mixin for t in raw.values() for e in t.effects):
+        return []
+    for c, node in later:
+        if (t := _template(w, index, node, c, words)) is not None:
+            raw[c.method] = t
     kept: set[str] = set()
     grew = True
     while grew:  # Methods that mix in, then those calling them, and so on.
