@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from conftest import write
 from test_incremental import dump
+from test_warm_lazy import saved_project
 
 import rdx
 import rdx.ruby.resolve.image as image_module
@@ -35,11 +36,7 @@ FILES = {
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A project whose snapshot and resolved graph are saved in its cache."""
-    root = tmp_path / "project"
-    for rel, text in FILES.items():
-        write(root / rel, text)
-    rdx.Graph.open(root).resolve()
-    return root
+    return saved_project(tmp_path, FILES)
 
 
 @pytest.fixture
