@@ -9,8 +9,6 @@ in this process, from the same working directory."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import shutil
@@ -54,34 +52,13 @@ class Client:
         out, err = proc.communicate(timeout=300)
         return proc.returncode, out, err
 
-    def daemon(self, *args: str) -> tuple[int, str]:
-        """``rdx daemon ARGS`` for this runtime directory, answered in this process by the
-        client's own ``daemon_main``: its exit status and stdout. The tests ask for the servers'
-        status before and after each command (``check_same``) and stop them after each test; a
-        process of its own for each was a tenth of a second of wall time, dozens of times per
-        test. The commands under test still run as processes of their own (``run``)."""
-        from rdx_resident.client import daemon_main
-
-        out = io.StringIO()
-        saved = os.environ.get("RDX_RUNTIME_DIR")
-        os.environ["RDX_RUNTIME_DIR"] = str(self.run_dir)
-        try:
-            with contextlib.redirect_stdout(out):
-                code = daemon_main(list(args))
-        finally:
-            if saved is None:
-                del os.environ["RDX_RUNTIME_DIR"]
-            else:
-                os.environ["RDX_RUNTIME_DIR"] = saved
-        return code, out.getvalue()
-
     def servers(self) -> list[dict[str, str]]:
-        code, out = self.daemon("status", "--all", "--json")
+        code, out, _ = self.run("daemon", "status", "--all", "--json")
         return json.loads(out) if code == 0 else []
 
     def stop_all(self) -> None:
         pids = [int(s["pid"]) for s in self.servers()]
-        self.daemon("stop", "--all")
+        self.run("daemon", "stop", "--all")
         for pid in pids:
             _wait_gone(pid)
 
