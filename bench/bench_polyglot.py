@@ -117,7 +117,7 @@ def rounds(count: int, most: int) -> int:
         print("(the native query runner is not in use: both rdx columns read the queries in Python)")
     print(
         f"{'language':10} {'files':>6} {'MB':>6} {'parse s':>8} {'rdx s':>7} {'median':>7} {'quartiles':>12}"
-        f" {'py-q s':>7} {'median':>7} {'quartiles':>12}"
+        f" {'cursor s':>8} {'median':>7} {'py-q s':>7} {'median':>7} {'quartiles':>12}"
     )
     gc.disable()
     for language, _, _, root, pattern in CORPORA:
@@ -134,12 +134,13 @@ def rounds(count: int, most: int) -> int:
         assert spec is not None
         parser = _parser(spec.grammar)
         discover_foreign(path_to_uri(files[0]), sources[0][1], files[0])  # Queries compiled before timing.
-        ratios, python_ratios, parse_total, ours_total, python_total = [], [], 0.0, 0.0, 0.0
-        sides = ("parse", "rdx", "python")
+        ratios, python_ratios, cursor_ratios, parse_total, ours_total, python_total, cursor_total = [], [], [], 0.0, 0.0, 0.0, 0.0
+        sides = ("parse", "rdx", "cursor", "python")
         for i in range(count):
             spent = {}
-            for side in sides[i % 3 :] + sides[: i % 3]:  # Each side goes first in turn.
-                engine.native_query = native if side == "rdx" else lambda: None
+            for side in sides[i % 4 :] + sides[: i % 4]:  # Each side goes first in turn.
+                engine.native_query = native if side in ("rdx", "cursor") else lambda: None
+                engine.use_matcher = side != "cursor"
                 c = time.process_time()
                 if side == "parse":
                     for _, data in sources:
@@ -149,17 +150,21 @@ def rounds(count: int, most: int) -> int:
                         discover_foreign(path_to_uri(path), data, path)
                 spent[side] = time.process_time() - c
             engine.native_query = native
+            engine.use_matcher = True
             ratios.append(spent["rdx"] / spent["parse"])
             python_ratios.append(spent["python"] / spent["parse"])
+            cursor_ratios.append(spent["cursor"] / spent["parse"])
             parse_total += spent["parse"]
             ours_total += spent["rdx"]
             python_total += spent["python"]
+            cursor_total += spent["cursor"]
             gc.collect()
         q = statistics.quantiles(ratios) if len(ratios) > 1 else [ratios[0]] * 3
         p = statistics.quantiles(python_ratios) if len(python_ratios) > 1 else [python_ratios[0]] * 3
         mb = sum(len(data) for _, data in sources) / 1e6
         print(
             f"{language:10} {len(files):>6} {mb:>6.1f} {parse_total / count:>8.2f} {ours_total / count:>7.2f} {q[1]:>6.2f}x {q[0]:>5.2f}-{q[2]:.2f}x"
+            f" {cursor_total / count:>8.2f} {statistics.median(cursor_ratios):>6.2f}x"
             f" {python_total / count:>7.2f} {p[1]:>6.2f}x {p[0]:>5.2f}-{p[2]:.2f}x"
         )
     return 0

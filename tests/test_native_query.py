@@ -313,7 +313,8 @@ def test_a_text_that_is_not_utf8_under_match_raises_on_both_paths(monkeypatch: p
     parser = engine._parser("python")
     plan = engine._plan(spec)
     assert plan.native is not None
-    assert run(plan.query, parser.parse(b'"\xff a"\n').root_node, *plan.native) is None
+    source = b'"\xff a"\n'
+    assert run(plan.query, parser.parse(source).root_node, *plan.native, None, source, *plan.matcher) is None
     good = b'"a"\n"c"\n"\xc3\xa9a"\n'
     assert [s.name for s in engine.extract_all(spec, good).symbols] == ['"a"', '"\xe9a"']
     errors = []
@@ -352,6 +353,85 @@ def test_general_rule_and_scopes(monkeypatch: pytest.MonkeyPatch) -> None:
     native = engine.extract_all(spec, source)
     assert _ENCODE(native) == _ENCODE(python)
     assert native.references and native.symbols
+
+
+# Sources where tree-sitter's query cursor reads a tree in ways the runner's own matcher
+# (query.c, match_tree) must follow to give the same matches.
+MATCHER_CASES = [
+    # A supertype in a pattern: Python's ``expression_statement`` is a hidden supertype, so
+    # ``(module (expression_statement (assignment)))`` matches the assignment nested in the
+    # module-level one, which the cursor reads as the supertype's node.
+    ("python", b"A = B = 1\nC = D = E = 2\nx = Y = 3\n"),
+    # A tree whose root is an error: a pattern with a wildcard root, ``(_ type: ...)``, never
+    # starts at a child of an error (the cursor takes it for a pattern with several roots).
+    (
+        "c",
+        b"""#ifndef X
+#define X
+struct _Py_global_strings {
+    struct {
+        STRUCT_FOR_STR(anon_dictcomp, "<dictcomp>")
+        STRUCT_FOR_STR(anon_genexpr, "<genexpr>")
+        STRUCT_FOR_STR(anon_lambda, "<lambda>")
+    } literals;
+};
+#endif
+""",
+    ),
+    # Optional qualifiers ``path: (_)? @qualifier``: the longest match when there is one.
+    ("rust", b"fn f() { a::b::c(); c(); <T>::d(); Self::e(); crate::g::<u8>(); x.y::<T>(); }\nimpl a::B for C {}\n"),
+    # Alternations (``value: [(arrow_function) (function_expression)]``) with negated fields.
+    (
+        "javascript",
+        b"const a = () => 1, b = function () {}, c = function named() {};\nd = (function () {});\n"
+        b"A.prototype.m = function () {};\nA.prototype.n = other;\nx.y = () => 2;\n"
+        b"({ k: () => 1, 'q': function () {}, z: 3 });\nobj.#p(); obj.q();\n",
+    ),
+    # Anchors (``(type_elem . (type_identifier) @base .)``) and negated fields (``!name``).
+    ("go", b"package p\ntype T struct { A; b int; c.D; *E; F[int] }\ntype I interface { J; k.L; M(); N | O }\n"),
+]
+
+
+@pytest.mark.parametrize(("language", "source"), MATCHER_CASES)
+def test_the_matcher_answers_as_the_cursor(language: str, source: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner's own matcher answers for these (not the cursor), as the Python path and as
+    the runner with tree-sitter's cursor do."""
+    before = rdx.native.query.matched_trees()
+    native, python, answered = _both(language, source, monkeypatch)
+    assert answered == 1
+    assert rdx.native.query.matched_trees() == before + 1
+    assert native == python
+    with monkeypatch.context() as patch:
+        patch.setattr(engine, "use_matcher", False)
+        cursor, _, _ = _both(language, source, monkeypatch)
+    assert rdx.native.query.matched_trees() == before + 1
+    assert cursor == native
+    path = PATHS[language]
+    found = discover_foreign("file://" + path, source, path)
+    assert found.references or language == "python"
+    if language == "python":  # The nested assignments are constants too (the supertype's reading).
+        assert [s.name for s in found.symbols] == ["A", "B", "C", "D", "Y"]
+
+
+def test_the_matcher_reads_the_patterns_it_can() -> None:
+    """patterns.table compiles every spec's query but C#'s (a bare ``_``), and hands any
+    pattern it does not read (repetitions, a bare wildcard, several top-level nodes) to the
+    cursor."""
+    import tree_sitter
+    from tree_sitter_language_pack import get_language
+
+    from rdx.native import patterns
+
+    for name in SPECS:
+        spec = spec_for(name)
+        assert spec is not None
+        assert (engine._plan(spec).matcher[0] is None) == (name == "csharp"), name
+    language = get_language("python")
+    for text in ("(call (argument_list (identifier)* @x))", "(call function: _ @x)", "((identifier) @a (string) @b)", "(call (_)+ @x)"):
+        query = tree_sitter.Query(language, text)
+        assert patterns.table(language, query, text.encode()) is None, text
+    text = "(call function: (attribute object: (_)? @q attribute: (identifier) @x))"
+    assert patterns.table(language, tree_sitter.Query(language, text), text.encode()) is not None
 
 
 def test_sample_check_rejects_a_disagreeing_runner() -> None:

@@ -10,10 +10,11 @@ Python docstring). Qualified names join the enclosing names with the language's 
 after the module prefix the spec's ``module`` hook reads (a Go package clause, a Java
 package declaration) or the caller gives (a Python module path).
 
-``extract_all`` reads the matches through rdx's native query runner when it is built
-(``rdx/native/query.c``: the definitions deduplicated and sorted, where each one's signature
-ends and the comments above it, and the references as records, without a Python object per
-capture), else from py-tree-sitter's ``QueryCursor.matches`` here; both give the same records
+``extract_all`` has rdx's native query runner apply these rules when it is built
+(``rdx/native/query.c``: the matches found by its own matcher of the patterns
+``rdx/native/patterns.py`` reads, else by tree-sitter's query cursor, and the symbols and
+references made in C, text other than ASCII handed back to the functions here), else reads
+py-tree-sitter's ``QueryCursor.matches`` here; both give the same records
 (``tests/test_native_query.py``, ``bench/bench_polyglot.py --check``). The rules below stay
 the one definition of what is extracted.
 """
@@ -30,9 +31,14 @@ import msgspec
 import tree_sitter as ts
 
 from rdx.languages.symbols import Import, Reference, RefKind, Symbol, SymbolKind
+from rdx.native import patterns
 from rdx.native.query import runner as native_query
 
 __all__ = ["Extraction", "Spec", "extract", "extract_all", "word_spans"]
+
+# Whether the native runner may match the patterns it reads itself (else tree-sitter's query
+# cursor runs every query): both give the same matches; the benchmark compares their times.
+use_matcher = True
 
 _TYPES = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM, "scope"})
 _SPACES = re.compile(r"\s+")
@@ -128,11 +134,15 @@ class _Plan:
     wrappers: frozenset[int]
     # The native runner's arguments after the query and the root (see ``rdx/native/query.c``:
     # split, kinds, flags, name, qualifier, uses, Reference, reference kinds, the body field,
-    # the comment and wrapper node kinds), None when a
+    # the comment and wrapper node kinds, what nesting reads), None when a
     # pattern names a capture the query lacks (the Python path then answers, as it always did);
     # and each capture's name by id.
     native: tuple[object, ...] | None
     capture_names: tuple[str, ...]
+    # The native runner's own matcher of the query's patterns (``rdx/native/patterns.py``):
+    # its table and its lookups by root node kind, or (None, None) when a pattern uses what
+    # it does not read (tree-sitter's query cursor then runs the query).
+    matcher: tuple[bytes | None, bytes | None]
 
 
 _plans: dict[int, tuple[Spec, _Plan]] = {}
@@ -185,11 +195,39 @@ def _plan(spec: Spec) -> _Plan:
         body=body,
         comments=comments,
         wrappers=wrappers,
-        native=None if native is None else (*native, -1 if body is None else body, bytes(node_kinds)),
+        native=None if native is None else (*native, -1 if body is None else body, bytes(node_kinds), _nest_arguments(spec, capture_names)),
         capture_names=capture_names,
+        matcher=_matcher(language, query, text),
     )
     _plans[id(spec)] = (spec, plan)
     return plan
+
+
+def _matcher(language: ts.Language, query: ts.Query, text: bytes) -> tuple[bytes | None, bytes | None]:
+    """The matcher's table of ``query`` (``rdx/native/patterns.py``) and its lookups, read by
+    ``match_tree`` in ``rdx/native/query.c``: per node kind id (65,536 of them), where its
+    entries start in the list that follows (-1: none); that list's length; the list (each
+    kind's entries in order, then -1); the entries with a wildcard root (then -1)."""
+    found = patterns.table(language, query, text)
+    if found is None:
+        return None, None
+    values = array("i")
+    values.frombytes(found)
+    roots: dict[int, list[int]] = {}
+    wildcards: list[int] = []
+    at = 1
+    for entry in range(values[0]):
+        steps = values[at + 1]
+        symbol = values[at + 3]  # The root step's symbol (after the pattern, the count, the depth).
+        (wildcards if symbol < 0 else roots.setdefault(symbol, [])).append(entry)
+        at += 2 + steps * patterns.STEP_SIZE
+    starts = array("i", [-1]) * 65536
+    order = array("i")
+    for symbol, entries in sorted(roots.items()):
+        starts[symbol] = len(order)
+        order.extend([*entries, -1])
+    index = starts + array("i", [len(order)]) + order + array("i", [*wildcards, -1])
+    return found, index.tobytes()
 
 
 def _native_arguments(split: int, kinds: list[str | None], capture_names: tuple[str, ...]) -> tuple[object, ...] | None:
@@ -203,9 +241,33 @@ def _native_arguments(split: int, kinds: list[str | None], capture_names: tuple[
     codes = array(
         "i", [-1 if kind is None else (ids[kind] if pattern < split else _REF_ORDER.index(kind)) for pattern, kind in enumerate(kinds)]
     )
-    flags = bytes(1 if name == "name" or name.startswith("_") else 2 if name == "scope" else 0 for name in capture_names)
+    flags = bytes(
+        (1 if name == "name" or name.startswith("_") else 0)
+        | (2 if name == "scope" else 0)
+        | (4 if name in _TYPES else 0)
+        | (8 if name == SymbolKind.FUNCTION else 0)
+        for name in capture_names
+    )
     uses = tuple(ids.get(kind, -1) for kind in _REF_ORDER)
     return (split, codes.tobytes(), flags, ids.get("name", -1), ids.get("qualifier", -1), uses, Reference, _REF_ORDER)
+
+
+def _nest_arguments(spec: Spec, capture_names: tuple[str, ...]) -> tuple[object, ...]:
+    """What the native runner reads to nest the definitions as ``_nest`` does (see ``nest`` in
+    ``rdx/native/query.c``): each capture's name (a definition's kind), the Symbol record, the
+    method kind, the separators, the spec's hooks, and the functions it hands text other than
+    ASCII to (so that their rules stay the one definition)."""
+    return (
+        capture_names,
+        Symbol,
+        str(SymbolKind.METHOD),
+        spec.separator,
+        spec.member_separator,
+        spec.owner,
+        spec.doc,
+        _signature,
+        _comment_text,
+    )
 
 
 def extract(spec: Spec, source: bytes, module: str | None = None) -> list[Symbol]:
@@ -221,19 +283,15 @@ def extract_all(spec: Spec, source: bytes, module: str | None = None) -> Extract
     root = _parser(spec.grammar).parse(source).root_node
     native = plan.native
     run = native_query() if native is not None else None
-    found = run(plan.query, root, *native) if run is not None and native is not None else None
-    if found is not None:
-        # The query ran in C (rdx/native/query.c): definitions deduplicated and sorted, each
-        # with its kind's capture id, references already records (the same rules as below).
-        names = plan.capture_names
-        items = [
-            (start, end, names[kind], node, name_start, name_end, row, column, signature_end, comments)
-            for start, end, kind, node, name_start, name_end, row, column, signature_end, comments in found[0]
-        ]
+    found = None
+    if run is not None and native is not None:
         prefix = module if module is not None else (spec.module(root, source) if spec.module is not None else None)
-        symbols = _nest(spec, plan, source, items, prefix)
+        found = run(plan.query, root, *native, prefix, source, *(plan.matcher if use_matcher else (None, None)))
+    if found is not None:
+        # The query ran in C (rdx/native/query.c), and the rules below with it: the symbols
+        # and the references come back as records.
         imports = spec.imports(root, source) if spec.imports is not None else []
-        return Extraction(symbols, found[1], imports)
+        return Extraction(found[0], found[1], imports)
     definitions: list[Match] = []
     uses: list[Match] = []
     matches = ts.QueryCursor(plan.query).matches(root)

@@ -3,15 +3,19 @@
  * Each language's spec is a tree-sitter query: patterns that capture a definition and its
  * name, and patterns that capture a name used (a call, a type, a base) with what qualifies it.
  * py-tree-sitter's QueryCursor.matches builds a Python dictionary, lists and a Node object per
- * capture of every match, which costs about half a parse. Here the same query runs with the
- * runtime's own cursor and hands Python what the engine reads of it:
- * - the definitions, one per node range (the first pattern that matched it wins), in source
- *   order, each with its node (a py-tree-sitter Node: the spec's hooks read around it) and its
- *   name's range and position;
+ * capture of every match, which costs about half a parse. Here the same query's matches are
+ * found in C and Python gets the records the engine makes of them:
+ * - the symbols (engine._nest: one definition per node range, the first pattern that matched
+ *   it winning, nested by range, with qualified names, signatures and docs), the spec's hooks
+ *   called with a py-tree-sitter Node where it has them;
  * - the references, one per name (the first match wins), in source order, as the engine's
- *   Reference records, each with the innermost definition that encloses it.
- * The rules are those of the engine's Python path (engine.py: _symbols, _references), which
- * stays the one definition of what is extracted: tests/test_native_query.py compares both.
+ *   Reference records, each with the innermost symbol that encloses it.
+ * The matches come from the runtime's query cursor, or, for a query whose patterns
+ * rdx/native/patterns.py compiles into a table, from the matcher below (match_tree), which
+ * finds the same matches in one walk of the tree's subtrees at a fraction of the cursor's cost.
+ * The rules are those of the engine's Python path (engine.py: _symbols, _references, _nest),
+ * which stays the one definition of what is extracted: tests/test_native_query.py and
+ * bench/bench_polyglot.py --check compare both.
  *
  * Predicates (#eq?, #match?, #any-of? and their variants) are read from py-tree-sitter's Query
  * object and evaluated as py-tree-sitter evaluates them (query_predicates.c of the binding): a
@@ -31,6 +35,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tree_sitter/api.h>
+
+/* The runtime's own structures (its source is compiled into this module): the matcher below
+ * walks the tree's subtrees as the runtime's tree cursor does, without its bookkeeping. */
+#include "language.h"
+#include "length.h"
+#include "subtree.h"
+#include "tree.h"
 
 /* py-tree-sitter's objects (binding/types.h of the same version). */
 typedef struct {
@@ -293,14 +304,18 @@ static PyObject *matches(PyObject *module, PyObject *const *args, Py_ssize_t nar
 /* A definition as the engine keys it: its node's range, then the pattern and match order that
  * decide which match of one range wins. */
 typedef struct {
-    uint32_t start, end, pattern, order;
-    uint32_t kind; /* the capture id that named the definition's kind */
+    uint32_t start, end, pattern;
+    uint64_t order; /* the match's place in the cursor's order (see take_match) */
+    uint32_t seq;   /* then the order the run found it in */
+    uint32_t kind;  /* the capture id that named the definition's kind */
     TSNode node, name;
 } Definition;
 
 /* A reference: its name's range and position, what qualifies it, the match order. */
 typedef struct {
-    uint32_t start, end, row, column, order;
+    uint32_t start, end, row, column;
+    uint64_t order;
+    uint32_t seq;
     uint32_t kind; /* 0, 1, 2: call, type, base */
     uint32_t qualifier_start, qualifier_end;
     bool qualified;
@@ -311,13 +326,15 @@ static int compare_definitions(const void *x, const void *y) {
     if (a->start != b->start) return a->start < b->start ? -1 : 1;
     if (a->end != b->end) return a->end > b->end ? -1 : 1; /* An enclosing node first. */
     if (a->pattern != b->pattern) return a->pattern < b->pattern ? -1 : 1;
-    return a->order < b->order ? -1 : a->order > b->order;
+    if (a->order != b->order) return a->order < b->order ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 static int compare_uses(const void *x, const void *y) {
     const Use *a = x, *b = y;
     if (a->start != b->start) return a->start < b->start ? -1 : 1;
-    return a->order < b->order ? -1 : a->order > b->order;
+    if (a->order != b->order) return a->order < b->order ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 /* A growable array of fixed-size items. */
@@ -466,8 +483,693 @@ static PyObject *comments_above(TSNode node, const unsigned char *table) {
     return result;
 }
 
+/* The symbols' text, as engine._nest reads it. Only text that is all ASCII is read here; other
+ * text is handed to the engine's own functions, so the rules for it stay theirs alone. */
+
+/* A character str.strip() and the engine's ``\s`` take for whitespace, among ASCII ones. */
+static inline bool ascii_space(unsigned char c) { return (c >= 9 && c <= 13) || (c >= 0x1c && c <= 0x20); }
+
+/* A byte bytes.strip() strips. */
+static inline bool bytes_space(unsigned char c) { return (c >= 9 && c <= 13) || c == ' '; }
+
+static inline bool all_ascii(const char *text, Py_ssize_t length) {
+    for (Py_ssize_t i = 0; i < length; i++)
+        if ((unsigned char)text[i] >= 0x80) return false;
+    return true;
+}
+
+static PyObject *ascii_string(const char *text, Py_ssize_t length) {
+    PyObject *string = PyUnicode_New(length, 127);
+    if (string != NULL) memcpy(PyUnicode_DATA(string), text, (size_t)length);
+    return string;
+}
+
+/* source[start:end] as Python slices it. */
+static inline void slice(const Source *source, int64_t start, int64_t end, const char **text, Py_ssize_t *length) {
+    if (start < 0) start = 0;
+    if (start > source->size) start = source->size;
+    if (end > source->size) end = source->size;
+    if (end < start) end = start;
+    *text = source->data + start;
+    *length = (Py_ssize_t)(end - start);
+}
+
+static PyObject *strip_name = NULL;
+
+/* source[start:end].decode("utf-8", "replace").strip() */
+static PyObject *name_text(const Source *source, uint32_t start, uint32_t end) {
+    const char *text;
+    Py_ssize_t length;
+    slice(source, start, end, &text, &length);
+    if (!all_ascii(text, length)) {
+        PyObject *decoded = PyUnicode_DecodeUTF8(text, length, "replace");
+        if (decoded == NULL) return NULL;
+        PyObject *stripped = PyObject_CallMethodNoArgs(decoded, strip_name);
+        Py_DECREF(decoded);
+        return stripped;
+    }
+    while (length && ascii_space((unsigned char)text[0])) text++, length--;
+    while (length && ascii_space((unsigned char)text[length - 1])) length--;
+    return ascii_string(text, length);
+}
+
+#define MAX_SIGNATURE 240
+
+/* engine._signature(source, name_end, end) for ASCII text; ``fallback`` (that function) for
+ * other text, called with ``source_object``. */
+static PyObject *signature_text(const Source *source, uint32_t name_end, uint32_t end, PyObject *fallback, PyObject *source_object) {
+    int64_t stop = end;
+    if (stop - (int64_t)name_end > 4 * MAX_SIGNATURE) stop = (int64_t)name_end + 4 * MAX_SIGNATURE;
+    const char *text;
+    Py_ssize_t length;
+    slice(source, name_end, stop, &text, &length);
+    if (!all_ascii(text, length)) return PyObject_CallFunction(fallback, "OkK", source_object, (unsigned long)name_end, (unsigned long long)end);
+    Py_ssize_t i = 0;
+    while (i < length && bytes_space((unsigned char)text[i])) i++;
+    if (i == length) Py_RETURN_NONE;
+    bool collapse = false;
+    for (Py_ssize_t j = 0; j < length && !collapse; j++) {
+        char c = text[j];
+        collapse = c == '\n' || c == '\t' || c == '\r' || (c == ' ' && j + 1 < length && text[j + 1] == ' ');
+    }
+    char buffer[4 * MAX_SIGNATURE];
+    Py_ssize_t size = 0;
+    for (Py_ssize_t j = 0; j < length; j++) {
+        unsigned char c = (unsigned char)text[j];
+        if (collapse && ascii_space(c)) {
+            while (j + 1 < length && ascii_space((unsigned char)text[j + 1])) j++;
+            buffer[size++] = ' ';
+        } else {
+            buffer[size++] = (char)c;
+        }
+    }
+    const char *start = buffer;
+    while (size && ascii_space((unsigned char)start[0])) start++, size--;
+    while (size && ascii_space((unsigned char)start[size - 1])) size--;
+    while (size && (start[size - 1] == ':' || start[size - 1] == '{' || start[size - 1] == ';')) size--;
+    while (size && ascii_space((unsigned char)start[size - 1])) size--;
+    if (size == 0) Py_RETURN_NONE;
+    if (size <= MAX_SIGNATURE) return ascii_string(start, size);
+    PyObject *result = PyUnicode_New(MAX_SIGNATURE, 0xffff);
+    if (result == NULL) return NULL;
+    for (Py_ssize_t j = 0; j < MAX_SIGNATURE - 1; j++) PyUnicode_WRITE(PyUnicode_2BYTE_KIND, PyUnicode_DATA(result), j, (Py_UCS4)(unsigned char)start[j]);
+    PyUnicode_WRITE(PyUnicode_2BYTE_KIND, PyUnicode_DATA(result), MAX_SIGNATURE - 1, 0x2026); /* … */
+    return result;
+}
+
+/* How a run nests its definitions into symbols (engine._nest): read from run()'s ``nest``
+ * argument, a tuple (capture names, Symbol, "method", separator, member separator or None,
+ * owner hook or None, doc hook or None, engine._signature, engine._comment_text). */
+typedef struct {
+    PyObject *names, *symbol_type, *method, *separator, *member_separator, *owner, *doc, *signature, *comment_text;
+} Nest;
+
+static int read_nest(PyObject *tuple, Nest *nest) {
+    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != 9) {
+        PyErr_SetString(PyExc_TypeError, "run() needs a nest tuple of 9 items");
+        return 0;
+    }
+    PyObject **items = &PyTuple_GET_ITEM(tuple, 0);
+    *nest = (Nest){items[0], items[1], items[2], items[3], items[4], items[5], items[6], items[7], items[8]};
+    if (!PyTuple_Check(nest->names) || !PyUnicode_Check(nest->separator) || !PyUnicode_Check(nest->method)) {
+        PyErr_SetString(PyExc_TypeError, "run() needs capture names, a separator and the method kind as strings");
+        return 0;
+    }
+    if (nest->member_separator == Py_None || (PyUnicode_Check(nest->member_separator) && PyUnicode_GET_LENGTH(nest->member_separator) == 0))
+        nest->member_separator = NULL;
+    if (nest->owner == Py_None) nest->owner = NULL;
+    if (nest->doc == Py_None) nest->doc = NULL;
+    return 1;
+}
+
+static inline bool truthy_string(PyObject *value) { return value != NULL && value != Py_None && PyUnicode_Check(value) && PyUnicode_GET_LENGTH(value) > 0; }
+
+/* A definition's place among the others while nesting. */
+typedef struct {
+    PyObject *qualified;
+    Py_ssize_t parent, emitted;
+    bool type;
+} Nested;
+
+static PyObject *long_of(uint64_t value) { return PyLong_FromUnsignedLongLong((unsigned long long)value); }
+
+/* engine._nest over the sorted, distinct definitions: the Symbol records, and the ranges of
+ * those emitted (``ranges``: start and end per symbol) for the references' scopes. NULL with an
+ * exception on an error, NULL without one (``*fallback`` set) where the engine's Python path
+ * must answer (a hook returned what the engine would not read as text). */
+static PyObject *nest_symbols(const Source *source, const Definition *defs, size_t count, const unsigned char *flags, uint32_t captures,
+                              const Nest *nest, PyObject *prefix, PyObject *source_object, PyObject *tree, long body_field,
+                              const unsigned char *node_kinds, uint32_t *ranges, size_t *range_count, int *fallback) {
+    PyObject *symbols = PyList_New(0);
+    Nested *info = PyMem_Calloc(count + 1, sizeof(Nested));
+    size_t *stack = PyMem_Malloc((count + 1) * sizeof(size_t));
+    PyObject *empty = PyUnicode_New(0, 0);
+    bool failed = symbols == NULL || info == NULL || stack == NULL || empty == NULL;
+    if (failed && !PyErr_Occurred()) PyErr_NoMemory();
+    if (!failed && prefix != Py_None && !PyUnicode_Check(prefix)) {
+        failed = true;
+        *fallback = 1;
+    }
+    bool has_prefix = !failed && truthy_string(prefix);
+    size_t depth = 0;
+    *range_count = 0;
+    for (size_t i = 0; !failed && i < count; i++) {
+        const Definition *d = &defs[i];
+        while (depth && defs[stack[depth - 1]].end <= d->start) depth--;
+        Py_ssize_t parent = depth ? (Py_ssize_t)stack[depth - 1] : -1;
+        unsigned char kind_flags = d->kind < captures ? flags[d->kind] : 0;
+        bool in_type = parent >= 0 && info[parent].type;
+        bool method = (kind_flags & 8) && in_type;
+        PyObject *name = name_text(source, ts_node_start_byte(d->name), ts_node_end_byte(d->name));
+        PyObject *node = NULL, *owner = NULL, *base = NULL, *full = NULL;
+        if (name == NULL) goto failure;
+        if (nest->owner != NULL || nest->doc != NULL) {
+            PyNode *made = PyObject_New(PyNode, node_type);
+            if (made == NULL) goto failure;
+            made->node = d->node;
+            made->children = NULL;
+            made->tree = Py_NewRef(tree);
+            node = (PyObject *)made;
+        }
+        if (nest->owner != NULL) {
+            owner = PyObject_CallFunctionObjArgs(nest->owner, node, source_object, NULL);
+            if (owner == NULL) goto failure;
+            if (owner == Py_None) {
+                Py_CLEAR(owner);
+            } else if (!PyUnicode_Check(owner)) {
+                *fallback = 1;
+                goto failure;
+            }
+        }
+        if (owner != NULL) {
+            method = true;
+            base = has_prefix ? PyUnicode_Concat(prefix, nest->separator) : Py_NewRef(empty);
+            if (base != NULL) {
+                PyObject *joined = PyUnicode_Concat(base, owner);
+                Py_SETREF(base, joined);
+            }
+        } else if (parent >= 0) {
+            base = Py_NewRef(info[parent].qualified);
+        } else {
+            base = Py_NewRef(has_prefix ? prefix : empty);
+        }
+        if (base == NULL) goto failure;
+        if (PyUnicode_GET_LENGTH(base) > 0) {
+            PyObject *join = nest->member_separator != NULL && (owner != NULL || in_type) ? nest->member_separator : nest->separator;
+            PyObject *head = PyUnicode_Concat(base, join);
+            full = head == NULL ? NULL : PyUnicode_Concat(head, name);
+            Py_XDECREF(head);
+            if (full == NULL) goto failure;
+        } else {
+            full = Py_NewRef(name);
+        }
+        info[i] = (Nested){full, parent, -1, !method && (kind_flags & 4)};
+        full = NULL; /* info owns it now */
+        stack[depth++] = i;
+        if (!method && (kind_flags & 2)) goto next; /* a scope: qualifies, is not a symbol */
+        Py_ssize_t visible = parent;
+        while (visible >= 0 && info[visible].emitted < 0) visible = info[visible].parent;
+        info[i].emitted = PyList_GET_SIZE(symbols);
+        ranges[2 * *range_count] = d->start;
+        ranges[2 * *range_count + 1] = d->end;
+        (*range_count)++;
+        {
+            uint32_t name_start = ts_node_start_byte(d->name), name_end = ts_node_end_byte(d->name);
+            PyObject *signature = signature_text(source, name_end, signature_end(source, d->node, body_field, name_end, d->end), nest->signature, source_object);
+            if (signature == NULL) goto failure;
+            PyObject *doc = NULL;
+            if (nest->doc != NULL) {
+                doc = PyObject_CallFunctionObjArgs(nest->doc, node, source_object, NULL);
+                if (doc != NULL && doc != Py_None && !PyUnicode_Check(doc)) {
+                    Py_DECREF(doc);
+                    Py_DECREF(signature);
+                    *fallback = 1;
+                    goto failure;
+                }
+                if (doc != NULL && !truthy_string(doc)) Py_CLEAR(doc);
+                else if (doc == NULL) {
+                    Py_DECREF(signature);
+                    goto failure;
+                }
+            }
+            if (doc == NULL) {
+                PyObject *above = comments_above(d->node, node_kinds);
+                if (above == NULL) {
+                    Py_DECREF(signature);
+                    goto failure;
+                }
+                doc = PyTuple_GET_SIZE(above) ? PyObject_CallFunctionObjArgs(nest->comment_text, source_object, above, NULL) : Py_NewRef(Py_None);
+                Py_DECREF(above);
+                if (doc == NULL) {
+                    Py_DECREF(signature);
+                    goto failure;
+                }
+            }
+            TSPoint point = ts_node_start_point(d->name);
+            PyObject *call[12] = {
+                name,
+                method ? nest->method : PyTuple_GET_ITEM(nest->names, d->kind),
+                info[i].qualified,
+                long_of(point.row + 1ULL),
+                long_of(point.column),
+                long_of(d->start),
+                long_of(d->end),
+                long_of(name_start),
+                long_of(name_end),
+                PyLong_FromSsize_t(visible >= 0 ? info[visible].emitted : -1),
+                signature,
+                doc,
+            };
+            PyObject *symbol = NULL;
+            if (call[3] && call[4] && call[5] && call[6] && call[7] && call[8] && call[9]) symbol = PyObject_Vectorcall(nest->symbol_type, call, 12, NULL);
+            for (int k = 3; k < 10; k++) Py_XDECREF(call[k]);
+            Py_DECREF(signature);
+            Py_DECREF(doc);
+            if (symbol == NULL) goto failure;
+            int appended = PyList_Append(symbols, symbol);
+            Py_DECREF(symbol);
+            if (appended < 0) goto failure;
+        }
+    next:
+        Py_XDECREF(node);
+        Py_XDECREF(owner);
+        Py_XDECREF(base);
+        Py_DECREF(name);
+        continue;
+    failure:
+        Py_XDECREF(node);
+        Py_XDECREF(owner);
+        Py_XDECREF(base);
+        Py_XDECREF(full);
+        Py_XDECREF(name);
+        failed = true;
+    }
+    for (size_t i = 0; info != NULL && i < count; i++) Py_XDECREF(info[i].qualified);
+    PyMem_Free(info);
+    PyMem_Free(stack);
+    Py_XDECREF(empty);
+    if (failed) {
+        Py_XDECREF(symbols);
+        if (*fallback) PyErr_Clear();
+        return NULL;
+    }
+    return symbols;
+}
+
+/* What the run keeps of each match (the body of the match loop, shared by tree-sitter's cursor
+ * and the matcher below). */
+typedef struct {
+    PyQuery *query;
+    const Source *source;
+    const int32_t *kinds;
+    const unsigned char *flags;
+    uint32_t patterns, captures;
+    long split, name_id, qualifier_id, use_ids[3];
+    Buffer *definitions, *uses;
+} Taker;
+
+/* Keeps a match as a definition or a use (the rules of engine._symbols and _references): 0,
+ * or 1 when the Python path must answer, -1 on an error. ``order`` is the match's place in
+ * the cursor's order. */
+static int take_match(const Taker *t, const TSQueryMatch *match, uint64_t order) {
+    int satisfied = satisfies(t->query, match, t->source);
+    if (satisfied < 0) return 1;
+    if (!satisfied) return 0;
+    int32_t kind = match->pattern_index < t->patterns ? t->kinds[match->pattern_index] : -1;
+    if ((long)match->pattern_index < t->split) {
+        TSNode name, node;
+        if (!first_capture(match, t->name_id, &name)) return 0;
+        uint32_t kind_id;
+        if (kind >= 0) {
+            if (!first_capture(match, kind, &node)) return 1; /* engine: captures[kind] raises */
+            kind_id = (uint32_t)kind;
+        } else {
+            uint16_t i = 0;
+            while (i < match->capture_count && (match->captures[i].index >= t->captures || (t->flags[match->captures[i].index] & 1))) i++;
+            if (i == match->capture_count) return 0;
+            node = match->captures[i].node;
+            kind_id = match->captures[i].index;
+        }
+        Definition *definition = push(t->definitions);
+        if (definition == NULL) return -1;
+        *definition = (Definition){ts_node_start_byte(node), ts_node_end_byte(node), match->pattern_index, order, t->definitions->count, kind_id, node, name};
+        return 0;
+    }
+    TSNode node;
+    uint32_t use_kind;
+    if (kind >= 0) {
+        if (kind > 2 || !first_capture(match, t->use_ids[kind], &node)) return 1;
+        use_kind = (uint32_t)kind;
+    } else {
+        use_kind = 0;
+        while (use_kind < 3 && !first_capture(match, t->use_ids[use_kind], &node)) use_kind++;
+        if (use_kind == 3) return 0;
+    }
+    Use *use = push(t->uses);
+    if (use == NULL) return -1;
+    TSPoint point = ts_node_start_point(node);
+    TSNode qualifier;
+    bool qualified = first_capture(match, t->qualifier_id, &qualifier);
+    *use = (Use){ts_node_start_byte(node), ts_node_end_byte(node), point.row, point.column, order, (uint32_t)t->uses->count, use_kind,
+                 qualified ? ts_node_start_byte(qualifier) : 0, qualified ? ts_node_end_byte(qualifier) : 0, qualified};
+    return 0;
+}
+
+/* The matcher: the patterns of a table that rdx/native/patterns.py compiled from the query,
+ * matched in one walk of the tree instead of with tree-sitter's query cursor, with the cursor's
+ * rules (query.c of the runtime): a step's node is a visible child of its parent step's node
+ * (hidden nodes' children count as their parent's), of the step's type (``(_)``: any named
+ * node but an error), in the step's field, after the node of the step before it at the same
+ * depth; an anchored step cannot skip a named node; a step anchored last has no named node
+ * after it; a step's node has none of its negated fields. Every way a pattern matches is a
+ * match, in the cursor's order: by the node its last step matched (in the walk's order), then
+ * its root's depth, its pattern, the order they were found. A pattern with a wildcard root is
+ * matched at every node with children, as the cursor does (from the child, with any parent).
+ * Predicates are the query's own, evaluated as for the cursor's matches (``satisfies``). */
+typedef struct {
+    int32_t depth, symbol, supertype, field, immediate, last, optional, captures[3], negated[3];
+} MatchStep;
+
+typedef struct {
+    const MatchStep *steps;
+    uint32_t count, index;
+} MatchPattern;
+
+#define MAX_SUPERTYPES 8
+
+/* A visible node: its subtree, position, alias, type (the public symbol), field, whether it is
+ * named, and its index in the walk's order. */
+typedef struct {
+    const Subtree *subtree;
+    Length position;
+    TSSymbol alias, symbol;
+    TSFieldId field;
+    bool named;
+    uint32_t index;
+    TSSymbol supertypes[MAX_SUPERTYPES];
+    uint8_t supertype_count;
+} Child;
+
+#define MAX_MATCH_DEPTH 64
+#define STEP_SIZE (sizeof(MatchStep) / sizeof(int32_t))
+#define MAX_WALK_DEPTH 4000
+
+typedef struct {
+    const Taker *taker;
+    const TSTree *tree;
+    const TSLanguage *language;
+    MatchPattern *patterns;
+    uint32_t pattern_count;
+    const int32_t *roots; /* per symbol, the first of its patterns in ``order`` (-1: none) */
+    const int32_t *order; /* pattern ids by root symbol, each run ended by -1 */
+    const int32_t *wildcards; /* patterns with a wildcard root, ended by -1 */
+    Buffer children;      /* of Child, a stack of the walk's lists */
+    TSQueryCapture captures[64];
+    uint16_t capture_count;
+    uint32_t root_depth;
+    int status;
+} Matcher;
+
+/* Appends the visible children of ``parent`` (flattening hidden ones) to the matcher's list;
+ * ``index`` is the walk's index of the first. A child's field and supertypes are those the
+ * query cursor reads (ts_tree_cursor_current_status): its own field, else that of the nearest
+ * hidden ancestor that has one (an extra node has none of its own), up to an ancestor whose
+ * kind is a visible one; the supertypes among those ancestors. ``inherited`` and ``supers``
+ * are what the hidden ancestors of ``parent``'s children give. */
+static void collect(Matcher *m, const Subtree *parent, Length position, uint32_t index, TSFieldId inherited, const TSSymbol *supers,
+                    uint8_t super_count) {
+    uint32_t count = ts_subtree_child_count(*parent);
+    if (count == 0) return;
+    const Subtree *children = ts_subtree_children(*parent);
+    uint16_t production = parent->ptr->production_id;
+    const TSSymbol *aliases = ts_language_alias_sequence(m->language, production);
+    const TSFieldMapEntry *fields, *fields_end;
+    ts_language_field_map(m->language, production, &fields, &fields_end);
+    uint32_t structural = 0;
+    for (uint32_t i = 0; i < count && m->status == 0; i++) {
+        const Subtree *child = &children[i];
+        if (i > 0) position = length_add(position, ts_subtree_padding(*child));
+        TSSymbol alias = 0;
+        TSFieldId field = 0;
+        if (!ts_subtree_extra(*child)) {
+            if (aliases) alias = aliases[structural];
+            for (const TSFieldMapEntry *f = fields; f < fields_end; f++) {
+                if (!f->inherited && f->child_index == structural) {
+                    field = f->field_id;
+                    break;
+                }
+            }
+            structural++;
+        }
+        if (!field) field = inherited;
+        if (ts_subtree_visible(*child) || alias) {
+            Child *item = push(&m->children);
+            if (item == NULL) {
+                m->status = -1;
+                return;
+            }
+            TSSymbol raw = alias ? alias : ts_subtree_symbol(*child);
+            TSSymbol public = raw == ts_builtin_sym_error ? raw : m->language->public_symbol_map[raw]; /* ts_language_public_symbol */
+            *item = (Child){child, position, alias, public, field,
+                            alias ? ts_language_symbol_metadata(m->language, alias).named : ts_subtree_named(*child), index, {0}, super_count};
+            memcpy(item->supertypes, supers, super_count * sizeof(TSSymbol));
+            index += ts_subtree_visible_descendant_count(*child) + 1;
+        } else {
+            TSSymbol symbol = ts_subtree_symbol(*child);
+            TSSymbolMetadata metadata = ts_language_symbol_metadata(m->language, symbol);
+            TSSymbol below[MAX_SUPERTYPES];
+            uint8_t below_count = 0;
+            if (!metadata.visible) {
+                below_count = super_count;
+                memcpy(below, supers, super_count * sizeof(TSSymbol));
+                if (metadata.supertype && below_count < MAX_SUPERTYPES) below[below_count++] = symbol;
+            }
+            collect(m, child, position, index, metadata.visible ? 0 : field, below, below_count);
+            index += ts_subtree_visible_descendant_count(*child);
+        }
+        position = length_add(position, ts_subtree_size(*child));
+    }
+}
+
+static inline TSNode node_of(const Matcher *m, const Child *c) { return ts_node_new(m->tree, c->subtree, c->position, c->alias); }
+
+static inline Child *child_at(Matcher *m, size_t i) { return (Child *)m->children.items + i; }
+
+/* The lists of children open at each depth of a pattern: where in the matcher's list, how
+ * many, and the first that a step there may match. */
+typedef struct {
+    size_t offset, count, next, limit; /* limit: the last child the next step may match */
+} Level;
+
+static inline bool step_matches(Matcher *m, const MatchStep *step, const Level *level, size_t j) {
+    const Child *c = child_at(m, level->offset + j);
+    if (step->symbol == -1) { /* (_) */
+        if (!c->named || c->symbol == ts_builtin_sym_error) return false;
+    } else if (step->symbol == -2) { /* a supertype: any node but an error, under a hidden node of that type */
+        if (c->symbol == ts_builtin_sym_error) return false;
+        bool found = false;
+        for (uint8_t k = 0; k < c->supertype_count && !found; k++) found = c->supertypes[k] == (TSSymbol)step->supertype;
+        if (!found) return false;
+    } else if (c->symbol != (TSSymbol)step->symbol) {
+        return false;
+    }
+    if (step->field && c->field != (TSFieldId)step->field) return false;
+    if (step->last) {
+        for (size_t k = j + 1; k < level->count; k++)
+            if (child_at(m, level->offset + k)->named) return false;
+    }
+    if (step->negated[0]) {
+        TSNode node = node_of(m, c);
+        for (int k = 0; k < 3 && step->negated[k]; k++)
+            if (!ts_node_is_null(ts_node_child_by_field_id(node, (TSFieldId)step->negated[k]))) return false;
+    }
+    return true;
+}
+
+static inline bool add_captures(Matcher *m, const MatchStep *step, TSNode node) {
+    for (int k = 0; k < 3 && step->captures[k] >= 0; k++) {
+        if (m->capture_count == 64) return false;
+        m->captures[m->capture_count++] = (TSQueryCapture){node, (uint32_t)step->captures[k]};
+    }
+    return true;
+}
+
+static void emit(Matcher *m, const MatchPattern *p, uint32_t last_index) {
+    TSQueryMatch match = {0, (uint16_t)p->index, m->capture_count, m->captures};
+    uint64_t depth = m->root_depth > 0xffff ? 0xffff : m->root_depth;
+    uint64_t order = ((uint64_t)last_index << 32) | (depth << 16) | (p->index & 0xffff);
+    int status = take_match(m->taker, &match, order);
+    if (status) m->status = status;
+}
+
+/* Matches steps ``k`` on of ``p`` (levels[d - 1] holds the children the depth-d step reads). */
+static void match_from(Matcher *m, const MatchPattern *p, uint32_t k, Level *levels, uint32_t last_index) {
+    if (m->status) return;
+    if (k == p->count) {
+        emit(m, p, last_index);
+        return;
+    }
+    const MatchStep *step = &p->steps[k];
+    Level *level = &levels[step->depth - 1];
+    size_t saved_next = level->next, saved_limit = level->limit;
+    uint16_t saved_captures = m->capture_count;
+    size_t first_taken = SIZE_MAX;
+    level->limit = SIZE_MAX;
+    for (size_t j = level->next; j < level->count && j <= saved_limit && m->status == 0; j++) {
+        if (step_matches(m, step, level, j)) {
+            if (first_taken == SIZE_MAX) first_taken = j;
+            Child c = *child_at(m, level->offset + j);
+            if (!add_captures(m, step, node_of(m, &c))) {
+                m->status = 2;
+                break;
+            }
+            level->next = j + 1;
+            size_t mark = m->children.count;
+            if (k + 1 < p->count && p->steps[k + 1].depth > step->depth) {
+                Level *inner = &levels[step->depth];
+                size_t offset = m->children.count;
+                collect(m, c.subtree, c.position, c.index + 1, 0, NULL, 0);
+                *inner = (Level){offset, m->children.count - offset, 0, SIZE_MAX};
+            }
+            match_from(m, p, k + 1, levels, c.index);
+            m->children.count = mark;
+            level->next = saved_next;
+            m->capture_count = saved_captures;
+        }
+        if (step->immediate && child_at(m, level->offset + j)->named) break;
+    }
+    if (step->optional && m->status == 0) {
+        /* Without this step's node: the cursor's state that skipped it gives way to one that
+         * took a node (the longest match) once that one exists, so its next step may match only
+         * up to the first node this step could take. */
+        level->limit = first_taken < saved_limit ? first_taken : saved_limit;
+        match_from(m, p, k + 1, levels, last_index);
+    }
+    level->limit = saved_limit;
+}
+
+/* Matches ``p`` rooted at ``node`` (whose children are ``offset``, ``count`` in the list). */
+static void match_at(Matcher *m, const MatchPattern *p, const Child *node, size_t offset, size_t count, uint32_t depth) {
+    Level levels[MAX_MATCH_DEPTH];
+    levels[0] = (Level){offset, count, 0, SIZE_MAX};
+    m->capture_count = 0;
+    m->root_depth = depth;
+    const MatchStep *root = &p->steps[0];
+    if (root->negated[0]) { /* a root step's negated fields, as step_matches checks a child's */
+        TSNode found = node_of(m, node);
+        for (int k = 0; k < 3 && root->negated[k]; k++)
+            if (!ts_node_is_null(ts_node_child_by_field_id(found, (TSFieldId)root->negated[k]))) return;
+    }
+    if (!add_captures(m, root, node_of(m, node))) {
+        m->status = 2;
+        return;
+    }
+    match_from(m, p, 1, levels, node->index);
+}
+
+static void walk(Matcher *m, Child node, uint32_t depth) {
+    if (depth > MAX_WALK_DEPTH) {
+        m->status = 2;
+        return;
+    }
+    size_t offset = m->children.count;
+    collect(m, node.subtree, node.position, node.index + 1, 0, NULL, 0);
+    size_t count = m->children.count - offset;
+    int32_t first = m->roots[node.symbol];
+    if (first >= 0) {
+        for (const int32_t *p = &m->order[first]; *p >= 0 && m->status == 0; p++) match_at(m, &m->patterns[*p], &node, offset, count, depth);
+    }
+    /* (The cursor starts a pattern with a wildcard root from the child only when the parent is
+     * not an error: it takes such a pattern for one with several roots.) */
+    if (count && node.symbol != ts_builtin_sym_error) {
+        for (const int32_t *p = m->wildcards; *p >= 0 && m->status == 0; p++) {
+            /* Only where a child is of the type (and in the field) of the pattern's child. */
+            const MatchStep *step = &m->patterns[*p].steps[1];
+            bool found = false;
+            for (size_t j = 0; j < count && !found; j++) {
+                const Child *c = child_at(m, offset + j);
+                found = c->symbol == (TSSymbol)step->symbol && (!step->field || c->field == (TSFieldId)step->field);
+            }
+            if (found) match_at(m, &m->patterns[*p], &node, offset, count, depth);
+        }
+    }
+    for (size_t j = 0; j < count && m->status == 0; j++) walk(m, *child_at(m, offset + j), depth + 1);
+    m->children.count = offset;
+}
+
+/* How many trees the matcher answered for (``matched()``): the tests check that it runs. */
+static unsigned long long matched_trees = 0;
+
+/* Runs the matcher of ``table`` (patterns.py: per entry, a pattern's index and its steps) over
+ * the tree of ``root`` (with ``index``, its lookups by entry: see engine._matcher): 0, or 1 when the Python path must answer, -1 on an error, 2 when
+ * the cursor must answer instead (a tree too deep, a table this module does not read). */
+static int match_tree(const Taker *t, PyObject *table, PyObject *index, PyNode *root) {
+    Py_buffer table_view, index_view;
+    if (PyObject_GetBuffer(table, &table_view, PyBUF_SIMPLE) < 0) return -1;
+    if (PyObject_GetBuffer(index, &index_view, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&table_view);
+        return -1;
+    }
+    const int32_t *values = table_view.buf;
+    size_t size = (size_t)table_view.len / sizeof(int32_t);
+    const TSTree *tree = root->node.tree;
+    int status = 2;
+    MatchPattern *patterns = NULL;
+    /* Only a whole tree, from its root; index: 65536 roots, then the order and wildcard lists. */
+    if (size < 1 || (size_t)index_view.len < 65536 * sizeof(int32_t) || root->node.id != (const void *)&tree->root) goto out;
+    uint32_t count = (uint32_t)values[0];
+    patterns = PyMem_Calloc(count + 1, sizeof(MatchPattern));
+    if (patterns == NULL) {
+        status = -1;
+        goto out;
+    }
+    size_t at = 1;
+    for (uint32_t i = 0; i < count; i++) {
+        if (at + 2 > size) goto out;
+        uint32_t pattern = (uint32_t)values[at++];
+        uint32_t steps = (uint32_t)values[at++];
+        if (pattern >= t->patterns || steps == 0 || at + (size_t)steps * STEP_SIZE > size) goto out;
+        patterns[i] = (MatchPattern){(const MatchStep *)&values[at], steps, pattern};
+        for (uint32_t k = 1; k < steps; k++) {
+            int32_t depth = patterns[i].steps[k].depth;
+            if (depth < 1 || depth >= MAX_MATCH_DEPTH || depth > patterns[i].steps[k - 1].depth + 1) goto out;
+        }
+        at += (size_t)steps * STEP_SIZE;
+    }
+    const int32_t *lists = (const int32_t *)index_view.buf;
+    if (lists[65536] < 0 || (size_t)index_view.len < (65536 + 2 + (size_t)lists[65536]) * sizeof(int32_t)) goto out;
+    /* Every entry the lookups name exists, and one with a wildcard root has a typed child. */
+    size_t listed = (size_t)index_view.len / sizeof(int32_t) - 65536 - 1;
+    for (size_t i = 0; i < listed; i++) {
+        int32_t entry = lists[65536 + 1 + i];
+        if (entry >= (int32_t)count) goto out;
+        if (i >= (size_t)lists[65536] && entry >= 0 && (patterns[entry].count < 2 || patterns[entry].steps[1].symbol < 0)) goto out;
+    }
+    Matcher m = {.taker = t,
+                 .tree = tree,
+                 .language = tree->language,
+                 .patterns = patterns,
+                 .pattern_count = count,
+                 .roots = lists,
+                 .order = lists + 65536 + 1,
+                 .wildcards = lists + 65536 + 1 + lists[65536],
+                 .children = {NULL, 0, 0, sizeof(Child)}};
+    const Subtree *top = &tree->root;
+    Child start = {top, ts_subtree_padding(*top), 0, ts_language_public_symbol(tree->language, ts_subtree_symbol(*top)), 0,
+                   ts_subtree_named(*top), 0, {0}, 0};
+    walk(&m, start, 0);
+    PyMem_Free(m.children.items);
+    status = m.status;
+    if (status == 0) matched_trees++;
+out:
+    PyMem_Free(patterns);
+    PyBuffer_Release(&table_view);
+    PyBuffer_Release(&index_view);
+    return status;
+}
+
 /* run(query, node, split, kinds, flags, name, qualifier, uses, reference, reference_kinds,
- *     body_field, node_kinds) -> (definitions, references) | None
+ *     body_field, node_kinds, nest, prefix, source, table, index) -> (symbols, references) | None
  *
  * ``query``'s matches under ``node`` (the root of a tree parsed from bytes), as the engine
  * reads them. Patterns before ``split`` are definitions', the rest references'. ``kinds``
@@ -476,28 +1178,30 @@ static PyObject *comments_above(TSNode node, const unsigned char *table) {
  * ``uses`` of the one capture it names a reference with; -1 when the pattern has several,
  * which then take the general rule. ``flags`` holds a byte per capture id: 1, not a kind
  * (``@name``, ``@_x``); 2, a scope (a definition that qualifies what it contains but is not a
- * symbol). ``name`` and ``qualifier`` are the ids of those captures (-1: none), ``uses`` the
- * ids of the ``call``, ``type`` and ``base`` captures (-1: none) and ``reference_kinds`` their
- * kind strings; ``reference`` is the Reference record type. ``body_field`` is the id of the
- * field ``body`` (-1: none) and ``node_kinds`` a 65,536-byte table of node kinds: 1, a comment;
- * 2, a wrapper (see comments_above).
+ * symbol); 4, a type's kind (functions in it are methods); 8, ``function``. ``name`` and
+ * ``qualifier`` are the ids of those captures (-1: none), ``uses`` the ids of the ``call``,
+ * ``type`` and ``base`` captures (-1: none) and ``reference_kinds`` their kind strings;
+ * ``reference`` is the Reference record type. ``body_field`` is the id of the field ``body``
+ * (-1: none) and ``node_kinds`` a 65,536-byte table of node kinds: 1, a comment; 2, a wrapper
+ * (see comments_above). ``nest`` is what nesting reads (see read_nest), ``prefix`` the module
+ * prefix (or None) and ``source`` the bytes the hooks are called with. ``table`` and ``index``
+ * are the matcher's (see match_tree), or None: tree-sitter's query cursor finds the matches.
  *
  * Definitions: the first node of a match's kind capture (general rule: of its first capture
  * that is not flagged 1), when the match has a name; one per node range, that of the lowest
- * pattern (then the earliest match); sorted by start, enclosing ranges first; each as
- * (start, end, kind capture id, Node, name start, name end, name row, name column, where its
- * signature ends, the comments above it).
+ * pattern (then the earliest match); sorted by start, enclosing ranges first; nested into
+ * the engine's Symbol records (nest_symbols).
  * References: the first node of the match's reference capture (general rule: the first of
  * ``uses`` it has), with its qualifier's first node; one per start byte, the earliest match;
  * in source order, as Reference(kind, name, line, column, start, end, qualifier, scope): a
  * name of 1 to 200 bytes, a qualifier of at most 200 bytes on one line (else None), the scope
- * the index among the definitions not flagged 2 of the innermost enclosing one (-1: none).
+ * the index of the innermost symbol that encloses it (-1: none).
  * None: the Python path must answer (no bytes source, or py-tree-sitter or the engine would
- * raise). */
+ * raise, or a hook returned what the engine would not read as text). */
 static PyObject *run(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 12) {
-        PyErr_SetString(PyExc_TypeError, "run() takes 12 arguments");
+    if (nargs != 17) {
+        PyErr_SetString(PyExc_TypeError, "run() takes 17 arguments");
         return NULL;
     }
     PyQuery *query;
@@ -523,6 +1227,8 @@ static PyObject *run(PyObject *module, PyObject *const *args, Py_ssize_t nargs) 
     }
     if (PyErr_Occurred()) return NULL;
     PyObject *reference_type = args[8];
+    Nest nest;
+    if (!read_nest(args[12], &nest)) return NULL;
     uint32_t patterns = ts_query_pattern_count(query->query);
     uint32_t captures = ts_query_capture_count(query->query);
     Py_buffer kinds_view, flags_view, table_view;
@@ -543,6 +1249,13 @@ static PyObject *run(PyObject *module, PyObject *const *args, Py_ssize_t nargs) 
         PyErr_SetString(PyExc_ValueError, "run() needs a kind per pattern, a flag per capture and a 65536-byte node kind table");
         return NULL;
     }
+    if (PyTuple_GET_SIZE(nest.names) < (Py_ssize_t)captures) {
+        PyBuffer_Release(&kinds_view);
+        PyBuffer_Release(&flags_view);
+        PyBuffer_Release(&table_view);
+        PyErr_SetString(PyExc_ValueError, "run() needs a name per capture");
+        return NULL;
+    }
     const int32_t *kinds = kinds_view.buf;
     const unsigned char *flags = flags_view.buf;
     const unsigned char *node_kinds = table_view.buf;
@@ -550,72 +1263,25 @@ static PyObject *run(PyObject *module, PyObject *const *args, Py_ssize_t nargs) 
     Buffer definitions = {NULL, 0, 0, sizeof(Definition)}, uses = {NULL, 0, 0, sizeof(Use)};
     PyObject *result = NULL;
     int fallback = 0, failed = 0;
-    uint32_t order = 0;
-    TSQueryCursor *cursor = ts_query_cursor_new();
-    ts_query_cursor_exec(cursor, query->query, root->node);
-    TSQueryMatch match;
-    while (ts_query_cursor_next_match(cursor, &match)) {
-        order++;
-        int satisfied = satisfies(query, &match, &source);
-        if (satisfied < 0) {
-            fallback = 1;
-            break;
-        }
-        if (!satisfied) continue;
-        int32_t kind = match.pattern_index < patterns ? kinds[match.pattern_index] : -1;
-        if ((long)match.pattern_index < split) {
-            TSNode name, node;
-            if (!first_capture(&match, name_id, &name)) continue;
-            uint32_t kind_id;
-            if (kind >= 0) {
-                if (!first_capture(&match, kind, &node)) { /* engine: captures[kind] raises */
-                    fallback = 1;
-                    break;
-                }
-                kind_id = (uint32_t)kind;
-            } else {
-                uint16_t i = 0;
-                while (i < match.capture_count && (match.captures[i].index >= captures || (flags[match.captures[i].index] & 1))) i++;
-                if (i == match.capture_count) continue;
-                node = match.captures[i].node;
-                kind_id = match.captures[i].index;
-            }
-            Definition *definition = push(&definitions);
-            if (definition == NULL) {
-                failed = 1;
-                break;
-            }
-            *definition = (Definition){ts_node_start_byte(node), ts_node_end_byte(node), match.pattern_index, order, kind_id, node, name};
-        } else {
-            TSNode node;
-            uint32_t use_kind;
-            if (kind >= 0) {
-                if (kind > 2 || !first_capture(&match, use_ids[kind], &node)) {
-                    fallback = 1;
-                    break;
-                }
-                use_kind = (uint32_t)kind;
-            } else {
-                use_kind = 0;
-                while (use_kind < 3 && !first_capture(&match, use_ids[use_kind], &node)) use_kind++;
-                if (use_kind == 3) continue;
-            }
-            Use *use = push(&uses);
-            if (use == NULL) {
-                failed = 1;
-                break;
-            }
-            TSPoint point = ts_node_start_point(node);
-            TSNode qualifier;
-            bool qualified = first_capture(&match, qualifier_id, &qualifier);
-            *use = (Use){ts_node_start_byte(node), ts_node_end_byte(node), point.row, point.column, order, use_kind,
-                         qualified ? ts_node_start_byte(qualifier) : 0, qualified ? ts_node_end_byte(qualifier) : 0, qualified};
-        }
+    Taker taker = {query, &source, kinds, flags, patterns, captures, split, name_id, qualifier_id, {use_ids[0], use_ids[1], use_ids[2]},
+                   &definitions, &uses};
+    int matched = 2;
+    if (args[15] != Py_None) matched = match_tree(&taker, args[15], args[16], root);
+    if (matched == 2) { /* no table, or the matcher handed over: tree-sitter's cursor */
+        definitions.count = uses.count = 0;
+        matched = 0;
+        uint64_t order = 0;
+        TSQueryCursor *cursor = ts_query_cursor_new();
+        ts_query_cursor_exec(cursor, query->query, root->node);
+        TSQueryMatch match;
+        while (matched == 0 && ts_query_cursor_next_match(cursor, &match)) matched = take_match(&taker, &match, ++order);
+        ts_query_cursor_delete(cursor);
     }
-    ts_query_cursor_delete(cursor);
+    if (matched < 0) failed = 1;
+    if (matched == 1) fallback = 1;
     PyBuffer_Release(&kinds_view);
     if (failed) {
-        PyErr_NoMemory();
+        if (!PyErr_Occurred()) PyErr_NoMemory();
         goto done;
     }
     if (fallback) {
@@ -625,7 +1291,8 @@ static PyObject *run(PyObject *module, PyObject *const *args, Py_ssize_t nargs) 
         goto done;
     }
 
-    /* One definition per range, then the emitted ones' ranges for the references' scopes. */
+    /* One definition per range, nested into symbols; the emitted ones' ranges for the
+     * references' scopes. */
     Definition *defs = (Definition *)definitions.items;
     if (definitions.count > 1) qsort(defs, definitions.count, sizeof(Definition), compare_definitions);
     size_t kept = 0;
@@ -634,46 +1301,20 @@ static PyObject *run(PyObject *module, PyObject *const *args, Py_ssize_t nargs) 
         defs[kept++] = defs[i];
     }
     uint32_t *symbols = PyMem_Malloc((kept + 1) * 2 * sizeof(uint32_t));
-    PyObject *found = PyList_New((Py_ssize_t)kept);
-    if (symbols == NULL || found == NULL) {
-        PyMem_Free(symbols);
-        Py_XDECREF(found);
+    if (symbols == NULL) {
         PyErr_NoMemory();
         goto done;
     }
     size_t symbol_count = 0;
-    for (size_t i = 0; i < kept; i++) {
-        const Definition *d = &defs[i];
-        if (!(d->kind < captures && (flags[d->kind] & 2))) {
-            symbols[2 * symbol_count] = d->start;
-            symbols[2 * symbol_count + 1] = d->end;
-            symbol_count++;
+    PyObject *found = nest_symbols(&source, defs, kept, flags, captures, &nest, args[13], args[14], root->tree, body_field, node_kinds,
+                                   symbols, &symbol_count, &fallback);
+    if (found == NULL) {
+        PyMem_Free(symbols);
+        if (fallback) {
+            Py_INCREF(Py_None);
+            result = Py_None;
         }
-        PyNode *node = PyObject_New(PyNode, node_type);
-        if (node == NULL) {
-            failed = 1;
-            break;
-        }
-        node->node = d->node;
-        node->children = NULL;
-        node->tree = Py_NewRef(root->tree);
-        TSPoint point = ts_node_start_point(d->name);
-        uint32_t name_end = ts_node_end_byte(d->name);
-        PyObject *comments = comments_above(d->node, node_kinds);
-        if (comments == NULL) {
-            Py_DECREF(node);
-            failed = 1;
-            break;
-        }
-        PyObject *item = Py_BuildValue("(kkkNkkkkkN)", (unsigned long)d->start, (unsigned long)d->end, (unsigned long)d->kind, (PyObject *)node,
-                                       (unsigned long)ts_node_start_byte(d->name), (unsigned long)name_end, (unsigned long)point.row,
-                                       (unsigned long)point.column, (unsigned long)signature_end(&source, d->node, body_field, name_end, d->end),
-                                       comments);
-        if (item == NULL) {
-            failed = 1;
-            break;
-        }
-        PyList_SET_ITEM(found, (Py_ssize_t)i, item);
+        goto done;
     }
     PyObject *refs = NULL;
     if (!failed) {
@@ -700,6 +1341,11 @@ done:
     PyMem_Free(definitions.items);
     PyMem_Free(uses.items);
     return result;
+}
+
+static PyObject *matched(PyObject *module, PyObject *Py_UNUSED(args)) {
+    (void)module;
+    return PyLong_FromUnsignedLongLong(matched_trees);
 }
 
 static PyObject *version(PyObject *module, PyObject *Py_UNUSED(args)) {
@@ -731,13 +1377,15 @@ static int exec_module(PyObject *module) {
         return -1;
     }
     search_name = PyUnicode_InternFromString("search");
-    if (search_name == NULL) return -1;
+    strip_name = PyUnicode_InternFromString("strip");
+    if (search_name == NULL || strip_name == NULL) return -1;
     return PyModule_AddIntConstant(module, "ABI_VERSION", TREE_SITTER_LANGUAGE_VERSION);
 }
 
 static PyMethodDef methods[] = {
     {"run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, "A query's definitions and references, as the engine reads them."},
     {"matches", (PyCFunction)(void (*)(void))matches, METH_FASTCALL, "A query's matches as capture ids and byte ranges."},
+    {"matched", matched, METH_NOARGS, "How many trees the runner's own matcher answered for."},
     {"version", version, METH_NOARGS, "The tree-sitter version this module was built against."},
     {NULL, NULL, 0, NULL},
 };

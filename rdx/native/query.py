@@ -2,11 +2,13 @@
 ``rdx/native/build.py``, ``make native``).
 
 ``runner()`` is the module's ``run``: it runs a spec's query over a tree in C and returns the
-definitions and references the engine of ``rdx.languages`` reads, without a Python object per
-capture (see ``query.c``). It is None when the module was not built, was built for another
-tree-sitter than the one installed, ``RDX_NATIVE=0`` is set, or its matches of a sample
-disagree with py-tree-sitter's ``QueryCursor.matches``; the engine then reads py-tree-sitter's
-matches in Python and produces the same records. This module imports nothing from rdx.
+symbols and references the engine of ``rdx.languages`` makes of its matches, without a Python
+object per capture (see ``query.c``); the patterns ``patterns.py`` compiles into a table it
+matches itself, in one walk of the tree, rather than with tree-sitter's query cursor. It is
+None when the module was not built, was built for another tree-sitter than the one installed,
+``RDX_NATIVE=0`` is set, or its matches of a sample disagree with py-tree-sitter's
+``QueryCursor.matches``; the engine then reads py-tree-sitter's matches in Python and produces
+the same records. This module imports nothing from rdx.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-__all__ = ["agrees_on_sample", "disabled_reason", "reset", "runner"]
+__all__ = ["agrees_on_sample", "disabled_reason", "matched_trees", "reset", "runner"]
 
 # A sample that exercises every predicate py-tree-sitter evaluates (and a name it ignores),
 # quantified captures, and captures listed out of their names' order.
@@ -100,6 +102,16 @@ def runner() -> Callable[..., Any] | None:
     """The native query runner (``run`` of ``query.c``), or None when the engine must read
     py-tree-sitter's matches in Python."""
     return _load()[0]
+
+
+def matched_trees() -> int:
+    """How many trees the runner's own matcher has answered for in this process (the patterns
+    it reads, ``rdx/native/patterns.py``), rather than tree-sitter's query cursor; 0 when the
+    runner is not in use."""
+    if _load()[0] is None:
+        return 0
+    compiled: Any = importlib.import_module("rdx.native._query")
+    return int(compiled.matched())
 
 
 def disabled_reason() -> str:
