@@ -78,8 +78,7 @@ def _foreign_calls(w: Walker, index: FileIndex, root: Any, scopes: dict[int, int
     branches not known taken are not. ``ranges``: the same reading in C (rdx.native), less the
     calls on a receiver that is no constant (``_foreign_call`` drops them), each call's range
     and scope; None to read in Python."""
-    # Bare identifiers the walk read as calls (``acts_as_list`` in a class body), not locals.
-    bare_calls = {r.start for r in w.method_refs if r.receiver_kind == ReceiverKind.IMPLICIT_SELF}
+    bare_calls = _BareCalls(w)
     if ranges is not None:
         found = [_statement_at(root, start, end) for start, end, _ in ranges]
         if all(node is not None for node in found):
@@ -100,17 +99,33 @@ def _statement_at(root: Any, start: int, end: int) -> Any | None:
     return node if node is not None and node.type in ("call", "identifier") and node.start_byte == start and node.end_byte == end else None
 
 
-def _read_statement(w: Walker, index: FileIndex, node: Any, scope: int, bare_calls: set[int]) -> LoadCall | None:
+class _BareCalls:
+    """Where the walk read a bare identifier as a call (``acts_as_list`` in a class body), not a
+    local: found on the first question, since most files have no such statement."""
+
+    __slots__ = ("starts", "walker")
+
+    def __init__(self, walker: Walker) -> None:
+        self.walker = walker
+        self.starts: set[int] | None = None
+
+    def __contains__(self, start: int) -> bool:
+        if self.starts is None:
+            self.starts = {r.start for r in self.walker.method_refs if r.receiver_kind == ReceiverKind.IMPLICIT_SELF}
+        return start in self.starts
+
+
+def _read_statement(w: Walker, index: FileIndex, node: Any, scope: int, bare_calls: _BareCalls) -> LoadCall | None:
     """A statement-level call as a ``LoadCall``, or None; a bare identifier counts when the walk
     read it as a call (``bare_calls``)."""
     if node.type == "call":
         return _foreign_call(w, index, node, scope)
-    if node.start_byte in bare_calls:
+    if scope >= 0 and index.defs[scope].kind == "Class" and node.start_byte in bare_calls:
         return _inherited_call(w, index, node, node.text.decode("utf-8", "replace"), [], scope)
     return None
 
 
-def _statement_calls(w: Walker, index: FileIndex, root: Any, scopes: dict[int, int], bare_calls: set[int]) -> list[LoadCall]:
+def _statement_calls(w: Walker, index: FileIndex, root: Any, scopes: dict[int, int], bare_calls: _BareCalls) -> list[LoadCall]:
     """``_foreign_calls``' reading of the tree, in Python."""
     out: list[LoadCall] = []
     stack: list[tuple[Any, str, int]] = [(root, root.type, -1)]
