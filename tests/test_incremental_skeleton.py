@@ -294,3 +294,26 @@ def test_renaming_a_class_its_own_file_subclasses_stays_incremental():
     }
     names = ["Erro", "Err", "E", "Ex", "Error"]
     assert replay(files, [("file:///s/errors.rb", text.format(n=n)) for n in names]) == [None] * len(names)
+
+
+def test_a_constant_of_a_module_object_includes_falls_back_only_when_a_top_level_class_can_reopen_it(tmp_path):
+    # Object includes M: a top-level ``class Foo`` reopens M::Foo when M has one (Ruby looks
+    # the name up through Object's ancestors). Adding or removing M::Foo while no file
+    # defines a top-level Foo changes nothing of the kind and stays incremental; once one
+    # does, the answer depends on the load order, and the resolve is a full one.
+    from conftest import run_ruby
+    from test_incremental_placeholders import replay
+
+    host = "module M\nend\ninclude M\n"
+    with_foo = "module M\n  class Foo\n    def m; end\n  end\nend\ninclude M\n"
+    files = {"file:///s/a.rb": host, "file:///s/b.rb": "class Bar\n  def b; end\nend\n"}
+    reasons = replay(files, [("file:///s/a.rb", with_foo), ("file:///s/a.rb", host), ("file:///s/a.rb", with_foo)])
+    assert reasons == [None, None, None]
+    files = {"file:///s/a.rb": with_foo, "file:///s/b.rb": "class Bar\n  def b; end\nend\n"}
+    top = "class Foo\n  def c; end\nend\n"
+    reasons = replay(files, [("file:///s/c.rb", top), ("file:///s/a.rb", host), ("file:///s/a.rb", with_foo)])
+    assert all(r is not None and "Object's mixins" in r for r in reasons[1:]), reasons
+    # What Ruby says of the last state (a.rb loads before c.rb): c reopens M::Foo.
+    assert run_ruby(with_foo + top + "p Foo.equal?(M::Foo), M::Foo.instance_methods(false).sort\n", tmp_path).split("\n")[:2] == ["true", "[:c, :m]"]
+    g = fresh({"file:///s/a.rb": with_foo, "file:///s/c.rb": top}, core=False)
+    assert "M::Foo#c()" in g and "M::Foo#m()" in g

@@ -175,16 +175,22 @@ class Mentions(StateView):
         decls = self.decls
         return any(found is not None and decls[found].kind == "Todo" for _, _, answers in self.evaluate(doc, None, only) for found in answers)
 
-    def object_mixin_conflict(self, owner: int | None, name: str) -> bool:
-        """Whether adding or removing constant ``name`` of ``owner`` can change what a top-level
-        ``class name`` elsewhere reopens: Ruby looks such a name up through Object's ancestors,
-        so a constant of a module that Object includes, or a top-level one that such a module
-        also has, decides it."""
+    def object_mixin_conflict(self, owner: int | None, name: str, reopening: bool = False) -> bool:
+        """Whether adding or removing constant ``name`` of ``owner`` (with ``reopening``, one of
+        its definitions) can change what a top-level ``class name`` elsewhere reopens: Ruby
+        looks such a name up through Object's ancestors, so a constant of a module that Object
+        includes, or a top-level one that such a module also has, decides it."""
         if not self.externals.object_mixins or owner is None:
             return False
         chain = self.lookup.ancestors(self.object_id)
         if owner != self.object_id:
-            return owner in chain
+            # Only a top-level ``class name`` decides differently, and each one is a definition
+            # of a constant of that name in Object or one of its ancestors: with no other such
+            # constant defined anywhere, nothing can reopen this one instead.
+            return owner in chain and (
+                reopening
+                or any((found := self.lookup.member_constant(m, name)) is not None and bool(self.decls[found].definitions) for m in chain if m != owner)
+            )
         return any(self.lookup.member_constant(m, name) is not None for m in chain if m != self.object_id)
 
     def snapshot_lookups(self, names: set[str], skip: int, bounds: Bounds | None = None) -> dict[int, Evaluation]:

@@ -117,7 +117,11 @@ class SkeletonEdits(StateView):
             if d.kind in ("Class", "Module", "Constant") and (rec.kind == d.kind or _mismatched_reopening(d, rec)) and self._defined_elsewhere(rec, index, going, old):
                 # A reopening (or one assignment of a constant assigned twice) goes; the
                 # declaration stays with its other definitions (and a namespace's chain is
-                # computed again when the reopening had a superclass or mixins).
+                # computed again when the reopening had a superclass or mixins). A top-level
+                # ``class Foo`` elsewhere may have reopened it through Object's mixins only
+                # because this body came first: without it, that one declares ``::Foo``.
+                if rec.owner != self.object_id and self.mentions.object_mixin_conflict(rec.owner, rec.unqualified, reopening=True):
+                    raise ReplayUnsafe("a top-level class may reopen another through Object's mixins")
                 bodies.append((decl_id, (index, o)))
                 continue
             if decl_id in demoted:
