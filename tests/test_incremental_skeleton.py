@@ -317,3 +317,19 @@ def test_a_constant_of_a_module_object_includes_falls_back_only_when_a_top_level
     assert run_ruby(with_foo + top + "p Foo.equal?(M::Foo), M::Foo.instance_methods(false).sort\n", tmp_path).split("\n")[:2] == ["true", "[:c, :m]"]
     g = fresh({"file:///s/a.rb": with_foo, "file:///s/c.rb": top}, core=False)
     assert "M::Foo#c()" in g and "M::Foo#m()" in g
+
+
+def test_an_added_compact_name_whose_scope_is_declared_further_on_is_placed_as_ruby_loads_it(tmp_path):
+    # ``class C::D`` moved into ``module C`` (its ``end`` deleted above it): C::C exists, but
+    # only in a file loaded later, so while this one loads ``C`` still names the top-level C.
+    from conftest import run_ruby
+    from test_incremental_placeholders import replay
+
+    first = "module C\n  X = 1\nend\nclass C::D\n  def d; end\nend\n"
+    moved = "module C\n  X = 1\nclass C::D\n  def d; end\nend\nend\n"
+    later = "class C::C\n  def c; end\nend\n"
+    files = {"file:///s/a.rb": first, "file:///s/b.rb": later}
+    replay(files, [("file:///s/a.rb", moved), ("file:///s/a.rb", first)])
+    g = fresh({"file:///s/a.rb": moved, "file:///s/b.rb": later}, core=False)
+    assert run_ruby(moved + later + "p defined?(C::C::D), C::D.instance_methods(false)\n", tmp_path).split("\n")[:2] == ["nil", "[:d]"]
+    assert "C::D#d()" in g and "C::C::D" not in g

@@ -296,6 +296,9 @@ class Incremental(StateView):
             self.placeholders.drop_unneeded_singletons(u, u.left_chains)
         if u.lost_bodies or u.left_metas:
             self.placeholders.drop_lost_bodies(u)
+        assert self.build.created is not None
+        if self.build.created:
+            self.placeholders.drop_unneeded_metas(u, self.build.created)
         self._refresh_references(u, order)
         self._note_members(u, new_members)
         u.state.diagnostics = list(dict.fromkeys(u.state.diagnostics))
@@ -348,11 +351,6 @@ class Incremental(StateView):
             gone_def = old.definitions[pair[1]]
             if gone_def.superclass is not None or gone_def.superclass_self or gone_def.mixins or gone_def.deferred_mixins:
                 u.rechain.add(body_decl)
-        if u.lost_bodies and any(new.definitions[i].kind in ("Class", "Module", "SingletonClass") for i in diff.added):
-            # A singleton class that stays but loses its last body while namespaces come (a
-            # moved ``end``) is left to a full resolve. Those of namespaces that go entirely
-            # (``left_metas``) are dropped after the additions declared theirs.
-            raise ReplayUnsafe("a ``class << self`` body goes while the edit adds namespaces")
         row: list[int | None] = [None] * len(new.definitions)
         for o, n in remap.items():
             row[n] = old_row[o]

@@ -367,6 +367,20 @@ class Placeholders(StateView):
             if decls[erec.attached].kind == "SingletonClass" and self._chains_only(erec.attached):
                 self._drop_unneeded_singleton(u, erec.attached)
 
+    def drop_unneeded_metas(self, u: UpdateContext, created: Iterable[int]) -> None:
+        """The singleton classes of singleton classes without a ``class << x`` body that this
+        update declared (``created``) and that no chain needs at its end go, deepest first: a
+        chain computed on the way (a first body's, before the same edit changed a superclass)
+        declared them. A full resolve declares only those its chains need."""
+        decls = self.decls
+        metas = [m for m in created if m in decls and decls[m].kind == "SingletonClass" and decls[m].attached in decls]
+        for meta in sorted(metas, key=lambda m: -decls[m].name.count("<")):
+            if meta not in decls:
+                continue
+            attached = decls[meta].attached
+            if attached in decls and decls[attached].kind == "SingletonClass" and self._chains_only(attached):
+                self._drop_unneeded_singleton(u, attached)
+
     def _drop_unneeded_singleton(self, u: UpdateContext, todo: int) -> None:
         """A kept placeholder's singleton class goes when nothing needs it any more: no chain
         passes through it, and it has no definitions or members."""
@@ -374,6 +388,10 @@ class Placeholders(StateView):
         if single is None:
             return
         srec = self.decls[single]
+        if srec.singleton is not None and self._chains_only(single):
+            # Its own singleton class may be there only for a chain that left it too (one an
+            # added first ``class << self`` body computed before the superclass changed).
+            self._drop_unneeded_singleton(u, single)
         if srec.definitions or srec.members or srec.singleton is not None or single in self.build.member_created or self.linearizer.current_descendants(single):
             return
         self._drop_declaration(u, single)

@@ -444,6 +444,22 @@ class SkeletonEdits(StateView):
         reopened = {self.decls[decl].unqualified for i in added if (decl := row[i]) is not None and decl not in created and self.decls[decl].kind in ("Class", "Module")}
         return self.mentions.mentioning(names | reopened, index), rechain, revisible
 
+    def _declared_first_round_before(self, decl_id: int, position: tuple[int, int]) -> bool:
+        """Whether phase 1 surely declares ``decl_id`` in its first round before the definition
+        at ``position`` (document, index): one of its definitions comes earlier in program
+        order, named in one plain segment, and so is every namespace around it in its
+        document (each is declared as soon as the one around it is)."""
+        for doc, j in self.decls[decl_id].definitions:
+            if (doc, j) >= position:
+                continue
+            defs = self.docs[doc].definitions
+            k = j
+            while k >= 0 and (defs[k].path is None or (len(defs[k].path.segments) == 1 and not defs[k].path.absolute)):
+                k = defs[k].parent
+            if k < 0:
+                return True
+        return False
+
     def _placeholder_scope(self, defs: list[DefinitionRecord], path: ConstPath, site: Site, upto: int) -> int:
         """The placeholders a full resolve makes for the scope of the compact name ``path``
         (of a definition ``defs`` add), whose first ``upto`` segments name nothing: ``Todo``s after
@@ -553,6 +569,12 @@ class SkeletonEdits(StateView):
                     step = self.lookup.lookup_path(path, site, k)
                     if step is None or self.decls[step].kind not in ("Class", "Module", "Todo"):
                         raise ReplayUnsafe(f"the scope of {name} is named through a constant alias")
+                    if self.decls[step].definitions and not self._declared_first_round_before(step, (index, i)):
+                        # Phase 1 declares ``class A::B`` in the first round where A names a
+                        # namespace, among what is declared before it in program order: a
+                        # namespace declared only further on (or in a later round) is not
+                        # seen there, whatever the load order says.
+                        raise ReplayUnsafe(f"the scope of {name} may be declared after it in phase 1")
                 if self.lookup.follow(self.lookup.lookup_path_at(path, site, index, path.start, upto)) != scope or self.lookup.defined_after(scope, index, path.start):
                     raise ReplayUnsafe(f"the scope of {name} is declared after it is written")
                 owner = scope
