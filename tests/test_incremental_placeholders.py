@@ -550,3 +550,27 @@ def test_a_promoted_placeholder_that_an_earlier_compact_name_would_now_find_is_a
     files = {"file:///s/f0.rb": "class A\nend\n", "file:///s/f1.rb": "class A\n  module F::A\n  end\nend\n", "file:///s/zz.rb": "module A::F::A\nend\n"}
     reasons = replay(files, [("file:///s/f0.rb", "class A\n  class F\n  end\nend\n")])
     assert reasons == ["replace file:///s/f0.rb: a definition in file:///s/f1.rb is declared elsewhere than its scope now leads"]
+
+
+def test_a_top_level_placeholder_comes_and_goes_for_exactly_the_references_that_reach_object():
+    # ``class Thing < Base`` at the top level makes a placeholder ``::Base``. References to
+    # Base that found Lib::Base lexically keep it; one that found nothing, and one that runs
+    # while its file loads before Lib::Base is defined, find the placeholder, and lose it
+    # when the superclass goes again. Every step is compared with a fresh graph.
+    files = {
+        "file:///t/early.rb": "module Lib\n  EARLY = Base\nend\n",
+        "file:///t/base.rb": "module Lib\n  class Base\n  end\nend\n",
+        "file:///t/item.rb": "module Lib\n  class Item < Base\n    def x = Base\n  end\nend\nclass Loose\n  def y = Base\n  def z = Lib::Base\nend\n",
+        "file:///t/thing.rb": "class Thing\nend\n",
+    }
+    steps = [("file:///t/thing.rb", t) for t in ("class Thing < B\nend\n", "class Thing < Base\nend\n", "class Thing\nend\n", "class Thing < Base\nend\n")]
+    assert replay(files, steps) == [None] * len(steps)
+
+
+    def targets(thing: str) -> dict[tuple[str, int], str | None]:
+        g = fresh({**files, "file:///t/thing.rb": thing}, core=False)
+        return {(r.location.path, r.location.start_line): r.declaration and r.declaration.name for r in g.constant_references}
+
+    lexical = {("/t/early.rb", 2): "Lib::Base", ("/t/item.rb", 2): "Lib::Base", ("/t/item.rb", 3): "Lib::Base", ("/t/item.rb", 8): "Lib::Base"}
+    assert targets("class Thing < Base\nend\n") == {**lexical, ("/t/item.rb", 7): "Base", ("/t/thing.rb", 1): "Base"}
+    assert targets("class Thing\nend\n") == {**lexical, ("/t/item.rb", 7): None}

@@ -107,6 +107,8 @@ class DocumentEdits(StateView):
         self.linearizer.descendants()
         self.mentions.mention_index()
         self.mentions.documents_mentioning(set(), -1)
+        for doc in self.docs:
+            self.mentions.lookup_sites(doc)
         if self.document_book.load_order is None:
             self.document_book.rebuild(self.docs.values())
         self.share_tables()

@@ -291,7 +291,13 @@ class Incremental(StateView):
             # find what a constant whose visibility changed hides or shows now.
             merge_refresh(u.refresh, self.mentions.mentioning(self.member_pass.settle_constant_visibility(u.revisible, u.own), index))
         if u.placeholders:
-            merge_refresh(u.refresh, self.mentions.mentioning(self.placeholders.drop_unused_placeholders(u, u.placeholders), index))
+            # As for any deleted declaration, only references that found one, or whose path
+            # is longer, can change (``References.store_references``).
+            dropped: set[int] = set()
+            names = self.placeholders.drop_unused_placeholders(u, u.placeholders, dropped)
+            if dropped:
+                u.deleted |= dropped
+                merge_refresh(u.unnamed, self.mentions.unnaming(names, index, dropped, self.state.constant_targets))
         if u.left_chains:
             self.placeholders.drop_unneeded_singletons(u, u.left_chains)
         if u.lost_bodies or u.left_metas:
@@ -443,7 +449,15 @@ class Incremental(StateView):
             merge_refresh(u.refresh, self.mentions.mentioning({self.decls[d].unqualified for d in u.demoted}, u.index))
         row = self.def_decl[u.index]
         chain_seeds |= {decl for _, n in diff.changed if (decl := row[n]) is not None}
-        rechained = self.invalidation.rechain(chain_seeds, u.own, {h for g in u.gone for h in self.skeleton.holders(g)}) if chain_seeds else set()
+        going = {h for g in u.gone for h in self.skeleton.holders(g)}
+        rechained = self.invalidation.rechain(chain_seeds, u.own, going) if chain_seeds else set()
+        changed = rechained
+        while changed:
+            # Superclasses and mixins written inside a namespace whose chain changed may find
+            # something else through its new ancestors.
+            nested = self.mentions.check_nested(changed) - rechained
+            changed = self.invalidation.rechain(nested, u.own, going) - rechained if nested else set()
+            rechained |= changed
         if rechained:
             merge_refresh(u.refresh, self.invalidation.documents_reading(rechained))
             # A placeholder's singleton class that left a chain may not be needed any more.
@@ -455,7 +469,7 @@ class Incremental(StateView):
         if created:
             self.placeholders.chain_created(created)
             self.placeholders.check_created(u, created)
-            merge_refresh(u.refresh, self.mentions.mentioning({self.decls[d].unqualified for d in created}, u.index))
+            merge_refresh(u.refresh, self.skeleton.documents_seeing(created, u.index))
         return rechained
 
     def _member_scope(

@@ -24,13 +24,16 @@ if TYPE_CHECKING:
     from rdx.ruby.resolve.lookup import Binding, Lookup
     from rdx.ruby.resolve.namespaces import ExternalBook
 
-__all__ = ["ANCESTRY", "OTHER", "SCOPE", "Answer", "Bounds", "Mentions"]
+__all__ = ["ANCESTRY", "OTHER", "SCOPE", "Answer", "Bounds", "LookupSite", "Mentions"]
 
 # One lookup's answers: (what it is for: ANCESTRY for a superclass or mixin of definition
 # ``index``, SCOPE for the scope of ``class A::B`` or ``class << A``, OTHER otherwise;
 # ``index``; the declarations found for each prefix of its path, each followed by where it
 # leads). ANCESTRY and SCOPE lookups that find nothing declare placeholders (``Placeholders``).
 Answer = tuple[int, int, tuple[int | None, ...]]
+# A path a definition looks up: the path, the scope definition it is looked up at (None:
+# outside the definitions) and how many of its names are looked up (None: all).
+LookupSite = tuple[ConstPath, int | None, int | None]
 Evaluation = tuple[Answer, ...]
 # Name -> the largest document key whose lookups of it may change (None: any document).
 Bounds = dict[str, int | None]
@@ -44,7 +47,7 @@ class MentionBook:
     references use, and name -> those documents (``_documents_mentioning``), with the
     documents edited since, whose entries may be stale."""
 
-    __slots__ = ("deep_index", "loading_index", "mention_index", "path_names", "reference_index", "reference_names", "touched_docs")
+    __slots__ = ("deep_index", "inner_index", "loading_index", "lookup_sites", "mention_index", "path_names", "reference_index", "reference_names", "touched_docs")
     HELD_AS = "mention_book"
 
     def __init__(self) -> None:
@@ -55,6 +58,12 @@ class MentionBook:
         # Name -> the documents that name it in a constant path of more than one segment or
         # in a call receiver (``reference_names``): a subset of ``reference_index``'s.
         self.deep_index: dict[str, set[int]] = {}
+        # The same, without the last names of longer paths (``A::B``'s ``B``): where the
+        # lookup of a name is not the last of its path, or follows an alias at its end.
+        self.inner_index: dict[str, set[int]] = {}
+        # Per document (and the version it was made for): the paths its definitions look up
+        # (``Mentions.lookup_sites``).
+        self.lookup_sites: dict[int, tuple[FileResult, list[LookupSite]]] = {}
         # Name -> the documents with a reference that runs while the file loads and whose
         # path starts with that name (``reference_names``).
         self.loading_index: dict[str, set[int]] = {}
@@ -104,6 +113,7 @@ class Mentions(StateView):
                 index.setdefault(name, set()).add(doc)
         if names is None:
             per_doc.pop(doc, None)
+            self.mention_book.lookup_sites.pop(doc, None)
         else:
             per_doc[doc] = names
 
@@ -220,6 +230,94 @@ class Mentions(StateView):
                 rechain.add(ns)
         return rechain
 
+    def check_nested(self, namespaces: set[int]) -> set[int]:
+        """Definitions written directly in a body of one of ``namespaces`` (whose chains
+        changed) may look their names up through its ancestors: those whose first name no
+        lexical scope there holds. A compact name's scope must still lead where it is
+        declared (raises ReplayUnsafe otherwise); the classes whose superclass is looked up
+        that way are returned (their chains are computed again). (A definition's own mixins
+        are looked up in its own body, through its own ancestors.)"""
+        decls, def_decl = self.decls, self.def_decl
+        reread: set[int] = set()
+        for ns in sorted(namespaces):
+            rec = decls.get(ns)
+            if rec is None:
+                continue
+            for doc, i in rec.definitions:
+                defs = self.docs[doc].definitions
+                compact: set[int] = set()
+                for j in range(i + 1, len(defs)):
+                    d = defs[j]
+                    if d.start >= defs[i].end:
+                        break
+                    if d.parent != i:
+                        continue
+                    if d.path is not None and len(d.path.segments) > 1 and not self._lexical(doc, i, d.path):
+                        compact.add(j)
+                    if d.superclass is not None and (decl := def_decl[doc][j]) is not None and not self._lexical(doc, i, d.superclass):
+                        reread.add(decl)
+                if compact:
+                    self._check_placed(doc, self.evaluate(doc, None, compact))
+        return reread - namespaces
+
+    def may_reach_object(self, doc: int, name: str) -> bool:
+        """Whether a lookup of ``doc``'s definitions (and of its external mixins and load-time
+        calls) that mentions ``name`` may reach Object's constants for it: all but those whose
+        path starts with it and finds it in a lexical scope's own constants
+        (``_lexical``). Those find a constant that Object gains or loses in the same place."""
+        for path, scope, upto in self.lookup_sites(doc):
+            segments = path.segments[:upto]
+            if name not in segments:
+                continue
+            if scope is None or path.absolute or segments[0] != name or not self._lexical(doc, scope, path):
+                return True
+        return False
+
+    def lookup_sites(self, doc: int) -> list[LookupSite]:
+        """The constant paths that ``doc``'s definitions look up, each with the scope definition
+        where it is looked up (None: outside the definitions, an external mixin or a load-time
+        call) and how many of its names are looked up (None: all; the scope part of a compact
+        name: all but the last). Kept per document version."""
+        result = self.docs[doc]
+        cached = self.mention_book.lookup_sites.get(doc)
+        if cached is not None and cached[0] is result:
+            return cached[1]
+        sites: list[LookupSite] = []
+        for i, d in enumerate(result.definitions):
+            if d.path is not None and len(d.path.segments) > 1:
+                sites.append((d.path, d.parent, -1))
+            for path in (d.superclass, d.receiver, d.target):
+                if path is not None:
+                    sites.append((path, d.parent, None))
+            for m in (*d.mixins, *d.deferred_mixins):
+                if m.target is not None:
+                    sites.append((m.target, i if d.lexical else d.parent, None))
+        for e in result.external_mixins:
+            sites.append((e.target, None, None))
+            if e.mixin.target is not None:
+                sites.append((e.mixin.target, None, None))
+        sites.extend((path, None, None) for path, _ in load_time_paths(result))
+        self.mention_book.lookup_sites[doc] = (result, sites)
+        return sites
+
+    def _lexical(self, doc: int, scope: int, path: ConstPath) -> bool:
+        """Whether the first name of ``path``, written at scope definition ``scope`` of ``doc``,
+        is found in a lexical scope's own constants while the file loads (or the path starts at
+        Object): the ancestors of the innermost scope are not read."""
+        if path.absolute:
+            return True
+        site = self.lookup.cref(doc, scope)
+        if site is None or path.dynamic:
+            return False
+        first = path.segments[0]
+        if first in path.segments[1:]:
+            return False  # (A later name of the same path is looked up elsewhere.)
+        for ns in site:
+            found = self.lookup.member_constant(ns, first)
+            if found is not None and not self.lookup.defined_after(found, doc, path.start):
+                return True
+        return False
+
     def _check_placed(self, doc: int, answers: Evaluation) -> None:
         """Raises ReplayUnsafe when the scope of a definition of ``doc`` (``class A::B``, ``class
         << A``) now leads elsewhere than where it is declared. Phase 1 placed it with what was
@@ -252,16 +350,55 @@ class Mentions(StateView):
         """Documents whose references name one of ``names`` -> the names (see ``Refresh``)."""
         return {doc: names for doc in self.documents_mentioning(names, skip)}
 
+    def seeing_top_level(self, names: set[str], skip: int) -> dict[int, set[str] | None]:
+        """``mentioning`` for constants newly declared in Object, limited to the documents
+        where a reference can find one: those naming one in a call receiver or before the
+        last name of a longer path, and those with a reference whose path ends with one and
+        whose lookup of it reached Object before it found anything: it found nothing, or a constant of Object or one of its
+        ancestors, or it runs while its file loads and passed over what it found (defined only
+        further on: ``Lookup.lookup_path_at``). The others found their constant in a lexical
+        scope or an ancestor that the lookup reaches before Object, which stays as it was."""
+        found = self.documents_mentioning(names, skip)
+        inner: set[int] = set()
+        for name in names:
+            inner |= self.mention_book.inner_index.get(name, set())
+        chain = set(self.lookup.ancestors(self.object_id))
+        decls, targets_of = self.decls, self.state.constant_targets
+        out: dict[int, set[str] | None] = {}
+        for doc in found:
+            result = self.docs[doc]
+            targets = targets_of.get(doc)
+            if doc in inner or targets is None or len(targets) != len(result.const_refs):
+                out[doc] = names
+                continue
+            for ref, target in zip(result.const_refs, targets, strict=True):
+                segments = ref.path.segments
+                if not segments or segments[-1] not in names:
+                    continue
+                # (The last name of a longer path is looked up in one namespace's ancestors,
+                # which pass Object's own constants over unless it is Object.)
+                if (
+                    ref.path.absolute
+                    or target is None
+                    or target not in decls
+                    or decls[target].owner in chain
+                    or (len(segments) == 1 and not self.lookup.in_method_body(doc, ref.scope) and self.lookup.defined_after(target, doc, ref.path.start))
+                ):
+                    out[doc] = names
+                    break
+        return out
+
     def unnaming(self, names: set[str], skip: int, deleted: AbstractSet[int], targets: Mapping[int, list[int | None]]) -> dict[int, set[str] | None]:
         """``mentioning`` for the names of ``deleted`` declarations, limited to the documents
         where a reference can change (``References.store_references``): those naming one of
-        ``names`` on a longer path or in a call receiver (``reference_names``), and those with a
+        ``names`` before the last name of a longer path or in a call receiver
+        (``reference_names``), and those with a
         constant reference whose target (``targets``, before the deletion) is deleted."""
         found = self.documents_mentioning(names, skip)
-        deep: set[int] = set()
+        inner: set[int] = set()
         for name in names:
-            deep |= self.mention_book.deep_index.get(name, set())
-        return {doc: names for doc in found if doc in deep or not deleted.isdisjoint(targets.get(doc, ()))}
+            inner |= self.mention_book.inner_index.get(name, set())
+        return {doc: names for doc in found if doc in inner or not deleted.isdisjoint(targets.get(doc, ()))}
 
     def loading_documents(self, names: set[str], skip: int, bounds: Bounds | None = None) -> set[int]:
         """Documents (but ``skip``) with a reference that runs while the file loads and whose
@@ -277,6 +414,7 @@ class Mentions(StateView):
         if index is None:
             index = self.mention_book.reference_index = {}
             self.mention_book.deep_index = {}
+            self.mention_book.inner_index = {}
             self.mention_book.loading_index = {}
             for doc in self.docs:
                 self._index_reference_names(doc)
@@ -298,12 +436,12 @@ class Mentions(StateView):
     def _index_reference_names(self, doc: int) -> None:
         self.forget_reference_names(doc)
         result = self.docs[doc]
-        used, deep, loading = reference_names(result)
+        used, deep, loading, inner = reference_names(result)
         book = self.mention_book
         book.reference_names[doc] = (result, used)
         index = book.reference_index
         assert index is not None
-        for names, by_name in ((used, index), (deep, book.deep_index), (loading, book.loading_index)):
+        for names, by_name in ((used, index), (deep, book.deep_index), (loading, book.loading_index), (inner, book.inner_index)):
             for name in names:
                 by_name.setdefault(name, set()).add(doc)
 
@@ -315,8 +453,9 @@ class Mentions(StateView):
                 docs = index.get(name)
                 if docs is not None:
                     docs.discard(doc)
-            _, deep, loading = reference_names(entry[0])
-            for names, by_name in ((deep, self.mention_book.deep_index), (loading, self.mention_book.loading_index)):
+            _, deep, loading, inner = reference_names(entry[0])
+            book = self.mention_book
+            for names, by_name in ((deep, book.deep_index), (loading, book.loading_index), (inner, book.inner_index)):
                 for name in names:
                     docs = by_name.get(name)
                     if docs is not None:
@@ -340,14 +479,16 @@ def _bounded(index: dict[str, set[int]], names: set[str], skip: int, bounds: Bou
     return out
 
 
-def reference_names(result: FileResult) -> tuple[set[str], set[str], set[str]]:
+def reference_names(result: FileResult) -> tuple[set[str], set[str], set[str], set[str]]:
     """The names a document's references use, in one pass over them: every name of their
-    paths (constant references and call receivers); the names where deleting a declaration
-    of that name can change what they find even when they did not find it (in a path of more
-    than one segment: ``A::B`` finds ``B`` in another ``A``; in a call receiver, which follows
-    a constant alias at its end); and the first names of the paths of references that run
+    paths (constant references and call receivers); the names in a path of more than one
+    segment or in a call receiver; the first names of the paths of references that run
     while the file loads (outside method bodies), whose answer depends on whether that
-    constant is defined yet (``Lookup.lookup_path_at``)."""
+    constant is defined yet (``Lookup.lookup_path_at``); and the names where deleting a
+    declaration of that name can change what they find even when they did not find it: not
+    the last of a longer path (``A::B`` finds ``B`` in another ``A``), or in a call receiver
+    (which follows a constant alias at its end). The last name of a path is looked up in
+    one namespace's ancestors, where deleting another constant changes nothing."""
     defs = result.definitions
     in_body: dict[int, bool] = {}
 
@@ -361,6 +502,7 @@ def reference_names(result: FileResult) -> tuple[set[str], set[str], set[str]]:
 
     used: set[str] = set()
     deep: set[str] = set()
+    inner: set[str] = set()
     loading: set[str] = set()
     for ref in result.const_refs:
         segments = ref.path.segments
@@ -369,6 +511,7 @@ def reference_names(result: FileResult) -> tuple[set[str], set[str], set[str]]:
         used.update(segments)
         if len(segments) > 1:
             deep.update(segments)
+            inner.update(segments[:-1])
         if at_load(ref.scope):
             loading.add(segments[0])
     for call in result.method_refs:
@@ -377,6 +520,7 @@ def reference_names(result: FileResult) -> tuple[set[str], set[str], set[str]]:
             continue
         used.update(receiver.segments)
         deep.update(receiver.segments)
+        inner.update(receiver.segments)
         if at_load(call.scope):
             loading.add(receiver.segments[0])
-    return used, deep, loading
+    return used, deep, loading, inner

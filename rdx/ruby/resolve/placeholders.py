@@ -133,6 +133,9 @@ class Placeholders(StateView):
         name = rec.unqualified
         out: list[Answer] = []
         documents = self.mentions.documents_mentioning_paths({name}, skip)
+        if rec.owner == self.object_id:
+            # Only a lookup that reaches Object for the name finds a top-level placeholder.
+            documents = {doc for doc in documents if self.mentions.may_reach_object(doc, name)}
         if edited is not None and edited != skip:
             documents.add(edited)
         for doc in sorted(documents):
@@ -310,10 +313,11 @@ class Placeholders(StateView):
             if any(f is not None and f not in created and f in decls and decls[f].kind == "Todo" for f in answers) and not self.shape_holds(answers):
                 raise ReplayUnsafe("a lookup finds a placeholder whose shape depends on who made it first")
 
-    def drop_unused_placeholders(self, u: UpdateContext, candidates: set[int]) -> set[str]:
+    def drop_unused_placeholders(self, u: UpdateContext, candidates: set[int], deleted: set[int]) -> set[str]:
         """Remove the ``candidates`` (placeholders that lookups of this document found before
-        the edit) that no creating lookup finds any more, deepest first; returns the names of
-        those removed (references naming them are resolved again)."""
+        the edit) that no creating lookup finds any more, deepest first, adding the ids
+        removed to ``deleted``; returns the names of those removed (references that found one
+        of them are resolved again)."""
         decls = self.decls
         removed: set[str] = set()
         for todo in sorted(candidates, key=lambda t: -decls[t].name.count("::") if t in decls else 0):
@@ -333,6 +337,7 @@ class Placeholders(StateView):
                 raise ReplayUnsafe(f"placeholder {rec.name} holds declarations")
             if any(d not in self.skeleton.holders(todo) for h in self.skeleton.holders(todo) for d in self.linearizer.current_descendants(h)):
                 raise ReplayUnsafe(f"placeholder {rec.name} is still in a chain")
+            deleted.update(self.skeleton.holders(todo))
             self._drop_declaration(u, todo)
             removed.add(rec.unqualified)
         return removed

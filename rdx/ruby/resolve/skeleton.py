@@ -9,7 +9,7 @@ written, and the updater goes around those documents (``Incremental._detour``)."
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING
 
 from rdx.model.declarations import DeclarationRecord
@@ -17,7 +17,7 @@ from rdx.model.records import ConstPath, DefinitionRecord, FileResult
 from rdx.ruby.resolve.edits import path_names, skeleton
 from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.mentions import OTHER
-from rdx.ruby.resolve.update import MAX_DETOUR_DOCUMENTS, Detour
+from rdx.ruby.resolve.update import MAX_DETOUR_DOCUMENTS, Detour, merge_refresh
 from rdx.ruby.resolve.vocabulary import (
     CONCERN_NAMES,
     MEMBER_DECL_KINDS,
@@ -442,7 +442,47 @@ class SkeletonEdits(StateView):
         # only further down (see ``lookup_path_at``): those naming it are resolved again too.
         row = self.def_decl[index]
         reopened = {self.decls[decl].unqualified for i in added if (decl := row[i]) is not None and decl not in created and self.decls[decl].kind in ("Class", "Module")}
-        return self.mentions.mentioning(names | reopened, index), rechain, revisible
+        new_names = {self.decls[d].unqualified for d in created}
+        refresh = self.mentions.mentioning((names - new_names) | reopened, index)
+        merge_refresh(refresh, self.documents_seeing(created, index))
+        return refresh, rechain, revisible
+
+    def documents_seeing(self, new: Iterable[int], skip: int) -> dict[int, set[str] | None]:
+        """``Mentions.mentioning`` for declarations that are new (not promoted or reopened),
+        limited to the documents whose references can find one: a constant of a namespace
+        O is found by a one-segment lookup only where O is a lexical scope (a document with a
+        body of O) or an ancestor of the innermost one (a body of a namespace with O in its
+        chain), and by longer paths and call receivers anywhere. One of Object's is found
+        wherever a lookup reaches Object (``Mentions.seeing_top_level``); one of a module
+        Object includes, or of a namespace whose descendants Object is among, anywhere."""
+        decls = self.decls
+        by_owner: dict[int, set[str]] = {}
+        for decl_id in new:
+            rec = decls.get(decl_id)
+            if rec is not None and rec.owner is not None:
+                by_owner.setdefault(rec.owner, set()).add(rec.unqualified)
+        out: dict[int, set[str] | None] = {}
+        if not by_owner:
+            return out
+        object_chain = set(self.lookup.ancestors(self.object_id))
+        descendants = self.linearizer.descendants()
+        deep_index = self.mentions.mention_book.deep_index
+        for owner, owned in sorted(by_owner.items()):
+            if owner == self.object_id:
+                merge_refresh(out, self.mentions.seeing_top_level(owned, skip))
+                continue
+            found = self.mentions.documents_mentioning(owned, skip)
+            if owner in object_chain or not found:
+                merge_refresh(out, dict.fromkeys(found, owned))
+                continue
+            seeing: set[int] = set()
+            for name in owned:
+                seeing |= deep_index.get(name, set())
+            for ns in (owner, *descendants.get(owner, ())):
+                if ns in decls:
+                    seeing.update(doc for doc, _ in decls[ns].definitions)
+            merge_refresh(out, {doc: owned for doc in found & seeing})
+        return out
 
     def _declared_first_round_before(self, decl_id: int, position: tuple[int, int]) -> bool:
         """Whether phase 1 surely declares ``decl_id`` in its first round before the definition
@@ -454,7 +494,7 @@ class SkeletonEdits(StateView):
                 continue
             defs = self.docs[doc].definitions
             k = j
-            while k >= 0 and (defs[k].path is None or (len(defs[k].path.segments) == 1 and not defs[k].path.absolute)):
+            while k >= 0 and _plain(defs[k]):
                 k = defs[k].parent
             if k < 0:
                 return True
@@ -692,7 +732,12 @@ class SkeletonEdits(StateView):
 def _plainly_named(result: FileResult) -> bool:
     """Whether every definition of the document names itself in one plain segment (no
     ``class A::B``, no ``class ::C``)."""
-    return all(d.path is None or (len(d.path.segments) == 1 and not d.path.absolute) for d in result.definitions)
+    return all(_plain(d) for d in result.definitions)
+
+
+def _plain(d: DefinitionRecord) -> bool:
+    """Whether the definition names itself in one plain segment, or not at all."""
+    return d.path is None or (len(d.path.segments) == 1 and not d.path.absolute)
 
 
 def _mismatched_reopening(d: DefinitionRecord, rec: DeclarationRecord) -> bool:
