@@ -442,6 +442,119 @@ class C < (pp = D)
   def n(qq) = qq + pp
 end
 """,
+    # The step reads the comments above the definitions it records and their parameter lists
+    # (walk.c's comments_above and params_text): directives and ordinary comments, white space
+    # of every kind, bytes that are not UTF-8, lists past the length kept, and non-ASCII ones.
+    "comments and parameters": b"""# frozen_string_literal: true
+# -*- coding: utf-8 -*-
+# A doc: with a colon
+#   rubocop : disable Foo
+# rubocop:todo Bar
+# :nocov:
+# standard:enable
+# standard : disable X
+# typed: strict
+# encoding:utf-8
+#coding : x
+# warn_past_scope :x
+# shareable_constant_value: literal
+# not a directive: rubocop:disable
+# rubocop: enabled-ish
+module Commented
+  # \xff\xfe broken bytes
+  #\x0b vertical tab
+\t# tab-indented
+  class Inner < Base # trailing
+  end
+"""
+    + b"".join(b"  # line %d of a long comment\n" % i for i in range(70))
+    + b"""  def long_doc; end
+  # -*- only -*-
+  def spaced( a,
+\t b ,\x1c c ,\x1f d\x0c) = a
+  def bare a,   b
+  end
+  def empty() = 1
+  def none = 2
+  def long_params("""
+    + b", ".join(b"arg%d" % i for i in range(90))
+    + b""") = 1
+  def wide(\xc3\xa9, \xc3\xbc) = 1
+  def \xc3\xa9t\xc3\xa9(x) = x
+  # CRLF\r
+  def crlf(a)\r
+  end\r
+  @v = 1
+  $g = 2
+end
+""",
+    # Visibility of the methods whose records the step makes (walk.c's method_visibility): marks
+    # in a namespace the step opens and in one the walker opens (``class S < Struct.new``),
+    # ``module_function``, inline ``private def``, ``def self.x``, nested and top-level defs,
+    # and methods whose records Python makes (inline visibility, non-ASCII parameters) before
+    # a mark and another method (whose record Python makes then too) or before none.
+    "visibility": b"""def top_level = 1
+module Plain
+  def a = 1
+  private
+  def b = 2
+  public def c = 3
+  private def d = 4
+  module_function
+  def e = 5
+  def self.f = 6
+  def g
+    def nested = 7
+  end
+  protected
+  def h(\xc3\xa9) = 8
+  public
+  def i = 9
+end
+class Walked < Struct.new(:x)
+  def j = 1
+  private
+  def k(\xc3\xa9) = 2
+  public
+  def l = 3
+  module_function def m = 4
+  protected
+  def n = 5
+end
+module Again
+  def o = 1
+end
+class Unmarked < Struct.new(:y)
+  def q(\xc3\xa9) = 1
+  def r = 2
+end
+""",
+    # ``require`` and ``require_relative`` calls the step records itself (walk.c's
+    # collect_require) and those it leaves to ``on_call``.
+    "requires": b"""require "plain"
+require_relative '../relative'
+require ""
+require "a#{b}/c"
+require "x", "y"
+require(:sym)
+require path
+require("block") { }
+self.require "on_self"
+if __FILE__ == $0
+  require "untaken"
+end
+require "after_untaken"
+module M
+  require "in_module"
+  def m
+    require "deferred"
+    require_relative "deferred_relative"
+  end
+end
+def require_relative(x) = x
+require_relative "own_method"
+[1].each { require "in_block" }
+""",
 }
 
 
@@ -451,9 +564,25 @@ def test_native_walk_gives_the_python_walks_records(name: str, monkeypatch: pyte
     assert native == python
 
 
-def _collected(source: bytes, monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
-    """What the native step collected for ``Walker._record_batch`` on ``source``."""
+def test_native_ids_on_every_length_of_uri(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ids the step makes itself (walk.c's BLAKE2b, ``rdx.model.ids.definition_id``'s
+    digest) on uris whose hashed text ends on either side of the digest's 128-byte blocks."""
+    source = b"module M\n  class K; end\n  @x = 1\n  def m(a) = a\n  def \xc3\xa9 = 1\nend\n"
     _native_step()
+    for length in range(100, 280, 3):
+        uri = "file:///" + "d\u00e9/" * (length // 4)
+        native = _ENCODE(RubyParser().discover(uri, source, None))
+        with monkeypatch.context() as patch:
+            _python_only(patch)
+            python = _ENCODE(RubyParser().discover(uri, source, None))
+        assert native == python, uri
+
+
+def _collected(source: bytes, monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
+    """What the native step collected for ``Walker._record_batch`` on ``source``, and the
+    MethodRefs it made itself (as ``(name, start, end, scope, receiver kind, receiver)``), in
+    the order of the step's calls."""
+    step = _native_step()
     collected: list[tuple] = []
     record = parse.Walker._record_batch
 
@@ -461,7 +590,17 @@ def _collected(source: bytes, monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
         collected.extend(batch)
         record(walker, batch)
 
+    def spying_step(*args: object) -> int:
+        refs = args[-1][0]  # type: ignore[index]
+        before = len(refs)
+        event = step(*args)
+        collected.extend(
+            (r.name, r.start, r.end, r.scope, int(r.receiver_kind), r.receiver_text if r.receiver is None else r.receiver) for r in refs[before:]
+        )
+        return event
+
     monkeypatch.setattr(parse.Walker, "_record_batch", spy)
+    monkeypatch.setattr(parse, "native_step", lambda: spying_step)
     RubyParser().discover("file:///t.rb", source, "/t.rb")
     return collected
 
@@ -479,11 +618,12 @@ def test_the_native_step_records_what_it_passes_over(monkeypatch: pytest.MonkeyP
 
 
 def test_the_native_step_records_plain_methods(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The ``def``s of the "methods" source that the step records itself (kind 9), the rest
-    left to ``on_method``: ``def K.x``, hooks (``included``), and none twice; and the
-    variables it defines (kind 6)."""
+    """The ``def``s of the "methods" source that the step records itself (kind 9, or 11 with
+    the record made), the rest left to ``on_method``: ``def K.x``, hooks (``included``), and
+    none twice; and the variables it defines (kind 6)."""
     collected = _collected(SOURCES["methods"], monkeypatch)
-    methods = [entry[0] for entry in collected if entry[4] == 9]
+    methods = [entry[0] for entry in collected if entry[4] in (9, 11)]
+    assert any(entry[4] == 11 for entry in collected)
     assert {"top", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "top2"} <= set(methods)
     assert "m10" not in methods and "included" not in methods
     assert len(methods) == len(set(methods))
@@ -501,7 +641,38 @@ def test_the_native_step_records_plain_namespaces(monkeypatch: pytest.MonkeyPatc
     assert not names & {"H", "I", "K", "N", "\u00c9t::R"}  # Struct.new, DelegateClass(J), L.new(1), y::O, a dynamic name.
     # The marks of U's body (those of a body the walk went past are used up by then).
     source = SOURCES["plain and other namespaces"]
-    assert [mark for extra in collected if extra[1] == ("U",) for mark in extra[8]] == [(source.rindex(b"private"), "private")]
+    assert [mark for extra in collected if extra[1] == ("U",) for mark in extra[10]] == [(source.rindex(b"private"), "private")]
+
+
+def test_the_native_step_makes_method_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Of the "visibility" source, the methods whose records the step makes (kind 11) and
+    the visibility they get; the records equal the Python walk's (see the test above)."""
+    collected = _collected(SOURCES["visibility"], monkeypatch)
+    made = {entry[0]: entry[5][0].visibility for entry in collected if entry[4] == 11}
+    assert made == {"top_level": "private", "a": "public", "b": "private", "f": "public", "nested": "public", "j": "public", "o": "public", "r": "public"}
+    # Inline visibility and non-ASCII parameters are Python's, and so is a method of the
+    # walker's scope after one of those with a mark between (``e``, ``l``...).
+    assert {entry[0] for entry in collected if entry[4] == 9} == {"c", "d", "e", "g", "h", "i", "k", "l", "m", "n", "q"}
+
+
+def test_the_native_step_records_requires(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plain ``require``/``require_relative`` calls of the "requires" source give their
+    Require records in the step (walk.c's collect_require), the others in ``on_call``."""
+    step = _native_step()
+    made: list[str] = []
+
+    def spying_step(*args: object) -> int:
+        requires = args[-1][5]  # type: ignore[index]
+        before = len(requires)
+        event = step(*args)
+        made.extend(r.path for r in requires[before:])
+        return event
+
+    monkeypatch.setattr(parse, "native_step", lambda: spying_step)
+    result = RubyParser().discover("file:///t.rb", SOURCES["requires"], "/t.rb")
+    assert {"plain", "../relative", "", "in_module", "deferred", "deferred_relative", "in_block"} <= set(made)
+    assert not set(made) & {"untaken", "own_method", "block", "on_self"}
+    assert {"untaken", "own_method", "on_self"} <= {r.path for r in result.requires}
 
 
 def test_the_native_step_opens_blocks(monkeypatch: pytest.MonkeyPatch) -> None:

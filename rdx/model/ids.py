@@ -14,6 +14,7 @@ from hashlib import blake2b
 __all__ = [
     "declaration_id",
     "definition_id",
+    "definition_prefix",
     "name_id",
     "reference_id",
     "stable_id",
@@ -46,14 +47,16 @@ def uri_id(uri: str) -> int:
 
 
 @lru_cache(maxsize=256)
-def _definition_prefix(uri: str) -> bytes:
+def definition_prefix(uri: str) -> bytes:
+    """What every definition id of document ``uri`` hashes first (the native walk hashes the
+    same bytes: ``rdx/native/walk.c``)."""
     return b"def\xff" + uri.encode("utf-8", "surrogatepass") + b"\xff"
 
 
 def definition_id(uri: str, offset: int, name: str) -> int:
     # Same digest as ``stable_id("def", uri, offset, name)``, in one update of the concatenation
     # (a discovery makes one per definition: about 4% of its time hashed part by part).
-    data = _definition_prefix(uri) + b"%d\xff" % offset + name.encode("utf-8", "surrogatepass")
+    data = definition_prefix(uri) + b"%d\xff" % offset + name.encode("utf-8", "surrogatepass")
     return int.from_bytes(blake2b(data, digest_size=8).digest(), "little")
 
 

@@ -20,6 +20,14 @@
  * do a plain ``def``, class or module, whose body's scope the step then follows itself. Each collect_*
  * function states the handler's tests it mirrors; whatever falls outside them stops the walk
  * for the handler as before, so the Python walk stays the one definition of the records.
+ * Given the walker's ``method_refs``, the step makes the MethodRefs itself (emit_method_ref),
+ * with the index of their scope (scope_index_at: it knows the definitions' indices, as the
+ * walker appends them in the order of the tuples); for the definitions it records it also
+ * gives the id (hashlib.blake2b, as rdx.model.ids makes it), the comments above (comments_above) and
+ * a method's parameters as recorded (params_text), and makes a plain method's DefinitionRecord
+ * with its visibility (method_record); it records plain ``require``s too (collect_require).
+ * tests/test_native_walk.py and
+ * bench/bench_native.py check that the records are byte for byte the Python walk's.
  *
  * This module is compiled against the same tree-sitter runtime version as the installed
  * py-tree-sitter (rdx/native/build.py fetches that version's source), with py-tree-sitter's
@@ -55,7 +63,7 @@ static PyTypeObject *cursor_type = NULL;
 /* What the collecting step (advance with 15 arguments) needs to know of the grammar, made once
  * by spec(): field ids, and the method names whose call Python must see (a set of str). */
 typedef struct {
-    TSFieldId method, receiver, block, operator_, left, operand, object, pattern, name, scope, parameters, superclass, body;
+    TSFieldId method, receiver, block, operator_, left, operand, object, pattern, name, scope, parameters, superclass, body, arguments;
     PyObject *special;
     PyObject *write;
     PyObject *iterators;
@@ -79,7 +87,7 @@ static void spec_free(PyObject *capsule) {
     PyMem_Free(spec);
 }
 
-/* spec((method, receiver, block, operator, left, operand, object, pattern, name, scope, parameters, superclass, body),
+/* spec((method, receiver, block, operator, left, operand, object, pattern, name, scope, parameters, superclass, body[, arguments]),
  *      special, write, iterators, evals, hooks, max_nesting, visibility)
  *     -> capsule (write: the value ``Walker.setter_calls`` gives an assignment's target; iterators: the
  *     methods that run their block on the self around it, on any receiver; evals: those that run
@@ -88,15 +96,16 @@ static void spec_free(PyObject *capsule) {
  *     namespace body marks (``Walker._scan_marks``), a set of bytes) */
 static PyObject *make_spec(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 8 || !PyTuple_Check(args[0]) || PyTuple_GET_SIZE(args[0]) != 13 || !PyAnySet_Check(args[1]) || !PyAnySet_Check(args[3]) ||
+    if (nargs != 8 || !PyTuple_Check(args[0]) || (PyTuple_GET_SIZE(args[0]) != 13 && PyTuple_GET_SIZE(args[0]) != 14) || !PyAnySet_Check(args[1]) ||
+        !PyAnySet_Check(args[3]) ||
         !PyAnySet_Check(args[4]) || !PyAnySet_Check(args[5]) || !PyLong_Check(args[6]) || !PyAnySet_Check(args[7])) {
-        PyErr_SetString(PyExc_TypeError, "spec() takes a tuple of 13 field ids, a set of names, a value, three sets of names, an int and a set");
+        PyErr_SetString(PyExc_TypeError, "spec() takes a tuple of 13 or 14 field ids, a set of names, a value, three sets of names, an int and a set");
         return NULL;
     }
     long max_nesting = PyLong_AsLong(args[6]);
     if (max_nesting == -1 && PyErr_Occurred()) return NULL;
-    long ids[13];
-    for (Py_ssize_t i = 0; i < 13; i++) {
+    long ids[14] = {0};
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args[0]); i++) {
         ids[i] = PyLong_AsLong(PyTuple_GET_ITEM(args[0], i));
         if (ids[i] == -1 && PyErr_Occurred()) return NULL;
         if (ids[i] <= 0 || ids[i] > 65535) {
@@ -119,6 +128,7 @@ static PyObject *make_spec(PyObject *module, PyObject *const *args, Py_ssize_t n
     spec->parameters = (TSFieldId)ids[10];
     spec->superclass = (TSFieldId)ids[11];
     spec->body = (TSFieldId)ids[12];
+    spec->arguments = (TSFieldId)ids[13]; /* 0 without it: require calls are Python's then (collect_require). */
     Py_INCREF(args[1]);
     spec->special = args[1];
     Py_INCREF(args[2]);
@@ -153,6 +163,11 @@ typedef struct {
     long long from, until;
     int in_method;
     long depth;
+    long index;
+    PyObject *marks;
+    Py_ssize_t marks_used;
+    PyObject *visibility;
+    int module_function;
 } Frame;
 
 enum { MAX_FRAMES = 64 };
@@ -176,6 +191,14 @@ typedef struct {
     PyObject *names;
     long long from, until;
     long depth;
+    long index; /* The definition index of the scope of ``names`` (``Scope.index``; -1: the top level). */
+    /* For a namespace the step opened: its marks (``Scope.marks``, borrowed), how many of
+     * them the walk has passed, and the default visibility and ``module_function`` they leave
+     * (``Scope.visibility_at``); ``marks`` is NULL for the walker's own scopes. */
+    PyObject *marks;
+    Py_ssize_t marks_used;
+    PyObject *visibility;
+    int module_function;
     int frame_count;
     Frame frames[MAX_FRAMES];
     PyObject *scopes;
@@ -183,6 +206,36 @@ typedef struct {
     PyObject *top_locals;
     const TSTreeCursor *cursor;
     int untaken; /* Whether ``Walker.untaken`` holds a branch. */
+    /* ``b"def\xff" + uri + b"\xff"`` (UTF-8): what ``rdx.model.ids.definition_id`` hashes
+     * before a definition's offset and name; NULL when Python makes the ids. */
+    const char *id_prefix;
+    Py_ssize_t id_prefix_size;
+    /* The walker's source and its line table (``Walker.line_starts``, 32-bit offsets). */
+    const char *text;
+    Py_ssize_t text_size;
+    const uint32_t *starts;
+    Py_ssize_t rows;
+    /* Given (records): ``Walker.method_refs``, which the MethodRefs the step makes go to at
+     * once, the types MethodRef and ConstPath, the ReceiverKind members by value, and the
+     * index the next definition recorded gets (``len(Walker.definitions)``, then one more for
+     * each DEFINITION, METHOD and NAMESPACE tuple). NULL: MethodRefs go to ``out`` as tuples. */
+    PyObject *refs;
+    PyObject *method_ref_type;
+    PyObject *const_path_type;
+    PyObject *receiver_kinds[5];
+    long next_definition;
+    /* Given too: ``Walker.requires`` and the type Require (collect_require); else NULL. */
+    PyObject *requires;
+    PyObject *require_type;
+    /* Given too: the type DefinitionRecord, ``Walker.pending_visibility`` and
+     * ``Walker.pending_module_function`` (method_record); else NULL. */
+    PyObject *definition_type;
+    PyObject *pending_visibility;
+    PyObject *pending_module_function;
+    /* Where the first METHOD tuple in the walker's scope ``scopes[base]`` starts (-1: none):
+     * Python reads its visibility after the step, so no later method may move that scope's
+     * marks on past it before (method_visibility). */
+    long long tuple_from;
 } Collect;
 
 /* An int attribute of a Scope (rdx.ruby.discover.scope); -1 with an exception set on an error. */
@@ -205,12 +258,15 @@ static int leave_base(Collect *c, uint32_t start) {
         if ((long long)start < end) break;
     }
     c->base = i;
+    c->marks = NULL;
+    c->tuple_from = -1;
     if (i < 0) {
         c->names = c->top_locals;
         c->from = 0;
         c->until = 1LL << 62;
         c->in_method = 0;
         c->depth = 0;
+        c->index = -1;
         return C_DONE;
     }
     PyObject *scope = PyList_GET_ITEM(c->scopes, i);
@@ -222,6 +278,7 @@ static int leave_base(Collect *c, uint32_t start) {
     int method = PyObject_IsTrue(is_method);
     Py_DECREF(is_method);
     long long from = scope_int(scope, "body_start"), until = scope_int(scope, "end"), depth = scope_int(scope, "depth");
+    long long index = scope_int(scope, "index");
     if (method < 0 || PyErr_Occurred() || !PyAnySet_Check(names)) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a scope's locals are not a set");
         return C_ERROR;
@@ -231,24 +288,44 @@ static int leave_base(Collect *c, uint32_t start) {
     c->until = until;
     c->in_method = method;
     c->depth = (long)depth;
+    c->index = (long)index;
     return C_DONE;
 }
 
 /* Open a scope (collect_method, collect_namespace) over the current one: its locals ``names``
  * (a reference given to the frame), from byte ``from`` to ``until``, a method body or not,
- * ``weight`` levels deeper. */
-static void push_frame(Collect *c, PyObject *names, long long from, long long until, int in_method, long weight) {
+ * ``weight`` levels deeper, the definition at ``index``. */
+static void push_frame(Collect *c, PyObject *names, long long from, long long until, int in_method, long weight, long index) {
     Frame *frame = &c->frames[c->frame_count++];
     frame->names = c->names;
     frame->from = c->from;
     frame->until = c->until;
     frame->in_method = c->in_method;
     frame->depth = c->depth;
+    frame->index = c->index;
+    frame->marks = c->marks;
+    frame->marks_used = c->marks_used;
+    frame->visibility = c->visibility;
+    frame->module_function = c->module_function;
+    c->marks = NULL;
     c->names = names;
     c->from = from;
     c->until = until;
     c->in_method = in_method;
     c->depth += weight;
+    c->index = index;
+}
+
+/* ``Walker._scope(at).index`` (-1 for none) for a record of the node being visited, ``at``
+ * within it: the scope of ``names`` from its body's start; before it (a class's superclass,
+ * say) the scope around: the frame below, or the walker's scope below ``scopes[base]``.
+ * -2 with an exception set on an error. */
+static long scope_index_at(Collect *c, long long at) {
+    if (at >= c->from) return c->index;
+    if (c->frame_count) return c->frames[c->frame_count - 1].index;
+    if (c->base <= 0) return -1;
+    long long index = scope_int(PyList_GET_ITEM(c->scopes, c->base - 1), "index");
+    return index == -1 && PyErr_Occurred() ? -2 : (long)index;
 }
 
 /* Back to the scope around the innermost one the step opened. */
@@ -260,10 +337,15 @@ static void pop_frame(Collect *c) {
     c->until = frame->until;
     c->in_method = frame->in_method;
     c->depth = frame->depth;
+    c->index = frame->index;
+    c->marks = frame->marks;
+    c->marks_used = frame->marks_used;
+    c->visibility = frame->visibility;
+    c->module_function = frame->module_function;
 }
 
 enum { RK_IMPLICIT_SELF = 0, RK_SELF = 1, RK_CONSTANT = 2, RK_CONSTANT_INSTANCE = 3, RK_OTHER = 4, CONST_REF = 5, DEFINITION = 6, BLOCK_SELF = 7, BLOCK = 8, METHOD = 9,
-       NAMESPACE = 10 };
+       NAMESPACE = 10, METHOD_RECORD = 11 };
 /* ``BlockSelf`` (rdx.ruby.discover.scope) */
 enum { SELF_SAME = 0, SELF_UNKNOWN = 3 };
 
@@ -271,7 +353,7 @@ static int type_is(TSNode node, const char *name) { return strcmp(ts_node_type(n
 
 /* The node's text as ``Node.text.decode("utf-8", "replace")``; NULL with *ok = 1 when the
  * node does not lie within the source (then Python must see it). */
-static PyObject *text_of(const Collect *c, TSNode node, int *ok) {
+static PyObject *text_of(Collect *c, TSNode node, int *ok) {
     uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
     *ok = 1;
     if (end < start || (Py_ssize_t)end > c->size) return NULL;
@@ -279,22 +361,221 @@ static PyObject *text_of(const Collect *c, TSNode node, int *ok) {
     return PyUnicode_DecodeUTF8(c->source + start, (Py_ssize_t)(end - start), "replace");
 }
 
-static int text_equals(const Collect *c, TSNode node, const char *word) {
+static int text_equals(Collect *c, TSNode node, const char *word) {
     uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
     size_t n = strlen(word);
     return end >= start && (Py_ssize_t)end <= c->size && end - start == n && memcmp(c->source + start, word, n) == 0;
 }
 
-/* Whether ``names`` is the set of local variables of the scope at byte ``start``. */
-static int knows_locals(const Collect *c, uint32_t start) { return c->names != NULL && (long long)start >= c->from && (long long)start < c->until; }
+/* hashlib.blake2b and its ``digest_size=8`` keyword, looked up on first use: the digest
+ * ``rdx.model.ids`` takes its ids from. */
+static PyObject *hash_blake2b = NULL;
+static PyObject *digest_size_8 = NULL;
 
-static int in_method_at(const Collect *c, TSNode node) { return c->in_method && knows_locals(c, ts_node_start_byte(node)); }
+/* ``rdx.model.ids.definition_id(uri, start, name)`` (a new int), or None when the step has
+ * no prefix (Python makes the id then): blake2b of the prefix, the offset and the name. */
+static PyObject *definition_id_of(Collect *c, uint32_t start, PyObject *name) {
+    if (c->id_prefix == NULL) Py_RETURN_NONE;
+    if (hash_blake2b == NULL) {
+        PyObject *hashlib = PyImport_ImportModule("hashlib");
+        if (hashlib == NULL) return NULL;
+        PyObject *ctor = PyObject_GetAttrString(hashlib, "blake2b");
+        Py_DECREF(hashlib);
+        if (ctor == NULL) return NULL;
+        digest_size_8 = Py_BuildValue("{s:i}", "digest_size", 8);
+        if (digest_size_8 == NULL) {
+            Py_DECREF(ctor);
+            return NULL;
+        }
+        hash_blake2b = ctor;
+    }
+    Py_ssize_t name_size;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(name, &name_size);
+    if (utf8 == NULL) return NULL;
+    char offset[16];
+    int offset_size = snprintf(offset, sizeof offset, "%lu\xff", (unsigned long)start);
+    PyObject *data = PyBytes_FromStringAndSize(NULL, c->id_prefix_size + offset_size + name_size);
+    if (data == NULL) return NULL;
+    char *out = PyBytes_AS_STRING(data);
+    memcpy(out, c->id_prefix, (size_t)c->id_prefix_size);
+    memcpy(out + c->id_prefix_size, offset, (size_t)offset_size);
+    memcpy(out + c->id_prefix_size + offset_size, utf8, (size_t)name_size);
+    PyObject *args = PyTuple_Pack(1, data);
+    Py_DECREF(data);
+    if (args == NULL) return NULL;
+    PyObject *hash = PyObject_Call(hash_blake2b, args, digest_size_8);
+    Py_DECREF(args);
+    if (hash == NULL) return NULL;
+    PyObject *digest = PyObject_CallMethod(hash, "digest", NULL);
+    Py_DECREF(hash);
+    if (digest == NULL) return NULL;
+    const unsigned char *bytes = (const unsigned char *)PyBytes_AS_STRING(digest);
+    uint64_t value = 0;
+    for (int b = 7; b >= 0; b--) value = (value << 8) | bytes[b];
+    Py_DECREF(digest);
+    return PyLong_FromUnsignedLongLong(value);
+}
+
+/* What ``bytes.isspace`` (and ``\s`` in a bytes pattern) calls space. */
+static int byte_space(unsigned char ch) { return ch == ' ' || (ch >= '\t' && ch <= '\r'); }
+
+static const char *skip_space(const char *at, const char *end) {
+    while (at < end && byte_space((unsigned char)*at)) at++;
+    return at;
+}
+
+/* Whether ``word`` is at ``*at`` (before ``end``); if so ``*at`` moves past it. */
+static int take_word(const char **at, const char *end, const char *word) {
+    size_t n = strlen(word);
+    if ((size_t)(end - *at) < n || memcmp(*at, word, n) != 0) return 0;
+    *at += n;
+    return 1;
+}
+
+/* Whether a comment line (stripped, from its ``#``) is an instruction to Ruby or a tool, as
+ * ``parse._DIRECTIVE_COMMENT`` matches it: ``#``, spaces, then a magic comment's name and a
+ * colon, ``rubocop:`` or ``standard:`` and a command, ``-*-`` or ``:nocov:``. */
+static int directive_comment(const char *line, const char *end) {
+    static const char *const MAGIC[] = {"frozen_string_literal", "encoding", "coding", "warn_indent", "warn_past_scope", "shareable_constant_value", "typed", NULL};
+    const char *after = skip_space(line + 1, end);
+    for (const char *const *word = MAGIC; *word != NULL; word++) {
+        const char *at = after;
+        if (take_word(&at, end, *word) && (at = skip_space(at, end)) < end && *at == ':') return 1;
+    }
+    const char *at = after;
+    if (take_word(&at, end, "rubocop") && (at = skip_space(at, end)) < end && *at == ':') {
+        at = skip_space(at + 1, end);
+        const char *rest = at;
+        if (take_word(&rest, end, "disable") || (rest = at, take_word(&rest, end, "enable")) || (rest = at, take_word(&rest, end, "todo"))) return 1;
+    }
+    at = after;
+    if (take_word(&at, end, "-*-")) return 1;
+    at = after;
+    if (take_word(&at, end, ":nocov:")) return 1;
+    at = after;
+    if (take_word(&at, end, "standard") && (at = skip_space(at, end)) < end && *at == ':') {
+        at = skip_space(at + 1, end);
+        const char *rest = at;
+        if (take_word(&rest, end, "disable") || (rest = at, take_word(&rest, end, "enable"))) return 1;
+    }
+    return 0;
+}
+
+/* ``Walker._comments_at_row(row)``, for a definition starting on ``row``: the full-line ``#``
+ * comments right above that line of the walker's source (by its line table: the tree may have
+ * been parsed from a patched copy, ``gaps.reparse_spelling_gaps``), top first, each stripped
+ * and decoded as UTF-8 ("replace"), less the directives (directive_comment); a new tuple.
+ * None when the row is past the table (Python's then). */
+static PyObject *comments_above(Collect *c, uint32_t row) {
+    if ((Py_ssize_t)row >= c->rows) Py_RETURN_NONE;
+    const char *source = c->text;
+    Py_ssize_t line = (Py_ssize_t)c->starts[row];
+    /* The lines above, bottom first: (begin, end) of each kept comment, stripped. */
+    Py_ssize_t kept[64][2];
+    int count = 0;
+    PyObject *more = NULL; /* Past 64 kept lines: a list of str, bottom first. */
+    while (row > 0) {
+        Py_ssize_t end = line, begin = (Py_ssize_t)c->starts[--row];
+        if (begin > end || end > c->text_size) break; /* Not a table of this source: no comment read. */
+        const char *a = source + begin, *b = source + end;
+        while (a < b && byte_space((unsigned char)*a)) a++;
+        while (b > a && byte_space((unsigned char)b[-1])) b--;
+        if (a == b || *a != '#') break;
+        line = begin;
+        if (directive_comment(a, b)) continue; /* Each holds a colon or ``-*-``: Python tests for those first, to the same end. */
+        if (count < 64) {
+            kept[count][0] = a - source;
+            kept[count][1] = b - source;
+            count++;
+            continue;
+        }
+        if (more == NULL && (more = PyList_New(0)) == NULL) return NULL;
+        PyObject *text = PyUnicode_DecodeUTF8(a, b - a, "replace");
+        if (text == NULL || PyList_Append(more, text) < 0) {
+            Py_XDECREF(text);
+            Py_DECREF(more);
+            return NULL;
+        }
+        Py_DECREF(text);
+    }
+    Py_ssize_t extra = more != NULL ? PyList_GET_SIZE(more) : 0;
+    PyObject *out = PyTuple_New(count + extra);
+    if (out == NULL) {
+        Py_XDECREF(more);
+        return NULL;
+    }
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = extra - 1; i >= 0; i--, at++) PyTuple_SET_ITEM(out, at, Py_NewRef(PyList_GET_ITEM(more, i)));
+    Py_XDECREF(more);
+    for (int i = count - 1; i >= 0; i--, at++) {
+        PyObject *text = PyUnicode_DecodeUTF8(source + kept[i][0], kept[i][1] - kept[i][0], "replace");
+        if (text == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, at, text);
+    }
+    return out;
+}
+
+/* ``definitions._params`` of a parameter list's text (the bytes from ``start`` to ``end``):
+ * its runs of white space as one space, trimmed, in parentheses, cut to 400 characters. NULL
+ * without an exception for text that is not ASCII (whose white space ``str.split`` reads with
+ * Unicode's table: Python's then). */
+static PyObject *params_text(Collect *c, uint32_t start, uint32_t end) {
+    enum { MAX_PARAMS = 400 };
+    const unsigned char *text = (const unsigned char *)c->source + start;
+    size_t size = end - start;
+    for (size_t i = 0; i < size; i++)
+        if (text[i] >= 0x80) return NULL;
+    char *out = PyMem_Malloc(size + 3);
+    if (out == NULL) return PyErr_NoMemory();
+    size_t n = 1;
+    out[0] = '(';
+    int space = 0;
+    for (size_t i = 0; i < size; i++) {
+        unsigned char ch = text[i];
+        /* ``str.isspace`` of ASCII: \t to \r, the separators \x1c to \x1f, the space. */
+        if (byte_space(ch) || (ch >= 0x1c && ch <= 0x1f)) {
+            space = n > 1;
+            continue;
+        }
+        if (space) out[n++] = ' ';
+        space = 0;
+        out[n++] = (char)ch;
+    }
+    const char *body = out + 1;
+    size_t body_size = n - 1;
+    if (body_size && body[0] == '(') {
+        body = out + 1;
+    } else {
+        out[n++] = ')';
+        body = out;
+        body_size = n;
+    }
+    PyObject *result;
+    if (body_size > MAX_PARAMS) {
+        char cut[MAX_PARAMS];
+        memcpy(cut, body, MAX_PARAMS - 4);
+        memcpy(cut + MAX_PARAMS - 4, "...)", 4);
+        result = PyUnicode_DecodeASCII(cut, MAX_PARAMS, "strict");
+    } else {
+        result = PyUnicode_DecodeASCII(body, (Py_ssize_t)body_size, "strict");
+    }
+    PyMem_Free(out);
+    return result;
+}
+
+/* Whether ``names`` is the set of local variables of the scope at byte ``start``. */
+static int knows_locals(Collect *c, uint32_t start) { return c->names != NULL && (long long)start >= c->from && (long long)start < c->until; }
+
+static int in_method_at(Collect *c, TSNode node) { return c->in_method && knows_locals(c, ts_node_start_byte(node)); }
 
 /* ``Walker._const_path`` of a ``constant`` or ``scope_resolution`` node as (segments,
  * absolute) in *path (a new reference): the segments' text as ``node_text`` reads it, a
  * missing ``name`` as "". C_STOP for a dynamic path (``foo::Bar``) and for text outside the
  * source: Python reads those. */
-static int const_path(const Collect *c, TSNode node, PyObject **path) {
+static int const_path(Collect *c, TSNode node, PyObject **path) {
     *path = NULL;
     int outside;
     if (type_is(node, "constant")) {
@@ -354,7 +635,7 @@ static int const_path(const Collect *c, TSNode node, PyObject **path) {
  * CONSTANT_INSTANCE), anything else (OTHER, its text cut to 200 characters in *extra). C_STOP
  * for a dynamic constant path (Python reads it as OTHER), for CONSTANT when ``constant`` is
  * false and for OTHER when ``other`` is false. */
-static int receiver_kind(const Collect *c, TSNode recv, int constant, int other, int *kind, PyObject **extra) {
+static int receiver_kind(Collect *c, TSNode recv, int constant, int other, int *kind, PyObject **extra) {
     *extra = NULL;
     if (ts_node_is_null(recv)) {
         *kind = RK_IMPLICIT_SELF;
@@ -402,11 +683,46 @@ static int receiver_kind(const Collect *c, TSNode recv, int constant, int other,
     return C_DONE;
 }
 
+/* The MethodRef ``Walker._record_batch`` makes of a tuple of receiver kind ``kind`` (see
+ * emit), made here and appended to ``Walker.method_refs``; steals name and text. */
+static int emit_method_ref(Collect *c, PyObject *name, uint32_t start, uint32_t end, uint32_t at, int kind, PyObject *text) {
+    PyObject *receiver = NULL, *receiver_text = NULL, *ref = NULL;
+    int result = C_ERROR;
+    long index = scope_index_at(c, (long long)at);
+    if (index == -2) goto done;
+    if (text == NULL || text == Py_None || kind == RK_OTHER) {
+        receiver = Py_NewRef(Py_None);
+        receiver_text = text == NULL ? Py_NewRef(Py_None) : Py_NewRef(text);
+    } else { /* ((segments, absolute), start, end) */
+        PyObject *path = PyTuple_GET_ITEM(text, 0);
+        PyObject *path_args[4] = {PyTuple_GET_ITEM(path, 0), PyTuple_GET_ITEM(path, 1), PyTuple_GET_ITEM(text, 1), PyTuple_GET_ITEM(text, 2)};
+        receiver = PyObject_Vectorcall(c->const_path_type, path_args, 4, NULL);
+        if (receiver == NULL) goto done;
+        receiver_text = Py_NewRef(Py_None);
+    }
+    PyObject *numbers[3] = {PyLong_FromUnsignedLong(start), PyLong_FromUnsignedLong(end), PyLong_FromLong(index)};
+    if (numbers[0] != NULL && numbers[1] != NULL && numbers[2] != NULL) {
+        PyObject *args[7] = {name, numbers[0], numbers[1], numbers[2], c->receiver_kinds[kind], receiver, receiver_text};
+        ref = PyObject_Vectorcall(c->method_ref_type, args, 7, NULL);
+    }
+    for (int i = 0; i < 3; i++) Py_XDECREF(numbers[i]);
+    if (ref != NULL && PyList_Append(c->refs, ref) == 0) result = C_DONE;
+done:
+    Py_XDECREF(ref);
+    Py_XDECREF(receiver);
+    Py_XDECREF(receiver_text);
+    Py_DECREF(name);
+    Py_XDECREF(text);
+    return result;
+}
+
 /* Append (name, start, end, scope_at, kind, extra) to the records; steals name and extra.
  * kind: a receiver kind (extra: see receiver_kind), CONST_REF (name: (segments, absolute),
  * extra: None), DEFINITION (emit_variable), BLOCK_SELF (collect_call), BLOCK (collect_block) or
  * METHOD (collect_method): ``Walker._record_batch`` reads them. */
-static int emit(const Collect *c, PyObject *name, uint32_t start, uint32_t end, uint32_t at, int kind, PyObject *text) {
+static int emit(Collect *c, PyObject *name, uint32_t start, uint32_t end, uint32_t at, int kind, PyObject *text) {
+    if (kind < CONST_REF && c->refs != NULL) return emit_method_ref(c, name, start, end, at, kind, text);
+    if (kind == DEFINITION || kind == METHOD || kind == NAMESPACE || kind == METHOD_RECORD) c->next_definition++;
     if (text == NULL) {
         text = Py_None;
         Py_INCREF(text);
@@ -422,7 +738,7 @@ static int emit(const Collect *c, PyObject *name, uint32_t start, uint32_t end, 
  * an assignment's target (ROLE_WRITE), any other mark (ROLE_OTHER: an op-assignment's target,
  * which Python records); -1 on an error. */
 enum { ROLE_NONE = 0, ROLE_WRITE = 1, ROLE_OTHER = 2 };
-static int setter_role(const Collect *c, TSNode node) {
+static int setter_role(Collect *c, TSNode node) {
     if (PyDict_GET_SIZE(c->setter_calls) == 0) return ROLE_NONE;
     PyObject *key = Py_BuildValue("(kk)", (unsigned long)ts_node_start_byte(node), (unsigned long)ts_node_end_byte(node));
     if (key == NULL) return -1;
@@ -437,7 +753,7 @@ static int setter_role(const Collect *c, TSNode node) {
  * between: there ``literals._assignment`` finds no constant's value (it walks the same
  * ancestors up and gives None at the method), so neither ``literal_collection`` nor
  * ``constant_names`` does. Read with a copy of the walk's cursor (``goto_parent`` is O(1)). */
-static int in_method_body(const Collect *c) {
+static int in_method_body(Collect *c) {
     TSTreeCursor up = ts_tree_cursor_copy(c->cursor);
     int found = 0;
     while (ts_tree_cursor_goto_parent(&up)) {
@@ -457,7 +773,7 @@ static int in_method_body(const Collect *c) {
  * is none or of a type that is neither a literal list or hash nor a constant (which may hold
  * one), or a constant read in a method body (in_method_body). Then ``Walker._block_self``
  * finds no loop at the block either. */
-static int no_loop(const Collect *c, TSNode block, TSNode recv) {
+static int no_loop(Collect *c, TSNode block, TSNode recv) {
     TSNode params = ts_node_child_by_field_id(block, c->spec->parameters);
     if (ts_node_is_null(params)) return 1;
     uint32_t count = ts_node_named_child_count(params);
@@ -481,7 +797,50 @@ static int no_loop(const Collect *c, TSNode block, TSNode recv) {
  * the method's name, scoped at the call's start; with a block, ``_block_self`` says SAME for a
  * core iterator on a receiver and UNKNOWN otherwise, unless the call is an ``*_eval``/``*_exec``
  * or ``new``/``define`` on a constant (Python's then): a BLOCK_SELF tuple carries it. */
-static int collect_call(const Collect *c, TSNode node) {
+/* ``directives._require`` of a ``require``/``require_relative`` call (``node``) on nothing,
+ * without a block, whose record the step makes: nothing unless it has one argument; an
+ * identifier (perhaps a glob's path: ``glob_required``) is Python's, and so is the call when
+ * its scope is not the one of ``names`` or, outside a method body, ``Walker.untaken`` holds a
+ * branch (``untaken_at``); a plain string (``symbol_name``: one ``string_content`` or none)
+ * is required, deferred in a method body: a Require appended to ``Walker.requires`` at
+ * once (nothing else appends to it while the step runs). Any other argument: nothing. */
+static int collect_require(Collect *c, TSNode node, int relative) {
+    uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
+    if (!knows_locals(c, start)) return C_STOP;
+    TSNode args = ts_node_child_by_field_id(node, c->spec->arguments);
+    if (ts_node_is_null(args) || ts_node_named_child_count(args) != 1) return C_DONE;
+    TSNode arg = ts_node_named_child(args, 0);
+    if (type_is(arg, "identifier")) return C_STOP;
+    if (!type_is(arg, "string")) return C_DONE;
+    int deferred = c->in_method;
+    if (!deferred && c->untaken) return C_STOP;
+    uint32_t count = ts_node_named_child_count(arg);
+    PyObject *value;
+    if (count == 0) {
+        value = PyUnicode_FromString("");
+    } else {
+        TSNode content = ts_node_named_child(arg, 0);
+        if (count != 1 || !type_is(content, "string_content")) return C_DONE;
+        int outside;
+        value = text_of(c, content, &outside);
+        if (value == NULL && outside) return C_STOP;
+    }
+    if (value == NULL) return C_ERROR;
+    PyObject *numbers[2] = {PyLong_FromUnsignedLong(start), PyLong_FromUnsignedLong(end)};
+    PyObject *record = NULL;
+    if (numbers[0] != NULL && numbers[1] != NULL) {
+        PyObject *fields[5] = {value, relative ? Py_True : Py_False, numbers[0], numbers[1], deferred ? Py_True : Py_False};
+        record = PyObject_Vectorcall(c->require_type, fields, 5, NULL);
+    }
+    Py_XDECREF(numbers[0]);
+    Py_XDECREF(numbers[1]);
+    Py_DECREF(value);
+    int failed = record == NULL || PyList_Append(c->requires, record) < 0;
+    Py_XDECREF(record);
+    return failed ? C_ERROR : C_DONE;
+}
+
+static int collect_call(Collect *c, TSNode node) {
     const Spec *spec = c->spec;
     TSNode meth = ts_node_child_by_field_id(node, spec->method);
     if (ts_node_is_null(meth)) return C_DONE;
@@ -502,6 +861,18 @@ static int collect_call(const Collect *c, TSNode node) {
         name = setter;
     }
     int in_method = in_method_at(c, node);
+    if (c->requires != NULL && spec->arguments && role == ROLE_NONE && !has_block && ts_node_is_null(recv) &&
+        (text_equals(c, meth, "require") || text_equals(c, meth, "require_relative"))) {
+        /* ``on_call`` then ``directives._require``, unless a method of the file has the name
+         * (``note_call``, as below). */
+        int known = in_method ? 0 : PySet_Contains(c->method_names, name);
+        int done = known < 0 ? C_ERROR : known ? C_STOP : collect_require(c, node, text_equals(c, meth, "require_relative"));
+        if (done != C_DONE) {
+            Py_DECREF(name);
+            return done;
+        }
+        return emit(c, name, ts_node_start_byte(meth), ts_node_end_byte(meth), ts_node_start_byte(node), RK_IMPLICIT_SELF, NULL);
+    }
     int special = PySet_Contains(spec->special, name);
     if (special == 0 && !in_method) special = PySet_Contains(c->method_names, name);
     if (special) {
@@ -559,6 +930,118 @@ static int collect_call(const Collect *c, TSNode node) {
  * and the scope of its body opens
  * here too (Frame), from the end of its name to its end, a method body one level deeper. The
  * name joins ``method_names`` at once, as the handler adds it. */
+/* The visibility ``definitions.method_definition`` gives a plain method starting at byte
+ * ``start`` in the scope of ``names`` (a borrowed str in *visibility, its ``module_function``
+ * in *module_function): public on ``self`` or in a method body, private at the top level,
+ * else the default of the namespace there, after its marks before ``start`` (the step's own
+ * namespace: its marks, passed as the walker would; the walker's: ``Scope.visibility_at`` and
+ * ``module_function_at``, which the walker calls at that byte too). C_STOP when the walker
+ * holds an inline visibility or ``module_function`` for it (``private def x``: Python's). */
+static int method_visibility(Collect *c, uint32_t start, int on_self, PyObject **visibility, int *module_function) {
+    static PyObject *public_ = NULL, *private_ = NULL, *module_function_word = NULL;
+    if (public_ == NULL) {
+        public_ = PyUnicode_InternFromString("public");
+        private_ = PyUnicode_InternFromString("private");
+        module_function_word = PyUnicode_InternFromString("module_function");
+        if (public_ == NULL || private_ == NULL || module_function_word == NULL) return C_ERROR;
+    }
+    PyObject *key = PyLong_FromUnsignedLong(start);
+    if (key == NULL) return C_ERROR;
+    int pending = PyDict_GET_SIZE(c->pending_visibility) ? PyDict_Contains(c->pending_visibility, key) : 0;
+    if (pending == 0 && PySet_GET_SIZE(c->pending_module_function)) pending = PySet_Contains(c->pending_module_function, key);
+    Py_DECREF(key);
+    if (pending) return pending < 0 ? C_ERROR : C_STOP;
+    *module_function = 0;
+    if (on_self || c->in_method) {
+        *visibility = public_;
+        return C_DONE;
+    }
+    if (c->index < 0) {
+        *visibility = private_;
+        return C_DONE;
+    }
+    if (c->frame_count) {
+        if (c->marks == NULL || !PyList_Check(c->marks)) return C_STOP;
+        while (c->marks_used < PyList_GET_SIZE(c->marks)) {
+            PyObject *mark = PyList_GET_ITEM(c->marks, c->marks_used);
+            long long at = PyLong_AsLongLong(PyTuple_GET_ITEM(mark, 0));
+            if (at == -1 && PyErr_Occurred()) return C_ERROR;
+            if (at >= (long long)start) break;
+            PyObject *word = PyTuple_GET_ITEM(mark, 1);
+            int is_module_function = PyUnicode_Compare(word, module_function_word) == 0;
+            c->visibility = is_module_function ? private_ : word;
+            c->module_function = is_module_function;
+            c->marks_used++;
+        }
+        *visibility = c->visibility != NULL ? c->visibility : public_;
+        *module_function = c->module_function;
+        return C_DONE;
+    }
+    if (c->base < 0 || c->base >= PyList_GET_SIZE(c->scopes)) return C_STOP;
+    PyObject *scope = PyList_GET_ITEM(c->scopes, c->base);
+    if (c->tuple_from >= 0) {
+        /* A METHOD tuple of this scope before: Python reads its visibility later, so the marks
+         * between it and ``start`` must stay (``Scope.visibility_at`` pops those it passes). */
+        PyObject *marks = PyObject_GetAttrString(scope, "marks");
+        if (marks == NULL) return C_ERROR;
+        int between = !PyList_Check(marks);
+        for (Py_ssize_t i = 0; !between && i < PyList_GET_SIZE(marks); i++) {
+            PyObject *mark = PyList_GET_ITEM(marks, i);
+            long long at = PyTuple_Check(mark) && PyTuple_GET_SIZE(mark) == 2 ? PyLong_AsLongLong(PyTuple_GET_ITEM(mark, 0)) : -1;
+            if (at == -1 && PyErr_Occurred()) {
+                Py_DECREF(marks);
+                return C_ERROR;
+            }
+            between = at < 0 || (at >= c->tuple_from && at < (long long)start);
+        }
+        Py_DECREF(marks);
+        if (between) return C_STOP;
+    }
+    PyObject *offset = PyLong_FromUnsignedLong(start);
+    if (offset == NULL) return C_ERROR;
+    PyObject *found = PyObject_CallMethod(scope, "visibility_at", "O", offset);
+    PyObject *flag = found == NULL ? NULL : PyObject_CallMethod(scope, "module_function_at", "O", offset);
+    Py_DECREF(offset);
+    int truth = flag == NULL ? -1 : PyObject_IsTrue(flag);
+    Py_XDECREF(flag);
+    if (truth < 0 || !PyUnicode_Check(found)) {
+        Py_XDECREF(found);
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a scope's visibility is not a str");
+        return C_ERROR;
+    }
+    *visibility = found;
+    Py_DECREF(found); /* Borrowed: the scope keeps it, or it is one of the words of its marks. */
+    *module_function = truth;
+    return C_DONE;
+}
+
+/* ``definitions.method_definition``'s record of a plain method (see collect_method), made
+ * here: a new DefinitionRecord, or NULL without an exception for C_STOP (method_visibility). */
+static PyObject *method_record(Collect *c, PyObject *name, uint32_t start, uint32_t end, uint32_t name_start, uint32_t name_end, PyObject *params,
+                               int on_self, PyObject *ident, PyObject *comments) {
+    static PyObject *keywords = NULL, *method_kind = NULL;
+    if (keywords == NULL) {
+        method_kind = PyUnicode_InternFromString("Method");
+        keywords = Py_BuildValue("(sssssssssssss)", "id", "kind", "name", "start", "end", "name_start", "name_end", "parent", "visibility", "params",
+                                 "comments", "self_receiver", "module_function");
+        if (keywords == NULL || method_kind == NULL) return NULL;
+    }
+    PyObject *visibility;
+    int module_function;
+    int found = method_visibility(c, start, on_self, &visibility, &module_function);
+    if (found != C_DONE) return NULL;
+    PyObject *numbers[5] = {PyLong_FromUnsignedLong(start), PyLong_FromUnsignedLong(end), PyLong_FromUnsignedLong(name_start),
+                            PyLong_FromUnsignedLong(name_end), PyLong_FromLong(c->index)};
+    PyObject *record = NULL;
+    if (numbers[0] != NULL && numbers[1] != NULL && numbers[2] != NULL && numbers[3] != NULL && numbers[4] != NULL) {
+        PyObject *args[13] = {ident, method_kind, name, numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], visibility, params, comments,
+                              on_self ? Py_True : Py_False, module_function ? Py_True : Py_False};
+        record = PyObject_Vectorcall(c->definition_type, args, 0, keywords);
+    }
+    for (int i = 0; i < 5; i++) Py_XDECREF(numbers[i]);
+    return record;
+}
+
 static int collect_method(Collect *c, TSNode node) {
     TSNode name_node = ts_node_child_by_field_id(node, c->spec->name);
     uint32_t start = ts_node_start_byte(node);
@@ -577,15 +1060,25 @@ static int collect_method(Collect *c, TSNode node) {
         return hook < 0 ? C_ERROR : C_STOP;
     }
     TSNode params_node = ts_node_child_by_field_id(node, c->spec->parameters);
-    PyObject *params = Py_None;
-    Py_INCREF(params);
-    if (!ts_node_is_null(params_node)) {
-        Py_DECREF(params);
-        params = text_of(c, params_node, &outside);
-        if (params == NULL) {
+    PyObject *params = NULL;
+    int ready = 1; /* Whether ``params`` is ``definitions._params``' text (else the list's own). */
+    if (ts_node_is_null(params_node)) {
+        params = PyUnicode_FromString("()");
+    } else {
+        uint32_t params_start = ts_node_start_byte(params_node), params_end = ts_node_end_byte(params_node);
+        if (params_end < params_start || (Py_ssize_t)params_end > c->size) {
             Py_DECREF(name);
-            return outside ? C_STOP : C_ERROR;
+            return C_STOP;
         }
+        params = params_text(c, params_start, params_end);
+        if (params == NULL && !PyErr_Occurred()) {
+            ready = 0;
+            params = text_of(c, params_node, &outside);
+        }
+    }
+    if (params == NULL) {
+        Py_DECREF(name);
+        return C_ERROR;
     }
     PyObject *names = PySet_New(NULL);
     if (names == NULL || PySet_Add(c->method_names, name) < 0) {
@@ -595,18 +1088,51 @@ static int collect_method(Collect *c, TSNode node) {
         return C_ERROR;
     }
     uint32_t name_end = ts_node_end_byte(name_node), end = ts_node_end_byte(node);
-    PyObject *extra = Py_BuildValue("(kkNkOO)", (unsigned long)ts_node_start_byte(name_node), (unsigned long)name_end, params,
-                                    (unsigned long)ts_node_start_point(node).row, names, self_receiver ? Py_True : Py_False);
+    PyObject *ident = definition_id_of(c, start, name);
+    PyObject *comments = ident == NULL ? NULL : comments_above(c, ts_node_start_point(node).row);
+    if (comments != NULL && c->definition_type != NULL && ready && ident != Py_None && comments != Py_None) {
+        /* The record itself (METHOD_RECORD), when method_record can say the visibility. */
+        PyObject *record = method_record(c, name, start, end, ts_node_start_byte(name_node), name_end, params, self_receiver, ident, comments);
+        if (record != NULL) {
+            Py_DECREF(params);
+            Py_DECREF(ident);
+            Py_DECREF(comments);
+            PyObject *extra = Py_BuildValue("(NkO)", record, (unsigned long)name_end, names);
+            if (extra == NULL || emit(c, name, start, end, start, METHOD_RECORD, extra) != C_DONE) {
+                if (extra == NULL) Py_DECREF(name);
+                Py_DECREF(names);
+                return C_ERROR;
+            }
+            push_frame(c, names, name_end, end, 1, 1, c->next_definition - 1); /* names: the reference made above. */
+            return C_DONE;
+        }
+        if (PyErr_Occurred()) {
+            Py_DECREF(params);
+            Py_DECREF(ident);
+            Py_DECREF(comments);
+            Py_DECREF(names);
+            Py_DECREF(name);
+            return C_ERROR;
+        }
+    }
+    PyObject *extra = comments == NULL ? NULL : Py_BuildValue("(kkNOOONNk)", (unsigned long)ts_node_start_byte(name_node), (unsigned long)name_end, params,
+                                                              ready ? Py_True : Py_False, names, self_receiver ? Py_True : Py_False, ident, comments,
+                                                              (unsigned long)ts_node_start_point(node).row);
     if (extra == NULL) {
+        if (comments == NULL) {
+            Py_XDECREF(ident);
+            Py_DECREF(params);
+        }
         Py_DECREF(names);
         Py_DECREF(name);
         return C_ERROR;
     }
+    if (!c->frame_count && c->tuple_from < 0) c->tuple_from = start;
     if (emit(c, name, start, end, start, METHOD, extra) != C_DONE) {
         Py_DECREF(names);
         return C_ERROR;
     }
-    push_frame(c, names, name_end, end, 1, 1); /* names: the reference made above. */
+    push_frame(c, names, name_end, end, 1, 1, c->next_definition - 1); /* names: the reference made above. */
     return C_DONE;
 }
 
@@ -698,9 +1224,23 @@ static int collect_namespace(Collect *c, TSNode node, long long *skip_until) {
     }
     uint32_t name_end = ts_node_end_byte(name_node);
     uint32_t body_start = ts_node_is_null(sup) ? name_end : ts_node_end_byte(sup);
-    PyObject *extra = Py_BuildValue("(OOOkkNkkNO)", type_is(node, "class") ? Py_True : Py_False, PyTuple_GET_ITEM(path, 0), PyTuple_GET_ITEM(path, 1),
+    /* The name ``ConstPath.text`` gives the path, for the definition's id. */
+    PyObject *separator = PyUnicode_FromString("::");
+    PyObject *joined = separator == NULL ? NULL : PyUnicode_Join(separator, PyTuple_GET_ITEM(path, 0));
+    PyObject *text = joined == NULL || PyTuple_GET_ITEM(path, 1) != Py_True ? joined : PyUnicode_Concat(separator, joined);
+    if (text != joined) Py_XDECREF(joined);
+    Py_XDECREF(separator);
+    PyObject *ident = text == NULL ? NULL : definition_id_of(c, start, text);
+    Py_XDECREF(text);
+    PyObject *comments = ident == NULL ? NULL : comments_above(c, ts_node_start_point(node).row);
+    if (comments == NULL) {
+        Py_XDECREF(ident);
+        Py_DECREF(path);
+        goto error;
+    }
+    PyObject *extra = Py_BuildValue("(OOOkkNkNNkNO)", type_is(node, "class") ? Py_True : Py_False, PyTuple_GET_ITEM(path, 0), PyTuple_GET_ITEM(path, 1),
                                     (unsigned long)ts_node_start_byte(name_node), (unsigned long)name_end, superclass != NULL ? superclass : Py_NewRef(Py_None),
-                                    (unsigned long)body_start, (unsigned long)ts_node_start_point(node).row, marks, names);
+                                    (unsigned long)body_start, ident, comments, (unsigned long)ts_node_start_point(node).row, marks, names);
     superclass = NULL;
     marks = NULL;
     Py_DECREF(path);
@@ -708,7 +1248,11 @@ static int collect_namespace(Collect *c, TSNode node, long long *skip_until) {
     Py_INCREF(Py_None);
     if (emit(c, Py_None, start, end, start, NAMESPACE, extra) != C_DONE) goto error;
     *skip_until = name_end;
-    push_frame(c, names, body_start, end, 0, weight);
+    push_frame(c, names, body_start, end, 0, weight, c->next_definition - 1);
+    c->marks = PyTuple_GET_ITEM(extra, 10); /* Borrowed: ``out`` keeps the tuple. */
+    c->marks_used = 0;
+    c->visibility = NULL; /* "public" */
+    c->module_function = 0;
     return C_DONE;
 error:
     Py_XDECREF(superclass);
@@ -720,7 +1264,7 @@ error:
 /* A ``block_argument`` (``calls.on_block_argument``): nothing unless it has one named child,
  * a symbol with a name; ``&:name`` (a ``simple_symbol``) calls ``name`` on an unknown receiver,
  * from after the colon to the symbol's end, scoped there. A ``delimited_symbol`` is Python's. */
-static int collect_block_argument(const Collect *c, TSNode node) {
+static int collect_block_argument(Collect *c, TSNode node) {
     if (ts_node_named_child_count(node) != 1) return C_DONE;
     TSNode sym = ts_node_named_child(node, 0);
     if (type_is(sym, "delimited_symbol")) return C_STOP;
@@ -735,14 +1279,14 @@ static int collect_block_argument(const Collect *c, TSNode node) {
 
 /* A block (``{ }``, ``do ... end``, a lambda: ``Walker.on_block``), always: its range, for the
  * walker to open it with what the call before said of its self. */
-static int collect_block(const Collect *c, TSNode node) {
+static int collect_block(Collect *c, TSNode node) {
     Py_INCREF(Py_None);
     return emit(c, Py_None, ts_node_start_byte(node), ts_node_end_byte(node), 0, BLOCK, NULL);
 }
 
 /* The call record of ``method`` (an operator, ``[]``) on a receiver of ``kind`` and ``text``
  * (whose reference it takes), from ``start`` to ``end`` and scoped at ``start``. */
-static int emit_operator(const Collect *c, const char *method, uint32_t start, uint32_t end, int kind, PyObject *text) {
+static int emit_operator(Collect *c, const char *method, uint32_t start, uint32_t end, int kind, PyObject *text) {
     PyObject *name = PyUnicode_FromString(method);
     if (name == NULL) {
         Py_XDECREF(text);
@@ -753,7 +1297,7 @@ static int emit_operator(const Collect *c, const char *method, uint32_t start, u
 
 /* A ``binary`` (``calls.on_binary``): nothing without an operator or for ``&&``, ``||``,
  * ``and``, ``or``; else the operator called on ``left``, scoped at the operator. */
-static int collect_binary(const Collect *c, TSNode node) {
+static int collect_binary(Collect *c, TSNode node) {
     TSNode op = ts_node_child_by_field_id(node, c->spec->operator_);
     if (ts_node_is_null(op)) return C_DONE;
     const char *type = ts_node_type(op);
@@ -767,7 +1311,7 @@ static int collect_binary(const Collect *c, TSNode node) {
 
 /* A ``unary`` (``calls.on_unary``): ``!``/``not`` call ``!``, ``-``/``+`` call ``-@``/``+@``
  * (nothing on a numeric literal), ``~`` calls ``~``, on the operand; nothing otherwise. */
-static int collect_unary(const Collect *c, TSNode node) {
+static int collect_unary(Collect *c, TSNode node) {
     TSNode op = ts_node_child_by_field_id(node, c->spec->operator_);
     TSNode operand = ts_node_child_by_field_id(node, c->spec->operand);
     if (ts_node_is_null(op) || ts_node_is_null(operand)) return C_DONE;
@@ -790,7 +1334,7 @@ static int collect_unary(const Collect *c, TSNode node) {
 /* An ``element_reference`` (``calls.on_element_reference``): nothing without an ``object``
  * or an anonymous ``[``; not an assignment's target (``setter_calls``): ``[]`` called on the
  * object, from the bracket to the node's end. */
-static int collect_element_reference(const Collect *c, TSNode node) {
+static int collect_element_reference(Collect *c, TSNode node) {
     TSNode object = ts_node_child_by_field_id(node, c->spec->object);
     if (ts_node_is_null(object)) return C_DONE;
     uint32_t count = ts_node_child_count(node);
@@ -827,7 +1371,7 @@ static int variable_kind(TSNode left) {
 
 /* A local variable assigned (``left``, an ``identifier``) joins ``names`` when that is the set of
  * the scope there (``Walker._locals``); else C_STOP, with nothing done. */
-static int add_local(const Collect *c, TSNode left) {
+static int add_local(Collect *c, TSNode left) {
     uint32_t start = ts_node_start_byte(left), end = ts_node_end_byte(left);
     if (!knows_locals(c, start) || end < start || (Py_ssize_t)end > c->size) return C_STOP;
     PyObject *text = PyBytes_FromStringAndSize(c->source + start, (Py_ssize_t)(end - start));
@@ -840,11 +1384,12 @@ static int add_local(const Collect *c, TSNode left) {
 /* The definition record of a variable of ``kind`` (variable_kind) assigned at ``left`` by the
  * assignment ``node`` (named by its text, scoped at the assignment's start); C_STOP, with
  * nothing recorded, when its text is not in the source. */
-static int emit_variable(const Collect *c, TSNode node, TSNode left, int kind) {
+static int emit_variable(Collect *c, TSNode node, TSNode left, int kind) {
     int outside;
     PyObject *name = text_of(c, left, &outside);
     if (name == NULL) return outside ? C_STOP : C_ERROR;
-    PyObject *which = PyLong_FromLong(kind);
+    PyObject *ident = definition_id_of(c, ts_node_start_byte(left), name);
+    PyObject *which = ident == NULL ? NULL : Py_BuildValue("(iN)", kind, ident);
     if (which == NULL) {
         Py_DECREF(name);
         return C_ERROR;
@@ -858,7 +1403,7 @@ static int emit_variable(const Collect *c, TSNode node, TSNode left, int kind) {
  * (``setter_calls[(start, end)] = WRITE``). With ``check``, nothing is done: C_DONE when the
  * target is one of those (or, ``others``, of a type the handler does nothing with) and doing
  * it cannot stop, C_STOP otherwise (a constant's assignment is Python's). */
-static int assign_target(const Collect *c, TSNode node, TSNode left, int check, int others) {
+static int assign_target(Collect *c, TSNode node, TSNode left, int check, int others) {
     const char *type = ts_node_type(left);
     uint32_t start = ts_node_start_byte(left), end = ts_node_end_byte(left);
     if (strcmp(type, "identifier") == 0) {
@@ -885,7 +1430,7 @@ static int assign_target(const Collect *c, TSNode node, TSNode left, int check, 
  * without a ``left``; assign_target for a single target; for a ``left_assignment_list``, each
  * of its named children (a ``rest_assignment``'s named child for it), once none is a constant
  * nor can stop. Any other target is Python's. */
-static int collect_assignment(const Collect *c, TSNode node) {
+static int collect_assignment(Collect *c, TSNode node) {
     TSNode left = ts_node_child_by_field_id(node, c->spec->left);
     if (ts_node_is_null(left)) return C_DONE;
     if (!type_is(left, "left_assignment_list")) return assign_target(c, node, left, 0, 0);
@@ -906,7 +1451,7 @@ static int collect_assignment(const Collect *c, TSNode node) {
  * unless the operator is ``||=`` or ``&&=`` (or missing), the operator less its ``=`` called
  * on the target, from the operator's start to one byte before its end. Any other target is
  * Python's; so is the node when a part cannot be read here (decided before anything is done). */
-static int collect_op_assignment(const Collect *c, TSNode node) {
+static int collect_op_assignment(Collect *c, TSNode node) {
     TSNode left = ts_node_child_by_field_id(node, c->spec->left);
     if (ts_node_is_null(left)) return C_DONE;
     int local = type_is(left, "identifier");
@@ -940,7 +1485,7 @@ static int collect_op_assignment(const Collect *c, TSNode node) {
  * C_STOP): its ``identifier`` children join ``names``, and so do the names of its children
  * whose type ends in ``parameter`` or is ``rest_assignment`` (their ``name`` field, else their
  * first named child) that are identifiers. */
-static int collect_binding(const Collect *c, TSNode node) {
+static int collect_binding(Collect *c, TSNode node) {
     if (!knows_locals(c, ts_node_start_byte(node))) return C_STOP;
     uint32_t count = ts_node_named_child_count(node);
     for (uint32_t i = 0; i < count; i++) {
@@ -970,7 +1515,7 @@ static int collect_binding(const Collect *c, TSNode node) {
 /* A ``constant`` or ``scope_resolution`` not inside a path recorded whole
  * (``Walker.on_constant``): a dynamic path records nothing (C_DONE); else a ConstRef scoped at
  * its start, and what follows up to its end is inside it (*skip_until). */
-static int collect_constant(const Collect *c, TSNode node, long long *skip_until) {
+static int collect_constant(Collect *c, TSNode node, long long *skip_until) {
     PyObject *path;
     int found = const_path(c, node, &path);
     if (found != C_DONE) return found; /* A dynamic path: Python sees it (and records nothing). */
@@ -982,7 +1527,7 @@ static int collect_constant(const Collect *c, TSNode node, long long *skip_until
 /* An identifier that is not a name (fields) nor a known local (``Walker.on_identifier``):
  * outside a ``pattern`` field, other than ``end``, in a method body or not named as a method
  * of the file (``note_call``): a call on implicit self at the identifier. */
-static int collect_identifier(const Collect *c, TSNode node, TSFieldId field) {
+static int collect_identifier(Collect *c, TSNode node, TSFieldId field) {
     if (field == c->spec->pattern || text_equals(c, node, "end")) return C_STOP;
     int outside;
     PyObject *name = text_of(c, node, &outside);
@@ -997,7 +1542,8 @@ static int collect_identifier(const Collect *c, TSNode node, TSFieldId field) {
 }
 
 /* advance(cursor, kinds, fields, descend, check_missing, max_depth, depth, names, until, skip_until
- *         [, spec, out, method_names, setter_calls, hooks, in_method, names_from, scope_depth, scopes, base, top_locals, untaken])
+ *         [, spec, out, method_names, setter_calls, hooks, in_method, names_from, scope_depth, scopes, base, top_locals, untaken,
+ *          id_prefix, text, line_starts, records])
  *     -> event | depth << 2
  *
  * From the node the cursor is at (already visited), move in preorder to the next node that
@@ -1019,11 +1565,14 @@ static int collect_identifier(const Collect *c, TSNode node, TSFieldId field) {
  * with children is not entered: the cursor stays on it and the event is WALK_TOO_DEEP.
  * WALK_END: the walk is over.
  *
- * Collecting (twelve more arguments: a ``spec()``, a list, ``Walker.method_names``,
+ * Collecting (sixteen more arguments: a ``spec()``, a list, ``Walker.method_names``,
  * ``Walker.setter_calls``, whether a hook scope may be open, whether the scope whose locals
  * ``names`` holds is a method body, the byte from which it holds them, that scope's depth,
  * ``Walker.scopes``, that scope's index there (-1: ``names`` is ``top_locals``, the top
- * level's), ``Walker.top_locals``, whether ``Walker.untaken`` holds a branch): a node of
+ * level's), ``Walker.top_locals``, whether ``Walker.untaken`` holds a branch, the prefix of
+ * the file's definition ids (``definition_id_of``; None: Python makes them), the walker's
+ * source and its line table (``Walker.line_starts``: comments_above), and None or what the
+ * step needs to make the MethodRefs itself (see Collect's ``refs``)): a node of
  * kind 5 to 16, a constant of kind 3, or an identifier of kind 2 that is not a known local
  * (``names`` is a set and it starts from ``names_from`` and before ``until``), whose handler
  * would only append records the collect_*
@@ -1039,8 +1588,8 @@ static int collect_identifier(const Collect *c, TSNode node, TSFieldId field) {
  * (leave_base), as ``_known_locals`` would. */
 static PyObject *advance(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 10 && nargs != 22) {
-        PyErr_SetString(PyExc_TypeError, "advance() takes 10 arguments (22 to collect records)");
+    if (nargs != 10 && nargs != 26) {
+        PyErr_SetString(PyExc_TypeError, "advance() takes 10 arguments (26 to collect records)");
         return NULL;
     }
     if (cursor_type == NULL || Py_TYPE(args[0]) != cursor_type) {
@@ -1051,8 +1600,17 @@ static PyObject *advance(PyObject *module, PyObject *const *args, Py_ssize_t nar
     Collect collect = {0};
     int collecting = 0;
     long long names_from = 0;
-    if (nargs == 22) {
+    if (nargs == 26) {
         collect.spec = PyCapsule_GetPointer(args[10], SPEC_NAME);
+        if (collect.spec == NULL) return NULL;
+        if (args[22] != Py_None) {
+            if (!PyBytes_Check(args[22])) {
+                PyErr_SetString(PyExc_TypeError, "advance() takes the ids' prefix as bytes or None");
+                return NULL;
+            }
+            collect.id_prefix = PyBytes_AS_STRING(args[22]);
+            collect.id_prefix_size = PyBytes_GET_SIZE(args[22]);
+        }
         if (collect.spec == NULL) return NULL;
         if (!PyList_Check(args[11]) || !PyAnySet_Check(args[12]) || !PyDict_Check(args[13]) || !PyList_Check(args[18]) || !PyAnySet_Check(args[20])) {
             PyErr_SetString(PyExc_TypeError, "advance() collects into a list, with a set of method names, a dict of setter calls, a list of scopes, a set");
@@ -1060,10 +1618,44 @@ static PyObject *advance(PyObject *module, PyObject *const *args, Py_ssize_t nar
         }
         collect.scopes = args[18];
         collect.base = PyLong_AsSsize_t(args[19]);
+        if (args[25] != Py_None) {
+            /* (method_refs, len(definitions), MethodRef, ConstPath, the ReceiverKind members[, requires, Require[,
+             *  DefinitionRecord, pending_visibility, pending_module_function]]) */
+            PyObject *direct = args[25];
+            Py_ssize_t size = PyTuple_Check(direct) ? PyTuple_GET_SIZE(direct) : 0;
+            if ((size != 5 && size != 7 && size != 10) || !PyList_Check(PyTuple_GET_ITEM(direct, 0)) || !PyTuple_Check(PyTuple_GET_ITEM(direct, 4)) ||
+                PyTuple_GET_SIZE(PyTuple_GET_ITEM(direct, 4)) != 5 || (size >= 7 && !PyList_Check(PyTuple_GET_ITEM(direct, 5))) ||
+                (size == 10 && (!PyDict_Check(PyTuple_GET_ITEM(direct, 8)) || !PyAnySet_Check(PyTuple_GET_ITEM(direct, 9))))) {
+                PyErr_SetString(PyExc_TypeError, "advance() takes its records as (list, int, type, type, a tuple of 5[, list, type[, type, dict, set]]) or None");
+                return NULL;
+            }
+            if (size >= 7) {
+                collect.requires = PyTuple_GET_ITEM(direct, 5);
+                collect.require_type = PyTuple_GET_ITEM(direct, 6);
+            }
+            if (size == 10) {
+                collect.definition_type = PyTuple_GET_ITEM(direct, 7);
+                collect.pending_visibility = PyTuple_GET_ITEM(direct, 8);
+                collect.pending_module_function = PyTuple_GET_ITEM(direct, 9);
+            }
+            collect.refs = PyTuple_GET_ITEM(direct, 0);
+            collect.next_definition = PyLong_AsLong(PyTuple_GET_ITEM(direct, 1));
+            if (collect.next_definition == -1 && PyErr_Occurred()) return NULL;
+            collect.method_ref_type = PyTuple_GET_ITEM(direct, 2);
+            collect.const_path_type = PyTuple_GET_ITEM(direct, 3);
+            for (int i = 0; i < 5; i++) collect.receiver_kinds[i] = PyTuple_GET_ITEM(PyTuple_GET_ITEM(direct, 4), i);
+        }
         collect.top_locals = args[20];
         collect.untaken = PyObject_IsTrue(args[21]);
         if (collect.untaken < 0) return NULL;
         if (collect.base > PyList_GET_SIZE(collect.scopes)) collect.base = PyList_GET_SIZE(collect.scopes);
+        collect.index = -1;
+        collect.tuple_from = -1;
+        if (collect.base >= 0 && collect.base < PyList_GET_SIZE(collect.scopes)) {
+            long long index = scope_int(PyList_GET_ITEM(collect.scopes, collect.base), "index");
+            if (index == -1 && PyErr_Occurred()) return NULL;
+            collect.index = (long)index;
+        }
         collect.out = args[11];
         collect.method_names = args[12];
         collect.setter_calls = args[13];
@@ -1106,7 +1698,18 @@ static PyObject *advance(PyObject *module, PyObject *const *args, Py_ssize_t nar
     if (source == NULL || !PyBytes_Check(source)) {
         names = NULL;
     } else if (collect.spec != NULL) {
+        if (!PyBytes_Check(args[23]) || !PyBytes_Check(args[24])) {
+            PyBuffer_Release(&kinds);
+            PyBuffer_Release(&fields);
+            PyErr_SetString(PyExc_TypeError, "advance() takes the walker's source and line table as bytes");
+            return NULL;
+        }
+        collect.text = PyBytes_AS_STRING(args[23]);
+        collect.text_size = PyBytes_GET_SIZE(args[23]);
+        collect.starts = (const uint32_t *)PyBytes_AS_STRING(args[24]);
+        collect.rows = PyBytes_GET_SIZE(args[24]) / (Py_ssize_t)sizeof(uint32_t);
         collect.names = names;
+        if (names == NULL) collect.refs = collect.requires = collect.definition_type = NULL; /* Its scopes unknown: Python's. */
         collect.source = PyBytes_AS_STRING(source);
         collect.size = PyBytes_GET_SIZE(source);
         collecting = 1;
@@ -1259,7 +1862,18 @@ static int type_in(const char *type, const char *const *types) {
 
 static int is_namespace(const char *type) { return strcmp(type, "class") == 0 || strcmp(type, "module") == 0 || strcmp(type, "singleton_class") == 0; }
 
-/* statement_calls(cursor, scopes) -> [(start, end, scope), ...] (calls and bare identifiers)
+/* Whether scope index ``scope`` is in ``classes`` (a set of int; all are without it); -1 on an error. */
+static int in_classes(PyObject *classes, long scope) {
+    if (classes == NULL) return 1;
+    if (scope < 0) return 0;
+    PyObject *key = PyLong_FromLong(scope);
+    if (key == NULL) return -1;
+    int found = PySet_Contains(classes, key);
+    Py_DECREF(key);
+    return found;
+}
+
+/* statement_calls(cursor, scopes[, classes]) -> [(start, end, scope), ...] (calls and bare identifiers)
  *
  * ``loadfacts._foreign_calls``' reading of a tree (the cursor is at its root), in C: from the
  * root, in source order, the statements of statement containers (STATEMENT_CONTAINERS), the
@@ -1267,13 +1881,17 @@ static int is_namespace(const char *type) { return strcmp(type, "class") == 0 ||
  * int: the scope index its statements get), a ``call`` or a bare ``identifier`` giving its
  * range and scope. Only the calls ``_foreign_call`` may keep are returned: those without a
  * receiver, with a constant (``constant``, ``scope_resolution``) one or with ``self`` (field
- * ``receiver``). */
+ * ``receiver``); given ``classes`` (a set of the scope indices that are classes), a bare
+ * identifier and a call without a receiver or on ``self`` only in a class's body (elsewhere
+ * ``_read_statement``, ``_foreign_call`` and ``_inherited_call`` keep none). */
 static PyObject *statement_calls(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 2 || cursor_type == NULL || Py_TYPE(args[0]) != cursor_type || !PyDict_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "statement_calls() takes a tree_sitter.TreeCursor and a dict");
+    if ((nargs != 2 && nargs != 3) || cursor_type == NULL || Py_TYPE(args[0]) != cursor_type || !PyDict_Check(args[1]) ||
+        (nargs == 3 && !PyAnySet_Check(args[2]))) {
+        PyErr_SetString(PyExc_TypeError, "statement_calls() takes a tree_sitter.TreeCursor, a dict and perhaps a set");
         return NULL;
     }
+    PyObject *classes = nargs == 3 ? args[2] : NULL;
     const TSLanguage *language = ts_tree_language(((PyTree *)((PyTreeCursor *)args[0])->tree)->tree);
     TSFieldId body_field = ts_language_field_id_for_name(language, "body", 4);
     TSFieldId receiver_field = ts_language_field_id_for_name(language, "receiver", 8);
@@ -1318,6 +1936,9 @@ static PyObject *statement_calls(PyObject *module, PyObject *const *args, Py_ssi
             stack[size++] = (Item){body, scope};
         } else if (strcmp(type, "identifier") == 0) {
             /* A bare word: a call when the walk read it as one (loadfacts._read_statement). */
+            int kept = in_classes(classes, item.scope);
+            if (kept < 0) goto error;
+            if (!kept) continue;
             PyObject *found = Py_BuildValue("(kkl)", (unsigned long)ts_node_start_byte(item.node), (unsigned long)ts_node_end_byte(item.node), item.scope);
             if (found == NULL) goto error;
             int failed = PyList_Append(out, found);
@@ -1326,6 +1947,11 @@ static PyObject *statement_calls(PyObject *module, PyObject *const *args, Py_ssi
         } else if (strcmp(type, "call") == 0) {
             TSNode receiver = ts_node_child_by_field_id(item.node, receiver_field);
             if (!ts_node_is_null(receiver) && !type_is(receiver, "constant") && !type_is(receiver, "scope_resolution") && !type_is(receiver, "self")) continue;
+            if (ts_node_is_null(receiver) || type_is(receiver, "self")) {
+                int kept = in_classes(classes, item.scope);
+                if (kept < 0) goto error;
+                if (!kept) continue;
+            }
             PyObject *found = Py_BuildValue("(kkl)", (unsigned long)ts_node_start_byte(item.node), (unsigned long)ts_node_end_byte(item.node), item.scope);
             if (found == NULL) goto error;
             int failed = PyList_Append(out, found);

@@ -99,11 +99,12 @@ def on_namespace(w: Walker, node: Any) -> None:
 
 def namespace_definition(
     w: Walker, scope: Scope | None, kind: str, path: ConstPath, start: int, end: int, name_start: int, name_end: int, row: int, body_start: int,
-    superclass: ConstPath | None, superclass_self: bool, superclass_new: bool,
+    superclass: ConstPath | None, superclass_self: bool, superclass_new: bool, ident: int | None = None, comments: tuple[str, ...] | None = None,
 ) -> Scope:
     """The record of a class or module (``on_namespace``'s, from the parts it read) in
     ``scope``, and the scope of its body from ``body_start``, to be pushed once its marks are
-    known (``Walker._scan_marks``). Also the native walk's for the plain ones it passes over."""
+    known (``Walker._scan_marks``). Also the native walk's for the plain ones it passes over,
+    which gives the id and the comments above (else made from ``row``, the row it starts on)."""
     index = w._add_at(
         kind,
         path.text,
@@ -112,11 +113,12 @@ def namespace_definition(
         name_start,
         name_end,
         scope.index if scope is not None else -1,
+        ident,
         path=path,
         superclass=superclass,
         superclass_self=superclass_self,
         superclass_new=superclass_new,
-        comments=w._comments_at_row(row),
+        comments=w._comments_at_row(row) if comments is None else comments,
     )
     return Scope(end, body_start, index, False)
 
@@ -232,12 +234,14 @@ def on_method(w: Walker, node: Any) -> None:
 
 
 def method_definition(
-    w: Walker, scope: Scope | None, name: str, start: int, end: int, name_start: int, name_end: int, params: str | None, row: int, fields: dict[str, Any]
+    w: Walker, scope: Scope | None, name: str, start: int, end: int, name_start: int, name_end: int, params: str | None, row: int, fields: dict[str, Any],
+    ident: int | None = None, comments: tuple[str, ...] | None = None, params_ready: bool = False,
 ) -> Scope:
     """The record of a method definition (``on_method``'s, from the parts it read: the name,
     the byte ranges of the definition and of its name, the text of its parameter list, the row
     it starts on, the fields of a ``def x.y``) in ``scope``, and the scope of its body, to be
-    pushed. Also the native walk's for the plain ``def`` it passes over (rdx.native)."""
+    pushed. Also the native walk's for the plain ``def`` it passes over (rdx.native), which
+    may give the id, the comments above and the parameters as recorded (``params_ready``)."""
     ns = w._namespace_scope(scope)
     visibility = w.pending_visibility.pop(start, None)
     w.method_names.add(name)  # For load-time calls (rdx.ruby.evaluate.loadtime).
@@ -261,9 +265,10 @@ def method_definition(
         name_start,
         name_end,
         scope.index if scope is not None else -1,
+        ident,
         visibility=visibility or "public",
-        params=_params(params),
-        comments=w._comments_at_row(row),
+        params=params if params_ready and params is not None else _params(params),
+        comments=w._comments_at_row(row) if comments is None else comments,
         **fields,
     )
     return Scope(end, name_end, index, True)

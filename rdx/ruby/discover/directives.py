@@ -243,8 +243,11 @@ def _attr(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
     if ns is None:
         return
     visibility = w.pending_visibility.pop(node.start_byte, None) or ("public" if in_singleton else ns.visibility_at(node.start_byte))
+    comments: tuple[str, ...] | None = None  # Those above the call, read once for all its attributes.
     for attr, arg in w._symbol_args(node) or _string_args(w, node):
-        w._add(_ATTR_KINDS[name], attr, arg, arg, ns, visibility=visibility, comments=w._comments_above(node))
+        if comments is None:
+            comments = w._comments_above(node)
+        w._add(_ATTR_KINDS[name], attr, arg, arg, ns, visibility=visibility, comments=comments)
 
 
 def _singleton_method_owner(w: Walker, scope: Scope | None) -> Scope | None:

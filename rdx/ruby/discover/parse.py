@@ -24,7 +24,7 @@ from typing import Any, cast
 import tree_sitter
 import tree_sitter_ruby
 
-from rdx.model.ids import definition_id
+from rdx.model.ids import definition_id, definition_prefix
 from rdx.model.kinds import DefinitionKind, ReceiverKind
 from rdx.model.records import (
     ConstPath,
@@ -240,7 +240,10 @@ class Walker:
         # only append plain records or open a block or a scope (the plain cases: see walk.c's
         # collect_* functions), and appends what that needs to ``batch``, from which
         # ``_record_batch`` makes the records (and opens the scopes) before the next handler
-        # runs: the same records in the same order.
+        # runs: the same records in the same order. The MethodRefs it makes itself, scope
+        # index included, straight into ``method_refs`` (nothing else appends to that list
+        # while it runs); and it gives the ids of the definitions it records, the comments
+        # above them and a method's parameters as ``definitions._params`` writes them.
         handlers = _HANDLERS_BY_ID
         kinds = _COLLECTED_KINDS
         fields = _IDENTIFIER_SKIPPED_FIELDS
@@ -252,12 +255,20 @@ class Walker:
         method_names, setter_calls, scopes, top_locals = self.method_names, self.setter_calls, self.scopes, self.top_locals
         limit = MAX_SYNTAX_DEPTH
         hooks = self._hook_scopes()
+        # The bytes ``definition_id`` hashes before a definition's offset and name: the step
+        # makes the ids of the definitions it records (walk.c's definition_id_of).
+        id_prefix = definition_prefix(self.uri)
+        source, line_table = self.source, self.line_starts
         depth = 0
         while True:
             skip_until = self.skip_const_until
             event = step(
                 cursor, kinds, fields, descend, check_missing, limit, depth, names, until, skip_until, spec, batch, method_names, setter_calls,
-                hooks, in_method, since, scope_depth, scopes, base, top_locals, bool(self.untaken),
+                hooks, in_method, since, scope_depth, scopes, base, top_locals, bool(self.untaken), id_prefix, source, line_table,
+                (
+                    self.method_refs, len(self.definitions), MethodRef, ConstPath, _RECEIVER_KINDS, self.requires, Require, DefinitionRecord,
+                    self.pending_visibility, self.pending_module_function,
+                ),
             )
             if batch:
                 self._record_batch(batch)
@@ -289,20 +300,25 @@ class Walker:
         """The records of the nodes the native step passed over (see ``walk``), in walk order:
         (name, start, end, the byte whose scope the handler asks for, kind, extra). A kind
         below 5 is a MethodRef's receiver kind (extra: the receiver's text, or its constant
-        path as (segments, absolute) and its range); 5 is a ConstRef of the path
+        path as (segments, absolute) and its range), which comes only when the step is not
+        given ``method_refs`` (it makes those records itself); 5 is a ConstRef of the path
         (segments, absolute) given as the name, which ``on_constant`` records whole; 6 defines
-        the variable ``name`` of kind ``_VARIABLE_KINDS[extra]`` at ``start``-``end``
-        (``definitions._assign_target``); 7 says what self is (``BlockSelf`` as extra) in the
-        block starting at ``start`` of a call of ``name`` (``on_call``), 8 opens a block from
-        ``start`` to ``end`` (``on_block``); 9 defines the method ``name`` from ``start`` to
-        ``end`` (extra: its name's range, its parameter list's text or None, the row it starts on,
-        the set of its body's local variables, which the step filled as it went on, and whether
-        it is defined on ``self``): ``definitions.on_method`` for a plain ``def`` (see walk.c's
-        collect_method); 10 defines
-        a class or module (extra: whether a class, its name's segments, absolute and range, its
-        superclass's (segments, absolute, start, end) or None, where its body starts, its row,
-        its body's marks and the set of its locals): ``definitions.on_namespace`` for a plain
-        one (collect_namespace)."""
+        the variable ``name`` of kind ``_VARIABLE_KINDS[which]`` at ``start``-``end``
+        (``definitions._assign_target``; extra: (which, its id)); 7 says what self is
+        (``BlockSelf`` as extra) in the block starting at ``start`` of a call of ``name``
+        (``on_call``), 8 opens a block from ``start`` to ``end`` (``on_block``); 9 defines the
+        method ``name`` from ``start`` to ``end`` (extra: its name's range, its parameters'
+        text and whether that is ``definitions._params``' already, the set of its body's local
+        variables, which the step filled as it went on, whether it is defined on ``self``, its
+        id, the comments above it or None and the row it starts on): ``definitions.on_method``
+        for a plain ``def`` (see walk.c's collect_method); 10 defines a class or module (extra:
+        whether a class, its name's segments, absolute and range, its superclass's (segments,
+        absolute, start, end) or None, where its body starts, its id, the comments above it or
+        None, its row, its body's marks and the set of its locals): ``definitions.on_namespace``
+        for a plain one (collect_namespace); 11 is such a method whose DefinitionRecord the
+        step made itself, visibility included (extra: the record, its name's end and the set
+        of its locals; walk.c's method_record). Comments are None when the step could not
+        read them: ``_comments_at_row`` reads them from the row then."""
         add_ref = self.method_refs.append
         receiver_kinds = _RECEIVER_KINDS
         # The scope (and its index) of every byte from ``low`` to ``high``, as ``self._scope``
@@ -328,22 +344,32 @@ class Walker:
                 self.skip_const_until = end
                 self.const_refs.append(ConstRef(ConstPath(name[0], name[1], start, end), index))
             elif kind == _BATCH_DEFINITION:
-                self._add_at(_VARIABLE_KINDS[extra], name, start, end, start, end, index)
+                which, ident = extra
+                self._add_at(_VARIABLE_KINDS[which], name, start, end, start, end, index, ident)
+            elif kind == _BATCH_METHOD_RECORD:  # ``definitions.method_definition``'s record, made by the step.
+                record, name_end, local_names = extra
+                method_scope = Scope(end, name_end, len(self.definitions), True)
+                self.definitions.append(record)
+                method_scope.locals = local_names
+                self.push_scope(method_scope)
+                high = 0
             elif kind == _BATCH_METHOD:
-                name_start, name_end, params, row, local_names, on_self = extra
+                name_start, name_end, params, ready, local_names, on_self, ident, comments, row = extra
                 fields = {"self_receiver": True} if on_self else {}
-                method_scope = definitions.method_definition(self, scope, name, start, end, name_start, name_end, params, row, fields)
+                method_scope = definitions.method_definition(
+                    self, scope, name, start, end, name_start, name_end, params, row, fields, ident, comments, ready,
+                )
                 method_scope.locals = local_names
                 self.push_scope(method_scope)
                 high = 0  # Its body is a new scope.
-            else:  # _BATCH_NAMESPACE
-                is_class, segments, absolute, name_start, name_end, superclass, body_start, row, marks, local_names = extra
+            elif kind == _BATCH_NAMESPACE:
+                is_class, segments, absolute, name_start, name_end, superclass, body_start, ident, comments, row, marks, local_names = extra
                 path = ConstPath(segments, absolute, name_start, name_end)
                 self.skip_const_until = name_end
                 self._prefix_ref(path, scope)
                 new_scope = definitions.namespace_definition(
                     self, scope, "Class" if is_class else "Module", path, start, end, name_start, name_end, row, body_start,
-                    ConstPath(*superclass) if superclass is not None else None, False, False,
+                    ConstPath(*superclass) if superclass is not None else None, False, False, ident, comments,
                 )
                 new_scope.marks = marks
                 new_scope.locals = local_names
@@ -543,12 +569,15 @@ class Walker:
             kind, name, node.start_byte, node.end_byte, name_node.start_byte, name_node.end_byte, parent.index if parent is not None else -1, **fields
         )
 
-    def _add_at(self, kind: str, name: str, start: int, end: int, name_start: int, name_end: int, parent: int, **fields: Any) -> int:
-        """``_add`` given the byte ranges of the definition and its name, and its parent's index."""
+    def _add_at(
+        self, kind: str, name: str, start: int, end: int, name_start: int, name_end: int, parent: int, ident: int | None = None, **fields: Any
+    ) -> int:
+        """``_add`` given the byte ranges of the definition and its name, and its parent's index
+        (and its id when the native step made it: ``definition_id(self.uri, start, name)``)."""
         index = len(self.definitions)
         self.definitions.append(
             DefinitionRecord(
-                id=definition_id(self.uri, start, name),
+                id=definition_id(self.uri, start, name) if ident is None else ident,
                 kind=cast(DefinitionKind, kind),
                 name=name,
                 start=start,
@@ -979,6 +1008,7 @@ _BATCH_BLOCK_SELF = 7
 _BATCH_BLOCK = 8
 _BATCH_METHOD = 9
 _BATCH_NAMESPACE = 10
+_BATCH_METHOD_RECORD = 11
 _VARIABLE_KINDS = ("InstanceVariable", "ClassVariable", "GlobalVariable")
 _BLOCK_SELVES = tuple(BlockSelf)
 
@@ -990,7 +1020,9 @@ def _collect_spec() -> object:
     """The grammar facts the collecting native step reads (rdx.native ``spec``), made once;
     None while the native module is not in use."""
     if not _SPEC:
-        names = ("method", "receiver", "block", "operator", "left", "operand", "object", "pattern", "name", "scope", "parameters", "superclass", "body")
+        names = (
+            "method", "receiver", "block", "operator", "left", "operand", "object", "pattern", "name", "scope", "parameters", "superclass", "body", "arguments",
+        )
         ids = tuple(int(_LANGUAGE.field_id_for_name(f) or 0) for f in names)
         hooks = frozenset(hook.decode() for hook in definitions.HOOKS)
         made = native_spec(ids, _CALL_SPECIAL_NAMES, WRITE, _SELF_KEEPING_ITERATORS, _EVAL_CALLS, hooks, MAX_NESTING, frozenset(_VISIBILITY_WORDS))

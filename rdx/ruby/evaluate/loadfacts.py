@@ -50,8 +50,9 @@ _STATEMENT_CONTAINERS = frozenset({
 _READ = (_NAMESPACE_NODES | _STATEMENT_CONTAINERS | {"call", "identifier"}) - (NOT_RUN - _NAMESPACE_NODES)
 
 
-# The statement-level calls ``_foreign_calls`` reads, found in C (``rdx.native.statement_calls``).
-StatementCalls = Callable[[Any, dict[int, int]], list[tuple[int, int, int]]]
+# The statement-level calls ``_foreign_calls`` reads, found in C (``rdx.native.statement_calls``):
+# given the indices of the class scopes, only those that may give a ``LoadCall``.
+StatementCalls = Callable[[Any, dict[int, int], set[int]], list[tuple[int, int, int]]]
 
 
 def cross_file_facts(w: Walker, root: Any, statement_calls: StatementCalls | None = None) -> tuple[list[LoadCall], list[MethodEffects]]:
@@ -61,7 +62,10 @@ def cross_file_facts(w: Walker, root: Any, statement_calls: StatementCalls | Non
     makes callable on its namespaces (``MethodEffects``, templates over the parameters).
     ``statement_calls``, when given, reads the statements in C."""
     scopes = {d.start: i for i, d in enumerate(w.definitions) if d.kind in ("Class", "Module", "SingletonClass")}
-    ranges = statement_calls(root.walk(), scopes) if statement_calls is not None else None
+    defs = w.definitions
+    # A call on nothing or on ``self``, or a bare word, gives a LoadCall only in a class's body.
+    classes = {i for i in scopes.values() if defs[i].kind == "Class"}
+    ranges = statement_calls(root.walk(), scopes, classes) if statement_calls is not None else None
     # Only a method that mixes in starts the templates kept (``_templates``), and only where
     # the file holds a mixing word.
     text = root.text
