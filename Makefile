@@ -67,7 +67,10 @@ test: $(STAMP) system-deps capi native
 # its names at first use; tests/test_lazy_imports.py). The controller, which runs no test, loads
 # neither Hypothesis (pyproject.toml's warning filter names its category as Warning) nor
 # pytest-lsp's plugin (-p no:pytest-lsp below; tests/conftest.py registers it again in each
-# worker): their imports, about 1 s of CPU, delayed the workers' start.
+# worker): their imports, about 1 s of CPU, delayed the workers' start. No test of the tier uses
+# Hypothesis (tests/test_search_random.py, its one property test, is slow), and its plugin, which
+# imported it in the controller's closing summary (0.4 s after the last test), is off
+# (-p no:hypothesispytest).
 #
 # loadscope keeps each module on one worker, so a module's fixtures (an indexed tree, the C test
 # program) are built once; tests/conftest.py hands the modules out longest first, by the durations
@@ -77,7 +80,7 @@ test: $(STAMP) system-deps capi native
 # test modules (in the ignored __pycache__ folders) instead of rewriting them all on every run, a
 # few seconds each.
 check: $(STAMP) capi native
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -m "not corpus and not slow" -n 2 --dist loadscope -p no:pytest-lsp
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -m "not corpus and not slow" -n 2 --dist loadscope -p no:pytest-lsp -p no:hypothesispytest
 
 bench: $(STAMP) system-deps native
 	$(BIN)/python bench/bench_index.py

@@ -28,6 +28,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import func_metadata
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, Field, ValidationError
@@ -343,6 +344,23 @@ def wire_json(answer: BaseModel) -> Any:
     return _drop_nulls(answer.model_dump(mode="json", by_alias=True))
 
 
+# Tool name -> the SDK's tool as this process first made it. Its argument model and its input and
+# output schemas come from the function's signature, the same for every workspace, and building
+# them took nearly all of ``build_server``'s time (about 0.1 s); later servers copy the tool with
+# their own workspace's function.
+_TOOLS: dict[str, Tool] = {}
+
+
+def _tool(fn: Callable[..., Any], description: str) -> Tool:
+    """The SDK's tool that runs ``fn``, with compact input schemas (pydantic's titles only
+    repeat the parameter names: ``compact_schema``)."""
+    made = _TOOLS.get(fn.__name__)
+    if made is None:
+        made = _TOOLS[fn.__name__] = Tool.from_function(fn, description=description)
+        compact_schema(made.parameters, output=False)
+    return made.model_copy(update={"fn": fn})
+
+
 def build_server(workspace: Workspace) -> MCPServer:
     """The MCP server with every rdx tool bound to ``workspace``."""
 
@@ -355,20 +373,14 @@ def build_server(workspace: Workspace) -> MCPServer:
 
         return run
 
-    real_tool = MCPServer.tool
+    tools: list[Tool] = []
 
-    def tool(self: MCPServer, *a: Any, **kw: Any) -> Any:
-        register = real_tool(self, *a, **kw)
-        return lambda fn: register(fn if fn.__name__ in UNLOCKED else locked(fn))
+    def tool(description: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            tools.append(_tool(fn if fn.__name__ in UNLOCKED else locked(fn), description))
+            return fn
 
-    _configure_logging()
-    server: MCPServer = _RdxServer(
-        "rdx",
-        instructions="Semantic code graph of a Ruby project: declarations (Foo::Bar, Foo#bar(), Foo::<Foo>), ancestors, references.",
-        version=rdx.__version__,
-        log_level="WARNING",
-    )
-    server.tool = tool.__get__(server)  # type: ignore[method-assign]
+        return register
 
     declaration = _declaration
 
@@ -386,7 +398,7 @@ def build_server(workspace: Workspace) -> MCPServer:
 
     # The tools the JSON API shares (``ANSWERS``): the signature is the answer's without the
     # workspace (tests/test_web.py checks that both give the same schema).
-    @server.tool(
+    @tool(
         description="Find declarations of any language, best first: ranked (default) takes a description ('parse one CSV line', "
         "AND/OR/-word, prefix*); exact/prefix/fuzzy match Ruby names."
     )
@@ -403,17 +415,17 @@ def build_server(workspace: Workspace) -> MCPServer:
     ) -> Page:
         return search_declarations_answer(workspace, query, kind, match_mode, path, language, dependencies, limit, offset, max_tokens)
 
-    @server.tool(description="A declaration: kind, definitions with locations and comments, ancestors, members.")
+    @tool(description="A declaration: kind, definitions with locations and comments, ancestors, members.")
     def get_declaration(name: Name, max_tokens: MaxTokens = None) -> DeclarationOut:
         return get_declaration_answer(workspace, name, max_tokens)
 
-    @server.tool(description="Classes and modules that have this one among their ancestors, by name.")
+    @tool(description="Classes and modules that have this one among their ancestors, by name.")
     def get_descendants(name: Name, limit: Annotated[int, Field(ge=1)] = 100, offset: Offset = 0, max_tokens: MaxTokens = None) -> Page:
         g = workspace.graph()
         chunk, meta = page_of(declaration(g, name).descendants, offset, limit, MAX_DESCENDANTS, max_tokens, item)
         return Page(items=chunk, revision=g.revision, **meta)
 
-    @server.tool(description="Ancestors of a class or module, in Ruby's lookup order.")
+    @tool(description="Ancestors of a class or module, in Ruby's lookup order.")
     def get_ancestors(name: Name, max_tokens: MaxTokens = None) -> Page:
         g = workspace.graph()
         items = [item(a) for a in declaration(g, name).ancestors]
@@ -443,17 +455,17 @@ def build_server(workspace: Workspace) -> MCPServer:
             files[-1].refs.append(f.ref)
         return RefPage(files=files, revision=g.revision, **meta)
 
-    @server.tool(description="Where a constant (class, module, constant) is referenced, through aliases; by location. "
+    @tool(description="Where a constant (class, module, constant) is referenced, through aliases; by location. "
                  "Other languages: any declaration's uses.")
     def find_constant_references(name: Name, limit: Annotated[int, Field(ge=1)] = 50, offset: Offset = 0, max_tokens: MaxTokens = None) -> RefPage:
         return references(name, "constant", offset, limit, max_tokens)
 
-    @server.tool(description="Call sites of a method like Foo#bar(); certain=false when the receiver is unknown. "
+    @tool(description="Call sites of a method like Foo#bar(); certain=false when the receiver is unknown. "
                  "Other languages: any declaration's uses.")
     def find_method_references(name: Name, limit: Annotated[int, Field(ge=1)] = 50, offset: Offset = 0, max_tokens: MaxTokens = None) -> RefPage:
         return references(name, "method", offset, limit, max_tokens)
 
-    @server.tool(description="Declarations defined in one file, in file order.")
+    @tool(description="Declarations defined in one file, in file order.")
     def get_file_declarations(file_path: FilePath, max_tokens: MaxTokens = None) -> Page:
         g = workspace.graph()
         path = file_path if os.path.isabs(file_path) else os.path.join(workspace.root, file_path)
@@ -467,7 +479,7 @@ def build_server(workspace: Workspace) -> MCPServer:
                 items.append(Item(name=decl.name, kind=defn.kind, location=workspace.loc(defn.location), language=language_of(decl)))
         return whole(items, g.revision, max_tokens)
 
-    @server.tool(description="What a constant written inside a nesting (outermost first, as written) refers to.")
+    @tool(description="What a constant written inside a nesting (outermost first, as written) refers to.")
     def resolve_constant(name: Name, nesting: Annotated[list[Name] | None, Field(max_length=MAX_LIST_ITEMS)] = None) -> Item:
         g = workspace.graph()
         try:
@@ -483,7 +495,7 @@ def build_server(workspace: Workspace) -> MCPServer:
     def position(file_path: str) -> str:
         return file_path if os.path.isabs(file_path) else os.path.join(workspace.root, file_path)
 
-    @server.tool(description="Go to definition from a position (line 1-based, column 0-based).")
+    @tool(description="Go to definition from a position (line 1-based, column 0-based).")
     def definition_at(
         file_path: FilePath, line: Annotated[int, Field(ge=1)], column: Annotated[int, Field(ge=0)], max_tokens: MaxTokens = None
     ) -> Targets:
@@ -498,7 +510,7 @@ def build_server(workspace: Workspace) -> MCPServer:
             items = [Item(name=target.name, kind=target.kind, location=workspace.loc(loc)) for loc in target.locations]
         return Targets(**whole(items, g.revision, max_tokens).model_dump(), certain=target.certain)
 
-    @server.tool(description="Name, kind, signature, owner, ancestors and comments at a position.")
+    @tool(description="Name, kind, signature, owner, ancestors and comments at a position.")
     def hover_at(file_path: FilePath, line: Annotated[int, Field(ge=1)], column: Annotated[int, Field(ge=0)]) -> HoverOut:
         g = workspace.graph()
         hover = at(g.hover_at, file_path, line, column)
@@ -519,7 +531,7 @@ def build_server(workspace: Workspace) -> MCPServer:
             candidates=hover.candidates if several else None,
         )
 
-    @server.tool(
+    @tool(
         description="Grep every file (any language): a literal, or an RE2 regex with regex=true. Lines grouped by file, in path order."
     )
     def search_code(
@@ -536,7 +548,7 @@ def build_server(workspace: Workspace) -> MCPServer:
     ) -> CodePage:
         return search_code_answer(workspace, pattern, regex, ignore_case, glob, language, context, limit, offset, max_tokens, timeout)
 
-    @server.tool(
+    @tool(
         description="Call first: a map of the repository's most important declarations (every language), ranked by how the code "
         "uses them, within max_tokens. focus: files you edit or names you care about."
     )
@@ -558,15 +570,19 @@ def build_server(workspace: Workspace) -> MCPServer:
             unmatched=result.unmatched, revision=result.revision,
         )
 
-    @server.tool(description="Counts of files, definitions, declarations by kind, references.")
+    @tool(description="Counts of files, definitions, declarations by kind, references.")
     def codebase_stats() -> Stats:
         return codebase_stats_answer(workspace)
 
-    @server.tool(description="Indexing state, revision, file counts, pending changes.")
+    @tool(description="Indexing state, revision, file counts, pending changes.")
     def index_status() -> Status:
         return index_status_answer(workspace)
 
-    # Compact input schemas too: pydantic's titles only repeat the parameter names.
-    for registered in server._tool_manager.list_tools():
-        compact_schema(registered.parameters, output=False)
-    return server
+    _configure_logging()
+    return _RdxServer(
+        "rdx",
+        instructions="Semantic code graph of a Ruby project: declarations (Foo::Bar, Foo#bar(), Foo::<Foo>), ancestors, references.",
+        version=rdx.__version__,
+        log_level="WARNING",
+        tools=tools,
+    )

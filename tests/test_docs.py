@@ -233,7 +233,7 @@ def test_every_command_and_tool_is_documented(capsys: pytest.CaptureFixture[str]
     cli = (ROOT / "docs" / "cli.md").read_text()
     missing = [c for c in commands if f"| `rdx {c}" not in cli]
     server = (ROOT / "rdx_mcp" / "server.py").read_text()
-    tools = re.findall(r"@server\.tool\([^@]*?\)\n\s+def (\w+)\(", server, re.S)
+    tools = re.findall(r"@tool\([^@]*?\)\n\s+def (\w+)\(", server, re.S)
     assert len(tools) > 10
     mcp = (ROOT / "docs" / "mcp.md").read_text()
     missing += [f"MCP tool {t}" for t in tools if f"| `{t}` |" not in mcp]

@@ -10,7 +10,7 @@ import json
 
 import pytest
 from conftest import run_ruby
-from test_incremental import dump, fresh
+from test_incremental import dump, fresh, fresh_dump
 
 BASE = {
     "file:///rm/a.rb": "module M\n  X = 1\nend\nclass Base\n  Z = 1\nend\nclass A < Base\nend\nclass Target\nend\nY = Target\n",
@@ -49,7 +49,7 @@ def test_deleting_declarations_matches_a_fresh_graph(edit):
     g.resolve()
     assert g.last_resolve == "incremental" or edit in ("alias", "alias target", "file")
     after = dump(g)
-    assert after == dump(fresh(files))
+    assert after == fresh_dump(files)
     assert after != before
 
 
@@ -102,7 +102,7 @@ def test_a_namespace_losing_a_body_refreshes_the_load_time_references_to_it(how)
     g.resolve()
     assert g.last_resolve == "incremental", g.last_fallback
     assert _n_targets(g) == [(2, "N"), (4, "Outer::N")]
-    assert dump(g) == dump(fresh(files))
+    assert dump(g) == fresh_dump(files)
 
 
 # Removing a constant alias: what found it, through it or behind it must answer as a graph
@@ -141,7 +141,7 @@ def test_removing_a_constant_alias_matches_a_fresh_graph(use):
     if use in INCREMENTAL_ALIAS_USES:
         assert g.last_resolve == "incremental", g.last_fallback
     after = dump(g)
-    assert after == dump(fresh(files))
+    assert after == fresh_dump(files)
     assert after != before
 
 
@@ -178,7 +178,7 @@ def test_a_class_renamed_away_from_a_name_its_own_lookups_still_name_is_incremen
     g.resolve()
     assert g.last_resolve == "incremental", g.last_fallback
     after = dump(g)
-    assert after == dump(fresh(files, core=False))
+    assert after == fresh_dump(files, core=False)
     assert after != before
 
 
@@ -229,7 +229,7 @@ def test_removing_an_alias_a_namespace_body_is_written_under_is_incremental(wher
     g.resolve()
     assert g.last_resolve == "incremental", g.last_fallback
     after = dump(g)
-    assert after == dump(fresh(files, core=False))
+    assert after == fresh_dump(files, core=False)
     assert after != before
     assert _graph_answers(g) == _ruby_answers(files, tmp_path) == "[false, false, true, false]"
     # And back: the alias added again (the body reopens Target once more).
@@ -237,7 +237,7 @@ def test_removing_an_alias_a_namespace_body_is_written_under_is_incremental(wher
     g.index_source("file:///ra/b.rb", files["file:///ra/b.rb"])
     g.resolve()
     assert g.last_resolve == "incremental", g.last_fallback
-    assert dump(g) == dump(fresh(files, core=False)) == before
+    assert dump(g) == fresh_dump(files, core=False) == before
 
 
 # A constant alias assigned twice (``Y = Target`` in b.rb, ``Y = Other`` in d.rb) names what
@@ -271,7 +271,7 @@ def test_removing_one_assignment_of_a_reassigned_alias_is_incremental(goes, tmp_
     g.resolve()
     assert g.last_resolve == "incremental", g.last_fallback
     after = dump(g)
-    assert after == dump(fresh(files, core=False))
+    assert after == fresh_dump(files, core=False)
     expected = '["Other", false, true, false]' if goes.endswith("b.rb") else '["Target", true, false, true]'
     assert _reassigned_graph(g) == _ruby_answers(files, tmp_path, REASSIGNED_PROBE) == expected
     assert after != before
@@ -301,7 +301,7 @@ def test_adding_a_constant_alias_is_incremental(alias):
     g.resolve()
     assert g.last_resolve == "incremental", g.last_fallback
     after = dump(g)
-    assert after == dump(fresh(files, core=False))
+    assert after == fresh_dump(files, core=False)
     assert after != before
 
 
@@ -333,5 +333,5 @@ def test_a_class_other_files_name_removed_and_typed_back_is_incremental(use, edi
         g.index_source("file:///fo/a.rb", text)
         g.resolve()
         assert g.last_resolve == "incremental", g.last_fallback
-        assert dump(g) == dump(fresh(files, core=False))
+        assert dump(g) == fresh_dump(files, core=False)
     assert dump(g) == before

@@ -480,13 +480,6 @@ def serve_main(fd: int, argv: list[str]) -> int:
     parser.add_argument("--idle", type=float, default=600.0)
     args = parser.parse_args(argv)
     os.chdir("/")  # Never keep a client's directory busy; each request sets its own.
-    # ``main`` builds the command line's parser on every call (about 15 ms, most of a served
-    # answer); the server builds it once. Parsers keep no state between parses.
-    import functools
-
-    import rdx.cli.main as cli_main
-
-    cli_main._build_parser = functools.cache(cli_main._build_parser)  # type: ignore[method-assign]
     sys.stdout = _Router(b"o", sys.__stdout__)
     sys.stderr = _Router(b"e", sys.__stderr__)
     server = Resident(args.project, args.cache_dir, args.socket, args.idle)
