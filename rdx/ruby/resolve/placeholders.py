@@ -393,12 +393,17 @@ class Placeholders(StateView):
         if single is None:
             return
         srec = self.decls[single]
-        if srec.singleton is not None and self._chains_only(single):
-            # Its own singleton class may be there only for a chain that left it too (one an
-            # added first ``class << self`` body computed before the superclass changed).
-            self._drop_unneeded_singleton(u, single)
-        if srec.definitions or srec.members or srec.singleton is not None or single in self.build.member_created or self.linearizer.current_descendants(single):
+        if srec.definitions or srec.members or single in self.build.member_created or self.linearizer.current_descendants(single):
             return
+        if srec.singleton is not None:
+            # Its own singleton class may be there only for a chain that left it too (one an
+            # added first ``class << self`` body computed before the superclass changed); one
+            # that bodies declared goes with them (``drop_lost_bodies``).
+            if single in u.lost_bodies:
+                return
+            self._drop_unneeded_singleton(u, single)
+            if self.decls[single].singleton is not None:
+                return
         self._drop_declaration(u, single)
         u.own(todo).singleton = None
 
