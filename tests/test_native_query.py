@@ -413,6 +413,131 @@ def test_the_matcher_answers_as_the_cursor(language: str, source: bytes, monkeyp
         assert [s.name for s in found.symbols] == ["A", "B", "C", "D", "Y"]
 
 
+# Sources for the hooks' rules the runner reads itself (engine.NATIVE_OWNERS, NATIVE_DOCS,
+# NATIVE_IMPORTS) and for the doc comments it reads in C: the cases each reads here, and those
+# it hands to the Python hook (escapes, string prefixes, text other than ASCII...).
+HOOK_CASES = [
+    (
+        "python",
+        b'def a():\n    """Simple."""\n'
+        b"def b():\n    'single'\n"
+        b'def c():\n    r"""raw \\d"""\n'
+        b'def d():\n    """esc\\n"""\n'
+        b'def e():\n    """   """\n'
+        b'def f():\n    """\xc3\xbcn\xc3\xafcode\xe3\x80\x80 """\n'
+        b'def g():\n    u"prefixed"\n'
+        b'def h():\n    b"bytes"\n'
+        b'def i():\n    f"fmt {x}"\n'
+        b'def j():\n    """a "quoted" word, it\'s"""\n'
+        b"def k():\n    '''it''s'''\n"
+        b'def l():\n    ""\n'
+        b'def m():\n    "a" "b"\n'
+        b'def n(): """inline"""\n'
+        b'def o():\n    x = 1\n    """not first"""\n'
+        b'def p():\n    """tab\tand form\x0c feed\x1f"""\n'
+        b'def q():\n    """\xff not utf-8"""\n'
+        b'def r():\n    """nul \x00 byte"""\n'
+        b'def s():\n    """"quote first"""\n'
+        b'def t():\n    """quote last" """\n'
+        b"# About U.\n#\n#  indented\nclass U:\n    pass\n"
+        b"# \xc3\xa9t\xc3\xa9\nclass V:\n    pass\n"
+        b"class W:\n",
+    ),
+    ("python", b'def a():\r\n    """crlf\r\n    doc\r\n    """\r\n\r\n# c\r\ndef b(): pass\r\n'),
+    (
+        "python",
+        b"import a.b, c as d\nimport  e . f  as  g\nfrom . import x\nfrom ..pkg import (h as i, j)\nfrom m import *\n"
+        b"from __future__ import annotations\ndef f():\n    import inner\ntry:\n    import z\nexcept ImportError:\n    pass\n"
+        b"imports = 1\nimport_ = 2\nfrom m import\n",
+    ),
+    ("python", "import \u00fcn\u00ef.c\u00f6de\nfrom a import b\n".encode()),
+    (
+        "go",
+        b"package p\n\n// Cart.\n//\n//  holds items.   \ntype Cart struct{}\n\n/* Block\n * lines */\nfunc (c *Cart) A() {}\n"
+        b"/**\n * Javadoc style.\n */\nfunc (Cart) B() {}\nfunc (c *Cart[K, V]) C() {}\nfunc (c *pkg.T) D() {}\nfunc (c) E() {}\n"
+        b"// \xc3\xa9 not ascii\nfunc F() {}\n// -- dashes\n// # hash\n//! bang\n///triple\nfunc G() {}\n"
+        b"// a\x0bb\x1cc\x1dd\x1ee\x0cf\r\n// g\nfunc H() {}\n",
+    ),
+    ("go", b"package p\n" + b"".join(b"// line %d\n" % i for i in range(60)) + b"func Long() {}\n/*\n" + b" *\n" * 50 + b"*/\nfunc Block() {}\n"),
+    (
+        "javascript",
+        b'import "side";\nimport * as ns from "y";\nimport d, { a as b, c } from \'./x\';\nimport { "a-b" as e } from "q";\n'
+        b'export { f as g } from "./z";\nexport * from "w";\nexport * as h from "v";\nexport { own };\nexport default 1;\n'
+        b'const r = require("./r");\nconst { i, j: k, ...rest } = require("t");\nl = require("l");\nrequire(dynamic);\n'
+        b'require("a", "b");\nimport("./dyn");\nconst m = await import("m");\nobj.require("no");\n$import("no");\n'
+        b'const n = require("\xc3\xa9\xff");\n'
+        b"A.prototype.m = function () {};\nA.b.prototype.n = function () {};\n\xc3\xa4.prototype.o = () => 1;\n"
+        b'A.prototypes.p = function () {};\nA["prototype"].q = function () {};\n',
+    ),
+    (
+        "typescript",
+        b'import k = require("k");\nimport type { T as U } from "./types";\nexport type { V } from "./v";\n'
+        b'import x, * as y from "xy";\nexport = Foo;\n',
+    ),
+    ("tsx", b'import React, { useState } from "react";\nconst C = () => <A.B />;\n'),
+]
+
+
+@pytest.mark.parametrize(("language", "source"), HOOK_CASES)
+def test_the_hooks_the_runner_reads_answer_as_theirs(language: str, source: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The owner, doc and imports hooks the runner reads itself, and the doc comments: the same
+    records as the Python path, on these sources and on every prefix of them."""
+    native, python, answered = _both(language, source, monkeypatch)
+    assert native == python
+    assert answered == 1
+    path = PATHS[language]
+    assert not discover_foreign("file://" + path, source, path).diagnostics
+    for cut in sorted({*range(0, len(source), 5), *(i for i, byte in enumerate(source) if byte == 10)}):
+        native, python, _ = _both(language, source[:cut], monkeypatch)
+        assert native == python, (language, cut)
+
+
+def test_the_runner_reads_the_hooks_itself() -> None:
+    """With the runner in use, the Python hooks answer only where its rules hand over: a
+    docstring with an escape (or a prefix, or text other than ASCII), a dotted name that is not
+    ASCII; JavaScript's imports and owners, and Go's receivers, never."""
+    import dataclasses
+
+    _native()
+    calls: dict[str, int] = {}
+
+    def counting(name: str, hook: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any) -> Any:
+            calls[name] = calls.get(name, 0) + 1
+            return hook(*args)
+
+        return call
+
+    def run(language: str, source: bytes, *hooks: str) -> engine.Extraction:
+        spec = spec_for(language)
+        assert spec is not None
+        calls.clear()
+        replaced = dataclasses.replace(spec, **{name: counting(name, getattr(spec, name)) for name in hooks})
+        return engine.extract_all(replaced, source)
+
+    found = run("python", b'def a():\n    """Plain."""\ndef b():\n    "\xc3\xa9 "\nimport a.b as c\n', "doc", "imports")
+    assert calls == {}
+    assert [s.doc for s in found.symbols] == ["Plain.", "\xe9"]
+    assert [(i.module, i.alias) for i in found.imports] == [("a.b", "c")]
+    found = run("python", b'def a():\n    """Esc\\t."""\nimport \xc3\xa9\n', "doc", "imports")
+    assert calls == {"doc": 1, "imports": 1}
+    assert [s.doc for s in found.symbols] == ["Esc\t."]
+    found = run("javascript", b'import a from "a";\nconst b = require("b");\nA.prototype.m = function () {};\n', "owner", "imports")
+    assert calls == {}
+    assert [s.qualified for s in found.symbols] == ["A.m"] and [i.module for i in found.imports] == ["a", "b"]
+    found = run("go", b"package p\nfunc (c *Cart[K]) M() {}\n", "owner")
+    assert calls == {}
+    assert [s.qualified for s in found.symbols] == ["p.Cart.M"]
+
+
+def test_an_empty_class_body_is_no_error() -> None:
+    """``class A:`` at the end of a file (a body without statements) has no docstring, on both
+    paths (py-tree-sitter's ``named_child(0)`` raises there)."""
+    for source in (b"class A:\n", b"def f():\n"):
+        found = discover_foreign("file:///p/m.py", source, "/p/m.py")
+        assert not found.diagnostics and [s.doc for s in found.symbols] == [None]
+
+
 def test_the_matcher_reads_the_patterns_it_can() -> None:
     """patterns.table compiles every spec's query but C#'s (a bare ``_``), and hands any
     pattern it does not read (repetitions, a bare wildcard, several top-level nodes) to the

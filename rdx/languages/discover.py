@@ -13,6 +13,7 @@ from rdx.languages import extract_all, module_name, spec_for
 from rdx.model.languages import language_of
 from rdx.model.records import Diagnostic, FileResult
 from rdx.model.text import line_starts
+from rdx.native import line_starts as native_line_starts
 
 __all__ = ["discover_foreign", "foreign_language"]
 
@@ -29,7 +30,9 @@ def discover_foreign(uri: str, data: bytes, path: str | None) -> FileResult:
     extractor = foreign_language(name)
     language = "typescript" if extractor == "tsx" else extractor
     spec = spec_for(extractor)
-    result = FileResult(uri=uri, path=path, size=len(data), line_starts=line_starts(data), language=language)
+    # The line table in C when the native module is built (the same bytes).
+    lines = native_line_starts()
+    result = FileResult(uri=uri, path=path, size=len(data), line_starts=(lines or line_starts)(data), language=language)
     if spec is None:
         result.diagnostics = [Diagnostic("unknown-language", f"no extractor reads {language} files", severity="warning")]
         return result

@@ -32,13 +32,20 @@ import tree_sitter as ts
 
 from rdx.languages.symbols import Import, Reference, RefKind, Symbol, SymbolKind
 from rdx.native import patterns
+from rdx.native.query import importer as native_imports
 from rdx.native.query import runner as native_query
 
-__all__ = ["Extraction", "Spec", "extract", "extract_all", "word_spans"]
+__all__ = ["NATIVE_DOCS", "NATIVE_IMPORTS", "NATIVE_OWNERS", "Extraction", "Spec", "extract", "extract_all", "word_spans"]
 
 # Whether the native runner may match the patterns it reads itself (else tree-sitter's query
 # cursor runs every query): both give the same matches; the benchmark compares their times.
 use_matcher = True
+
+# The hooks' rules that ``rdx/native/query.c`` reads itself (see ``Spec.native_owner``), by
+# name: their codes there.
+NATIVE_OWNERS = {"go-receiver": 1, "js-prototype": 2}
+NATIVE_DOCS = {"python-docstring": 1}
+NATIVE_IMPORTS = {"python": 1, "javascript": 2}
 
 _TYPES = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM, "scope"})
 _SPACES = re.compile(r"\s+")
@@ -70,6 +77,13 @@ class Spec:
     references: str = ""
     # The file's imports, read from the tree.
     imports: Callable[[ts.Node, bytes], list[Import]] | None = None
+    # The hooks above whose rules rdx's native query runner (``rdx/native/query.c``) reads
+    # itself, by name (``NATIVE_OWNERS``, ``NATIVE_DOCS``, ``NATIVE_IMPORTS``): the hook stays
+    # the one definition, answers where the runner is not built (and wherever its rule in C is
+    # not sure to give the same), and ``bench/bench_polyglot.py --check`` compares both.
+    native_owner: str = ""
+    native_doc: str = ""
+    native_imports: str = ""
 
 
 class Extraction(msgspec.Struct, array_like=True, frozen=True, gc=False):
@@ -143,6 +157,8 @@ class _Plan:
     # its table and its lookups by root node kind, or (None, None) when a pattern uses what
     # it does not read (tree-sitter's query cursor then runs the query).
     matcher: tuple[bytes | None, bytes | None]
+    # The code of the spec's imports hook's rule in the native runner (0: none).
+    imports: int
 
 
 _plans: dict[int, tuple[Spec, _Plan]] = {}
@@ -198,6 +214,7 @@ def _plan(spec: Spec) -> _Plan:
         native=None if native is None else (*native, -1 if body is None else body, bytes(node_kinds), _nest_arguments(spec, capture_names)),
         capture_names=capture_names,
         matcher=_matcher(language, query, text),
+        imports=NATIVE_IMPORTS[spec.native_imports] if spec.native_imports and spec.imports is not None else 0,
     )
     _plans[id(spec)] = (spec, plan)
     return plan
@@ -255,8 +272,9 @@ def _native_arguments(split: int, kinds: list[str | None], capture_names: tuple[
 def _nest_arguments(spec: Spec, capture_names: tuple[str, ...]) -> tuple[object, ...]:
     """What the native runner reads to nest the definitions as ``_nest`` does (see ``nest`` in
     ``rdx/native/query.c``): each capture's name (a definition's kind), the Symbol record, the
-    method kind, the separators, the spec's hooks, and the functions it hands text other than
-    ASCII to (so that their rules stay the one definition)."""
+    method kind, the separators, the spec's hooks, the functions it hands text other than
+    ASCII to (so that their rules stay the one definition), and the codes of the hooks' rules
+    it reads itself (0: none)."""
     return (
         capture_names,
         Symbol,
@@ -267,6 +285,8 @@ def _nest_arguments(spec: Spec, capture_names: tuple[str, ...]) -> tuple[object,
         spec.doc,
         _signature,
         _comment_text,
+        NATIVE_OWNERS[spec.native_owner] if spec.native_owner and spec.owner is not None else 0,
+        NATIVE_DOCS[spec.native_doc] if spec.native_doc and spec.doc is not None else 0,
     )
 
 
@@ -289,8 +309,14 @@ def extract_all(spec: Spec, source: bytes, module: str | None = None) -> Extract
         found = run(plan.query, root, *native, prefix, source, *(plan.matcher if use_matcher else (None, None)))
     if found is not None:
         # The query ran in C (rdx/native/query.c), and the rules below with it: the symbols
-        # and the references come back as records.
-        imports = spec.imports(root, source) if spec.imports is not None else []
+        # and the references come back as records; and the imports, where the spec's hook
+        # is one the runner reads itself.
+        imports = None
+        if plan.imports:
+            read = native_imports()
+            imports = read(plan.imports, root, Import) if read is not None else None
+        if imports is None:
+            imports = spec.imports(root, source) if spec.imports is not None else []
         return Extraction(found[0], found[1], imports)
     definitions: list[Match] = []
     uses: list[Match] = []

@@ -16,6 +16,11 @@
  * The rules are those of the engine's Python path (engine.py: _symbols, _references, _nest),
  * which stays the one definition of what is extracted: tests/test_native_query.py and
  * bench/bench_polyglot.py --check compare both.
+ * Some of the specs' hooks are read here too (Spec.native_owner, native_doc, native_imports):
+ * Go's receivers, JavaScript's prototype owners, Python's docstrings, and, through imports(),
+ * JavaScript's and Python's imports; so are the doc comments (engine._comment_text) when they
+ * are ASCII. Where a rule here is not sure to give what the Python function gives (an escape in
+ * a docstring, text other than ASCII), the Python function answers.
  *
  * Predicates (#eq?, #match?, #any-of? and their variants) are read from py-tree-sitter's Query
  * object and evaluated as py-tree-sitter evaluates them (query_predicates.c of the binding): a
@@ -343,14 +348,17 @@ typedef struct {
     size_t count, capacity, size;
 } Buffer;
 
-static void *push(Buffer *buffer) {
-    if (buffer->count == buffer->capacity) {
-        size_t capacity = buffer->capacity ? buffer->capacity * 2 : 64;
-        char *items = PyMem_Realloc(buffer->items, capacity * buffer->size);
-        if (items == NULL) return NULL;
-        buffer->items = items;
-        buffer->capacity = capacity;
-    }
+static void *grow(Buffer *buffer) {
+    size_t capacity = buffer->capacity ? buffer->capacity * 2 : 64;
+    char *items = PyMem_Realloc(buffer->items, capacity * buffer->size);
+    if (items == NULL) return NULL;
+    buffer->items = items;
+    buffer->capacity = capacity;
+    return buffer->items + buffer->size * buffer->count++;
+}
+
+static inline void *push(Buffer *buffer) {
+    if (__builtin_expect(buffer->count == buffer->capacity, 0)) return grow(buffer);
     return buffer->items + buffer->size * buffer->count++;
 }
 
@@ -448,38 +456,57 @@ static uint32_t signature_end(const Source *source, TSNode node, long body_field
     return node_end;
 }
 
+/* A growable list of byte ranges. */
+typedef struct {
+    uint32_t (*items)[2];
+    size_t count, capacity;
+    uint32_t (*inline_items)[2];
+} Ranges;
+
 /* The comments right above a definition (engine._comment_ranges), nearest first, as (start
  * byte, end byte) pairs: above the node, or above the first ancestor that has a comment before
  * it through wrappers and ancestors with one named child (never the root); then each comment
  * whose last row is at most one above the row of what follows it. ``table`` flags node kinds:
- * 1, a comment; 2, a wrapper. An empty tuple: none. */
-static PyObject *comments_above(TSNode node, const unsigned char *table) {
+ * 1, a comment; 2, a wrapper. 0, or -1 without memory. */
+static int comments_above(TSNode node, const unsigned char *table, Ranges *found) {
+    found->count = 0;
     TSNode current = node;
     TSNode previous = ts_node_prev_sibling(current);
     while (ts_node_is_null(previous) || !(table[ts_node_symbol(previous)] & 1)) {
         TSNode parent = ts_node_parent(current);
-        if (ts_node_is_null(parent)) return PyTuple_New(0);
-        if (!((table[ts_node_symbol(parent)] & 2) || ts_node_named_child_count(parent) == 1)) return PyTuple_New(0);
-        if (ts_node_is_null(ts_node_parent(parent))) return PyTuple_New(0);
+        if (ts_node_is_null(parent)) return 0;
+        if (!((table[ts_node_symbol(parent)] & 2) || ts_node_named_child_count(parent) == 1)) return 0;
+        if (ts_node_is_null(ts_node_parent(parent))) return 0;
         current = parent;
         previous = ts_node_prev_sibling(current);
     }
-    PyObject *found = PyList_New(0);
-    if (found == NULL) return NULL;
     int64_t next_row = ts_node_start_point(current).row;
     while (!ts_node_is_null(previous) && (table[ts_node_symbol(previous)] & 1) && (int64_t)ts_node_end_point(previous).row >= next_row - 1) {
-        PyObject *range = Py_BuildValue("(kk)", (unsigned long)ts_node_start_byte(previous), (unsigned long)ts_node_end_byte(previous));
-        if (range == NULL || PyList_Append(found, range) < 0) {
-            Py_XDECREF(range);
-            Py_DECREF(found);
-            return NULL;
+        if (found->count == found->capacity) {
+            size_t capacity = found->capacity * 2;
+            uint32_t(*items)[2] = PyMem_Malloc(capacity * sizeof(*items));
+            if (items == NULL) return -1;
+            memcpy(items, found->items, found->count * sizeof(*items));
+            if (found->items != found->inline_items) PyMem_Free(found->items);
+            found->items = items;
+            found->capacity = capacity;
         }
-        Py_DECREF(range);
+        found->items[found->count][0] = ts_node_start_byte(previous);
+        found->items[found->count][1] = ts_node_end_byte(previous);
+        found->count++;
         next_row = ts_node_start_point(previous).row;
         previous = ts_node_prev_sibling(previous);
     }
-    PyObject *result = PyList_AsTuple(found);
-    Py_DECREF(found);
+    return 0;
+}
+
+static PyObject *ranges_tuple(const Ranges *ranges) {
+    PyObject *result = PyTuple_New((Py_ssize_t)ranges->count);
+    for (size_t i = 0; result != NULL && i < ranges->count; i++) {
+        PyObject *range = Py_BuildValue("(kk)", (unsigned long)ranges->items[i][0], (unsigned long)ranges->items[i][1]);
+        if (range == NULL) Py_CLEAR(result);
+        else PyTuple_SET_ITEM(result, (Py_ssize_t)i, range);
+    }
     return result;
 }
 
@@ -577,20 +604,247 @@ static PyObject *signature_text(const Source *source, uint32_t name_end, uint32_
     return result;
 }
 
+#define MAX_DOC_LINES 40
+
+/* A line break of str.splitlines() at ``text[i]`` among ASCII characters, and its width
+ * (``\r\n`` is one break of two). */
+static inline Py_ssize_t line_break(const char *text, Py_ssize_t i, Py_ssize_t length) {
+    unsigned char c = (unsigned char)text[i];
+    if (c == '\r') return i + 1 < length && text[i + 1] == '\n' ? 2 : 1;
+    return c == '\n' || c == 0x0b || c == 0x0c || c == 0x1c || c == 0x1d || c == 0x1e;
+}
+
+/* len(text.splitlines()) of ASCII text. */
+static Py_ssize_t count_lines(const char *text, Py_ssize_t length) {
+    Py_ssize_t lines = 0, start = 0;
+    for (Py_ssize_t i = 0; i < length;) {
+        Py_ssize_t width = line_break(text, i, length);
+        if (width) {
+            lines++;
+            i += width;
+            start = i;
+        } else {
+            i++;
+        }
+    }
+    return lines + (start < length);
+}
+
+/* engine._strip_comment of one ASCII line, appended at ``out + *size``: the comment marker
+ * ``^\s*(///?|//!|/\*\*?|\*\/|\*|#|--)\s?`` removed (only when there is one: then the
+ * spaces before it go too), trailing spaces, then a trailing ``*\/``, then spaces again. */
+static void strip_comment(const char *line, Py_ssize_t length, char *out, Py_ssize_t *size) {
+    Py_ssize_t i = 0;
+    while (i < length && ascii_space((unsigned char)line[i])) i++;
+    const char *p = line + i;
+    Py_ssize_t rest = length - i, marker = 0;
+    if (rest >= 2 && p[0] == '/' && p[1] == '/') marker = rest >= 3 && p[2] == '/' ? 3 : 2; /* (``//!`` is read as ``//``) */
+    else if (rest >= 2 && p[0] == '/' && p[1] == '*') marker = rest >= 3 && p[2] == '*' ? 3 : 2;
+    else if (rest >= 2 && p[0] == '*' && p[1] == '/') marker = 2;
+    else if (rest >= 1 && (p[0] == '*' || p[0] == '#')) marker = 1;
+    else if (rest >= 2 && p[0] == '-' && p[1] == '-') marker = 2;
+    if (marker) {
+        i += marker;
+        if (i < length && ascii_space((unsigned char)line[i])) i++;
+    } else {
+        i = 0;
+    }
+    Py_ssize_t end = length;
+    while (end > i && ascii_space((unsigned char)line[end - 1])) end--;
+    if (end - i >= 2 && line[end - 2] == '*' && line[end - 1] == '/') end -= 2;
+    while (end > i && ascii_space((unsigned char)line[end - 1])) end--;
+    memcpy(out + *size, line + i, (size_t)(end - i));
+    *size += end - i;
+}
+
+/* engine._comment_text of the comments ``ranges`` (nearest first) when their text is all
+ * ASCII; ``fallback`` (that function) otherwise. */
+static PyObject *comment_text(const Source *source, const Ranges *ranges, PyObject *fallback, PyObject *source_object) {
+    if (ranges->count == 0) Py_RETURN_NONE;
+    size_t taken = 0;
+    Py_ssize_t lines = 0, bytes = 0;
+    for (; taken < ranges->count && lines < MAX_DOC_LINES; taken++) {
+        const char *text;
+        Py_ssize_t length;
+        slice(source, ranges->items[taken][0], ranges->items[taken][1], &text, &length);
+        if (!all_ascii(text, length)) {
+            PyObject *tuple = ranges_tuple(ranges);
+            if (tuple == NULL) return NULL;
+            PyObject *result = PyObject_CallFunctionObjArgs(fallback, source_object, tuple, NULL);
+            Py_DECREF(tuple);
+            return result;
+        }
+        lines += count_lines(text, length);
+        bytes += length + 1;
+    }
+    char *out = PyMem_Malloc((size_t)bytes + 1);
+    if (out == NULL) return PyErr_NoMemory();
+    Py_ssize_t size = 0;
+    bool first = true;
+    for (size_t k = taken; k-- > 0;) { /* the farthest comment first: source order */
+        const char *text;
+        Py_ssize_t length;
+        slice(source, ranges->items[k][0], ranges->items[k][1], &text, &length);
+        Py_ssize_t start = 0;
+        for (Py_ssize_t i = 0; i <= length;) {
+            Py_ssize_t width = i < length ? line_break(text, i, length) : 0;
+            if (width || (i == length && start < length)) {
+                if (!first) out[size++] = '\n';
+                first = false;
+                strip_comment(text + start, i - start, out, &size);
+                i += width ? width : 1;
+                start = i;
+            } else {
+                i++;
+            }
+        }
+    }
+    const char *begin = out;
+    while (size && ascii_space((unsigned char)begin[0])) begin++, size--;
+    while (size && ascii_space((unsigned char)begin[size - 1])) size--;
+    PyObject *result = size ? ascii_string(begin, size) : Py_NewRef(Py_None);
+    PyMem_Free(out);
+    return result;
+}
+
+/* The hooks of the specs that query.c reads itself (engine.NATIVE_HOOKS names them), with the
+ * rules of the Python hooks, which stay their one definition: where a rule here is not sure to
+ * give what the Python hook gives, the Python hook answers. */
+
+static inline bool is_type(TSNode node, const char *type) { return !ts_node_is_null(node) && strcmp(ts_node_type(node), type) == 0; }
+
+static inline TSNode field(TSNode node, const char *name) {
+    return ts_node_is_null(node) ? node : ts_node_child_by_field_name(node, name, (uint32_t)strlen(name));
+}
+
+static PyObject *node_string(const Source *source, TSNode node) { return decode(source, ts_node_start_byte(node), ts_node_end_byte(node)); }
+
+/* The first type_identifier among the named descendants of ``node``, in preorder (specs/go.py,
+ * _receiver): 1 found, 0 none, -1 too deep to look here. */
+static int first_type_identifier(TSNode node, TSNode *found, int depth) {
+    if (depth > 64) return -1;
+    uint32_t count = ts_node_named_child_count(node);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode child = ts_node_named_child(node, i);
+        if (is_type(child, "type_identifier")) {
+            *found = child;
+            return 1;
+        }
+        int status = first_type_identifier(child, found, depth + 1);
+        if (status) return status;
+    }
+    return 0;
+}
+
+enum { OWNER_GO_RECEIVER = 1, OWNER_JS_PROTOTYPE = 2, DOC_PYTHON = 1, IMPORTS_PYTHON = 1, IMPORTS_JAVASCRIPT = 2 };
+
+/* A spec's owner hook read here: 1 with ``*owner`` (a new reference, or NULL for None), 0 when
+ * the Python hook must answer, -1 on an error. */
+static int native_owner(int code, const Source *source, TSNode node, PyObject **owner) {
+    *owner = NULL;
+    if (code == OWNER_GO_RECEIVER) {
+        if (!is_type(node, "method_declaration")) return 1;
+        TSNode receiver = field(node, "receiver"), found;
+        if (ts_node_is_null(receiver)) return 1;
+        int status = first_type_identifier(receiver, &found, 0);
+        if (status < 0) return 0;
+        if (status == 0) return 1;
+        *owner = node_string(source, found);
+        return *owner == NULL ? -1 : 1;
+    }
+    if (code == OWNER_JS_PROTOTYPE) {
+        if (!is_type(node, "assignment_expression")) return 1;
+        TSNode target = field(field(node, "left"), "object");
+        if (!is_type(target, "member_expression")) return 1;
+        TSNode property = field(target, "property"), object = field(target, "object");
+        if (ts_node_is_null(property) || ts_node_is_null(object)) return 1;
+        const char *text;
+        Py_ssize_t length;
+        slice(source, ts_node_start_byte(property), ts_node_end_byte(property), &text, &length);
+        if (length != 9 || memcmp(text, "prototype", 9) != 0) return 1;
+        *owner = node_string(source, object);
+        return *owner == NULL ? -1 : 1;
+    }
+    return 0;
+}
+
+/* specs/python.py's _docstring: 1 with ``*doc`` (a new reference, Py_None for none), 0 when
+ * the Python hook must answer, -1 on an error. Read here: a string without prefix or
+ * backslash, NUL or carriage return, whose text Python's tokenizer reads as one string
+ * literal (``ast.literal_eval`` gives its content). */
+static int python_docstring(const Source *source, TSNode node, long body_field, PyObject **doc) {
+    *doc = Py_None;
+    TSNode body = body_field > 0 ? ts_node_child_by_field_id(node, (TSFieldId)body_field) : field(node, "body");
+    if (ts_node_is_null(body) || ts_node_named_child_count(body) == 0) goto none;
+    TSNode first = ts_node_named_child(body, 0);
+    if (is_type(first, "expression_statement") && ts_node_named_child_count(first) == 1) first = ts_node_named_child(first, 0);
+    if (!is_type(first, "string")) goto none;
+    const char *text;
+    Py_ssize_t length;
+    slice(source, ts_node_start_byte(first), ts_node_end_byte(first), &text, &length);
+    if (length < 2 || (text[0] != '"' && text[0] != '\'')) return 0;
+    char quote = text[0];
+    const char *content;
+    Py_ssize_t size;
+    bool triple = length >= 3 && text[1] == quote && text[2] == quote;
+    if (triple) {
+        if (length < 6 || text[length - 1] != quote || text[length - 2] != quote || text[length - 3] != quote) return 0;
+        content = text + 3;
+        size = length - 6;
+        /* The literal ends at the first three quotes: none inside, and no quote just before. */
+        if (size && content[size - 1] == quote) return 0;
+        for (Py_ssize_t i = 0; i + 2 < size; i++)
+            if (content[i] == quote && content[i + 1] == quote && content[i + 2] == quote) return 0;
+    } else {
+        if (text[length - 1] != quote) return 0;
+        content = text + 1;
+        size = length - 2;
+        if (memchr(content, quote, (size_t)size) != NULL || memchr(content, '\n', (size_t)size) != NULL) return 0;
+    }
+    if (memchr(content, '\\', (size_t)size) != NULL || memchr(content, '\r', (size_t)size) != NULL || memchr(content, 0, (size_t)size) != NULL)
+        return 0;
+    if (all_ascii(content, size)) {
+        while (size && ascii_space((unsigned char)content[0])) content++, size--;
+        while (size && ascii_space((unsigned char)content[size - 1])) size--;
+        if (size == 0) goto none;
+        *doc = ascii_string(content, size);
+        return *doc == NULL ? -1 : 1;
+    }
+    PyObject *decoded = PyUnicode_DecodeUTF8(content, size, "replace");
+    if (decoded == NULL) return -1;
+    PyObject *stripped = PyObject_CallMethodNoArgs(decoded, strip_name);
+    Py_DECREF(decoded);
+    if (stripped == NULL) return -1;
+    if (PyUnicode_GET_LENGTH(stripped) == 0) {
+        Py_DECREF(stripped);
+        goto none;
+    }
+    *doc = stripped;
+    return 1;
+none:
+    *doc = Py_NewRef(Py_None);
+    return 1;
+}
+
 /* How a run nests its definitions into symbols (engine._nest): read from run()'s ``nest``
  * argument, a tuple (capture names, Symbol, "method", separator, member separator or None,
- * owner hook or None, doc hook or None, engine._signature, engine._comment_text). */
+ * owner hook or None, doc hook or None, engine._signature, engine._comment_text, the code of
+ * the owner hook's rule here (0: none, the hook answers; see native_owner), that of the doc
+ * hook's (see python_docstring)). */
 typedef struct {
     PyObject *names, *symbol_type, *method, *separator, *member_separator, *owner, *doc, *signature, *comment_text;
+    long owner_code, doc_code;
 } Nest;
 
 static int read_nest(PyObject *tuple, Nest *nest) {
-    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != 9) {
-        PyErr_SetString(PyExc_TypeError, "run() needs a nest tuple of 9 items");
+    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != 11) {
+        PyErr_SetString(PyExc_TypeError, "run() needs a nest tuple of 11 items");
         return 0;
     }
     PyObject **items = &PyTuple_GET_ITEM(tuple, 0);
-    *nest = (Nest){items[0], items[1], items[2], items[3], items[4], items[5], items[6], items[7], items[8]};
+    *nest = (Nest){items[0], items[1], items[2], items[3], items[4], items[5], items[6], items[7], items[8], PyLong_AsLong(items[9]),
+                   PyLong_AsLong(items[10])};
+    if (PyErr_Occurred()) return 0;
     if (!PyTuple_Check(nest->names) || !PyUnicode_Check(nest->separator) || !PyUnicode_Check(nest->method)) {
         PyErr_SetString(PyExc_TypeError, "run() needs capture names, a separator and the method kind as strings");
         return 0;
@@ -610,6 +864,16 @@ typedef struct {
     Py_ssize_t parent, emitted;
     bool type;
 } Nested;
+
+/* A py-tree-sitter Node of ``node`` in ``tree`` (for the hooks written in Python). */
+static PyObject *py_node(TSNode node, PyObject *tree) {
+    PyNode *made = PyObject_New(PyNode, node_type);
+    if (made == NULL) return NULL;
+    made->node = node;
+    made->children = NULL;
+    made->tree = Py_NewRef(tree);
+    return (PyObject *)made;
+}
 
 static PyObject *long_of(uint64_t value) { return PyLong_FromUnsignedLongLong((unsigned long long)value); }
 
@@ -633,6 +897,8 @@ static PyObject *nest_symbols(const Source *source, const Definition *defs, size
     bool has_prefix = !failed && truthy_string(prefix);
     size_t depth = 0;
     *range_count = 0;
+    uint32_t inline_comments[16][2];
+    Ranges comment_ranges = {inline_comments, 0, 16, inline_comments}, *comments = &comment_ranges;
     for (size_t i = 0; !failed && i < count; i++) {
         const Definition *d = &defs[i];
         while (depth && defs[stack[depth - 1]].end <= d->start) depth--;
@@ -643,15 +909,13 @@ static PyObject *nest_symbols(const Source *source, const Definition *defs, size
         PyObject *name = name_text(source, ts_node_start_byte(d->name), ts_node_end_byte(d->name));
         PyObject *node = NULL, *owner = NULL, *base = NULL, *full = NULL;
         if (name == NULL) goto failure;
-        if (nest->owner != NULL || nest->doc != NULL) {
-            PyNode *made = PyObject_New(PyNode, node_type);
-            if (made == NULL) goto failure;
-            made->node = d->node;
-            made->children = NULL;
-            made->tree = Py_NewRef(tree);
-            node = (PyObject *)made;
+        int native = 0;
+        if (nest->owner != NULL && nest->owner_code) {
+            native = native_owner((int)nest->owner_code, source, d->node, &owner);
+            if (native < 0) goto failure;
         }
-        if (nest->owner != NULL) {
+        if (nest->owner != NULL && !native) {
+            if (node == NULL && (node = py_node(d->node, tree)) == NULL) goto failure;
             owner = PyObject_CallFunctionObjArgs(nest->owner, node, source_object, NULL);
             if (owner == NULL) goto failure;
             if (owner == Py_None) {
@@ -698,7 +962,20 @@ static PyObject *nest_symbols(const Source *source, const Definition *defs, size
             PyObject *signature = signature_text(source, name_end, signature_end(source, d->node, body_field, name_end, d->end), nest->signature, source_object);
             if (signature == NULL) goto failure;
             PyObject *doc = NULL;
-            if (nest->doc != NULL) {
+            native = 0;
+            if (nest->doc != NULL && nest->doc_code == DOC_PYTHON) {
+                native = python_docstring(source, d->node, body_field, &doc);
+                if (native < 0) {
+                    Py_DECREF(signature);
+                    goto failure;
+                }
+                if (native && doc == Py_None) Py_CLEAR(doc);
+            }
+            if (nest->doc != NULL && !native) {
+                if (node == NULL && (node = py_node(d->node, tree)) == NULL) {
+                    Py_DECREF(signature);
+                    goto failure;
+                }
                 doc = PyObject_CallFunctionObjArgs(nest->doc, node, source_object, NULL);
                 if (doc != NULL && doc != Py_None && !PyUnicode_Check(doc)) {
                     Py_DECREF(doc);
@@ -713,13 +990,12 @@ static PyObject *nest_symbols(const Source *source, const Definition *defs, size
                 }
             }
             if (doc == NULL) {
-                PyObject *above = comments_above(d->node, node_kinds);
-                if (above == NULL) {
+                if (comments_above(d->node, node_kinds, comments) < 0) {
                     Py_DECREF(signature);
+                    PyErr_NoMemory();
                     goto failure;
                 }
-                doc = PyTuple_GET_SIZE(above) ? PyObject_CallFunctionObjArgs(nest->comment_text, source_object, above, NULL) : Py_NewRef(Py_None);
-                Py_DECREF(above);
+                doc = comment_text(source, comments, nest->comment_text, source_object);
                 if (doc == NULL) {
                     Py_DECREF(signature);
                     goto failure;
@@ -765,6 +1041,7 @@ static PyObject *nest_symbols(const Source *source, const Definition *defs, size
         failed = true;
     }
     for (size_t i = 0; info != NULL && i < count; i++) Py_XDECREF(info[i].qualified);
+    if (comment_ranges.items != inline_comments) PyMem_Free(comment_ranges.items);
     PyMem_Free(info);
     PyMem_Free(stack);
     Py_XDECREF(empty);
@@ -883,6 +1160,13 @@ typedef struct {
     const int32_t *roots; /* per symbol, the first of its patterns in ``order`` (-1: none) */
     const int32_t *order; /* pattern ids by root symbol, each run ended by -1 */
     const int32_t *wildcards; /* patterns with a wildcard root, ended by -1 */
+    /* The types of those patterns' children (none when more than 32 or 64 patterns), and per
+     * pattern its type's bit. */
+    TSSymbol wild_symbols[32];
+    uint8_t wild_count, wild_bits[64];
+    /* Whether a step of a type may match an anonymous node (else anonymous leaves are not
+     * listed, but under a hidden supertype node, where a supertype's step may match them). */
+    bool anonymous;
     Buffer children;      /* of Child, a stack of the walk's lists */
     TSQueryCapture captures[64];
     uint16_t capture_count;
@@ -896,6 +1180,13 @@ typedef struct {
  * hidden ancestor that has one (an extra node has none of its own), up to an ancestor whose
  * kind is a visible one; the supertypes among those ancestors. ``inherited`` and ``supers``
  * are what the hidden ancestors of ``parent``'s children give. */
+/* ts_language_symbol_metadata, inlined. */
+static inline TSSymbolMetadata metadata_of(const TSLanguage *language, TSSymbol symbol) {
+    if (symbol == ts_builtin_sym_error) return (TSSymbolMetadata){.visible = true, .named = true};
+    if (symbol == ts_builtin_sym_error_repeat) return (TSSymbolMetadata){.visible = false, .named = false};
+    return language->symbol_metadata[symbol];
+}
+
 static void collect(Matcher *m, const Subtree *parent, Length position, uint32_t index, TSFieldId inherited, const TSSymbol *supers,
                     uint8_t super_count) {
     uint32_t count = ts_subtree_child_count(*parent);
@@ -908,11 +1199,25 @@ static void collect(Matcher *m, const Subtree *parent, Length position, uint32_t
     uint32_t structural = 0;
     for (uint32_t i = 0; i < count && m->status == 0; i++) {
         const Subtree *child = &children[i];
+        /* (The walk is bound by the reads of the children's data: the next ones' are asked for
+         * ahead.) */
+        if (i + 2 < count && !children[i + 2].data.is_inline) __builtin_prefetch(children[i + 2].ptr);
         if (i > 0) position = length_add(position, ts_subtree_padding(*child));
         TSSymbol alias = 0;
         TSFieldId field = 0;
-        if (!ts_subtree_extra(*child)) {
-            if (aliases) alias = aliases[structural];
+        bool extra = ts_subtree_extra(*child);
+        if (!extra && aliases) alias = aliases[structural];
+        bool visible = ts_subtree_visible(*child) || alias;
+        bool named = visible && (alias ? metadata_of(m->language, alias).named : ts_subtree_named(*child));
+        if (visible && !named && !m->anonymous && !super_count && ts_subtree_child_count(*child) == 0) {
+            /* An anonymous leaf, when no step matches anonymous nodes (but a supertype's, under
+             * a hidden node of that supertype): nothing to list. */
+            if (!extra) structural++;
+            index++;
+            position = length_add(position, ts_subtree_size(*child));
+            continue;
+        }
+        if (!extra) {
             for (const TSFieldMapEntry *f = fields; f < fields_end; f++) {
                 if (!f->inherited && f->child_index == structural) {
                     field = f->field_id;
@@ -922,7 +1227,7 @@ static void collect(Matcher *m, const Subtree *parent, Length position, uint32_t
             structural++;
         }
         if (!field) field = inherited;
-        if (ts_subtree_visible(*child) || alias) {
+        if (visible) {
             Child *item = push(&m->children);
             if (item == NULL) {
                 m->status = -1;
@@ -930,13 +1235,19 @@ static void collect(Matcher *m, const Subtree *parent, Length position, uint32_t
             }
             TSSymbol raw = alias ? alias : ts_subtree_symbol(*child);
             TSSymbol public = raw == ts_builtin_sym_error ? raw : m->language->public_symbol_map[raw]; /* ts_language_public_symbol */
-            *item = (Child){child, position, alias, public, field,
-                            alias ? ts_language_symbol_metadata(m->language, alias).named : ts_subtree_named(*child), index, {0}, super_count};
-            memcpy(item->supertypes, supers, super_count * sizeof(TSSymbol));
+            item->subtree = child;
+            item->position = position;
+            item->alias = alias;
+            item->symbol = public;
+            item->field = field;
+            item->named = named;
+            item->index = index;
+            item->supertype_count = super_count;
+            if (super_count) memcpy(item->supertypes, supers, super_count * sizeof(TSSymbol));
             index += ts_subtree_visible_descendant_count(*child) + 1;
         } else {
             TSSymbol symbol = ts_subtree_symbol(*child);
-            TSSymbolMetadata metadata = ts_language_symbol_metadata(m->language, symbol);
+            TSSymbolMetadata metadata = metadata_of(m->language, symbol);
             TSSymbol below[MAX_SUPERTYPES];
             uint8_t below_count = 0;
             if (!metadata.visible) {
@@ -1081,19 +1392,33 @@ static void walk(Matcher *m, Child node, uint32_t depth) {
     }
     /* (The cursor starts a pattern with a wildcard root from the child only when the parent is
      * not an error: it takes such a pattern for one with several roots.) */
-    if (count && node.symbol != ts_builtin_sym_error) {
-        for (const int32_t *p = m->wildcards; *p >= 0 && m->status == 0; p++) {
+    if (count && node.symbol != ts_builtin_sym_error && m->wildcards[0] >= 0) {
+        /* Which of the types the wildcard patterns' children have are among the children (all
+         * of them when there are too many types to tell). */
+        uint32_t present = m->wild_count ? 0 : UINT32_MAX;
+        for (size_t j = 0; j < count && m->wild_count; j++) {
+            TSSymbol symbol = child_at(m, offset + j)->symbol;
+            for (uint8_t k = 0; k < m->wild_count; k++)
+                if (symbol == m->wild_symbols[k]) present |= 1u << k;
+        }
+        for (size_t i = 0; present && m->wildcards[i] >= 0 && m->status == 0; i++) {
+            if (m->wild_count && !(present & (1u << m->wild_bits[i]))) continue;
             /* Only where a child is of the type (and in the field) of the pattern's child. */
-            const MatchStep *step = &m->patterns[*p].steps[1];
+            const MatchStep *step = &m->patterns[m->wildcards[i]].steps[1];
             bool found = false;
             for (size_t j = 0; j < count && !found; j++) {
                 const Child *c = child_at(m, offset + j);
                 found = c->symbol == (TSSymbol)step->symbol && (!step->field || c->field == (TSFieldId)step->field);
             }
-            if (found) match_at(m, &m->patterns[*p], &node, offset, count, depth);
+            if (found) match_at(m, &m->patterns[m->wildcards[i]], &node, offset, count, depth);
         }
     }
-    for (size_t j = 0; j < count && m->status == 0; j++) walk(m, *child_at(m, offset + j), depth + 1);
+    for (size_t j = 0; j < count && m->status == 0; j++) {
+        const Child *c = child_at(m, offset + j);
+        /* A leaf no pattern starts at has nothing to match (a wildcard root needs children). */
+        if (ts_subtree_child_count(*c->subtree) == 0 && m->roots[c->symbol] < 0) continue;
+        walk(m, *c, depth + 1);
+    }
     m->children.count = offset;
 }
 
@@ -1154,6 +1479,28 @@ static int match_tree(const Taker *t, PyObject *table, PyObject *index, PyNode *
                  .order = lists + 65536 + 1,
                  .wildcards = lists + 65536 + 1 + lists[65536],
                  .children = {NULL, 0, 0, sizeof(Child)}};
+    for (uint32_t i = 0; i < count && !m.anonymous; i++) {
+        for (uint32_t k = 0; k < patterns[i].count && !m.anonymous; k++) {
+            int32_t symbol = patterns[i].steps[k].symbol;
+            uint32_t kinds = tree->language->symbol_count + tree->language->alias_count; /* ts_language_symbol_count */
+            m.anonymous = symbol >= 0 && ((uint32_t)symbol >= kinds || !metadata_of(tree->language, (TSSymbol)symbol).named);
+        }
+    }
+    for (size_t i = 0; m.wildcards[i] >= 0; i++) {
+        if (i == 64) {
+            m.wild_count = 0;
+            break;
+        }
+        TSSymbol symbol = (TSSymbol)patterns[m.wildcards[i]].steps[1].symbol;
+        uint8_t k = 0;
+        while (k < m.wild_count && m.wild_symbols[k] != symbol) k++;
+        if (k == 32) {
+            m.wild_count = 0;
+            break;
+        }
+        if (k == m.wild_count) m.wild_symbols[m.wild_count++] = symbol;
+        m.wild_bits[i] = k;
+    }
     const Subtree *top = &tree->root;
     Child start = {top, ts_subtree_padding(*top), 0, ts_language_public_symbol(tree->language, ts_subtree_symbol(*top)), 0,
                    ts_subtree_named(*top), 0, {0}, 0};
@@ -1343,6 +1690,429 @@ done:
     return result;
 }
 
+/* The imports of a file, for the specs whose imports hook query.c reads itself (``imports``
+ * below): specs/javascript.py's and specs/python.py's _imports, whose rules stay the one
+ * definition (bench/bench_polyglot.py --check and tests/test_native_query.py compare both). */
+
+typedef struct {
+    const Source *source;
+    PyObject *import_type;
+    PyObject *result;
+    bool fallback; /* the Python hook must answer */
+} Importer;
+
+static inline bool word_byte(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+/* engine.word_spans: where ``words`` occur as whole words, by start. */
+static int word_spans(const Source *source, const char *const *words, int count, Buffer *found) {
+    found->count = 0;
+    for (int w = 0; w < count; w++) {
+        size_t length = strlen(words[w]);
+        const char *data = source->data, *end = data + source->size;
+        for (const char *at = data; (size_t)(end - at) >= length && (at = memchr(at, words[w][0], (size_t)(end - at) - length + 1)) != NULL; at++) {
+            if (memcmp(at, words[w], length) != 0) continue;
+            Py_ssize_t start = at - data, stop = start + (Py_ssize_t)length;
+            if ((start == 0 || !word_byte((unsigned char)data[start - 1])) && (stop == source->size || !word_byte((unsigned char)data[stop]))) {
+                uint32_t *span = push(found);
+                if (span == NULL) return -1;
+                span[0] = (uint32_t)start;
+                span[1] = (uint32_t)stop;
+            }
+        }
+    }
+    return 0;
+}
+
+static int compare_spans(const void *x, const void *y) {
+    const uint32_t *a = x, *b = y;
+    return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : (a[1] < b[1] ? -1 : a[1] > b[1]);
+}
+
+/* Import(module, line, column, start, end, names, alias) of ``node``, appended; steals
+ * ``module``, ``names`` and ``alias`` (NULL: None). */
+static int add_import(Importer *im, TSNode node, PyObject *module, PyObject *names, PyObject *alias) {
+    TSPoint point = ts_node_start_point(node);
+    PyObject *call[7] = {module,
+                         PyLong_FromUnsignedLong(point.row + 1UL),
+                         PyLong_FromUnsignedLong(point.column),
+                         PyLong_FromUnsignedLong(ts_node_start_byte(node)),
+                         PyLong_FromUnsignedLong(ts_node_end_byte(node)),
+                         names,
+                         alias != NULL ? alias : Py_None};
+    PyObject *record = NULL;
+    if (call[1] && call[2] && call[3] && call[4]) record = PyObject_Vectorcall(im->import_type, call, 7, NULL);
+    for (int k = 1; k < 5; k++) Py_XDECREF(call[k]);
+    Py_DECREF(module);
+    Py_DECREF(names);
+    Py_XDECREF(alias);
+    if (record == NULL) return -1;
+    int appended = PyList_Append(im->result, record);
+    Py_DECREF(record);
+    return appended;
+}
+
+/* (first, second) appended to ``names``; steals both. */
+static int add_pair(PyObject *names, PyObject *first, PyObject *second) {
+    if (first == NULL || second == NULL) {
+        Py_XDECREF(first);
+        Py_XDECREF(second);
+        return -1;
+    }
+    PyObject *pair = PyTuple_New(2);
+    if (pair == NULL) {
+        Py_DECREF(first);
+        Py_DECREF(second);
+        return -1;
+    }
+    PyTuple_SET_ITEM(pair, 0, first);
+    PyTuple_SET_ITEM(pair, 1, second);
+    int appended = PyList_Append(names, pair);
+    Py_DECREF(pair);
+    return appended;
+}
+
+/* JavaScript's _js_string: a string literal's text without its quotes (1, ``*text`` set), or
+ * 0 for anything else. */
+static int js_string(Importer *im, TSNode node, PyObject **text) {
+    if (!is_type(node, "string")) return 0;
+    uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
+    if (end - start < 2 || end < start) return 0;
+    *text = decode(im->source, start + 1, end - 1);
+    return *text == NULL ? -1 : 1;
+}
+
+/* _js_name: a string's value, else the node's text; "" for no node. */
+static PyObject *js_name(Importer *im, TSNode node) {
+    if (ts_node_is_null(node)) return PyUnicode_New(0, 0);
+    PyObject *text = NULL;
+    int status = js_string(im, node, &text);
+    if (status < 0) return NULL;
+    return status ? text : node_string(im->source, node);
+}
+
+/* _specifiers: the (name, alias) pairs of a clause's specifiers of type ``kind``. */
+static int js_specifiers(Importer *im, TSNode clause, const char *kind, PyObject *names) {
+    uint32_t count = ts_node_named_child_count(clause);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode specifier = ts_node_named_child(clause, i);
+        if (!is_type(specifier, kind)) continue;
+        PyObject *name = js_name(im, field(specifier, "name"));
+        if (name == NULL) return -1;
+        TSNode alias = field(specifier, "alias");
+        if (add_pair(names, Py_NewRef(name), ts_node_is_null(alias) ? Py_NewRef(name) : js_name(im, alias)) < 0) {
+            Py_DECREF(name);
+            return -1;
+        }
+        Py_DECREF(name);
+    }
+    return 0;
+}
+
+static int js_import_statement(Importer *im, TSNode statement) {
+    PyObject *module = NULL, *names = PyList_New(0), *alias = NULL;
+    if (names == NULL || js_string(im, field(statement, "source"), &module) < 0) goto fail;
+    uint32_t count = ts_node_named_child_count(statement);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode child = ts_node_named_child(statement, i);
+        if (is_type(child, "import_require_clause")) {
+            Py_CLEAR(module);
+            if (js_string(im, field(child, "source"), &module) < 0) goto fail;
+            uint32_t parts = ts_node_named_child_count(child);
+            for (uint32_t j = 0; j < parts; j++) {
+                TSNode part = ts_node_named_child(child, j);
+                if (!is_type(part, "identifier")) continue;
+                Py_XSETREF(alias, js_name(im, part));
+                if (alias == NULL) goto fail;
+            }
+        } else if (is_type(child, "import_clause")) {
+            uint32_t parts = ts_node_named_child_count(child);
+            for (uint32_t j = 0; j < parts; j++) {
+                TSNode part = ts_node_named_child(child, j);
+                if (is_type(part, "identifier")) {
+                    if (add_pair(names, PyUnicode_FromString("default"), js_name(im, part)) < 0) goto fail;
+                } else if (is_type(part, "namespace_import")) {
+                    uint32_t inner = ts_node_named_child_count(part);
+                    for (uint32_t k = 0; k < inner; k++) {
+                        Py_XSETREF(alias, js_name(im, ts_node_named_child(part, k)));
+                        if (alias == NULL) goto fail;
+                    }
+                } else if (is_type(part, "named_imports")) {
+                    if (js_specifiers(im, part, "import_specifier", names) < 0) goto fail;
+                }
+            }
+        }
+    }
+    if (module == NULL) {
+        Py_DECREF(names);
+        Py_XDECREF(alias);
+        return 0;
+    }
+    return add_import(im, statement, module, names, alias);
+fail:
+    Py_XDECREF(module);
+    Py_XDECREF(names);
+    Py_XDECREF(alias);
+    return -1;
+}
+
+static int js_reexport(Importer *im, TSNode statement) {
+    PyObject *module = NULL, *names = NULL, *alias = NULL;
+    int status = js_string(im, field(statement, "source"), &module);
+    if (status <= 0) return status; /* an export of the file's own names */
+    names = PyList_New(0);
+    if (names == NULL) goto fail;
+    uint32_t count = ts_node_child_count(statement);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode child = ts_node_child(statement, i);
+        if (is_type(child, "*")) {
+            if (add_pair(names, PyUnicode_FromString("*"), PyUnicode_FromString("*")) < 0) goto fail;
+        } else if (is_type(child, "namespace_export")) {
+            uint32_t inner = ts_node_named_child_count(child);
+            for (uint32_t k = 0; k < inner; k++) {
+                Py_XSETREF(alias, js_name(im, ts_node_named_child(child, k)));
+                if (alias == NULL) goto fail;
+            }
+        } else if (is_type(child, "export_clause")) {
+            if (js_specifiers(im, child, "export_specifier", names) < 0) goto fail;
+        }
+    }
+    return add_import(im, statement, module, names, alias);
+fail:
+    Py_XDECREF(module);
+    Py_XDECREF(names);
+    Py_XDECREF(alias);
+    return -1;
+}
+
+/* _call: ``require("x")`` or ``import("x")``, with what a declaration binds from a require. */
+static int js_call(Importer *im, TSNode call, TSNode function) {
+    TSNode callee = field(call, "function"), arguments = field(call, "arguments");
+    if (!is_type(call, "call_expression") || ts_node_is_null(callee) || ts_node_start_byte(callee) != ts_node_start_byte(function) ||
+        ts_node_is_null(arguments))
+        return 0;
+    if (ts_node_named_child_count(arguments) != 1) return 0;
+    PyObject *module = NULL, *names = NULL, *alias = NULL;
+    int status = js_string(im, ts_node_named_child(arguments, 0), &module);
+    if (status <= 0) return status; /* a computed path: nothing to resolve */
+    names = PyList_New(0);
+    if (names == NULL) goto fail;
+    TSNode holder = ts_node_parent(call);
+    if (is_type(function, "identifier") && !ts_node_is_null(holder)) {
+        TSNode target = {{0}, NULL, NULL};
+        if (is_type(holder, "variable_declarator") && ts_node_eq(field(holder, "value"), call)) target = field(holder, "name");
+        else if (is_type(holder, "assignment_expression") && ts_node_eq(field(holder, "right"), call)) target = field(holder, "left");
+        if (is_type(target, "identifier")) {
+            alias = js_name(im, target);
+            if (alias == NULL) goto fail;
+        } else if (is_type(target, "object_pattern")) {
+            uint32_t count = ts_node_named_child_count(target);
+            for (uint32_t i = 0; i < count; i++) {
+                TSNode part = ts_node_named_child(target, i);
+                if (is_type(part, "shorthand_property_identifier_pattern")) {
+                    PyObject *name = js_name(im, part);
+                    if (name == NULL || add_pair(names, Py_NewRef(name), name) < 0) goto fail;
+                } else if (is_type(part, "pair_pattern")) {
+                    TSNode key = field(part, "key"), value = field(part, "value");
+                    if (!ts_node_is_null(key) && is_type(value, "identifier") && add_pair(names, js_name(im, key), js_name(im, value)) < 0) goto fail;
+                }
+            }
+        }
+    }
+    return add_import(im, call, module, names, alias);
+fail:
+    Py_XDECREF(module);
+    Py_XDECREF(names);
+    Py_XDECREF(alias);
+    return -1;
+}
+
+static int javascript_imports(Importer *im, TSNode root) {
+    static const char *const words[] = {"import", "export", "require"};
+    Buffer spans = {NULL, 0, 0, 2 * sizeof(uint32_t)};
+    int status = word_spans(im->source, words, 3, &spans);
+    if (spans.count > 1) qsort(spans.items, spans.count, spans.size, compare_spans);
+    for (size_t i = 0; status == 0 && i < spans.count; i++) {
+        const uint32_t *span = (const uint32_t *)(spans.items + i * spans.size);
+        TSNode keyword = ts_node_descendant_for_byte_range(root, span[0], span[1]);
+        if (ts_node_is_null(keyword)) continue;
+        TSNode parent = ts_node_parent(keyword);
+        if (ts_node_is_null(parent)) continue;
+        if (is_type(keyword, "import") && is_type(parent, "import_statement")) status = js_import_statement(im, parent);
+        else if (is_type(keyword, "export") && is_type(parent, "export_statement")) status = js_reexport(im, parent);
+        else if (is_type(keyword, "import") && is_type(parent, "import")) {
+            TSNode call = ts_node_parent(parent);
+            if (!ts_node_is_null(call)) status = js_call(im, call, parent);
+        } else if (is_type(keyword, "identifier") && is_type(parent, "call_expression") && span[1] - span[0] == 7 &&
+                   memcmp(im->source->data + span[0], "require", 7) == 0)
+            status = js_call(im, parent, keyword);
+        if (status > 0) status = 0;
+    }
+    PyMem_Free(spans.items);
+    return status;
+}
+
+/* Python's _py_text: a dotted name without its whitespace; NULL without an exception where the
+ * Python hook must answer (text other than ASCII, whose whitespace is Unicode's). */
+static PyObject *py_text(Importer *im, TSNode node) {
+    const char *text;
+    Py_ssize_t length;
+    slice(im->source, ts_node_start_byte(node), ts_node_end_byte(node), &text, &length);
+    if (!all_ascii(text, length)) {
+        im->fallback = true;
+        return NULL;
+    }
+    PyObject *result = PyUnicode_New(length, 127);
+    if (result == NULL) return NULL;
+    Py_UCS1 *out = PyUnicode_1BYTE_DATA(result);
+    Py_ssize_t size = 0;
+    for (Py_ssize_t i = 0; i < length; i++)
+        if (!ascii_space((unsigned char)text[i])) out[size++] = (Py_UCS1)text[i];
+    if (size == length) return result;
+    PyObject *shorter = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, out, size);
+    Py_DECREF(result);
+    return shorter;
+}
+
+/* The children of ``node`` in field ``name``, as children_by_field_name lists them. */
+static uint32_t children_in_field(TSNode node, const char *name, TSNode *found, uint32_t most) {
+    TSFieldId id = ts_language_field_id_for_name(ts_node_language(node), name, (uint32_t)strlen(name));
+    uint32_t count = 0;
+    if (!id) return 0;
+    TSTreeCursor cursor = ts_tree_cursor_new(node);
+    for (bool ok = ts_tree_cursor_goto_first_child(&cursor); ok; ok = ts_tree_cursor_goto_next_sibling(&cursor)) {
+        if (ts_tree_cursor_current_field_id(&cursor) != id) continue;
+        if (count == most) {
+            count = most + 1;
+            break;
+        }
+        found[count++] = ts_tree_cursor_current_node(&cursor);
+    }
+    ts_tree_cursor_delete(&cursor);
+    return count;
+}
+
+#define MOST_IMPORT_NAMES 256
+
+static int python_imports(Importer *im, TSNode root) {
+    static const char *const words[] = {"import"};
+    Buffer spans = {NULL, 0, 0, 2 * sizeof(uint32_t)};
+    TSNode *clauses = PyMem_Malloc(MOST_IMPORT_NAMES * sizeof(TSNode));
+    int status = clauses == NULL ? -1 : word_spans(im->source, words, 1, &spans);
+    for (size_t i = 0; status == 0 && !im->fallback && i < spans.count; i++) {
+        const uint32_t *span = (const uint32_t *)(spans.items + i * spans.size);
+        TSNode keyword = ts_node_descendant_for_byte_range(root, span[0], span[1]);
+        if (!is_type(keyword, "import")) continue;
+        TSNode statement = ts_node_parent(keyword);
+        if (ts_node_is_null(statement)) continue;
+        uint32_t count = children_in_field(statement, "name", clauses, MOST_IMPORT_NAMES);
+        if (count > MOST_IMPORT_NAMES) {
+            im->fallback = true;
+            break;
+        }
+        if (is_type(statement, "import_statement")) {
+            for (uint32_t j = 0; status == 0 && !im->fallback && j < count; j++) {
+                TSNode clause = clauses[j];
+                if (is_type(clause, "aliased_import")) {
+                    TSNode dotted = field(clause, "name"), alias = field(clause, "alias");
+                    if (ts_node_is_null(dotted) || ts_node_is_null(alias)) continue;
+                    PyObject *module = py_text(im, dotted), *as = module == NULL ? NULL : py_text(im, alias), *names = PyList_New(0);
+                    if (module == NULL || as == NULL || names == NULL) {
+                        Py_XDECREF(module);
+                        Py_XDECREF(as);
+                        Py_XDECREF(names);
+                        status = im->fallback ? 0 : -1;
+                        continue;
+                    }
+                    status = add_import(im, clause, module, names, as);
+                } else if (is_type(clause, "dotted_name")) {
+                    PyObject *module = py_text(im, clause), *names = module == NULL ? NULL : PyList_New(0);
+                    if (names == NULL) {
+                        Py_XDECREF(module);
+                        status = im->fallback ? 0 : -1;
+                        continue;
+                    }
+                    status = add_import(im, clause, module, names, NULL);
+                }
+            }
+        } else if (is_type(statement, "import_from_statement") || is_type(statement, "future_import_statement")) {
+            TSNode module_node = field(statement, "module_name");
+            PyObject *module = ts_node_is_null(module_node) ? PyUnicode_FromString("__future__") : py_text(im, module_node);
+            PyObject *names = module == NULL ? NULL : PyList_New(0);
+            if (names == NULL) {
+                Py_XDECREF(module);
+                status = im->fallback ? 0 : -1;
+                continue;
+            }
+            uint32_t children = ts_node_named_child_count(statement);
+            for (uint32_t j = 0; status == 0 && j < children; j++)
+                if (is_type(ts_node_named_child(statement, j), "wildcard_import"))
+                    status = add_pair(names, PyUnicode_FromString("*"), PyUnicode_FromString("*"));
+            for (uint32_t j = 0; status == 0 && !im->fallback && j < count; j++) {
+                TSNode clause = clauses[j];
+                if (is_type(clause, "aliased_import")) {
+                    TSNode name = field(clause, "name"), alias = field(clause, "alias");
+                    if (ts_node_is_null(name) || ts_node_is_null(alias)) continue;
+                    PyObject *first = py_text(im, name), *second = first == NULL ? NULL : py_text(im, alias);
+                    if (first == NULL || second == NULL) {
+                        Py_XDECREF(first);
+                        status = im->fallback ? 0 : -1;
+                    } else {
+                        status = add_pair(names, first, second);
+                    }
+                } else if (is_type(clause, "dotted_name")) {
+                    PyObject *text = py_text(im, clause);
+                    status = text == NULL ? (im->fallback ? 0 : -1) : add_pair(names, Py_NewRef(text), text);
+                }
+            }
+            if (status == 0 && !im->fallback) status = add_import(im, statement, module, names, NULL);
+            else {
+                Py_DECREF(module);
+                Py_DECREF(names);
+            }
+        }
+    }
+    PyMem_Free(spans.items);
+    PyMem_Free(clauses);
+    return status;
+}
+
+/* imports(code, node, Import) -> [Import, ...] | None
+ *
+ * The imports of the tree of ``node`` (its root, parsed from bytes) by the rules of the hook
+ * ``code`` names (1: specs/python.py, 2: specs/javascript.py), as Import records; None where
+ * that hook must answer (no bytes source, text it reads otherwise than here). */
+static PyObject *imports(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "imports() takes 3 arguments");
+        return NULL;
+    }
+    long code = PyLong_AsLong(args[0]);
+    if (code == -1 && PyErr_Occurred()) return NULL;
+    if (node_type == NULL || Py_TYPE(args[1]) != node_type) {
+        PyErr_SetString(PyExc_TypeError, "imports() needs a tree_sitter.Node");
+        return NULL;
+    }
+    PyNode *node = (PyNode *)args[1];
+    PyObject *tree = node->tree;
+    PyObject *bytes = tree == NULL ? NULL : ((PyTree *)tree)->source;
+    if (bytes == NULL || !PyBytes_Check(bytes) || (code != IMPORTS_PYTHON && code != IMPORTS_JAVASCRIPT)) Py_RETURN_NONE;
+    Source source = {PyBytes_AS_STRING(bytes), PyBytes_GET_SIZE(bytes)};
+    Importer im = {&source, args[2], PyList_New(0), false};
+    if (im.result == NULL) return NULL;
+    int status = code == IMPORTS_PYTHON ? python_imports(&im, node->node) : javascript_imports(&im, node->node);
+    if (status < 0) {
+        Py_DECREF(im.result);
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        return NULL;
+    }
+    if (im.fallback) {
+        Py_DECREF(im.result);
+        Py_RETURN_NONE;
+    }
+    return im.result;
+}
+
 static PyObject *matched(PyObject *module, PyObject *Py_UNUSED(args)) {
     (void)module;
     return PyLong_FromUnsignedLongLong(matched_trees);
@@ -1379,12 +2149,15 @@ static int exec_module(PyObject *module) {
     search_name = PyUnicode_InternFromString("search");
     strip_name = PyUnicode_InternFromString("strip");
     if (search_name == NULL || strip_name == NULL) return -1;
+    /* The version of the functions' arguments and answers, checked by query.py (_API). */
+    if (PyModule_AddIntConstant(module, "API", 2) < 0) return -1;
     return PyModule_AddIntConstant(module, "ABI_VERSION", TREE_SITTER_LANGUAGE_VERSION);
 }
 
 static PyMethodDef methods[] = {
     {"run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, "A query's definitions and references, as the engine reads them."},
     {"matches", (PyCFunction)(void (*)(void))matches, METH_FASTCALL, "A query's matches as capture ids and byte ranges."},
+    {"imports", (PyCFunction)(void (*)(void))imports, METH_FASTCALL, "A file's imports by the rules of a spec's hook."},
     {"matched", matched, METH_NOARGS, "How many trees the runner's own matcher answered for."},
     {"version", version, METH_NOARGS, "The tree-sitter version this module was built against."},
     {NULL, NULL, 0, NULL},

@@ -8,7 +8,9 @@ matches itself, in one walk of the tree, rather than with tree-sitter's query cu
 None when the module was not built, was built for another tree-sitter than the one installed,
 ``RDX_NATIVE=0`` is set, or its matches of a sample disagree with py-tree-sitter's
 ``QueryCursor.matches``; the engine then reads py-tree-sitter's matches in Python and produces
-the same records. This module imports nothing from rdx.
+the same records. ``importer()`` is the module's ``imports``: a file's imports by the rules of
+a spec's hook that ``query.c`` reads itself (JavaScript's, Python's). This module imports
+nothing from rdx.
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-__all__ = ["agrees_on_sample", "disabled_reason", "matched_trees", "reset", "runner"]
+__all__ = ["agrees_on_sample", "disabled_reason", "importer", "matched_trees", "reset", "runner"]
+
+# The version of the module's functions' arguments and answers (``API`` in ``query.c``).
+_API = 2
 
 # A sample that exercises every predicate py-tree-sitter evaluates (and a name it ignores),
 # quantified captures, and captures listed out of their names' order.
@@ -66,6 +71,8 @@ def _load() -> tuple[Callable[..., Any] | None, str]:
 
     if _query.version() != tree_sitter.__version__:
         return None, f"built for tree-sitter {_query.version()}, but {tree_sitter.__version__} is installed: run make native"
+    if getattr(_query, "API", 0) != _API:
+        return None, "built from another query.c than this rdx's: run make native"
     if not agrees_on_sample(_query.matches):
         return None, "its matches of a sample disagree with py-tree-sitter's"
     return _query.run, ""
@@ -102,6 +109,20 @@ def runner() -> Callable[..., Any] | None:
     """The native query runner (``run`` of ``query.c``), or None when the engine must read
     py-tree-sitter's matches in Python."""
     return _load()[0]
+
+
+def importer() -> Callable[..., Any] | None:
+    """The module's ``imports`` (a file's imports by the rules of a spec's hook, read in C:
+    see ``rdx.languages.engine.NATIVE_IMPORTS``), or None when ``runner()`` is."""
+    return _imports(_load()[0])
+
+
+@cache
+def _imports(run: Callable[..., Any] | None) -> Callable[..., Any] | None:
+    if run is None:
+        return None
+    compiled: Any = importlib.import_module("rdx.native._query")
+    return compiled.imports  # type: ignore[no-any-return]
 
 
 def matched_trees() -> int:

@@ -124,4 +124,13 @@ def _imports(root: ts.Node, source: bytes) -> list[Import]:
     return result
 
 
-SPEC = Spec(language="go", grammar="go", query=QUERY, module=_package, owner=_receiver, references=REFERENCES, imports=_imports)
+SPEC = Spec(
+    language="go",
+    grammar="go",
+    query=QUERY,
+    module=_package,
+    owner=_receiver,
+    references=REFERENCES,
+    imports=_imports,
+    native_owner="go-receiver",
+)

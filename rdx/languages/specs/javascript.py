@@ -284,8 +284,16 @@ def _call(call: ts.Node, function: ts.Node, source: bytes) -> Import | None:
     return _js_import(call, module, names, alias)
 
 
+# (query.c reads the owner and imports hooks' rules itself: see Spec.native_owner.)
 JAVASCRIPT = Spec(
-    language="javascript", grammar="javascript", query=_COMMON, owner=_prototype_owner, references=REFERENCES_JS, imports=_imports
+    language="javascript",
+    grammar="javascript",
+    query=_COMMON,
+    owner=_prototype_owner,
+    references=REFERENCES_JS,
+    imports=_imports,
+    native_owner="js-prototype",
+    native_imports="javascript",
 )
 TYPESCRIPT = Spec(
     language="typescript",
@@ -294,7 +302,16 @@ TYPESCRIPT = Spec(
     owner=_prototype_owner,
     references=REFERENCES_TS,
     imports=_imports,
+    native_owner="js-prototype",
+    native_imports="javascript",
 )
 TSX = Spec(
-    language="typescript", grammar="tsx", query=_COMMON + _TYPESCRIPT, owner=_prototype_owner, references=REFERENCES_TSX, imports=_imports
+    language="typescript",
+    grammar="tsx",
+    query=_COMMON + _TYPESCRIPT,
+    owner=_prototype_owner,
+    references=REFERENCES_TSX,
+    imports=_imports,
+    native_owner="js-prototype",
+    native_imports="javascript",
 )

@@ -32,11 +32,9 @@ REFERENCES = """
 def _docstring(node: ts.Node, source: bytes) -> str | None:
     # (``named_child(0)``, not ``named_children[0]``: the latter builds every statement's node.)
     body = node.child_by_field_name("body")
-    if body is None:
+    if body is None or body.named_child_count == 0:  # (``class A:`` at the end of a file)
         return None
     first = body.named_child(0)
-    if first is None:
-        return None
     if first.type == "expression_statement" and first.named_child_count == 1:
         first = first.named_child(0)  # Older grammars wrap the string in a statement.
     if first is None or first.type != "string":
@@ -104,4 +102,13 @@ def _import(node: ts.Node, module: str, names: list[tuple[str, str]] | None = No
     return Import(module, node.start_point[0] + 1, node.start_point[1], node.start_byte, node.end_byte, names or [], alias)
 
 
-SPEC = Spec(language="python", grammar="python", query=QUERY, doc=_docstring, references=REFERENCES, imports=_imports)
+SPEC = Spec(
+    language="python",
+    grammar="python",
+    query=QUERY,
+    doc=_docstring,
+    references=REFERENCES,
+    imports=_imports,
+    native_doc="python-docstring",
+    native_imports="python",
+)
