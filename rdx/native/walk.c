@@ -1863,6 +1863,15 @@ static int type_in(const char *type, const char *const *types) {
 static int is_namespace(const char *type) { return strcmp(type, "class") == 0 || strcmp(type, "module") == 0 || strcmp(type, "singleton_class") == 0; }
 
 /* Whether scope index ``scope`` is in ``classes`` (a set of int; all are without it); -1 on an error. */
+/* Append ``(start, end, scope)`` of a statement call to ``out``; -1 on error. */
+static int append_statement(PyObject *out, TSNode node, long scope) {
+    PyObject *found = Py_BuildValue("(kkl)", (unsigned long)ts_node_start_byte(node), (unsigned long)ts_node_end_byte(node), scope);
+    if (found == NULL) return -1;
+    int failed = PyList_Append(out, found);
+    Py_DECREF(found);
+    return failed ? -1 : 0;
+}
+
 static int in_classes(PyObject *classes, long scope) {
     if (classes == NULL) return 1;
     if (scope < 0) return 0;
@@ -1939,11 +1948,7 @@ static PyObject *statement_calls(PyObject *module, PyObject *const *args, Py_ssi
             int kept = in_classes(classes, item.scope);
             if (kept < 0) goto error;
             if (!kept) continue;
-            PyObject *found = Py_BuildValue("(kkl)", (unsigned long)ts_node_start_byte(item.node), (unsigned long)ts_node_end_byte(item.node), item.scope);
-            if (found == NULL) goto error;
-            int failed = PyList_Append(out, found);
-            Py_DECREF(found);
-            if (failed) goto error;
+            if (append_statement(out, item.node, item.scope) < 0) goto error;
         } else if (strcmp(type, "call") == 0) {
             TSNode receiver = ts_node_child_by_field_id(item.node, receiver_field);
             if (!ts_node_is_null(receiver) && !type_is(receiver, "constant") && !type_is(receiver, "scope_resolution") && !type_is(receiver, "self")) continue;
@@ -1952,11 +1957,7 @@ static PyObject *statement_calls(PyObject *module, PyObject *const *args, Py_ssi
                 if (kept < 0) goto error;
                 if (!kept) continue;
             }
-            PyObject *found = Py_BuildValue("(kkl)", (unsigned long)ts_node_start_byte(item.node), (unsigned long)ts_node_end_byte(item.node), item.scope);
-            if (found == NULL) goto error;
-            int failed = PyList_Append(out, found);
-            Py_DECREF(found);
-            if (failed) goto error;
+            if (append_statement(out, item.node, item.scope) < 0) goto error;
         } else if (type_in(type, STATEMENT_CONTAINERS)) {
             /* Its named children that are namespaces, calls or containers, pushed last first. */
             Py_ssize_t count = 0;

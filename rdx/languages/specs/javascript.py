@@ -4,6 +4,8 @@ and object-literal members that are functions), interfaces, type aliases, enums,
 
 from __future__ import annotations
 
+from typing import Any
+
 import tree_sitter as ts
 
 from rdx.languages.engine import Spec, word_spans
@@ -284,34 +286,28 @@ def _call(call: ts.Node, function: ts.Node, source: bytes) -> Import | None:
     return _js_import(call, module, names, alias)
 
 
-# (query.c reads the owner and imports hooks' rules itself: see Spec.native_owner.)
+# The hooks the three grammars share (query.c reads the owner and imports hooks' rules itself:
+# see Spec.native_owner).
+_HOOKS: dict[str, Any] = {"owner": _prototype_owner, "imports": _imports, "native_owner": "js-prototype", "native_imports": "javascript"}
+
 JAVASCRIPT = Spec(
     language="javascript",
     grammar="javascript",
     query=_COMMON,
-    owner=_prototype_owner,
     references=REFERENCES_JS,
-    imports=_imports,
-    native_owner="js-prototype",
-    native_imports="javascript",
+    **_HOOKS,
 )
 TYPESCRIPT = Spec(
     language="typescript",
     grammar="typescript",
     query=_COMMON + _TYPESCRIPT,
-    owner=_prototype_owner,
     references=REFERENCES_TS,
-    imports=_imports,
-    native_owner="js-prototype",
-    native_imports="javascript",
+    **_HOOKS,
 )
 TSX = Spec(
     language="typescript",
     grammar="tsx",
     query=_COMMON + _TYPESCRIPT,
-    owner=_prototype_owner,
     references=REFERENCES_TSX,
-    imports=_imports,
-    native_owner="js-prototype",
-    native_imports="javascript",
+    **_HOOKS,
 )
