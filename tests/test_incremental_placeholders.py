@@ -562,14 +562,24 @@ def test_a_top_level_placeholder_comes_and_goes_for_exactly_the_references_that_
         "file:///t/base.rb": "module Lib\n  class Base\n  end\nend\n",
         "file:///t/item.rb": "module Lib\n  class Item < Base\n    def x = Base\n  end\nend\nclass Loose\n  def y = Base\n  def z = Lib::Base\nend\n",
         "file:///t/thing.rb": "class Thing\nend\n",
+        # Call receivers: ``Lib::Base`` looks Base up in Lib only; ``Object::Base`` in Object.
+        "file:///t/calls.rb": "class Caller\n  def a = Lib::Base.new.a\n  def b = Object::Base.new.b\n  def c = Base.new.c\nend\n",
     }
     steps = [("file:///t/thing.rb", t) for t in ("class Thing < B\nend\n", "class Thing < Base\nend\n", "class Thing\nend\n", "class Thing < Base\nend\n")]
     assert replay(files, steps) == [None] * len(steps)
 
+    def receivers(thing: str) -> dict[str, str | None]:
+        g = fresh({**files, "file:///t/thing.rb": thing}, core=False)
+        return {r.name: r.receiver and r.receiver.name for r in g.method_references if r.location.path == "/t/calls.rb" and r.name in "abc"}
+
+    # The placeholder is what ``Object::Base.new`` and ``Base.new`` find, and only while it exists.
+    assert receivers("class Thing < Base\nend\n") == {"a": "Lib::Base", "b": "Base", "c": "Base"}
+    assert receivers("class Thing\nend\n") == {"a": "Lib::Base", "b": None, "c": None}
+
 
     def targets(thing: str) -> dict[tuple[str, int], str | None]:
         g = fresh({**files, "file:///t/thing.rb": thing}, core=False)
-        return {(r.location.path, r.location.start_line): r.declaration and r.declaration.name for r in g.constant_references}
+        return {(r.location.path, r.location.start_line): r.declaration and r.declaration.name for r in g.constant_references if r.location.path != "/t/calls.rb"}
 
     lexical = {("/t/early.rb", 2): "Lib::Base", ("/t/item.rb", 2): "Lib::Base", ("/t/item.rb", 3): "Lib::Base", ("/t/item.rb", 8): "Lib::Base"}
     assert targets("class Thing < Base\nend\n") == {**lexical, ("/t/item.rb", 7): "Base", ("/t/thing.rb", 1): "Base"}

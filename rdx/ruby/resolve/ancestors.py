@@ -22,6 +22,7 @@ from rdx.ruby.resolve.insertion import Building
 from rdx.ruby.resolve.loadcalls import hook_run
 from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.vocabulary import (
+    CHAIN_CODES,
     HEAD,
     NAMESPACE_DEF_KINDS,
     Phase,
@@ -181,9 +182,10 @@ class Ancestors(StateView):
         self.concern_book.reset(keep_concerns)
         self.chains.chain_of.clear()
         self.chains.superclass_done.clear()
-        if self.chains.cycle_cuts:
-            # The cuts are made again (or not) from the superclasses computed next.
-            self.state.diagnostics = [x for x in self.state.diagnostics if x.code != "superclass-cycle"]
+        # The chains computed next report their problems again: those of the dropped chains
+        # (phase 1's, computed from the namespaces declared so far) may not hold any more.
+        if any(x.code in CHAIN_CODES for x in self.state.diagnostics):
+            self.state.diagnostics = [x for x in self.state.diagnostics if x.code not in CHAIN_CODES]
         self.chains.cycle_cuts = set()
         self.caches.forget_lookups()
 

@@ -257,6 +257,11 @@ def skeleton_diff(old: tuple[tuple, list[int]], new: tuple[tuple, list[int]], or
     )
 
 
+def named_plainly(d: DefinitionRecord) -> bool:
+    """Whether a definition names itself in one plain segment, or not at all (``class << self``)."""
+    return d.path is None or (len(d.path.segments) == 1 and not d.path.absolute)
+
+
 def spans_of(d: DefinitionRecord) -> set[tuple[int, int]]:
     """The spans a definition's resolution diagnostics can have: its own and its paths'."""
     spans = {(d.start, d.end)}

@@ -17,7 +17,7 @@ from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import ConstPath
 from rdx.ruby.resolve.edits import spans_of
 from rdx.ruby.resolve.lookup import StateView
-from rdx.ruby.resolve.vocabulary import ReplayUnsafe
+from rdx.ruby.resolve.vocabulary import CHAIN_CODES, ReplayUnsafe
 
 if TYPE_CHECKING:
     from rdx.ruby.resolve.ancestors import Ancestors, Chains
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 __all__ = ["CHAIN_CODES", "Invalidation"]
 
 # Diagnostics reported while computing chains; they go and come back with the chains.
-CHAIN_CODES = frozenset({"invalid-superclass", "superclass-mismatch", "invalid-mixin", "superclass-cycle"})
 # Beyond this many chains, an edit resolves from scratch.
 MAX_RECHAINED = 20000
 

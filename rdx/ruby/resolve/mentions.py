@@ -15,7 +15,7 @@ from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 from rdx.model.records import ConstPath, FileResult
-from rdx.ruby.resolve.edits import load_time_paths, path_names
+from rdx.ruby.resolve.edits import load_time_paths, named_plainly, path_names
 from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.update import Detour
 from rdx.ruby.resolve.vocabulary import ReplayUnsafe
@@ -47,7 +47,9 @@ class MentionBook:
     references use, and name -> those documents (``_documents_mentioning``), with the
     documents edited since, whose entries may be stale."""
 
-    __slots__ = ("deep_index", "inner_index", "loading_index", "lookup_sites", "mention_index", "path_names", "reference_index", "reference_names", "touched_docs")
+    __slots__ = (
+        "deep_index", "inner_index", "last_names", "loading_index", "lookup_sites", "mention_index", "path_names", "receiver_index", "reference_index", "reference_names", "touched_docs"
+    )
     HELD_AS = "mention_book"
 
     def __init__(self) -> None:
@@ -59,8 +61,15 @@ class MentionBook:
         # in a call receiver (``reference_names``): a subset of ``reference_index``'s.
         self.deep_index: dict[str, set[int]] = {}
         # The same, without the last names of longer paths (``A::B``'s ``B``): where the
-        # lookup of a name is not the last of its path, or follows an alias at its end.
+        # lookup of a name is not the last of its path, or is a call receiver's only name
+        # (which follows an alias at its end).
         self.inner_index: dict[str, set[int]] = {}
+        # Per document (and the version it was made for): last name -> the indices of the
+        # constant references whose path ends with it (``Mentions.seeing_top_level``).
+        self.last_names: dict[int, tuple[FileResult, dict[str, list[int]]]] = {}
+        # Name -> the documents with a call receiver of more than one name that ends with it
+        # (``A::B.new``): looked up in one namespace's ancestors, and following an alias.
+        self.receiver_index: dict[str, set[int]] = {}
         # Per document (and the version it was made for): the paths its definitions look up
         # (``Mentions.lookup_sites``).
         self.lookup_sites: dict[int, tuple[FileResult, list[LookupSite]]] = {}
@@ -258,7 +267,25 @@ class Mentions(StateView):
                         reread.add(decl)
                 if compact:
                     self._check_placed(doc, self.evaluate(doc, None, compact))
+                    for j in compact:
+                        self._check_first_round(doc, j)
         return reread - namespaces
+
+    def declared_first_round_before(self, decl_id: int, position: tuple[int, int]) -> bool:
+        """Whether phase 1 surely declares ``decl_id`` in its first round before the definition
+        at ``position`` (document, index): one of its definitions comes earlier in program
+        order, named in one plain segment, and so is every namespace around it in its
+        document (each is declared as soon as the one around it is)."""
+        for doc, j in self.decls[decl_id].definitions:
+            if (doc, j) >= position:
+                continue
+            defs = self.docs[doc].definitions
+            k = j
+            while k >= 0 and named_plainly(defs[k]):
+                k = defs[k].parent
+            if k < 0:
+                return True
+        return False
 
     def may_reach_object(self, doc: int, name: str) -> bool:
         """Whether a lookup of ``doc``'s definitions (and of its external mixins and load-time
@@ -318,6 +345,21 @@ class Mentions(StateView):
                 return True
         return False
 
+    def _check_first_round(self, doc: int, index: int) -> None:
+        """Raises ReplayUnsafe when phase 1 may place the compact name of definition ``index``
+        of ``doc`` elsewhere than a lookup now finds: in its first round, a scope is found
+        only among what is declared before it in program order (``declared_first_round_before``);
+        one that only a later definition or round declares is not, and the name may then
+        lead through Object to another namespace."""
+        d = self.docs[doc].definitions[index]
+        path, site = d.path, self.lookup.cref(doc, d.parent)
+        if path is None or site is None:
+            return
+        for k in range(1, len(path.segments)):
+            step = self.lookup.lookup_path(path, site, k)
+            if step is not None and self.decls[step].definitions and not self.declared_first_round_before(step, (doc, index)):
+                raise ReplayUnsafe(f"the scope of {path.segments[-1]} may be declared after it in phase 1")
+
     def _check_placed(self, doc: int, answers: Evaluation) -> None:
         """Raises ReplayUnsafe when the scope of a definition of ``doc`` (``class A::B``, ``class
         << A``) now leads elsewhere than where it is declared. Phase 1 placed it with what was
@@ -357,7 +399,9 @@ class Mentions(StateView):
         whose lookup of it reached Object before it found anything: it found nothing, or a constant of Object or one of its
         ancestors, or it runs while its file loads and passed over what it found (defined only
         further on: ``Lookup.lookup_path_at``). The others found their constant in a lexical
-        scope or an ancestor that the lookup reaches before Object, which stays as it was."""
+        scope or an ancestor that the lookup reaches before Object, which stays as it was.
+        A call receiver of more than one name is a constant reference too (discovery records
+        both, at the same place), and its lookup is the same: its reference decides."""
         found = self.documents_mentioning(names, skip)
         inner: set[int] = set()
         for name in names:
@@ -371,10 +415,10 @@ class Mentions(StateView):
             if doc in inner or targets is None or len(targets) != len(result.const_refs):
                 out[doc] = names
                 continue
-            for ref, target in zip(result.const_refs, targets, strict=True):
+            refs = result.const_refs
+            for i in self._ending_with(doc, names):
+                ref, target = refs[i], targets[i]
                 segments = ref.path.segments
-                if not segments or segments[-1] not in names:
-                    continue
                 # (The last name of a longer path is looked up in one namespace's ancestors,
                 # which pass Object's own constants over unless it is Object.)
                 if (
@@ -388,6 +432,22 @@ class Mentions(StateView):
                     break
         return out
 
+    def _ending_with(self, doc: int, names: set[str]) -> list[int]:
+        """The indices of ``doc``'s constant references whose path ends with one of ``names``,
+        from a table of last name -> indices kept per document version, made on first use."""
+        result = self.docs[doc]
+        cached = self.mention_book.last_names.get(doc)
+        if cached is None or cached[0] is not result:
+            table: dict[str, list[int]] = {}
+            for i, ref in enumerate(result.const_refs):
+                if ref.path.segments:
+                    table.setdefault(ref.path.segments[-1], []).append(i)
+            cached = self.mention_book.last_names[doc] = (result, table)
+        table = cached[1]
+        if len(names) == 1:
+            return table.get(next(iter(names)), [])
+        return sorted(i for name in names for i in table.get(name, ()))
+
     def unnaming(self, names: set[str], skip: int, deleted: AbstractSet[int], targets: Mapping[int, list[int | None]]) -> dict[int, set[str] | None]:
         """``mentioning`` for the names of ``deleted`` declarations, limited to the documents
         where a reference can change (``References.store_references``): those naming one of
@@ -398,6 +458,7 @@ class Mentions(StateView):
         inner: set[int] = set()
         for name in names:
             inner |= self.mention_book.inner_index.get(name, set())
+            inner |= self.mention_book.receiver_index.get(name, set())
         return {doc: names for doc in found if doc in inner or not deleted.isdisjoint(targets.get(doc, ()))}
 
     def loading_documents(self, names: set[str], skip: int, bounds: Bounds | None = None) -> set[int]:
@@ -415,6 +476,7 @@ class Mentions(StateView):
             index = self.mention_book.reference_index = {}
             self.mention_book.deep_index = {}
             self.mention_book.inner_index = {}
+            self.mention_book.receiver_index = {}
             self.mention_book.loading_index = {}
             for doc in self.docs:
                 self._index_reference_names(doc)
@@ -436,16 +498,19 @@ class Mentions(StateView):
     def _index_reference_names(self, doc: int) -> None:
         self.forget_reference_names(doc)
         result = self.docs[doc]
-        used, deep, loading, inner = reference_names(result)
+        used, deep, loading, inner, receiving = reference_names(result)
         book = self.mention_book
         book.reference_names[doc] = (result, used)
         index = book.reference_index
         assert index is not None
-        for names, by_name in ((used, index), (deep, book.deep_index), (loading, book.loading_index), (inner, book.inner_index)):
+        for names, by_name in (
+            (used, index), (deep, book.deep_index), (loading, book.loading_index), (inner, book.inner_index), (receiving, book.receiver_index)
+        ):
             for name in names:
                 by_name.setdefault(name, set()).add(doc)
 
     def forget_reference_names(self, doc: int) -> None:
+        self.mention_book.last_names.pop(doc, None)
         entry = self.mention_book.reference_names.pop(doc, None)
         index = self.mention_book.reference_index
         if entry is not None and index is not None:
@@ -453,9 +518,9 @@ class Mentions(StateView):
                 docs = index.get(name)
                 if docs is not None:
                     docs.discard(doc)
-            _, deep, loading, inner = reference_names(entry[0])
+            _, deep, loading, inner, receiving = reference_names(entry[0])
             book = self.mention_book
-            for names, by_name in ((deep, book.deep_index), (loading, book.loading_index), (inner, book.inner_index)):
+            for names, by_name in ((deep, book.deep_index), (loading, book.loading_index), (inner, book.inner_index), (receiving, book.receiver_index)):
                 for name in names:
                     docs = by_name.get(name)
                     if docs is not None:
@@ -479,15 +544,18 @@ def _bounded(index: dict[str, set[int]], names: set[str], skip: int, bounds: Bou
     return out
 
 
-def reference_names(result: FileResult) -> tuple[set[str], set[str], set[str], set[str]]:
+def reference_names(result: FileResult) -> tuple[set[str], set[str], set[str], set[str], set[str]]:
     """The names a document's references use, in one pass over them: every name of their
     paths (constant references and call receivers); the names in a path of more than one
     segment or in a call receiver; the first names of the paths of references that run
     while the file loads (outside method bodies), whose answer depends on whether that
     constant is defined yet (``Lookup.lookup_path_at``); and the names where deleting a
     declaration of that name can change what they find even when they did not find it: not
-    the last of a longer path (``A::B`` finds ``B`` in another ``A``), or in a call receiver
-    (which follows a constant alias at its end). The last name of a path is looked up in
+    the last of a longer path (``A::B`` finds ``B`` in another ``A``), or a call receiver's
+    only name (which follows a constant alias at its end); and the last names of call
+    receivers of more than one name, kept apart (the same holds for them, but not for a
+    constant newly declared in Object, which a lookup in one namespace's ancestors passes
+    over unless the namespace is Object). The last name of a constant path is looked up in
     one namespace's ancestors, where deleting another constant changes nothing."""
     defs = result.definitions
     in_body: dict[int, bool] = {}
@@ -503,6 +571,7 @@ def reference_names(result: FileResult) -> tuple[set[str], set[str], set[str], s
     used: set[str] = set()
     deep: set[str] = set()
     inner: set[str] = set()
+    receiving: set[str] = set()
     loading: set[str] = set()
     for ref in result.const_refs:
         segments = ref.path.segments
@@ -520,7 +589,11 @@ def reference_names(result: FileResult) -> tuple[set[str], set[str], set[str], s
             continue
         used.update(receiver.segments)
         deep.update(receiver.segments)
-        inner.update(receiver.segments)
+        if len(receiver.segments) > 1:
+            inner.update(receiver.segments[:-1])
+            receiving.add(receiver.segments[-1])
+        else:
+            inner.update(receiver.segments)
         if at_load(call.scope):
             loading.add(receiver.segments[0])
-    return used, deep, loading, inner
+    return used, deep, loading, inner, receiving

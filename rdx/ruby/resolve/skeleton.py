@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import ConstPath, DefinitionRecord, FileResult
-from rdx.ruby.resolve.edits import path_names, skeleton
+from rdx.ruby.resolve.edits import named_plainly, path_names, skeleton
 from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.mentions import OTHER
 from rdx.ruby.resolve.update import MAX_DETOUR_DOCUMENTS, Detour, merge_refresh
@@ -484,22 +484,6 @@ class SkeletonEdits(StateView):
             merge_refresh(out, {doc: owned for doc in found & seeing})
         return out
 
-    def _declared_first_round_before(self, decl_id: int, position: tuple[int, int]) -> bool:
-        """Whether phase 1 surely declares ``decl_id`` in its first round before the definition
-        at ``position`` (document, index): one of its definitions comes earlier in program
-        order, named in one plain segment, and so is every namespace around it in its
-        document (each is declared as soon as the one around it is)."""
-        for doc, j in self.decls[decl_id].definitions:
-            if (doc, j) >= position:
-                continue
-            defs = self.docs[doc].definitions
-            k = j
-            while k >= 0 and _plain(defs[k]):
-                k = defs[k].parent
-            if k < 0:
-                return True
-        return False
-
     def _placeholder_scope(self, defs: list[DefinitionRecord], path: ConstPath, site: Site, upto: int) -> int:
         """The placeholders a full resolve makes for the scope of the compact name ``path``
         (of a definition ``defs`` add), whose first ``upto`` segments name nothing: ``Todo``s after
@@ -609,7 +593,7 @@ class SkeletonEdits(StateView):
                     step = self.lookup.lookup_path(path, site, k)
                     if step is None or self.decls[step].kind not in ("Class", "Module", "Todo"):
                         raise ReplayUnsafe(f"the scope of {name} is named through a constant alias")
-                    if self.decls[step].definitions and not self._declared_first_round_before(step, (index, i)):
+                    if self.decls[step].definitions and not self.mentions.declared_first_round_before(step, (index, i)):
                         # Phase 1 declares ``class A::B`` in the first round where A names a
                         # namespace, among what is declared before it in program order: a
                         # namespace declared only further on (or in a later round) is not
@@ -732,12 +716,7 @@ class SkeletonEdits(StateView):
 def _plainly_named(result: FileResult) -> bool:
     """Whether every definition of the document names itself in one plain segment (no
     ``class A::B``, no ``class ::C``)."""
-    return all(_plain(d) for d in result.definitions)
-
-
-def _plain(d: DefinitionRecord) -> bool:
-    """Whether the definition names itself in one plain segment, or not at all."""
-    return d.path is None or (len(d.path.segments) == 1 and not d.path.absolute)
+    return all(named_plainly(d) for d in result.definitions)
 
 
 def _mismatched_reopening(d: DefinitionRecord, rec: DeclarationRecord) -> bool:

@@ -11,6 +11,7 @@ from rdx.model.records import DefinitionRecord
 from rdx.model.store import ResolutionDiagnostic
 
 __all__ = [
+    "CHAIN_CODES",
     "CONCERN_NAMES",
     "CONSTANT_DEF_KINDS",
     "CONSTANT_KINDS",
@@ -44,6 +45,8 @@ MEMBER_DEF_KINDS = frozenset(
 MEMBER_DECL_KINDS = frozenset({K.METHOD, K.INSTANCE_VARIABLE, K.CLASS_VARIABLE})
 # Resolution diagnostics the member phase reports (replayed with it).
 MEMBER_CODES = frozenset({"unresolved-method-receiver", "unknown-method"})
+# Resolution diagnostics that computing a chain reports (computed again with it).
+CHAIN_CODES = frozenset({"invalid-superclass", "superclass-mismatch", "invalid-mixin", "superclass-cycle"})
 # Beyond these, a member edit resolves from scratch (about as fast, and simpler to trust).
 MAX_REPLAY_NAMESPACES = 5000
 MAX_REPLAY_DEFINITIONS = 20000
