@@ -584,3 +584,38 @@ def test_a_top_level_placeholder_comes_and_goes_for_exactly_the_references_that_
     lexical = {("/t/early.rb", 2): "Lib::Base", ("/t/item.rb", 2): "Lib::Base", ("/t/item.rb", 3): "Lib::Base", ("/t/item.rb", 8): "Lib::Base"}
     assert targets("class Thing < Base\nend\n") == {**lexical, ("/t/item.rb", 7): "Base", ("/t/thing.rb", 1): "Base"}
     assert targets("class Thing\nend\n") == {**lexical, ("/t/item.rb", 7): None}
+
+
+def test_a_mixin_that_joins_or_leaves_a_chain_changes_the_lookups_of_its_constants_only():
+    # Host's body finds X through Host's chain once M (and N, which M includes) are in it, and
+    # the top-level X otherwise. The edits add and remove the ``include``, reorder two mixins
+    # (which may change any name), and add a file whose module both holds Z and joins, then
+    # loses Z and leaves in one edit.
+    files = {
+        "file:///c/a_mods.rb": "module N\n  X = 'N::X'\nend\nmodule M\n  include N\n  Y = 'M::Y'\nend\nmodule K\n  X = 'K::X'\nend\nX = 'top X'\nY = 'top Y'\n",
+        "file:///c/b_host.rb": "module Host\nend\n",
+        "file:///c/c_reader.rb": "module Host\n  XS = X\n  YS = Y\n  def self.x = X\n  def self.y = Y\n  def self.z = Z\nend\n",
+    }
+    host = "file:///c/b_host.rb"
+    texts = [
+        "module Host\n  include M\nend\n",
+        "module Host\n  include M\n  include K\nend\n",
+        "module Host\n  include K\n  include M\nend\n",
+        "module Host\nend\n",
+        "module Host\n  include M\nend\n",
+    ]
+    steps: list[tuple[str, str | None]] = [(host, t) for t in texts]
+    steps.append(("file:///c/d_more.rb", "module Z2\n  Z = 'Z2::Z'\nend\nmodule Host\n  include Z2\nend\n"))
+    steps.append(("file:///c/d_more.rb", "module Z2\nend\n"))  # Z and the include go at once.
+    assert replay(files, steps) == [None] * len(steps)
+
+    ruby = shutil.which("ruby")
+    assert ruby is not None, "ruby is the oracle of this test: install it"
+    for text in texts:
+        source = {**files, host: text}
+        script = "".join(source[u] for u in sorted(source)) + "puts Host.x, Host.y\n"
+        seen = subprocess.run([ruby, "-e", script], capture_output=True, text=True, check=True).stdout.splitlines()
+        g = fresh(source, core=False)
+        found = {r.location.start_line: r.declaration and r.declaration.name for r in g.constant_references if r.location.path == "/c/c_reader.rb"}
+        # Lines 4 and 5: ``def self.x = X`` and ``def self.y = Y``; a constant named X holds "its name".
+        assert [found[4], found[5]] == [v.replace("top ", "") for v in seen], text

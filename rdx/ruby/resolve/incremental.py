@@ -459,7 +459,7 @@ class Incremental(StateView):
             changed = self.invalidation.rechain(nested, u.own, going) - rechained if nested else set()
             rechained |= changed
         if rechained:
-            merge_refresh(u.refresh, self.invalidation.documents_reading(rechained))
+            merge_refresh(u.refresh, self.invalidation.documents_reading(rechained, u.prev))
             # A placeholder's singleton class that left a chain may not be needed any more.
             u.left_chains = self.placeholders.left_chains(u.prev.ancestors, rechained)
         assert self.build.created is not None

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import ConstPath
+from rdx.model.store import ResolvedState
 from rdx.ruby.resolve.edits import spans_of
 from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.vocabulary import CHAIN_CODES, ReplayUnsafe
@@ -122,17 +123,54 @@ class Invalidation(StateView):
             x for x in self.state.diagnostics if not (x.code in CHAIN_CODES and (x.doc, x.start, x.end) in spans)
         ]
 
-    def documents_reading(self, namespaces: set[int]) -> dict[int, set[str] | None]:
+    def documents_reading(self, namespaces: set[int], previous: ResolvedState | None = None) -> dict[int, set[str] | None]:
         """Documents whose constant lookups may read the chain of one of ``namespaces``: those
-        with a lexical scope in one (a definition of it: all their references, None) and those
-        naming one in a path (the references that name it)."""
+        with a lexical scope in one (a definition of it) and those naming one in a path (the
+        references that name it). In a lexical scope, only the names of constants that the
+        chain gained or lost can be found elsewhere (``_chain_names``, against ``previous``);
+        all the references are read again when that is not known."""
         names: set[str] = set()
-        scoped: set[int] = set()
         for ns in namespaces:
             rec = self.decls[ns]
-            scoped.update(doc for doc, _ in rec.definitions)
             if rec.kind != "SingletonClass":
                 names.add(rec.unqualified)
+        every: set[int] = set()
+        some: dict[int, set[str]] = {}
+        for ns in namespaces:
+            read = self._chain_names(ns, previous)
+            for doc, _ in self.decls[ns].definitions:
+                if read is None:
+                    every.add(doc)
+                else:
+                    some.setdefault(doc, set()).update(read)
         out: dict[int, set[str] | None] = dict(self.mentions.mentioning(names, -1))
-        out.update(dict.fromkeys(scoped))
+        for doc, read in some.items():
+            named = out.get(doc, set())
+            if read and named is not None:
+                out[doc] = named | read
+        out.update(dict.fromkeys(every))
         return out
+
+    def _chain_names(self, ns: int, previous: ResolvedState | None) -> set[str] | None:
+        """The names a lookup through the chain of ``ns`` may now find elsewhere: those of the
+        constants of the namespaces that joined or left it (before and after the edit), when
+        the rest kept its order; None when that is not known."""
+        if previous is None:
+            return None
+        old, new = previous.ancestors.get(ns), self.chains.chain_of.get(ns)
+        if old is None or new is None:
+            return None
+        old_set, new_set = set(old), set(new)
+        if [a for a in old if a in new_set] != [a for a in new if a in old_set]:
+            return None
+        names: set[str] = set()
+        for m in old_set ^ new_set:
+            found = False
+            for decls in (self.decls, previous.declarations):
+                rec = decls.get(m)
+                if rec is not None:
+                    found = True
+                    names.update(name for name in rec.members if name[:1].isupper())
+            if not found:
+                return None
+        return names

@@ -451,15 +451,34 @@ class Mentions(StateView):
     def unnaming(self, names: set[str], skip: int, deleted: AbstractSet[int], targets: Mapping[int, list[int | None]]) -> dict[int, set[str] | None]:
         """``mentioning`` for the names of ``deleted`` declarations, limited to the documents
         where a reference can change (``References.store_references``): those naming one of
-        ``names`` before the last name of a longer path or in a call receiver
-        (``reference_names``), and those with a
-        constant reference whose target (``targets``, before the deletion) is deleted."""
+        ``names`` before the last name of a longer path or as a call receiver's only name
+        (``reference_names``), those with a constant reference whose target (``targets``,
+        before the deletion) is deleted, and those with a call receiver of more than one name
+        ending with one of ``names`` whose reference found a constant alias (the receiver
+        follows it, perhaps to a deleted declaration). A call receiver's lookup is its
+        constant reference's (discovery records both, at the same place), so one that found
+        something else keeps it."""
         found = self.documents_mentioning(names, skip)
         inner: set[int] = set()
+        receiving: set[int] = set()
         for name in names:
             inner |= self.mention_book.inner_index.get(name, set())
-            inner |= self.mention_book.receiver_index.get(name, set())
-        return {doc: names for doc in found if doc in inner or not deleted.isdisjoint(targets.get(doc, ()))}
+            receiving |= self.mention_book.receiver_index.get(name, set())
+        out: dict[int, set[str] | None] = {}
+        decls = self.decls
+        for doc in found:
+            row = targets.get(doc, ())
+            if doc in inner or not deleted.isdisjoint(row):
+                out[doc] = names
+            elif doc in receiving and len(row) == len(self.docs[doc].const_refs):
+                for i in self._ending_with(doc, names):
+                    target = row[i]
+                    if target is not None and (target not in decls or decls[target].kind == "ConstantAlias"):
+                        out[doc] = names
+                        break
+            elif doc in receiving:
+                out[doc] = names
+        return out
 
     def loading_documents(self, names: set[str], skip: int, bounds: Bounds | None = None) -> set[int]:
         """Documents (but ``skip``) with a reference that runs while the file loads and whose
