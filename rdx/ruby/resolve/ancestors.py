@@ -333,7 +333,11 @@ class Ancestors(StateView):
                 self.state.diagnostics.append(
                     ResolutionDiagnostic(doc, "superclass-mismatch", f"superclass mismatch for class {rec.name}: {d.superclass.text} vs {self.decls[chosen].name}", d.start, d.end, "warning")
                 )
-        rec.superclass = chosen if chosen is not None else self.object_id
+        if chosen is None:
+            # Without a superclass clause: Object, and for Object itself (a ``class Object``
+            # body with core not loaded) BasicObject.
+            chosen = self.object_id if decl_id != self.object_id else self.build.basic_object_id
+        rec.superclass = chosen
         return rec.superclass
 
     def superclass_target(self, decl_id: int, doc: int, path: ConstPath, site: tuple[int, ...]) -> int | None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import ConstPath, DefinitionRecord, FileResult
-from rdx.ruby.resolve.edits import named_plainly, path_names, skeleton
+from rdx.ruby.resolve.edits import path_names, skeleton
 from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.mentions import OTHER
 from rdx.ruby.resolve.update import MAX_DETOUR_DOCUMENTS, Detour, merge_refresh
@@ -149,13 +149,11 @@ class SkeletonEdits(StateView):
             if name in CONCERN_NAMES:
                 raise ReplayUnsafe(f"{name} is mentioned in its own document")
             if name in own_mentions:
-                if not (_plainly_named(old) and _plainly_named(new)):
-                    raise ReplayUnsafe(f"{name} is mentioned in its own document")
                 # ``class ParseError < Error`` below a renamed ``class Error``: the kept
                 # definitions' lookups find something else (a placeholder). The document goes
-                # out of the way and comes back with its new text, all of it added. (Not with
-                # compact or absolute names: added back, one may find a scope that a full
-                # resolve declares only in a later round of phase 1.)
+                # out of the way and comes back with its new text, all of it added. (Added
+                # back, a compact name whose scope a full resolve declares only in a later
+                # round of phase 1 is a named fallback: ``_declare_one_added``.)
                 raise Detour(f"{name} is mentioned in its own document", {index})
             if rec.kind == "ConstantAlias":
                 through = self._reopened_through(decl_id, {(index, o) for o in removed})
@@ -680,6 +678,8 @@ class SkeletonEdits(StateView):
         and reopenings with a superclass or mixins, have theirs; the caller computes their
         chains again). Raises ReplayUnsafe if that declared
         anything a full resolve may not (``_check_declared``)."""
+        assert self.build.created is not None
+        made_before = len(self.build.created)
         for decl_id in created:
             if self.decls[decl_id].kind in ("Class", "Module"):
                 self.builder.singleton(decl_id)
@@ -709,14 +709,11 @@ class SkeletonEdits(StateView):
             single = self.decls[holder].singleton
             if single is not None:
                 fresh_ids.add(single)
+        # And the singleton classes those chains declared (a superclass's singleton class's
+        # singleton class): a later step of the update may change a chain that theirs holds.
+        fresh_ids.update(d for d in self.build.created[made_before:] if d in self.decls)
         if self.chains.descendant_index is not None:
             self.chains.add_descendants([n for n in fresh_ids if self.decls[n].is_namespace])
-
-
-def _plainly_named(result: FileResult) -> bool:
-    """Whether every definition of the document names itself in one plain segment (no
-    ``class A::B``, no ``class ::C``)."""
-    return all(named_plainly(d) for d in result.definitions)
 
 
 def _mismatched_reopening(d: DefinitionRecord, rec: DeclarationRecord) -> bool:
