@@ -59,6 +59,10 @@ class Build:
     def begin_update(self, own: Callable[[int], DeclarationRecord], going: set[int]) -> None:
         self.own_record, self.created, self.going = own, [], going
 
+    def keep(self, decl_id: int) -> None:
+        """A declaration the update was removing is declared again: it stays."""
+        self.going.discard(decl_id)
+
     def end_update(self) -> None:
         self.phase = Phase.SETTLED
         self.own_record = None

@@ -426,6 +426,8 @@ class Incremental(StateView):
         if u.demoted:
             self.placeholders.demote(u)
         refresh, chain_seeds, revisible = self.skeleton.declare_added(u.index, u.new, diff.added, u.own) if diff.added else ({}, set(), set())
+        # (A constant declared again by an addition stays: ``SkeletonEdits._declare_one_added``.)
+        u.gone = [g for g in u.gone if g in self.build.going]
         merge_refresh(u.refresh, refresh)
         u.revisible |= revisible
         if u.reopened:

@@ -623,7 +623,16 @@ class SkeletonEdits(StateView):
                     # (A top-level ``class Object`` that only adds members is a reopening like
                     # any other; one that changes Object's chain changes every chain.)
                     raise ReplayUnsafe(f"{name} reopens its own scope")
-                if existing in self.build.going:
+                if existing in self.build.going and d.kind == "Constant" and self.decls[existing].kind == "Constant":
+                    # A constant whose every assignment goes is assigned again in the same
+                    # namespace (the edit moved it): it stays, with the new assignment only,
+                    # and the visibility that the added ``private_constant`` calls give it
+                    # (each of its definitions was in this document, and they all go).
+                    kept = own(existing)
+                    kept.definitions = []
+                    kept.private = False
+                    self.build.keep(existing)
+                elif existing in self.build.going:
                     raise ReplayUnsafe(f"{name} is declared again by an addition")
                 if d.superclass is not None or d.superclass_self or d.mixins or d.deferred_mixins:
                     rechained.add(existing)
