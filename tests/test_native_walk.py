@@ -30,10 +30,11 @@ def _native_step():
 
 
 def _python_only(patch: pytest.MonkeyPatch) -> None:
-    """Discovery without any native part: the walk step, the line table, the statement calls."""
+    """Discovery without any native part: the walk step, the line table, the statement calls, the ids."""
     patch.setattr(parse, "native_step", lambda: None)
     patch.setattr(parse, "native_line_starts", lambda: None)
     patch.setattr(parse, "native_statement_calls", lambda: None)
+    patch.setattr(parse, "native_definition_id", lambda: None)
 
 
 def _both(source: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[bytes, bytes]:
@@ -578,6 +579,23 @@ def test_native_ids_on_every_length_of_uri(monkeypatch: pytest.MonkeyPatch) -> N
         assert native == python, uri
 
 
+def test_native_definition_ids_are_the_python_ones() -> None:
+    """``rdx.native.definition_id`` (walk.c's BLAKE2b) gives ``rdx.model.ids.definition_id``,
+    on names of one and several blocks, non-ASCII and lone surrogates; the loader's own check
+    (``hashes_as_hashlib``) refuses a function that does not."""
+    from rdx.model.ids import definition_id, definition_prefix
+
+    _native_step()
+    native = rdx.native.definition_id()
+    assert native is not None
+    for uri in ("file:///a.rb", "file:///" + "\u00e9/" * 70 + "b.rb"):
+        for offset in (0, 9, 10, 123_456, 4_294_967_295):
+            for name in ("", "m", "caf\u00e9=", "\udcff", "N" * 300):
+                assert native(definition_prefix(uri), offset, name) == definition_id(uri, offset, name)
+    assert rdx.native.hashes_as_hashlib(native)
+    assert not rdx.native.hashes_as_hashlib(lambda prefix, offset, name: 0)
+
+
 def _collected(source: bytes, monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
     """What the native step collected for ``Walker._record_batch`` on ``source``, and the
     MethodRefs it made itself (as ``(name, start, end, scope, receiver kind, receiver)``), in
@@ -586,9 +604,9 @@ def _collected(source: bytes, monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
     collected: list[tuple] = []
     record = parse.Walker._record_batch
 
-    def spy(walker: parse.Walker, batch: list) -> None:
+    def spy(walker: parse.Walker, batch: list, stop: int) -> None:
         collected.extend(batch)
-        record(walker, batch)
+        record(walker, batch, stop)
 
     def spying_step(*args: object) -> int:
         refs = args[-1][0]  # type: ignore[index]
@@ -611,7 +629,7 @@ def test_the_native_step_records_what_it_passes_over(monkeypatch: pytest.MonkeyP
     constant references, each made by ``Walker._record_batch`` from what the step collected."""
     collected = _collected(SOURCES["calls it records and calls it leaves"], monkeypatch)
     kinds = {entry[4] for entry in collected}
-    assert kinds == {0, 1, 2, 3, 4, 5, 6, 7, 8}  # References, variables, blocks (parse._record_batch).
+    assert kinds == {0, 1, 2, 3, 4, 5, 7, 8, 12}  # References, blocks, variables' records (parse._record_batch).
     names = {entry[0] for entry in collected if entry[4] != 5}
     assert {"foo", "bar", "baz", "qux", "b", "+", "-", "!", "-@", "~", "[]", "g", "j", "y=", "[]=", "@u", "@@v", "$w", "each", "map"} <= names
     assert "z" not in names and "z=" not in names  # Op-assignments' target calls stay on_call's.
@@ -620,7 +638,7 @@ def test_the_native_step_records_what_it_passes_over(monkeypatch: pytest.MonkeyP
 def test_the_native_step_records_plain_methods(monkeypatch: pytest.MonkeyPatch) -> None:
     """The ``def``s of the "methods" source that the step records itself (kind 9, or 11 with
     the record made), the rest left to ``on_method``: ``def K.x``, hooks (``included``), and
-    none twice; and the variables it defines (kind 6)."""
+    none twice; and the variables it defines (kind 12 with the record made, else 6)."""
     collected = _collected(SOURCES["methods"], monkeypatch)
     methods = [entry[0] for entry in collected if entry[4] in (9, 11)]
     assert any(entry[4] == 11 for entry in collected)
@@ -628,7 +646,7 @@ def test_the_native_step_records_plain_methods(monkeypatch: pytest.MonkeyPatch) 
     assert "m10" not in methods and "included" not in methods
     assert len(methods) == len(set(methods))
     # Variables assigned, one by one or several at once (not where a constant is among them).
-    variables = [entry[0] for entry in collected if entry[4] == 6]
+    variables = [entry[0] for entry in collected if entry[4] in (6, 12)]
     assert variables == ["@v", "@@w", "$g", "@p", "@s", "$v"]
 
 
@@ -768,6 +786,61 @@ def test_native_walk_on_the_debian_corpus(monkeypatch: pytest.MonkeyPatch) -> No
         if native != python:
             different.append(path)
     assert not different, f"{len(different)} files differ, first {different[:5]}"
+
+
+def _moves(tree: tree_sitter.Tree, step: object | None, kinds: bytes) -> list[tuple[int, int, int, int, int, int]]:
+    """The nodes of ``tree`` of a kind flagged in ``kinds`` (and the missing ones), and the
+    root, in the walk's preorder, as (kind, start, end, depth, the cursor's descendant index,
+    its field): moved by the runtime's cursor (``step`` None) or by the native step (walk.c's
+    cursor_first_child and cursor_next_sibling, which pass over the leaves of other kinds)."""
+    seen = []
+    cursor = tree.walk()
+    no_fields = bytes(65536)
+    depth = 0
+    while True:
+        node = cursor.node
+        assert node is not None
+        if step is not None or kinds[node.kind_id] or node.is_missing or not depth:
+            seen.append((node.kind_id, node.start_byte, node.end_byte, depth, cursor.descendant_index, cursor.field_id or 0))
+        if step is not None:
+            event = step(cursor, kinds, no_fields, True, True, 10_000, depth, None, 0, 0)  # type: ignore[operator]
+            if event & 3 == rdx.native.END:
+                return seen
+            depth = event >> 2
+            continue
+        if cursor.goto_first_child():
+            depth += 1
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return seen
+            depth -= 1
+
+
+def test_the_native_moves_are_the_runtimes_on_the_corpus() -> None:
+    """The native step moves the walk's cursor with the runtime's structures (aliases, hidden
+    nodes, extras): on every tenth file of the corpus it visits the nodes the runtime's own
+    cursor moves visit, and leaves the cursor as those do (descendant index, field)."""
+    from corpus import debian_corpus
+
+    step = _native_step()
+    language = tree_sitter.Language(tree_sitter_ruby.language())
+    parser = tree_sitter.Parser(language)
+    every = b"\x01" * 65536
+    # Every third kind: leaves of the others passed over, in hidden nodes too.
+    some = bytes(1 if kind % 3 == 0 else 0 for kind in range(65536))
+    paths = sorted({os.path.join(d, f) for root in debian_corpus() for d, _, files in os.walk(root) for f in files if f.endswith(".rb")})[::10]
+    assert len(paths) > 400
+    for path in paths:
+        with open(path, "rb") as handle:
+            tree = parser.parse(handle.read())
+        assert _moves(tree, step, every) == _moves(tree, None, every), path
+        assert _moves(tree, step, some) == _moves(tree, None, some), path
+    # The kinds the discovery walk handles stop, the others' leaves are passed over.
+    handled = bytes(1 if code else 0 for code in parse._COLLECTED_KINDS)
+    for source in SOURCES.values():
+        tree = parser.parse(source)
+        assert _moves(tree, step, handled) == _moves(tree, None, handled)
 
 
 def test_native_line_starts_are_the_python_ones() -> None:

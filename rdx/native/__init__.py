@@ -17,7 +17,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-__all__ = ["advance", "agrees_on_sample", "disabled_reason", "line_starts", "reset", "spec", "statement_calls"]
+__all__ = ["advance", "agrees_on_sample", "definition_id", "disabled_reason", "hashes_as_hashlib", "line_starts", "reset", "spec", "statement_calls"]
 
 # What ``advance`` returns: an event in the low two bits, the cursor's depth above them.
 END, HANDLER, MISSING, TOO_DEEP = 0, 1, 2, 3
@@ -36,7 +36,10 @@ foo(
 
 
 @cache
-def _load() -> tuple[Callable[..., int] | None, str]:
+def _load() -> tuple[Any, str]:
+    """The built module ``_walk`` when it may be used (else None), and why not ("" when it may).
+    The functions below hand out its functions from this cache: discovery asks for them once
+    per file."""
     if os.environ.get("RDX_NATIVE", "1").strip().lower() in {"0", "off", "no", "false"}:
         return None, "RDX_NATIVE=0"
     try:
@@ -49,7 +52,9 @@ def _load() -> tuple[Callable[..., int] | None, str]:
         return None, f"built for tree-sitter {_walk.version()}, but {tree_sitter.__version__} is installed: run make native"
     if not agrees_on_sample(_walk.advance):
         return None, "its walk of a sample disagrees with the Python walk"
-    return _walk.advance, ""
+    if not hashes_as_hashlib(_walk.definition_id):
+        return None, "its definition ids disagree with hashlib's blake2b"
+    return _walk, ""
 
 
 def agrees_on_sample(step: Callable[..., int]) -> bool:
@@ -123,9 +128,23 @@ def agrees_on_sample(step: Callable[..., int]) -> bool:
     )
 
 
+def hashes_as_hashlib(definition_id: Callable[[bytes, int, str], int]) -> bool:
+    """Whether the step's definition ids (BLAKE2b in C) are the digests ``rdx.model.ids``
+    takes from hashlib, on inputs of one block and of several."""
+    import hashlib
+
+    samples = ((b"def\xff\xff", 0, ""), (b"def\xfffile:///a.rb\xff", 12_345, "caf\u00e9="), (b"def\xff" + b"p/" * 150 + b"\xff", 4_294_967_295, "x" * 200), (b"d", 7, "\udc80"))
+    for prefix, offset, name in samples:
+        data = prefix + b"%d\xff" % offset + name.encode("utf-8", "surrogatepass")
+        if definition_id(prefix, offset, name) != int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little"):
+            return False
+    return True
+
+
 def advance() -> Callable[..., int] | None:
     """The native cursor step (see ``walk.c``), or None when discovery must walk in Python."""
-    return _load()[0]
+    module = _load()[0]
+    return None if module is None else module.advance  # type: ignore[no-any-return]
 
 
 def spec(
@@ -146,30 +165,28 @@ def spec(
     with the receiver as self, the names of methods whose definitions Python must see, the
     deepest nesting of scopes allowed, and the words that mark a namespace body's default
     visibility. None when ``advance()`` is."""
-    if _load()[0] is None:
-        return None
-    from rdx.native import _walk  # type: ignore[attr-defined]
-
-    return _walk.spec(fields, special, write, iterators, evals, hooks, max_nesting, visibility)
+    module = _load()[0]
+    return None if module is None else module.spec(fields, special, write, iterators, evals, hooks, max_nesting, visibility)
 
 
 def line_starts() -> Callable[[bytes], bytes] | None:
     """``rdx.model.text.line_starts`` in C (the same bytes), or None when ``advance()`` is."""
-    if _load()[0] is None:
-        return None
-    from rdx.native import _walk  # type: ignore[attr-defined]
+    module = _load()[0]
+    return None if module is None else module.line_starts  # type: ignore[no-any-return]
 
-    return _walk.line_starts  # type: ignore[no-any-return]
+
+def definition_id() -> Callable[[bytes, int, str], int] | None:
+    """``rdx.model.ids.definition_id`` in C, given the uri's ``definition_prefix`` (the same
+    int), or None when ``advance()`` is."""
+    module = _load()[0]
+    return None if module is None else module.definition_id  # type: ignore[no-any-return]
 
 
 def statement_calls() -> Callable[..., list[tuple[int, int, int]]] | None:
     """The statement-level calls ``rdx.ruby.evaluate.loadfacts`` reads, found in C (see
     ``walk.c``), or None when ``advance()`` is."""
-    if _load()[0] is None:
-        return None
-    from rdx.native import _walk  # type: ignore[attr-defined]
-
-    return _walk.statement_calls  # type: ignore[no-any-return]
+    module = _load()[0]
+    return None if module is None else module.statement_calls  # type: ignore[no-any-return]
 
 
 def disabled_reason() -> str:

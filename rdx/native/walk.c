@@ -23,9 +23,13 @@
  * Given the walker's ``method_refs``, the step makes the MethodRefs itself (emit_method_ref),
  * with the index of their scope (scope_index_at: it knows the definitions' indices, as the
  * walker appends them in the order of the tuples); for the definitions it records it also
- * gives the id (hashlib.blake2b, as rdx.model.ids makes it), the comments above (comments_above) and
- * a method's parameters as recorded (params_text), and makes a plain method's DefinitionRecord
- * with its visibility (method_record); it records plain ``require``s too (collect_require).
+ * gives the id (BLAKE2b in C, blake2b_8, as rdx.model.ids makes it with hashlib), the comments
+ * above (comments_above) and a method's parameters as recorded (params_text), and makes the
+ * DefinitionRecord of a plain method with its visibility (method_record), of a plain class or
+ * module (namespace_record) and of a variable (emit_variable); it records plain ``require``s
+ * too (collect_require). It moves the cursor with the runtime's structures (cursor_first_child,
+ * cursor_next_sibling: the runtime's moves in one pass, passing over the leaves no handler
+ * wants).
  * tests/test_native_walk.py and
  * bench/bench_native.py check that the records are byte for byte the Python walk's.
  *
@@ -37,6 +41,13 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <tree_sitter/api.h>
+/* The runtime's own headers (lib/src of the same version, compiled into this module): the
+ * walk moves the cursor with the runtime's data structures directly (cursor_first_child,
+ * cursor_next_sibling). */
+#include "language.h"
+#include "subtree.h"
+#include "tree.h"
+#include "tree_cursor.h"
 
 /* py-tree-sitter's TreeCursor object (binding/types.h of the same version): the runtime's
  * cursor by value, then the node it last handed out (created on demand), then its tree. */
@@ -57,6 +68,127 @@ typedef struct {
 } PyTree;
 
 enum { WALK_END = 0, WALK_HANDLER = 1, WALK_MISSING = 2, WALK_TOO_DEEP = 3 };
+
+/* The cursor's moves, as ts_tree_cursor_goto_first_child and ts_tree_cursor_goto_next_sibling
+ * make them (the same entries on the cursor's stack: subtree, position, child index,
+ * structural child index, descendant index), in one pass over a parent's children and
+ * without the runtime's per-child calls through a function pointer: the walk moves once per
+ * node of the tree, and those calls were most of its cost. A child is visible when its
+ * subtree is or the parent's production aliases it (extras are never aliased and take no
+ * structural index); a hidden child with visible children is entered (pushed) as the runtime
+ * enters it. tests/test_native_walk.py checks the moves against the runtime's on the corpus. */
+
+/* Whether the stack's entry ``index`` is a visible node (the root always is). */
+static inline int entry_visible(const TreeCursor *tc, uint32_t index) {
+    const TreeCursorEntry *entry = &tc->stack.contents[index];
+    if (index == 0 || ts_subtree_visible(*entry->subtree)) return 1;
+    if (ts_subtree_extra(*entry->subtree)) return 0;
+    const TreeCursorEntry *parent = &tc->stack.contents[index - 1];
+    return ts_language_alias_at(tc->tree->language, parent->subtree->ptr->production_id, entry->structural_child_index) != 0;
+}
+
+/* What the walk passes over without stopping on it (see advance): with ``passed`` given, a
+ * visible leaf whose kind is 0 in it (and, with ``missing``, that is not missing) is moved
+ * past as an invisible node is, since visiting it would do nothing (no handler, no children). */
+typedef struct {
+    const unsigned char *passed;
+    int missing;
+} Passing;
+
+/* Scan the children of ``parent`` (the stack's top) from child ``index`` (at ``position``,
+ * structural index ``structural``, descendant index ``descendant``) for the first one that is
+ * visible or holds visible nodes (less the leaves ``passing`` passes over); push it. 1 for a
+ * visible one, 2 for a hidden one (to be entered), 0 for none. */
+static inline int push_next_child(TreeCursor *tc, const TreeCursorEntry *parent, uint32_t index, Length position, uint32_t structural,
+                                  uint32_t descendant, const Passing *passing) {
+    Subtree tree = *parent->subtree;
+    uint32_t count = ts_subtree_child_count(tree);
+    const Subtree *children = ts_subtree_children(tree);
+    const TSSymbol *aliases = ts_language_alias_sequence(tc->tree->language, tree.ptr->production_id);
+    for (uint32_t i = index; i < count; i++) {
+        Subtree child = children[i];
+        int visible = ts_subtree_visible(child);
+        uint32_t own_structural = structural;
+        if (!ts_subtree_extra(child)) {
+            if (aliases != NULL && aliases[structural]) visible = 1;
+            structural++;
+        }
+        if (visible && passing != NULL && ts_subtree_child_count(child) == 0 && !(passing->missing && ts_subtree_missing(child))) {
+            TSSymbol alias = ts_subtree_extra(child) || aliases == NULL ? 0 : aliases[own_structural];
+            if (!passing->passed[ts_language_public_symbol(tc->tree->language, alias ? alias : ts_subtree_symbol(child))]) {
+                descendant++; /* Itself: a leaf has no descendants. */
+                visible = 0;
+            }
+        }
+        if (visible || ts_subtree_visible_child_count(child) > 0) {
+            TreeCursorEntry entry = {&children[i], position, i, own_structural, descendant};
+            array_push(&tc->stack, entry);
+            return visible ? 1 : 2;
+        }
+        descendant += ts_subtree_visible_descendant_count(child);
+        position = length_add(position, ts_subtree_size(child));
+        if (i + 1 < count) position = length_add(position, ts_subtree_padding(children[i + 1]));
+    }
+    return 0;
+}
+
+/* ts_tree_cursor_goto_first_child: into the first visible child, through hidden ones, less
+ * the leaves ``passing`` passes over (NULL for none). Should the hidden child entered hold
+ * only such leaves, the runtime's move (to its first leaf): pushes stay above the node, and
+ * the stack is left as it was when there is nothing. */
+static int cursor_first_child(TreeCursor *tc, const Passing *passing) {
+    uint32_t size = tc->stack.size;
+    for (;;) {
+        uint32_t top = tc->stack.size - 1;
+        const TreeCursorEntry *parent = &tc->stack.contents[top];
+        if (ts_subtree_child_count(*parent->subtree) == 0) break;
+        uint32_t descendant = parent->descendant_index + (entry_visible(tc, top) ? 1 : 0);
+        int found = push_next_child(tc, parent, 0, parent->position, 0, descendant, passing);
+        if (found == 1) return 1;
+        if (found == 0) break;
+    }
+    if (tc->stack.size == size) return 0;
+    tc->stack.size = size; /* In hidden nodes holding only passed leaves (then the node has a visible child). */
+    return cursor_first_child(tc, NULL);
+}
+
+/* ts_tree_cursor_goto_next_sibling: to the next visible node after the current one among its
+ * siblings, climbing out of hidden parents (never past a visible one) and entering hidden
+ * siblings; the stack is left as it was when there is none. Less the leaves ``passing``
+ * passes over (NULL for none). */
+static int cursor_next_sibling(TreeCursor *tc, const Passing *passing) {
+    uint32_t initial = tc->stack.size;
+    while (tc->stack.size > 1) {
+        TreeCursorEntry entry = tc->stack.contents[--tc->stack.size];
+        const TreeCursorEntry *parent = &tc->stack.contents[tc->stack.size - 1];
+        Subtree tree = *parent->subtree;
+        Subtree child = *entry.subtree;
+        /* Past the current child. */
+        int visible = ts_subtree_visible(child);
+        uint32_t structural = entry.structural_child_index;
+        if (!ts_subtree_extra(child)) {
+            const TSSymbol *aliases = ts_language_alias_sequence(tc->tree->language, tree.ptr->production_id);
+            if (aliases != NULL && aliases[structural]) visible = 1;
+            structural++;
+        }
+        if (visible && tc->stack.size + 1 < initial) break; /* A visible ancestor: no sibling. */
+        uint32_t next = entry.child_index + 1;
+        if (next >= ts_subtree_child_count(tree)) continue; /* The last child: on up (nothing to count). */
+        Length position = length_add(entry.position, ts_subtree_size(child));
+        position = length_add(position, ts_subtree_padding(ts_subtree_children(tree)[next]));
+        uint32_t descendant = entry.descendant_index + ts_subtree_visible_descendant_count(child) + (visible ? 1 : 0);
+        int found = push_next_child(tc, parent, next, position, structural, descendant, passing);
+        if (found == 1) return 1;
+        if (found == 2) {
+            /* A hidden node holding visible ones: its first (the runtime's move), a leaf passed
+             * over too when it holds nothing else (then the walk visits that leaf). */
+            if (!cursor_first_child(tc, passing)) cursor_first_child(tc, NULL);
+            return 1;
+        }
+    }
+    tc->stack.size = initial;
+    return 0;
+}
 
 static PyTypeObject *cursor_type = NULL;
 
@@ -345,11 +477,26 @@ static void pop_frame(Collect *c) {
 }
 
 enum { RK_IMPLICIT_SELF = 0, RK_SELF = 1, RK_CONSTANT = 2, RK_CONSTANT_INSTANCE = 3, RK_OTHER = 4, CONST_REF = 5, DEFINITION = 6, BLOCK_SELF = 7, BLOCK = 8, METHOD = 9,
-       NAMESPACE = 10, METHOD_RECORD = 11 };
+       NAMESPACE = 10, METHOD_RECORD = 11, RECORD = 12 };
 /* ``BlockSelf`` (rdx.ruby.discover.scope) */
 enum { SELF_SAME = 0, SELF_UNKNOWN = 3 };
 
 static int type_is(TSNode node, const char *name) { return strcmp(ts_node_type(node), name) == 0; }
+
+/* A new tuple of ``count`` items, each a new reference given to it (NULL items: the tuple is
+ * not made, the others are released): Py_BuildValue without parsing a format on every record. */
+static PyObject *tuple_steal(Py_ssize_t count, PyObject **items) {
+    PyObject *tuple = NULL;
+    int complete = 1;
+    for (Py_ssize_t i = 0; i < count; i++) complete = complete && items[i] != NULL;
+    if (complete) tuple = PyTuple_New(count);
+    if (tuple == NULL) {
+        for (Py_ssize_t i = 0; i < count; i++) Py_XDECREF(items[i]);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) PyTuple_SET_ITEM(tuple, i, items[i]);
+    return tuple;
+}
 
 /* The node's text as ``Node.text.decode("utf-8", "replace")``; NULL with *ok = 1 when the
  * node does not lie within the source (then Python must see it). */
@@ -367,53 +514,140 @@ static int text_equals(Collect *c, TSNode node, const char *word) {
     return end >= start && (Py_ssize_t)end <= c->size && end - start == n && memcmp(c->source + start, word, n) == 0;
 }
 
-/* hashlib.blake2b and its ``digest_size=8`` keyword, looked up on first use: the digest
- * ``rdx.model.ids`` takes its ids from. */
-static PyObject *hash_blake2b = NULL;
-static PyObject *digest_size_8 = NULL;
+/* BLAKE2b (RFC 7693) with an 8-byte digest and no key, as ``hashlib.blake2b(data,
+ * digest_size=8)`` computes it: ``rdx.model.ids`` takes its ids from that digest. Done here
+ * rather than through hashlib so that an id costs no Python object but the int;
+ * rdx/native/__init__.py checks it against hashlib before the module is used. */
+static const uint64_t BLAKE2B_IV[8] = {
+    0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
+    0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL, 0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL,
+};
+
+static const uint8_t BLAKE2B_SIGMA[12][16] = {
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
+    {11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4}, {7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
+    {9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13}, {2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
+    {12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11}, {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
+    {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5}, {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
+};
+
+static inline uint64_t rotr64(uint64_t x, int n) { return (x >> n) | (x << (64 - n)); }
+
+/* The compression of one 128-byte block, ``bytes`` counted so far (this block included). */
+static void blake2b_compress(uint64_t h[8], const unsigned char block[128], uint64_t bytes, int last) {
+    uint64_t m[16], v[16];
+    for (int i = 0; i < 16; i++) {
+        uint64_t word = 0;
+        for (int b = 7; b >= 0; b--) word = (word << 8) | block[i * 8 + b];
+        m[i] = word;
+    }
+    for (int i = 0; i < 8; i++) {
+        v[i] = h[i];
+        v[i + 8] = BLAKE2B_IV[i];
+    }
+    v[12] ^= bytes; /* The counter's high word stays 0: no id hashes 2**64 bytes. */
+    if (last) v[14] = ~v[14];
+#define BLAKE2B_G(a, b, c, d, x, y)                      \
+    do {                                                 \
+        v[a] += v[b] + (x);                              \
+        v[d] = rotr64(v[d] ^ v[a], 32);                  \
+        v[c] += v[d];                                    \
+        v[b] = rotr64(v[b] ^ v[c], 24);                  \
+        v[a] += v[b] + (y);                              \
+        v[d] = rotr64(v[d] ^ v[a], 16);                  \
+        v[c] += v[d];                                    \
+        v[b] = rotr64(v[b] ^ v[c], 63);                  \
+    } while (0)
+    for (int r = 0; r < 12; r++) {
+        const uint8_t *s = BLAKE2B_SIGMA[r];
+        BLAKE2B_G(0, 4, 8, 12, m[s[0]], m[s[1]]);
+        BLAKE2B_G(1, 5, 9, 13, m[s[2]], m[s[3]]);
+        BLAKE2B_G(2, 6, 10, 14, m[s[4]], m[s[5]]);
+        BLAKE2B_G(3, 7, 11, 15, m[s[6]], m[s[7]]);
+        BLAKE2B_G(0, 5, 10, 15, m[s[8]], m[s[9]]);
+        BLAKE2B_G(1, 6, 11, 12, m[s[10]], m[s[11]]);
+        BLAKE2B_G(2, 7, 8, 13, m[s[12]], m[s[13]]);
+        BLAKE2B_G(3, 4, 9, 14, m[s[14]], m[s[15]]);
+    }
+#undef BLAKE2B_G
+    for (int i = 0; i < 8; i++) h[i] ^= v[i] ^ v[i + 8];
+}
+
+/* The digest of the concatenation of ``count`` pieces, as ``int.from_bytes(digest, "little")``. */
+static uint64_t blake2b_8(const char *const *pieces, const size_t *sizes, int count) {
+    uint64_t h[8];
+    memcpy(h, BLAKE2B_IV, sizeof h);
+    h[0] ^= 0x01010000ULL ^ 8; /* Digest length 8, no key, fanout and depth 1. */
+    unsigned char block[128];
+    size_t filled = 0;
+    uint64_t total = 0;
+    for (int p = 0; p < count; p++) {
+        const char *at = pieces[p];
+        size_t left = sizes[p];
+        while (left) {
+            if (filled == 128) { /* Full, and more follows: not the last block. */
+                total += 128;
+                blake2b_compress(h, block, total, 0);
+                filled = 0;
+            }
+            size_t n = 128 - filled < left ? 128 - filled : left;
+            memcpy(block + filled, at, n);
+            filled += n;
+            at += n;
+            left -= n;
+        }
+    }
+    memset(block + filled, 0, 128 - filled);
+    total += filled;
+    blake2b_compress(h, block, total, 1);
+    return h[0];
+}
 
 /* ``rdx.model.ids.definition_id(uri, start, name)`` (a new int), or None when the step has
  * no prefix (Python makes the id then): blake2b of the prefix, the offset and the name. */
 static PyObject *definition_id_of(Collect *c, uint32_t start, PyObject *name) {
     if (c->id_prefix == NULL) Py_RETURN_NONE;
-    if (hash_blake2b == NULL) {
-        PyObject *hashlib = PyImport_ImportModule("hashlib");
-        if (hashlib == NULL) return NULL;
-        PyObject *ctor = PyObject_GetAttrString(hashlib, "blake2b");
-        Py_DECREF(hashlib);
-        if (ctor == NULL) return NULL;
-        digest_size_8 = Py_BuildValue("{s:i}", "digest_size", 8);
-        if (digest_size_8 == NULL) {
-            Py_DECREF(ctor);
-            return NULL;
-        }
-        hash_blake2b = ctor;
-    }
     Py_ssize_t name_size;
+    PyObject *encoded = NULL; /* For a name with lone surrogates, which ``rdx.model.ids`` passes through. */
     const char *utf8 = PyUnicode_AsUTF8AndSize(name, &name_size);
-    if (utf8 == NULL) return NULL;
-    char offset[16];
-    int offset_size = snprintf(offset, sizeof offset, "%lu\xff", (unsigned long)start);
-    PyObject *data = PyBytes_FromStringAndSize(NULL, c->id_prefix_size + offset_size + name_size);
-    if (data == NULL) return NULL;
-    char *out = PyBytes_AS_STRING(data);
-    memcpy(out, c->id_prefix, (size_t)c->id_prefix_size);
-    memcpy(out + c->id_prefix_size, offset, (size_t)offset_size);
-    memcpy(out + c->id_prefix_size + offset_size, utf8, (size_t)name_size);
-    PyObject *args = PyTuple_Pack(1, data);
-    Py_DECREF(data);
-    if (args == NULL) return NULL;
-    PyObject *hash = PyObject_Call(hash_blake2b, args, digest_size_8);
-    Py_DECREF(args);
-    if (hash == NULL) return NULL;
-    PyObject *digest = PyObject_CallMethod(hash, "digest", NULL);
-    Py_DECREF(hash);
-    if (digest == NULL) return NULL;
-    const unsigned char *bytes = (const unsigned char *)PyBytes_AS_STRING(digest);
-    uint64_t value = 0;
-    for (int b = 7; b >= 0; b--) value = (value << 8) | bytes[b];
-    Py_DECREF(digest);
-    return PyLong_FromUnsignedLongLong(value);
+    if (utf8 == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return NULL;
+        PyErr_Clear();
+        encoded = PyUnicode_AsEncodedString(name, "utf-8", "surrogatepass");
+        if (encoded == NULL) return NULL;
+        utf8 = PyBytes_AS_STRING(encoded);
+        name_size = PyBytes_GET_SIZE(encoded);
+    }
+    char digits[16], *offset = digits + sizeof digits; /* ``b"%d\xff" % start`` */
+    *--offset = (char)0xff;
+    do *--offset = (char)('0' + start % 10); while ((start /= 10) != 0);
+    int offset_size = (int)(digits + sizeof digits - offset);
+    const char *pieces[3] = {c->id_prefix, offset, utf8};
+    size_t sizes[3] = {(size_t)c->id_prefix_size, (size_t)offset_size, (size_t)name_size};
+    uint64_t id = blake2b_8(pieces, sizes, 3);
+    Py_XDECREF(encoded);
+    return PyLong_FromUnsignedLongLong(id);
+}
+
+/* definition_id(prefix, offset, name) -> int: definition_id_of, for the check against
+ * ``rdx.model.ids.definition_id`` (rdx/native/__init__.py). */
+static PyObject *definition_id(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 3 || !PyBytes_Check(args[0]) || !PyLong_Check(args[1]) || !PyUnicode_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "definition_id() takes bytes, an int and a str");
+        return NULL;
+    }
+    unsigned long offset = PyLong_AsUnsignedLong(args[1]);
+    if (offset == (unsigned long)-1 && PyErr_Occurred()) return NULL;
+    if (offset > UINT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "definition_id(): an offset over 4 GB");
+        return NULL;
+    }
+    Collect c = {0};
+    c.id_prefix = PyBytes_AS_STRING(args[0]);
+    c.id_prefix_size = PyBytes_GET_SIZE(args[0]);
+    return definition_id_of(&c, (uint32_t)offset, args[2]);
 }
 
 /* What ``bytes.isspace`` (and ``\s`` in a bytes pattern) calls space. */
@@ -581,7 +815,14 @@ static int const_path(Collect *c, TSNode node, PyObject **path) {
     if (type_is(node, "constant")) {
         PyObject *text = text_of(c, node, &outside);
         if (text == NULL) return outside ? C_STOP : C_ERROR;
-        *path = Py_BuildValue("((N)O)", text, Py_False);
+        PyObject *segments = PyTuple_New(1);
+        if (segments == NULL) {
+            Py_DECREF(text);
+            return C_ERROR;
+        }
+        PyTuple_SET_ITEM(segments, 0, text);
+        PyObject *items[2] = {segments, Py_NewRef(Py_False)};
+        *path = tuple_steal(2, items);
         return *path == NULL ? C_ERROR : C_DONE;
     }
     if (!type_is(node, "scope_resolution")) return C_STOP;
@@ -623,7 +864,8 @@ static int const_path(Collect *c, TSNode node, PyObject **path) {
     if (result == C_DONE && PyList_Reverse(segments) < 0) result = C_ERROR;
     if (result == C_DONE) {
         PyObject *tuple = PyList_AsTuple(segments);
-        *path = tuple == NULL ? NULL : Py_BuildValue("(NO)", tuple, absolute ? Py_True : Py_False);
+        PyObject *items[2] = {tuple, tuple == NULL ? NULL : Py_NewRef(absolute ? Py_True : Py_False)};
+        *path = tuple_steal(2, items);
         if (*path == NULL) result = C_ERROR;
     }
     Py_DECREF(segments);
@@ -666,7 +908,8 @@ static int receiver_kind(Collect *c, TSNode recv, int constant, int other, int *
         PyObject *path;
         int found = const_path(c, path_node, &path);
         if (found != C_DONE) return found;
-        *extra = Py_BuildValue("(Nkk)", path, (unsigned long)ts_node_start_byte(path_node), (unsigned long)ts_node_end_byte(path_node));
+        PyObject *items[3] = {path, PyLong_FromUnsignedLong(ts_node_start_byte(path_node)), PyLong_FromUnsignedLong(ts_node_end_byte(path_node))};
+        *extra = tuple_steal(3, items);
         return *extra == NULL ? C_ERROR : C_DONE;
     }
     if (!other) return C_STOP;
@@ -716,18 +959,34 @@ done:
     return result;
 }
 
-/* Append (name, start, end, scope_at, kind, extra) to the records; steals name and extra.
+/* Append (name, start, end, scope, kind, extra) to the records; steals name and extra.
+ * RECORD: extra is a DefinitionRecord the step made (emit_variable), for the definitions.
  * kind: a receiver kind (extra: see receiver_kind), CONST_REF (name: (segments, absolute),
- * extra: None), DEFINITION (emit_variable), BLOCK_SELF (collect_call), BLOCK (collect_block) or
- * METHOD (collect_method): ``Walker._record_batch`` reads them. */
+ * extra: None), DEFINITION (emit_variable), BLOCK_SELF (collect_call: start and end are the
+ * block's), BLOCK (collect_block), METHOD (collect_method), NAMESPACE (collect_namespace) or
+ * METHOD_RECORD: ``Walker._record_batch`` reads them. ``scope``: for references, variables
+ * and namespaces the index of the scope at byte ``at`` (scope_index_at, as ``Walker._scope``
+ * would find it), for METHOD the byte ``at`` itself (Python reads its scope), else 0. */
 static int emit(Collect *c, PyObject *name, uint32_t start, uint32_t end, uint32_t at, int kind, PyObject *text) {
     if (kind < CONST_REF && c->refs != NULL) return emit_method_ref(c, name, start, end, at, kind, text);
-    if (kind == DEFINITION || kind == METHOD || kind == NAMESPACE || kind == METHOD_RECORD) c->next_definition++;
+    /* The scope index itself where the walker needs no more of the scope (scope_index_at). */
+    long long where = at;
+    if (kind < CONST_REF || kind == CONST_REF || kind == DEFINITION || kind == NAMESPACE) {
+        long index = scope_index_at(c, (long long)at);
+        if (index == -2) {
+            Py_DECREF(name);
+            Py_XDECREF(text);
+            return C_ERROR;
+        }
+        where = index;
+    }
+    if (kind == DEFINITION || kind == METHOD || kind == NAMESPACE || kind == METHOD_RECORD || kind == RECORD) c->next_definition++;
     if (text == NULL) {
         text = Py_None;
         Py_INCREF(text);
     }
-    PyObject *record = Py_BuildValue("(NkkkiN)", name, (unsigned long)start, (unsigned long)end, (unsigned long)at, kind, text);
+    PyObject *items[6] = {name, PyLong_FromUnsignedLong(start), PyLong_FromUnsignedLong(end), PyLong_FromLongLong(where), PyLong_FromLong(kind), text};
+    PyObject *record = tuple_steal(6, items);
     if (record == NULL) return C_ERROR;
     int failed = PyList_Append(c->out, record);
     Py_DECREF(record);
@@ -740,7 +999,8 @@ static int emit(Collect *c, PyObject *name, uint32_t start, uint32_t end, uint32
 enum { ROLE_NONE = 0, ROLE_WRITE = 1, ROLE_OTHER = 2 };
 static int setter_role(Collect *c, TSNode node) {
     if (PyDict_GET_SIZE(c->setter_calls) == 0) return ROLE_NONE;
-    PyObject *key = Py_BuildValue("(kk)", (unsigned long)ts_node_start_byte(node), (unsigned long)ts_node_end_byte(node));
+    PyObject *items[2] = {PyLong_FromUnsignedLong(ts_node_start_byte(node)), PyLong_FromUnsignedLong(ts_node_end_byte(node))};
+    PyObject *key = tuple_steal(2, items);
     if (key == NULL) return -1;
     PyObject *role = PyDict_GetItemWithError(c->setter_calls, key); /* borrowed */
     Py_DECREF(key);
@@ -913,7 +1173,7 @@ static int collect_call(Collect *c, TSNode node) {
         /* What self is in the block, for its record (collect_block or ``Walker.on_block``). */
         PyObject *self_value = PyLong_FromLong(self_kind);
         if (self_value != NULL) Py_INCREF(name); /* emit steals one reference. */
-        if (self_value == NULL || emit(c, name, ts_node_start_byte(block), 0, 0, BLOCK_SELF, self_value) != C_DONE) {
+        if (self_value == NULL || emit(c, name, ts_node_start_byte(block), ts_node_end_byte(block), 0, BLOCK_SELF, self_value) != C_DONE) {
             Py_DECREF(name);
             Py_XDECREF(text);
             return C_ERROR;
@@ -1022,8 +1282,12 @@ static PyObject *method_record(Collect *c, PyObject *name, uint32_t start, uint3
     static PyObject *keywords = NULL, *method_kind = NULL;
     if (keywords == NULL) {
         method_kind = PyUnicode_InternFromString("Method");
-        keywords = Py_BuildValue("(sssssssssssss)", "id", "kind", "name", "start", "end", "name_start", "name_end", "parent", "visibility", "params",
-                                 "comments", "self_receiver", "module_function");
+        static const char *const names[13] = {"id", "kind", "name", "start", "end", "name_start", "name_end", "parent", "visibility", "params",
+                                              "comments", "self_receiver", "module_function"};
+        PyObject *words[13];
+        /* Interned: msgspec matches keywords to fields by identity first. */
+        for (int i = 0; i < 13; i++) words[i] = PyUnicode_InternFromString(names[i]);
+        keywords = tuple_steal(13, words);
         if (keywords == NULL || method_kind == NULL) return NULL;
     }
     PyObject *visibility;
@@ -1136,6 +1400,47 @@ static int collect_method(Collect *c, TSNode node) {
     return C_DONE;
 }
 
+/* ``definitions.namespace_definition``'s record of a plain class or module (collect_namespace):
+ * named ``text`` (``ConstPath.text``), its path (segments, absolute) over the name's range,
+ * its superclass (segments, absolute, start, end) or NULL, in the scope at its start
+ * (scope_index_at); a new DefinitionRecord, NULL with an exception on an error. */
+static PyObject *namespace_record(Collect *c, int is_class, PyObject *text, uint32_t start, uint32_t end, uint32_t name_start, uint32_t name_end,
+                                  PyObject *path, PyObject *superclass, PyObject *ident, PyObject *comments) {
+    static PyObject *keywords = NULL, *class_kind = NULL, *module_kind = NULL;
+    if (keywords == NULL) {
+        static const char *const names[11] = {"id", "kind", "name", "start", "end", "name_start", "name_end", "parent", "path", "superclass", "comments"};
+        PyObject *interned[11];
+        for (int i = 0; i < 11; i++) interned[i] = PyUnicode_InternFromString(names[i]);
+        class_kind = PyUnicode_InternFromString("Class");
+        module_kind = PyUnicode_InternFromString("Module");
+        keywords = tuple_steal(11, interned);
+        if (keywords == NULL || class_kind == NULL || module_kind == NULL) return NULL;
+    }
+    long parent = scope_index_at(c, (long long)start);
+    if (parent == -2) return NULL;
+    PyObject *numbers[5] = {PyLong_FromUnsignedLong(start), PyLong_FromUnsignedLong(end), PyLong_FromUnsignedLong(name_start), PyLong_FromUnsignedLong(name_end),
+                            PyLong_FromLong(parent)};
+    PyObject *record = NULL, *const_path = NULL, *super_path = NULL;
+    if (numbers[0] != NULL && numbers[1] != NULL && numbers[2] != NULL && numbers[3] != NULL && numbers[4] != NULL) {
+        PyObject *path_args[4] = {PyTuple_GET_ITEM(path, 0), PyTuple_GET_ITEM(path, 1), numbers[2], numbers[3]};
+        const_path = PyObject_Vectorcall(c->const_path_type, path_args, 4, NULL);
+        if (const_path != NULL && superclass != NULL) {
+            PyObject *super_args[4] = {PyTuple_GET_ITEM(superclass, 0), PyTuple_GET_ITEM(superclass, 1), PyTuple_GET_ITEM(superclass, 2),
+                                       PyTuple_GET_ITEM(superclass, 3)};
+            super_path = PyObject_Vectorcall(c->const_path_type, super_args, 4, NULL);
+        }
+        if (const_path != NULL && (superclass == NULL || super_path != NULL)) {
+            PyObject *args[11] = {ident, is_class ? class_kind : module_kind, text, numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], const_path,
+                                  super_path != NULL ? super_path : Py_None, comments};
+            record = PyObject_Vectorcall(c->definition_type, args, 0, keywords);
+        }
+    }
+    for (int i = 0; i < 5; i++) Py_XDECREF(numbers[i]);
+    Py_XDECREF(const_path);
+    Py_XDECREF(super_path);
+    return record;
+}
+
 /* A ``class`` or ``module`` (``definitions.on_namespace``) with a name, where ``names`` is the set
  * of the scope around (knows_locals): nothing without a name; recorded here when its name is a
  * constant path (const_path; a dynamic one is Python's, which warns) that nests no deeper than
@@ -1231,16 +1536,32 @@ static int collect_namespace(Collect *c, TSNode node, long long *skip_until) {
     if (text != joined) Py_XDECREF(joined);
     Py_XDECREF(separator);
     PyObject *ident = text == NULL ? NULL : definition_id_of(c, start, text);
-    Py_XDECREF(text);
     PyObject *comments = ident == NULL ? NULL : comments_above(c, ts_node_start_point(node).row);
     if (comments == NULL) {
+        Py_XDECREF(text);
         Py_XDECREF(ident);
         Py_DECREF(path);
         goto error;
     }
-    PyObject *extra = Py_BuildValue("(OOOkkNkNNkNO)", type_is(node, "class") ? Py_True : Py_False, PyTuple_GET_ITEM(path, 0), PyTuple_GET_ITEM(path, 1),
+    /* The record itself, as ``definitions.namespace_definition`` makes it, when the step has
+     * the id, the comments and the record type; else None (Python makes it from the parts). */
+    PyObject *record = NULL;
+    if (c->definition_type != NULL && ident != Py_None && comments != Py_None) {
+        record = namespace_record(c, type_is(node, "class"), text, start, end, ts_node_start_byte(name_node), name_end, path, superclass, ident, comments);
+        if (record == NULL) {
+            Py_DECREF(text);
+            Py_DECREF(ident);
+            Py_DECREF(comments);
+            Py_DECREF(path);
+            goto error;
+        }
+    } else {
+        record = Py_NewRef(Py_None);
+    }
+    Py_XDECREF(text);
+    PyObject *extra = Py_BuildValue("(OOOkkNkNNkNON)", type_is(node, "class") ? Py_True : Py_False, PyTuple_GET_ITEM(path, 0), PyTuple_GET_ITEM(path, 1),
                                     (unsigned long)ts_node_start_byte(name_node), (unsigned long)name_end, superclass != NULL ? superclass : Py_NewRef(Py_None),
-                                    (unsigned long)body_start, ident, comments, (unsigned long)ts_node_start_point(node).row, marks, names);
+                                    (unsigned long)body_start, ident, comments, (unsigned long)ts_node_start_point(node).row, marks, names, record);
     superclass = NULL;
     marks = NULL;
     Py_DECREF(path);
@@ -1385,11 +1706,45 @@ static int add_local(Collect *c, TSNode left) {
  * assignment ``node`` (named by its text, scoped at the assignment's start); C_STOP, with
  * nothing recorded, when its text is not in the source. */
 static int emit_variable(Collect *c, TSNode node, TSNode left, int kind) {
+    static PyObject *keywords = NULL, *kinds[3] = {NULL, NULL, NULL};
     int outside;
     PyObject *name = text_of(c, left, &outside);
     if (name == NULL) return outside ? C_STOP : C_ERROR;
-    PyObject *ident = definition_id_of(c, ts_node_start_byte(left), name);
-    PyObject *which = ident == NULL ? NULL : Py_BuildValue("(iN)", kind, ident);
+    uint32_t start = ts_node_start_byte(left), end = ts_node_end_byte(left);
+    PyObject *ident = definition_id_of(c, start, name);
+    if (ident != NULL && ident != Py_None && c->definition_type != NULL) {
+        /* The record itself (RECORD), as ``Walker._add_at`` makes it: named by its text, its
+         * name's range its own, in the scope at the assignment's start. */
+        if (keywords == NULL) {
+            static const char *const names[8] = {"id", "kind", "name", "start", "end", "name_start", "name_end", "parent"};
+            static const char *const words[3] = {"InstanceVariable", "ClassVariable", "GlobalVariable"};
+            PyObject *interned[8];
+            for (int i = 0; i < 8; i++) interned[i] = PyUnicode_InternFromString(names[i]);
+            for (int i = 0; i < 3; i++)
+                if ((kinds[i] = PyUnicode_InternFromString(words[i])) == NULL) return C_ERROR;
+            keywords = tuple_steal(8, interned);
+            if (keywords == NULL) return C_ERROR;
+        }
+        long index = scope_index_at(c, (long long)ts_node_start_byte(node));
+        PyObject *record = NULL;
+        if (index != -2) {
+            PyObject *numbers[5] = {PyLong_FromUnsignedLong(start), PyLong_FromUnsignedLong(end), PyLong_FromUnsignedLong(start),
+                                    PyLong_FromUnsignedLong(end), PyLong_FromLong(index)};
+            if (numbers[0] != NULL && numbers[1] != NULL && numbers[2] != NULL && numbers[3] != NULL && numbers[4] != NULL) {
+                PyObject *args[8] = {ident, kinds[kind], name, numbers[0], numbers[1], numbers[2], numbers[3], numbers[4]};
+                record = PyObject_Vectorcall(c->definition_type, args, 0, keywords);
+            }
+            for (int i = 0; i < 5; i++) Py_XDECREF(numbers[i]);
+        }
+        Py_DECREF(ident);
+        if (record == NULL) {
+            Py_DECREF(name);
+            return C_ERROR;
+        }
+        return emit(c, name, start, end, 0, RECORD, record);
+    }
+    PyObject *items[2] = {PyLong_FromLong(kind), ident};
+    PyObject *which = tuple_steal(2, items);
     if (which == NULL) {
         Py_DECREF(name);
         return C_ERROR;
@@ -1619,7 +1974,7 @@ static PyObject *advance(PyObject *module, PyObject *const *args, Py_ssize_t nar
         collect.scopes = args[18];
         collect.base = PyLong_AsSsize_t(args[19]);
         if (args[25] != Py_None) {
-            /* (method_refs, len(definitions), MethodRef, ConstPath, the ReceiverKind members[, requires, Require[,
+            /* (method_refs, definitions or their number, MethodRef, ConstPath, the ReceiverKind members[, requires, Require[,
              *  DefinitionRecord, pending_visibility, pending_module_function]]) */
             PyObject *direct = args[25];
             Py_ssize_t size = PyTuple_Check(direct) ? PyTuple_GET_SIZE(direct) : 0;
@@ -1639,7 +1994,9 @@ static PyObject *advance(PyObject *module, PyObject *const *args, Py_ssize_t nar
                 collect.pending_module_function = PyTuple_GET_ITEM(direct, 9);
             }
             collect.refs = PyTuple_GET_ITEM(direct, 0);
-            collect.next_definition = PyLong_AsLong(PyTuple_GET_ITEM(direct, 1));
+            /* The number of definitions so far, or the list of them (``Walker.definitions``). */
+            PyObject *defined = PyTuple_GET_ITEM(direct, 1);
+            collect.next_definition = PyList_Check(defined) ? (long)PyList_GET_SIZE(defined) : PyLong_AsLong(defined);
             if (collect.next_definition == -1 && PyErr_Occurred()) return NULL;
             collect.method_ref_type = PyTuple_GET_ITEM(direct, 2);
             collect.const_path_type = PyTuple_GET_ITEM(direct, 3);
@@ -1715,6 +2072,10 @@ static PyObject *advance(PyObject *module, PyObject *const *args, Py_ssize_t nar
         collecting = 1;
     }
     TSTreeCursor *cursor = &self->cursor;
+    TreeCursor *moves = (TreeCursor *)cursor;
+    /* The leaves the moves pass over: those of a kind no handler wants (0), which have no
+     * children to go into (missing ones excepted when they are reported). */
+    Passing passing = {table, check_missing};
     collect.cursor = cursor;
     int moved = 0;
     int event;
@@ -1725,13 +2086,13 @@ static PyObject *advance(PyObject *module, PyObject *const *args, Py_ssize_t nar
                     event = WALK_TOO_DEEP;
                     break;
                 }
-            } else if (ts_tree_cursor_goto_first_child(cursor)) {
+            } else if (cursor_first_child(moves, &passing)) {
                 moved = 1;
                 depth++;
                 goto visit;
             }
         }
-        while (!ts_tree_cursor_goto_next_sibling(cursor)) {
+        while (!cursor_next_sibling(moves, &passing)) {
             moved = 1;
             if (!ts_tree_cursor_goto_parent(cursor)) {
                 event = WALK_END;
@@ -1872,6 +2233,42 @@ static int append_statement(PyObject *out, TSNode node, long scope) {
     return failed ? -1 : 0;
 }
 
+/* Whether the ``call`` ``node`` (on nothing, ``self`` or a constant) can give no LoadCall
+ * whatever the file holds, as ``loadfacts._foreign_call`` and ``_inherited_call`` read it:
+ * its method is named in ``dropped`` (``MIXING_CALLS`` and ``new``: ``call_parts`` gives that
+ * name, ``send`` and its kin aside, which are never in the set), or it has a block and no
+ * receiver but ``self`` (``_inherited_call`` binds no block) or a name in ``core`` (methods
+ * every class has, ``attr_reader``: ``_inherited_call`` leaves those to Ruby; NULL: none),
+ * or its receiver is a constant and no argument is a constant, a constant path or ``self``
+ * (every operand unknown; the arguments ``send`` shifts are among them). -1 on an error. */
+static int gives_no_load_call(TSNode node, TSNode receiver, PyObject *dropped, PyObject *core, PyObject *source, const TSLanguage *language) {
+    static TSFieldId method_field = 0, block_field = 0, arguments_field = 0;
+    if (method_field == 0) {
+        method_field = ts_language_field_id_for_name(language, "method", 6);
+        block_field = ts_language_field_id_for_name(language, "block", 5);
+        arguments_field = ts_language_field_id_for_name(language, "arguments", 9);
+        if (method_field == 0 || block_field == 0 || arguments_field == 0) return 0;
+    }
+    TSNode method = ts_node_child_by_field_id(node, method_field);
+    if (ts_node_is_null(method)) return 0;
+    uint32_t start = ts_node_start_byte(method), end = ts_node_end_byte(method);
+    if (end < start || (Py_ssize_t)end > PyBytes_GET_SIZE(source)) return 0;
+    PyObject *name = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(source) + start, (Py_ssize_t)(end - start), "replace");
+    int named = name == NULL ? -1 : PySet_Contains(dropped, name);
+    int on_self = ts_node_is_null(receiver) || type_is(receiver, "self");
+    if (named == 0 && on_self && core != NULL) named = PySet_Contains(core, name);
+    Py_XDECREF(name);
+    if (named) return named;
+    if (on_self) return !ts_node_is_null(ts_node_child_by_field_id(node, block_field));
+    TSNode arguments = ts_node_child_by_field_id(node, arguments_field);
+    uint32_t count = ts_node_is_null(arguments) ? 0 : ts_node_named_child_count(arguments);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode argument = ts_node_named_child(arguments, i);
+        if (type_is(argument, "constant") || type_is(argument, "scope_resolution") || type_is(argument, "self")) return 0;
+    }
+    return 1;
+}
+
 static int in_classes(PyObject *classes, long scope) {
     if (classes == NULL) return 1;
     if (scope < 0) return 0;
@@ -1882,7 +2279,7 @@ static int in_classes(PyObject *classes, long scope) {
     return found;
 }
 
-/* statement_calls(cursor, scopes[, classes]) -> [(start, end, scope), ...] (calls and bare identifiers)
+/* statement_calls(cursor, scopes[, classes[, dropped[, core]]]) -> [(start, end, scope), ...] (calls and bare identifiers)
  *
  * ``loadfacts._foreign_calls``' reading of a tree (the cursor is at its root), in C: from the
  * root, in source order, the statements of statement containers (STATEMENT_CONTAINERS), the
@@ -1892,15 +2289,22 @@ static int in_classes(PyObject *classes, long scope) {
  * receiver, with a constant (``constant``, ``scope_resolution``) one or with ``self`` (field
  * ``receiver``); given ``classes`` (a set of the scope indices that are classes), a bare
  * identifier and a call without a receiver or on ``self`` only in a class's body (elsewhere
- * ``_read_statement``, ``_foreign_call`` and ``_inherited_call`` keep none). */
+ * ``_read_statement``, ``_foreign_call`` and ``_inherited_call`` keep none); given ``dropped`` too
+ * (a set of method names) and perhaps ``core`` (another), not the calls that can give no
+ * LoadCall (gives_no_load_call), nor the bare identifiers named in ``core``. */
 static PyObject *statement_calls(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if ((nargs != 2 && nargs != 3) || cursor_type == NULL || Py_TYPE(args[0]) != cursor_type || !PyDict_Check(args[1]) ||
-        (nargs == 3 && !PyAnySet_Check(args[2]))) {
-        PyErr_SetString(PyExc_TypeError, "statement_calls() takes a tree_sitter.TreeCursor, a dict and perhaps a set");
+    int fitting = nargs >= 2 && nargs <= 5 && cursor_type != NULL && Py_TYPE(args[0]) == cursor_type && PyDict_Check(args[1]);
+    for (Py_ssize_t i = 2; fitting && i < nargs; i++) fitting = PyAnySet_Check(args[i]);
+    if (!fitting) {
+        PyErr_SetString(PyExc_TypeError, "statement_calls() takes a tree_sitter.TreeCursor, a dict and up to three sets");
         return NULL;
     }
-    PyObject *classes = nargs == 3 ? args[2] : NULL;
+    PyObject *classes = nargs >= 3 ? args[2] : NULL;
+    PyObject *dropped = nargs >= 4 ? args[3] : NULL;
+    PyObject *core = nargs == 5 ? args[4] : NULL;
+    PyObject *source = ((PyTree *)((PyTreeCursor *)args[0])->tree)->source;
+    if (source == NULL || !PyBytes_Check(source)) dropped = core = NULL; /* No text to read names from: every call kept. */
     const TSLanguage *language = ts_tree_language(((PyTree *)((PyTreeCursor *)args[0])->tree)->tree);
     TSFieldId body_field = ts_language_field_id_for_name(language, "body", 4);
     TSFieldId receiver_field = ts_language_field_id_for_name(language, "receiver", 8);
@@ -1948,6 +2352,16 @@ static PyObject *statement_calls(PyObject *module, PyObject *const *args, Py_ssi
             int kept = in_classes(classes, item.scope);
             if (kept < 0) goto error;
             if (!kept) continue;
+            if (core != NULL && dropped != NULL) {
+                uint32_t start = ts_node_start_byte(item.node), end = ts_node_end_byte(item.node);
+                if (end >= start && (Py_ssize_t)end <= PyBytes_GET_SIZE(source)) {
+                    PyObject *name = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(source) + start, (Py_ssize_t)(end - start), "replace");
+                    int known = name == NULL ? -1 : PySet_Contains(core, name);
+                    Py_XDECREF(name);
+                    if (known < 0) goto error;
+                    if (known) continue;
+                }
+            }
             if (append_statement(out, item.node, item.scope) < 0) goto error;
         } else if (strcmp(type, "call") == 0) {
             TSNode receiver = ts_node_child_by_field_id(item.node, receiver_field);
@@ -1956,6 +2370,11 @@ static PyObject *statement_calls(PyObject *module, PyObject *const *args, Py_ssi
                 int kept = in_classes(classes, item.scope);
                 if (kept < 0) goto error;
                 if (!kept) continue;
+            }
+            if (dropped != NULL) {
+                int nothing = gives_no_load_call(item.node, receiver, dropped, core, source, language);
+                if (nothing < 0) goto error;
+                if (nothing) continue;
             }
             if (append_statement(out, item.node, item.scope) < 0) goto error;
         } else if (type_in(type, STATEMENT_CONTAINERS)) {
@@ -2049,6 +2468,7 @@ static int exec_module(PyObject *module) {
 static PyMethodDef methods[] = {
     {"advance", (PyCFunction)(void (*)(void))advance, METH_FASTCALL, "Move the walk's cursor to the next node Python must see."},
     {"spec", (PyCFunction)(void (*)(void))make_spec, METH_FASTCALL, "What the collecting advance() needs to know of the grammar."},
+    {"definition_id", (PyCFunction)(void (*)(void))definition_id, METH_FASTCALL, "rdx.model.ids.definition_id from its prefix, in C."},
     {"version", version, METH_NOARGS, "The tree-sitter version this module was built against."},
     {"line_starts", line_starts, METH_O, "rdx.model.text.line_starts, in C."},
     {"statement_calls", (PyCFunction)(void (*)(void))statement_calls, METH_FASTCALL, "The calls loadfacts._foreign_calls reads, in C."},

@@ -53,7 +53,7 @@ def on_namespace(w: Walker, node: Any) -> None:
     if w.too_deep(node, len(path.segments)):
         return
     w.skip_const_until = name_node.end_byte
-    w._prefix_ref(path, scope)
+    w._prefix_ref(path, scope.index if scope is not None else -1)
     superclass = None
     superclass_self = False
     superclass_new = False
@@ -88,7 +88,7 @@ def on_namespace(w: Walker, node: Any) -> None:
     if superclass is None:
         superclass_new = False
     new_scope = namespace_definition(
-        w, scope, kind, path, node.start_byte, node.end_byte, name_node.start_byte, name_node.end_byte, node.start_point[0], body_start,
+        w, scope.index if scope is not None else -1, kind, path, node.start_byte, node.end_byte, name_node.start_byte, name_node.end_byte, node.start_point[0], body_start,
         superclass, superclass_self, superclass_new,
     )
     w._scan_marks(node.child_by_field_name("body"), new_scope)
@@ -98,11 +98,11 @@ def on_namespace(w: Walker, node: Any) -> None:
 
 
 def namespace_definition(
-    w: Walker, scope: Scope | None, kind: str, path: ConstPath, start: int, end: int, name_start: int, name_end: int, row: int, body_start: int,
+    w: Walker, parent: int, kind: str, path: ConstPath, start: int, end: int, name_start: int, name_end: int, row: int, body_start: int,
     superclass: ConstPath | None, superclass_self: bool, superclass_new: bool, ident: int | None = None, comments: tuple[str, ...] | None = None,
 ) -> Scope:
-    """The record of a class or module (``on_namespace``'s, from the parts it read) in
-    ``scope``, and the scope of its body from ``body_start``, to be pushed once its marks are
+    """The record of a class or module (``on_namespace``'s, from the parts it read) in the
+    scope of definition ``parent`` (-1: the top level), and the scope of its body from ``body_start``, to be pushed once its marks are
     known (``Walker._scan_marks``). Also the native walk's for the plain ones it passes over,
     which gives the id and the comments above (else made from ``row``, the row it starts on)."""
     index = w._add_at(
@@ -112,7 +112,7 @@ def namespace_definition(
         end,
         name_start,
         name_end,
-        scope.index if scope is not None else -1,
+        parent,
         ident,
         path=path,
         superclass=superclass,
@@ -310,7 +310,7 @@ def _assign_target(w: Walker, left: Any, right: Any, node: Any, scope: Scope | N
             w._diag("dynamic-constant", f"cannot resolve the constant {node_text(left)!r} statically", left, "warning")
             return
         w.skip_const_until = left.end_byte
-        w._prefix_ref(path, scope)
+        w._prefix_ref(path, scope.index if scope is not None else -1)
         constant(w, path, left, right, node, scope)
 
 
@@ -413,7 +413,7 @@ def recover_namespace(w: Walker, node: Any) -> None:
         if w.too_deep(node, len(path.segments)):
             return
         w.skip_const_until = name_node.end_byte
-        w._prefix_ref(path, scope)
+        w._prefix_ref(path, scope.index if scope is not None else -1)
         kind = "Class" if child.type == "class" else "Module"
         index = w._add(kind, path.text, node, name_node, scope, path=path, comments=w._comments_above(child))
         w.definitions[index].start = child.start_byte

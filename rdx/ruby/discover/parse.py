@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from functools import cache, partial
+from importlib import resources
+from operator import itemgetter
 from typing import Any, cast
 
 import tree_sitter
@@ -42,6 +45,7 @@ from rdx.native import HANDLER as NATIVE_HANDLER
 from rdx.native import MISSING as NATIVE_MISSING
 from rdx.native import TOO_DEEP as NATIVE_TOO_DEEP
 from rdx.native import advance as native_step
+from rdx.native import definition_id as native_definition_id
 from rdx.native import line_starts as native_line_starts
 from rdx.native import spec as native_spec
 from rdx.native import statement_calls as native_statement_calls
@@ -61,8 +65,9 @@ from rdx.ruby.discover.receivers import RECEIVER_DIRECTIVES
 from rdx.ruby.discover.scope import Block, BlockSelf, Scope
 from rdx.ruby.evaluate.branches import STATEMENT_CONDITIONALS, untaken_branches
 from rdx.ruby.evaluate.computed import computed_templates, literal_call
+from rdx.ruby.evaluate.core_methods import core_method_any
 from rdx.ruby.evaluate.loadfacts import cross_file_facts
-from rdx.ruby.evaluate.loadtime import inline_load_time_calls, note_call
+from rdx.ruby.evaluate.loadtime import MIXING_CALLS, inline_load_time_calls, note_call
 from rdx.ruby.evaluate.loops import Loop, expand_names, loop_at, register_loop
 from rdx.ruby.evaluate.shared import drop_anonymous_mixins, share_bodies
 from rdx.ruby.syntax import BLOCK_TYPES, node_text, symbol_name
@@ -119,7 +124,7 @@ class RubyParser:
             walker.definitions[index].deferred_mixins = tuple(mixins)
         if walker.load_calls:
             inline_load_time_calls(walker, tree.root_node)
-        load_calls, method_effects = cross_file_facts(walker, tree.root_node, native_statement_calls())
+        load_calls, method_effects = cross_file_facts(walker, tree.root_node, _statement_calls(native_statement_calls()))
         walker.requires += computed_templates(walker, tree.root_node)
         return FileResult(
             uri=uri,
@@ -136,6 +141,37 @@ class RubyParser:
             load_calls=load_calls,
             method_effects=method_effects,
         )
+
+
+# Calls whose name alone means no ``LoadCall`` (``loadfacts._foreign_call``): the native
+# statement reader leaves them out (walk.c's gives_no_load_call).
+_NO_LOAD_CALL = frozenset({*MIXING_CALLS, "new"})
+_CORE_DEF = re.compile(r"^ *def (?:self\.)?([^\s(;]+)", re.M)
+
+
+@cache
+def _class_core_methods() -> frozenset[str]:
+    """The names of the methods every class has with nothing but core loaded
+    (``core_method_any("Class", name)``: ``attr_reader``, ``private``...), whose call on
+    nothing or ``self`` in a class body, or bare word there, ``loadfacts._inherited_call``
+    leaves to Ruby: the native statement reader leaves them out too. Asked of each name the
+    core stub defines (no other name can be one); ``send`` and its kin excepted, whose calls
+    ``loadfacts`` reads as a call of their first argument."""
+    text = resources.files("rdx.data").joinpath("core.rb").read_text()
+    names = {m.group(1) for m in _CORE_DEF.finditer(text)}
+    return frozenset(name for name in names if "send" not in name and core_method_any("Class", name))
+
+
+def _statement_calls(
+    native: Callable[..., list[tuple[int, int, int]]] | None,
+) -> Callable[[Any, dict[int, int], set[int]], list[tuple[int, int, int]]] | None:
+    """The native statement reader ``cross_file_facts`` takes, leaving out the calls that can
+    give no ``LoadCall`` (walk.c's gives_no_load_call): with none left and no method that
+    mixes in, it builds no index of the file."""
+    if native is None:
+        return None
+    core = _class_core_methods()
+    return lambda cursor, scopes, classes: native(cursor, scopes, classes, _NO_LOAD_CALL, core)
 
 
 def discover_source(uri: str, source: bytes, path: str | None = None) -> FileResult:
@@ -159,6 +195,11 @@ class Walker:
         self.source = source
         starts = native_line_starts()
         self.line_starts = starts(source) if starts is not None else line_starts(source)
+        # ``definition_id(uri, start, name)`` as ``make_id(start, name)``: in C when built (rdx.native),
+        # from the bytes it hashes before a definition's offset and name.
+        self.id_prefix = definition_prefix(uri)
+        make_id = native_definition_id()
+        self.make_id: Callable[[int, str], int] = partial(make_id, self.id_prefix) if make_id is not None else partial(definition_id, uri)
         self.line_table = memoryview(self.line_starts).cast("I")
         self.definitions: list[DefinitionRecord] = []
         self.const_refs: list[ConstRef] = []
@@ -255,26 +296,26 @@ class Walker:
         method_names, setter_calls, scopes, top_locals = self.method_names, self.setter_calls, self.scopes, self.top_locals
         limit = MAX_SYNTAX_DEPTH
         hooks = self._hook_scopes()
-        # The bytes ``definition_id`` hashes before a definition's offset and name: the step
-        # makes the ids of the definitions it records (walk.c's definition_id_of).
-        id_prefix = definition_prefix(self.uri)
+        # The step makes the ids of the definitions it records (walk.c's definition_id_of).
+        id_prefix = self.id_prefix
         source, line_table = self.source, self.line_starts
+        # What the step makes records in and with (the lists stay the same objects while it walks).
+        records = (
+            self.method_refs, self.definitions, MethodRef, ConstPath, _RECEIVER_KINDS, self.requires, Require, DefinitionRecord,
+            self.pending_visibility, self.pending_module_function,
+        )
         depth = 0
         while True:
-            skip_until = self.skip_const_until
             event = step(
-                cursor, kinds, fields, descend, check_missing, limit, depth, names, until, skip_until, spec, batch, method_names, setter_calls,
-                hooks, in_method, since, scope_depth, scopes, base, top_locals, bool(self.untaken), id_prefix, source, line_table,
-                (
-                    self.method_refs, len(self.definitions), MethodRef, ConstPath, _RECEIVER_KINDS, self.requires, Require, DefinitionRecord,
-                    self.pending_visibility, self.pending_module_function,
-                ),
+                cursor, kinds, fields, descend, check_missing, limit, depth, names, until, self.skip_const_until, spec, batch, method_names, setter_calls,
+                hooks, in_method, since, scope_depth, scopes, base, top_locals, bool(self.untaken), id_prefix, source, line_table, records,
             )
-            if batch:
-                self._record_batch(batch)
             depth = event >> 2
             event &= 3
             node = cursor.node
+            if batch:
+                # What the step passed over, up to the node it stopped at (the end: nothing is open).
+                self._record_batch(batch, node.start_byte if event else _NO_END)
             if event == NATIVE_HANDLER:
                 descend = handlers[node.kind_id](self, node) is not False
                 if self.cut:
@@ -296,100 +337,99 @@ class Walker:
                     hooks = self._hook_scopes()
                 names, since, until, in_method, scope_depth, base = self._known_locals(start)
 
-    def _record_batch(self, batch: list[tuple[Any, int, int, int, int, Any]]) -> None:
-        """The records of the nodes the native step passed over (see ``walk``), in walk order:
-        (name, start, end, the byte whose scope the handler asks for, kind, extra). A kind
-        below 5 is a MethodRef's receiver kind (extra: the receiver's text, or its constant
-        path as (segments, absolute) and its range), which comes only when the step is not
-        given ``method_refs`` (it makes those records itself); 5 is a ConstRef of the path
-        (segments, absolute) given as the name, which ``on_constant`` records whole; 6 defines
-        the variable ``name`` of kind ``_VARIABLE_KINDS[which]`` at ``start``-``end``
-        (``definitions._assign_target``; extra: (which, its id)); 7 says what self is
-        (``BlockSelf`` as extra) in the block starting at ``start`` of a call of ``name``
-        (``on_call``), 8 opens a block from ``start`` to ``end`` (``on_block``); 9 defines the
-        method ``name`` from ``start`` to ``end`` (extra: its name's range, its parameters'
-        text and whether that is ``definitions._params``' already, the set of its body's local
+    def _record_batch(self, batch: list[tuple[Any, int, int, int, int, Any]], stop: int) -> None:
+        """The records of the nodes the native step passed over (see ``walk``), in walk order,
+        the step stopped at byte ``stop``: (name, start, end, scope, kind, extra), ``scope``
+        the index of the scope of the record as ``_scope`` would find it (the step knows the
+        scopes it passed through), but for kind 9. A kind below 5 is a MethodRef's receiver
+        kind (extra: the receiver's text, or its constant path as (segments, absolute) and its
+        range), which comes only when the step is not given ``method_refs`` (it makes those
+        records itself); 5 is a ConstRef of the path (segments, absolute) given as the name,
+        which ``on_constant`` records whole; 6 defines the variable ``name`` of kind
+        ``_VARIABLE_KINDS[which]`` at ``start``-``end`` (``definitions._assign_target``; extra:
+        (which, its id)); 7 says what self is (``BlockSelf`` as extra) in the block from
+        ``start`` to ``end`` of a call of ``name`` (``on_call``), 8 opens a block from ``start``
+        to ``end`` (``on_block``); 9 defines the method ``name`` from ``start`` to ``end``, its
+        scope the one at byte ``scope`` (extra: its name's range, its parameters' text and
+        whether that is ``definitions._params``' already, the set of its body's local
         variables, which the step filled as it went on, whether it is defined on ``self``, its
         id, the comments above it or None and the row it starts on): ``definitions.on_method``
         for a plain ``def`` (see walk.c's collect_method); 10 defines a class or module (extra:
         whether a class, its name's segments, absolute and range, its superclass's (segments,
         absolute, start, end) or None, where its body starts, its id, the comments above it or
-        None, its row, its body's marks and the set of its locals): ``definitions.on_namespace``
-        for a plain one (collect_namespace); 11 is such a method whose DefinitionRecord the
+        None, its row, its body's marks, the set of its locals and its DefinitionRecord when the
+        step made it, else None): ``definitions.on_namespace`` for a plain one
+        (collect_namespace); 11 is such a method whose DefinitionRecord the
         step made itself, visibility included (extra: the record, its name's end and the set
-        of its locals; walk.c's method_record). Comments are None when the step could not
-        read them: ``_comments_at_row`` reads them from the row then."""
-        add_ref = self.method_refs.append
-        receiver_kinds = _RECEIVER_KINDS
-        # The scope (and its index) of every byte from ``low`` to ``high``, as ``self._scope``
-        # finds it: a batch holds thousands of records, most in the scope of the one before.
-        scope, index, low, high = None, -1, 0, 0
-        for name, start, end, at, kind, extra in batch:
-            if kind >= _BATCH_BLOCK_SELF:
-                if kind == _BATCH_BLOCK_SELF:  # What self is in the block of the call just recorded (``on_call``).
-                    self._block_selves[start] = (_BLOCK_SELVES[extra], name, None)
-                    continue
-                if kind == _BATCH_BLOCK:
-                    self._open_block(start, end)
-                    continue
-            if not low <= at < high:
-                scope, index, low, high = self._scope_span(at)
-            if kind < _BATCH_CONST_REF:
-                if extra is None or kind == _BATCH_OTHER:
-                    add_ref(MethodRef(name, start, end, index, receiver_kinds[kind], None, extra))
-                else:
-                    (segments, absolute), path_start, path_end = extra
-                    add_ref(MethodRef(name, start, end, index, receiver_kinds[kind], ConstPath(segments, absolute, path_start, path_end)))
-            elif kind == _BATCH_CONST_REF:
+        of its locals; walk.c's method_record); 12 is the DefinitionRecord of a variable the
+        step made itself (extra; walk.c's emit_variable), as kind 6 would make it. Comments are
+        None when the step could not read them: ``_comments_at_row`` reads them from the row then.
+
+        A scope or block that ends by ``stop`` is not opened: no handler can be inside it
+        (each asks about its node, from ``stop`` on), and ``_scope`` and ``in_block`` would
+        close it unread. Only a kind 9 record reads the open scopes (its visibility): with one
+        in the batch, every scope opens."""
+        const_refs = self.const_refs
+        if _BATCH_METHOD in map(_KIND_OF, batch):
+            stop = -1  # Rare (non-ASCII parameters, say): every scope open, as the walk had them.
+        for name, start, end, index, kind, extra in batch:
+            if kind == _BATCH_CONST_REF:
                 self.skip_const_until = end
-                self.const_refs.append(ConstRef(ConstPath(name[0], name[1], start, end), index))
+                const_refs.append(ConstRef(ConstPath(name[0], name[1], start, end), index))
+            elif kind == _BATCH_METHOD_RECORD:  # ``definitions.method_definition``'s record, made by the step.
+                record, name_end, local_names = extra
+                if end > stop:
+                    self._scope(start)  # Close those that ended: the new one's depth counts the open ones.
+                    method_scope = Scope(end, name_end, len(self.definitions), True)
+                    method_scope.locals = local_names
+                    self.push_scope(method_scope)
+                self.definitions.append(record)
+            elif kind == _BATCH_BLOCK:
+                if end > stop:
+                    self._open_block(start, end)
+            elif kind == _BATCH_BLOCK_SELF:  # What self is in the block of the call just recorded (``on_call``).
+                if end > stop:
+                    self._block_selves[start] = (_BLOCK_SELVES[extra], name, None)
+            elif kind == _BATCH_RECORD:
+                self.definitions.append(extra)
             elif kind == _BATCH_DEFINITION:
                 which, ident = extra
                 self._add_at(_VARIABLE_KINDS[which], name, start, end, start, end, index, ident)
-            elif kind == _BATCH_METHOD_RECORD:  # ``definitions.method_definition``'s record, made by the step.
-                record, name_end, local_names = extra
-                method_scope = Scope(end, name_end, len(self.definitions), True)
-                self.definitions.append(record)
-                method_scope.locals = local_names
-                self.push_scope(method_scope)
-                high = 0
+            elif kind == _BATCH_NAMESPACE:
+                is_class, segments, absolute, name_start, name_end, superclass, body_start, ident, comments, row, marks, local_names, record = extra
+                self.skip_const_until = name_end
+                if record is not None:  # ``definitions.namespace_definition``'s record, made by the step.
+                    if len(segments) > 1:
+                        self._prefix_ref(record.path, index)
+                    new_scope = Scope(end, body_start, len(self.definitions), False)
+                    self.definitions.append(record)
+                else:
+                    path = ConstPath(segments, absolute, name_start, name_end)
+                    self._prefix_ref(path, index)
+                    new_scope = definitions.namespace_definition(
+                        self, index, "Class" if is_class else "Module", path, start, end, name_start, name_end, row, body_start,
+                        ConstPath(*superclass) if superclass is not None else None, False, False, ident, comments,
+                    )
+                if end > stop:
+                    self._scope(start)
+                    new_scope.marks = marks
+                    new_scope.locals = local_names
+                    self.push_scope(new_scope, len(segments))
             elif kind == _BATCH_METHOD:
                 name_start, name_end, params, ready, local_names, on_self, ident, comments, row = extra
                 fields = {"self_receiver": True} if on_self else {}
                 method_scope = definitions.method_definition(
-                    self, scope, name, start, end, name_start, name_end, params, row, fields, ident, comments, ready,
+                    self, self._scope(index), name, start, end, name_start, name_end, params, row, fields, ident, comments, ready,
                 )
                 method_scope.locals = local_names
                 self.push_scope(method_scope)
-                high = 0  # Its body is a new scope.
-            elif kind == _BATCH_NAMESPACE:
-                is_class, segments, absolute, name_start, name_end, superclass, body_start, ident, comments, row, marks, local_names = extra
-                path = ConstPath(segments, absolute, name_start, name_end)
-                self.skip_const_until = name_end
-                self._prefix_ref(path, scope)
-                new_scope = definitions.namespace_definition(
-                    self, scope, "Class" if is_class else "Module", path, start, end, name_start, name_end, row, body_start,
-                    ConstPath(*superclass) if superclass is not None else None, False, False, ident, comments,
-                )
-                new_scope.marks = marks
-                new_scope.locals = local_names
-                self.push_scope(new_scope, len(segments))
-                high = 0
+            elif extra is None or kind == _BATCH_OTHER:
+                self.method_refs.append(MethodRef(name, start, end, index, _RECEIVER_KINDS[kind], None, extra))
+            else:
+                (segments, absolute), path_start, path_end = extra
+                self.method_refs.append(MethodRef(name, start, end, index, _RECEIVER_KINDS[kind], ConstPath(segments, absolute, path_start, path_end)))
         batch.clear()
 
-    def _scope_span(self, at: int) -> tuple[Scope | None, int, int, int]:
-        """``self._scope(at)``, its index (-1 for none) and the bytes from and up to which
-        ``_scope`` finds the same scope while no scope opens (none: ``at`` is before the body
-        of the innermost scope)."""
-        scope = self._scope(at)
-        index = scope.index if scope is not None else -1
-        scopes = self.scopes
-        if not scopes:
-            return None, -1, 0, _NO_END
-        top = scopes[-1]
-        if top is scope:
-            return scope, index, top.body_start, top.end
-        return scope, index, 0, 0
     def _hook_scopes(self) -> bool:
         """Whether a scope of a hook method (``def self.included(base)``: ``Scope.hook_param``)
         may be open: until a scope opens, calls on an unknown receiver are then ``on_call``'s
@@ -577,7 +617,7 @@ class Walker:
         index = len(self.definitions)
         self.definitions.append(
             DefinitionRecord(
-                id=definition_id(self.uri, start, name) if ident is None else ident,
+                id=self.make_id(start, name) if ident is None else ident,
                 kind=cast(DefinitionKind, kind),
                 name=name,
                 start=start,
@@ -619,12 +659,13 @@ class Walker:
         segments.reverse()
         return ConstPath(tuple(segments), absolute, node.start_byte, node.end_byte, dynamic)
 
-    def _prefix_ref(self, path: ConstPath, scope: Scope | None) -> None:
-        """Record the scope part of a compact definition name (``A`` of ``class A::B``)."""
+    def _prefix_ref(self, path: ConstPath, scope: int) -> None:
+        """Record the scope part of a compact definition name (``A`` of ``class A::B``), in
+        the scope of definition ``scope`` (-1: the top level)."""
         if len(path.segments) > 1 and not path.dynamic:
             prefix_end = path.end - len(path.segments[-1]) - 2
             prefix = ConstPath(path.segments[:-1], path.absolute, path.start, prefix_end)
-            self.const_refs.append(ConstRef(prefix, scope.index if scope else -1))
+            self.const_refs.append(ConstRef(prefix, scope))
 
     def _top_object(self, node: Any) -> Scope:
         """A synthetic reopening of ``Object`` for top-level ``include``/``private``."""
@@ -1009,7 +1050,9 @@ _BATCH_BLOCK = 8
 _BATCH_METHOD = 9
 _BATCH_NAMESPACE = 10
 _BATCH_METHOD_RECORD = 11
+_BATCH_RECORD = 12
 _VARIABLE_KINDS = ("InstanceVariable", "ClassVariable", "GlobalVariable")
+_KIND_OF = itemgetter(4)
 _BLOCK_SELVES = tuple(BlockSelf)
 
 
