@@ -333,3 +333,16 @@ def test_an_added_compact_name_whose_scope_is_declared_further_on_is_placed_as_r
     g = fresh({"file:///s/a.rb": moved, "file:///s/b.rb": later}, core=False)
     assert run_ruby(moved + later + "p defined?(C::C::D), C::D.instance_methods(false)\n", tmp_path).split("\n")[:2] == ["nil", "[:d]"]
     assert "C::D#d()" in g and "C::C::D" not in g
+
+
+def test_a_class_that_an_edit_moves_between_two_bodies_of_its_namespace_keeps_its_declaration():
+    # Deleting the file's last ``end`` makes tree-sitter wrap everything in the first ``class D``:
+    # ``class ::F`` (its constant, its ``class << self`` body) moves from the second body to the
+    # first. Its only definition goes and comes back: F stays, with its chain computed again
+    # and its singleton class's body, and the graph is a fresh one's both ways.
+    from test_incremental_placeholders import replay
+
+    full = "class D\nend\nclass D\n  class ::F < ::D\n    Z = 'F::Z'\n    class << self\n      def a\n      end\n    end\n  end\nend\n"
+    cut = full[: full.rindex("end\n")]
+    files = {"file:///k/a.rb": full, "file:///k/b.rb": "class F\n  def self.z = Z\nend\nX = F::Z\n"}
+    assert replay(files, [("file:///k/a.rb", cut), ("file:///k/a.rb", full)]) == [None, None]

@@ -426,7 +426,13 @@ class Incremental(StateView):
         if u.demoted:
             self.placeholders.demote(u)
         refresh, chain_seeds, revisible = self.skeleton.declare_added(u.index, u.new, diff.added, u.own) if diff.added else ({}, set(), set())
-        # (A constant declared again by an addition stays: ``SkeletonEdits._declare_one_added``.)
+        # (A constant or namespace declared again by an addition stays:
+        # ``SkeletonEdits._declare_one_added``. A namespace's singleton class may have lost
+        # its last ``class << self`` body then, as any reopened one's can.)
+        for kept in [g for g in u.gone if g not in self.build.going]:
+            single = self.decls[kept].singleton
+            if single is not None and self.decls[single].singleton is not None:
+                u.lost_bodies.add(single)
         u.gone = [g for g in u.gone if g in self.build.going]
         merge_refresh(u.refresh, refresh)
         u.revisible |= revisible

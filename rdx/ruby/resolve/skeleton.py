@@ -623,15 +623,19 @@ class SkeletonEdits(StateView):
                     # (A top-level ``class Object`` that only adds members is a reopening like
                     # any other; one that changes Object's chain changes every chain.)
                     raise ReplayUnsafe(f"{name} reopens its own scope")
-                if existing in self.build.going and d.kind == "Constant" and self.decls[existing].kind == "Constant":
+                if existing in self.build.going and d.kind in ("Constant", "Class", "Module") and self.decls[existing].kind == d.kind:
                     # A constant whose every assignment goes is assigned again in the same
                     # namespace (the edit moved it): it stays, with the new assignment only,
                     # and the visibility that the added ``private_constant`` calls give it
                     # (each of its definitions was in this document, and they all go).
-                    kept = own(existing)
-                    kept.definitions = []
-                    kept.private = False
+                    row = self.def_decl[index]
+                    for holder in self.holders(existing):
+                        kept = own(holder)
+                        kept.definitions = [(doc, j) for doc, j in kept.definitions if doc != index or row[j] == holder]
+                    own(existing).private = False
                     self.build.keep(existing)
+                    if d.kind != "Constant":
+                        rechained.add(existing)
                 elif existing in self.build.going:
                     raise ReplayUnsafe(f"{name} is declared again by an addition")
                 if d.superclass is not None or d.superclass_self or d.mixins or d.deferred_mixins:
