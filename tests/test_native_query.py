@@ -475,6 +475,17 @@ HOOK_CASES = [
         b'import x, * as y from "xy";\nexport = Foo;\n',
     ),
     ("tsx", b'import React, { useState } from "react";\nconst C = () => <A.B />;\n'),
+    (
+        "rust",
+        b"use std::io;\nuse ::std as s;\nuse crate::a::{b, c as d, self};\nuse super::x::*;\nuse a::b::{self};\nuse self::{self as me};\n"
+        b"use  some :: spaced :: { path as  alias , };\npub(crate) use self::z::{w::{v, u as t}, *, {}};\nuse ::{x, y::z};\n"
+        b"mod tests { use super::*; mod inner { use self::h::f; use super::super::g; use super::super::super::k; mod deep; } }\n"
+        b"mod foo;\n#[path = \"p/q.rs\"]\nmod bar;\nmod a {\n    #[path = \"x.rs\"]\n    // c\n    #[cfg(x)]\n    mod f;\n}\n"
+        b"#[path = \"\xc3\xa9.rs\"]\nmod e;\n#[doc = \"no\"]\nmod g;\n#[path]\nmod h;\nmod body { }\n"
+        b"macro_rules! m { () => { use $x::y; } }\nfn user() { let mod_ = 1; let r#use = 2; } // use in a comment\n"
+        b"/// Doc.\n#[derive(Debug)]\nstruct S { /// field\n    f: u8,\n}\n",
+    ),
+    ("rust", "use \u00fcn\u00ef::c\u00f6de;\nmod \u00e9;\nuse a::b;\n".encode()),
 ]
 
 
@@ -494,8 +505,9 @@ def test_the_hooks_the_runner_reads_answer_as_theirs(language: str, source: byte
 
 def test_the_runner_reads_the_hooks_itself() -> None:
     """With the runner in use, the Python hooks answer only where its rules hand over: a
-    docstring with an escape (or a prefix, or text other than ASCII), a dotted name that is not
-    ASCII; JavaScript's imports and owners, and Go's receivers, never."""
+    docstring with an escape (or a prefix, or text other than ASCII), a dotted name or a path
+    that is not ASCII (Python's, Rust's); JavaScript's imports and owners, Rust's imports and
+    Go's receivers otherwise never."""
     import dataclasses
 
     _native()
@@ -528,6 +540,12 @@ def test_the_runner_reads_the_hooks_itself() -> None:
     found = run("go", b"package p\nfunc (c *Cart[K]) M() {}\n", "owner")
     assert calls == {}
     assert [s.qualified for s in found.symbols] == ["p.Cart.M"]
+    found = run("rust", b"mod m { use super::a::{b as c, self}; }\nmod d;\n", "imports")
+    assert calls == {}
+    assert [(i.module, i.names, i.alias) for i in found.imports] == [("self::a", [("b", "c")], None), ("self", [("a", "a")], None), ("self::d", [], None)]
+    found = run("rust", "use \u00e9::b;\n".encode(), "imports")
+    assert calls == {"imports": 1}
+    assert [i.module for i in found.imports] == ["\u00e9"]
 
 
 def test_an_empty_class_body_is_no_error() -> None:

@@ -18,8 +18,8 @@
  * bench/bench_polyglot.py --check compare both.
  * Some of the specs' hooks are read here too (Spec.native_owner, native_doc, native_imports):
  * Go's receivers, JavaScript's prototype owners, Python's docstrings, and, through imports(),
- * JavaScript's and Python's imports; so are the doc comments (engine._comment_text) when they
- * are ASCII. Where a rule here is not sure to give what the Python function gives (an escape in
+ * JavaScript's, Python's and Rust's imports; so are the doc comments (engine._comment_text)
+ * when they are ASCII. Where a rule here is not sure to give what the Python function gives (an escape in
  * a docstring, text other than ASCII), the Python function answers.
  *
  * Predicates (#eq?, #match?, #any-of? and their variants) are read from py-tree-sitter's Query
@@ -500,6 +500,153 @@ static int comments_above(TSNode node, const unsigned char *table, Ranges *found
     return 0;
 }
 
+/* The same answer as comments_above, from the visible children of the nodes on the path from the
+ * root down to the definition rather than from ts_node_prev_sibling and ts_node_parent, each of
+ * which walks down from the root again (about 7 % of a parse of a Rust file, where fields and
+ * variants are definitions). The definitions come in source order, enclosing ones first, so the
+ * path's lists carry over from one definition to the next: each node's children are listed
+ * once. A node's visible children are those ts_node_iterate_children gives, flattened through
+ * hidden nodes: its visible parent's list, in which the entry before a node is its
+ * ts_node_prev_sibling, and the node whose list holds it is its ts_node_parent (for a node that
+ * is not empty; an empty one, or one not found so, takes comments_above). */
+#define MAX_PATH_DEPTH 4000
+
+typedef struct {
+    const Subtree *subtree;
+    Length position;
+    TSSymbol alias;
+} Place;
+
+typedef struct {
+    const Subtree *id; /* the node whose children ``children`` lists (NULL: none yet) */
+    Buffer children;   /* of Place */
+    size_t at;         /* the entry on the last path found through this level */
+} PathLevel;
+
+typedef struct {
+    const TSTree *tree;
+    PathLevel *levels;
+    size_t capacity;
+} Paths;
+
+static int list_visible(const TSLanguage *language, const Subtree *parent, Length position, Buffer *out) {
+    uint32_t count = ts_subtree_child_count(*parent);
+    if (count == 0) return 0;
+    const Subtree *children = ts_subtree_children(*parent);
+    const TSSymbol *aliases = ts_language_alias_sequence(language, parent->ptr->production_id);
+    uint32_t structural = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const Subtree *child = &children[i];
+        if (i > 0) position = length_add(position, ts_subtree_padding(*child));
+        TSSymbol alias = 0;
+        if (!ts_subtree_extra(*child)) {
+            if (aliases) alias = aliases[structural];
+            structural++;
+        }
+        if (ts_subtree_visible(*child) || alias) {
+            Place *place = push(out);
+            if (place == NULL) return -1;
+            *place = (Place){child, position, alias};
+        } else if (ts_subtree_child_count(*child) > 0 && list_visible(language, child, position, out) < 0) {
+            return -1;
+        }
+        position = length_add(position, ts_subtree_size(*child));
+    }
+    return 0;
+}
+
+/* Finds ``node`` (not empty, not the root): 1 with ``*depth`` levels on its path (levels[j].at
+ * is the index of the path's node in level j's list), 0 when not found, -1 without memory. */
+static int find_path(Paths *paths, TSNode node, size_t *depth) {
+    uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
+    const Subtree *subtree = &paths->tree->root;
+    Length position = ts_subtree_padding(*subtree);
+    for (size_t j = 0; j <= MAX_PATH_DEPTH; j++) {
+        if (j == paths->capacity) {
+            size_t capacity = paths->capacity ? paths->capacity * 2 : 16;
+            PathLevel *levels = PyMem_Realloc(paths->levels, capacity * sizeof(PathLevel));
+            if (levels == NULL) return -1;
+            memset(levels + paths->capacity, 0, (capacity - paths->capacity) * sizeof(PathLevel));
+            for (size_t k = paths->capacity; k < capacity; k++) levels[k].children.size = sizeof(Place);
+            paths->levels = levels;
+            paths->capacity = capacity;
+        }
+        PathLevel *level = &paths->levels[j];
+        if (level->id != subtree) {
+            level->id = NULL;
+            level->children.count = 0;
+            level->at = 0;
+            if (list_visible(paths->tree->language, subtree, position, &level->children) < 0) return -1;
+            level->id = subtree;
+        }
+        const Place *items = (const Place *)level->children.items;
+        size_t count = level->children.count;
+        size_t i = level->at < count && items[level->at].position.bytes <= start ? level->at : 0;
+        for (; i < count; i++) {
+            const Place *place = &items[i];
+            if ((const void *)place->subtree == node.id) {
+                level->at = i;
+                *depth = j + 1;
+                return 1;
+            }
+            if (place->position.bytes > start) return 0;
+            if (place->position.bytes + ts_subtree_size(*place->subtree).bytes >= end && ts_subtree_child_count(*place->subtree) > 0) break;
+        }
+        if (i == count) return 0;
+        level->at = i;
+        subtree = items[i].subtree;
+        position = items[i].position;
+    }
+    return 0;
+}
+
+static inline TSNode place_node(const Paths *paths, const Place *place) { return ts_node_new(paths->tree, place->subtree, place->position, place->alias); }
+
+static int path_comments_above(Paths *paths, TSNode node, const unsigned char *table, Ranges *found) {
+    size_t depth = 0;
+    int status = 0;
+    if (ts_node_start_byte(node) < ts_node_end_byte(node) && node.id != (const void *)&paths->tree->root) status = find_path(paths, node, &depth);
+    if (status < 0) return -1;
+    if (status == 0) return comments_above(node, table, found);
+    found->count = 0;
+    size_t c = depth - 1;
+    const Place *items = (const Place *)paths->levels[c].children.items;
+    size_t at = paths->levels[c].at; /* current: items[at] */
+    while (at == 0 || !(table[ts_node_symbol(place_node(paths, &items[at - 1]))] & 1)) {
+        if (c == 0) return 0; /* current's parent is the root, which cannot be climbed past */
+        const PathLevel *up = &paths->levels[c - 1];
+        TSNode parent = place_node(paths, &((const Place *)up->children.items)[up->at]);
+        if (!((table[ts_node_symbol(parent)] & 2) || ts_node_named_child_count(parent) == 1)) return 0;
+        c--;
+        items = (const Place *)up->children.items;
+        at = up->at;
+    }
+    int64_t next_row = ts_node_start_point(place_node(paths, &items[at])).row;
+    for (size_t k = at; k > 0; k--) {
+        TSNode previous = place_node(paths, &items[k - 1]);
+        if (!(table[ts_node_symbol(previous)] & 1) || (int64_t)ts_node_end_point(previous).row < next_row - 1) break;
+        if (found->count == found->capacity) {
+            size_t capacity = found->capacity * 2;
+            uint32_t(*grown)[2] = PyMem_Malloc(capacity * sizeof(*grown));
+            if (grown == NULL) return -1;
+            memcpy(grown, found->items, found->count * sizeof(*grown));
+            if (found->items != found->inline_items) PyMem_Free(found->items);
+            found->items = grown;
+            found->capacity = capacity;
+        }
+        found->items[found->count][0] = ts_node_start_byte(previous);
+        found->items[found->count][1] = ts_node_end_byte(previous);
+        found->count++;
+        next_row = ts_node_start_point(previous).row;
+    }
+    return 0;
+}
+
+static void free_paths(Paths *paths) {
+    for (size_t j = 0; j < paths->capacity; j++) PyMem_Free(paths->levels[j].children.items);
+    PyMem_Free(paths->levels);
+}
+
 static PyObject *ranges_tuple(const Ranges *ranges) {
     PyObject *result = PyTuple_New((Py_ssize_t)ranges->count);
     for (size_t i = 0; result != NULL && i < ranges->count; i++) {
@@ -713,8 +860,27 @@ static PyObject *comment_text(const Source *source, const Ranges *ranges, PyObje
 
 static inline bool is_type(TSNode node, const char *type) { return !ts_node_is_null(node) && strcmp(ts_node_type(node), type) == 0; }
 
+/* A field's id by name, remembered per language and name (the names here are literals, so
+ * their addresses tell them apart): ts_language_field_id_for_name compares it with every field's
+ * name of the language at each call. */
+typedef struct {
+    const TSLanguage *language;
+    const char *name;
+    TSFieldId id;
+} KnownField;
+
+static TSFieldId field_id(const TSLanguage *language, const char *name) {
+    static KnownField known[64];
+    static unsigned count = 0;
+    for (unsigned i = 0; i < count; i++)
+        if (known[i].name == name && known[i].language == language) return known[i].id;
+    TSFieldId id = ts_language_field_id_for_name(language, name, (uint32_t)strlen(name));
+    if (count < 64) known[count++] = (KnownField){language, name, id};
+    return id;
+}
+
 static inline TSNode field(TSNode node, const char *name) {
-    return ts_node_is_null(node) ? node : ts_node_child_by_field_name(node, name, (uint32_t)strlen(name));
+    return ts_node_is_null(node) ? node : ts_node_child_by_field_id(node, field_id(ts_node_language(node), name));
 }
 
 static PyObject *node_string(const Source *source, TSNode node) { return decode(source, ts_node_start_byte(node), ts_node_end_byte(node)); }
@@ -736,7 +902,7 @@ static int first_type_identifier(TSNode node, TSNode *found, int depth) {
     return 0;
 }
 
-enum { OWNER_GO_RECEIVER = 1, OWNER_JS_PROTOTYPE = 2, DOC_PYTHON = 1, IMPORTS_PYTHON = 1, IMPORTS_JAVASCRIPT = 2 };
+enum { OWNER_GO_RECEIVER = 1, OWNER_JS_PROTOTYPE = 2, DOC_PYTHON = 1, IMPORTS_PYTHON = 1, IMPORTS_JAVASCRIPT = 2, IMPORTS_RUST = 3 };
 
 /* A spec's owner hook read here: 1 with ``*owner`` (a new reference, or NULL for None), 0 when
  * the Python hook must answer, -1 on an error. */
@@ -899,6 +1065,7 @@ static PyObject *nest_symbols(const Source *source, const Definition *defs, size
     *range_count = 0;
     uint32_t inline_comments[16][2];
     Ranges comment_ranges = {inline_comments, 0, 16, inline_comments}, *comments = &comment_ranges;
+    Paths paths = {count ? defs[0].node.tree : NULL, NULL, 0};
     for (size_t i = 0; !failed && i < count; i++) {
         const Definition *d = &defs[i];
         while (depth && defs[stack[depth - 1]].end <= d->start) depth--;
@@ -990,7 +1157,7 @@ static PyObject *nest_symbols(const Source *source, const Definition *defs, size
                 }
             }
             if (doc == NULL) {
-                if (comments_above(d->node, node_kinds, comments) < 0) {
+                if (path_comments_above(&paths, d->node, node_kinds, comments) < 0) {
                     Py_DECREF(signature);
                     PyErr_NoMemory();
                     goto failure;
@@ -1042,6 +1209,7 @@ static PyObject *nest_symbols(const Source *source, const Definition *defs, size
     }
     for (size_t i = 0; info != NULL && i < count; i++) Py_XDECREF(info[i].qualified);
     if (comment_ranges.items != inline_comments) PyMem_Free(comment_ranges.items);
+    free_paths(&paths);
     PyMem_Free(info);
     PyMem_Free(stack);
     Py_XDECREF(empty);
@@ -1167,6 +1335,12 @@ typedef struct {
     /* Whether a step of a type may match an anonymous node (else anonymous leaves are not
      * listed, but under a hidden supertype node, where a supertype's step may match them). */
     bool anonymous;
+    /* Per public symbol below ``kind_count``, whether it is the type of a wildcard-rooted
+     * pattern's child; and whether a list made without the leaves no step there needs (see
+     * collect) holds a child of such a type, or of a type past the table. */
+    const uint8_t *wild_types;
+    uint32_t kind_count;
+    bool wild_seen;
     Buffer children;      /* of Child, a stack of the walk's lists */
     TSQueryCapture captures[64];
     uint16_t capture_count;
@@ -1188,7 +1362,7 @@ static inline TSSymbolMetadata metadata_of(const TSLanguage *language, TSSymbol 
 }
 
 static void collect(Matcher *m, const Subtree *parent, Length position, uint32_t index, TSFieldId inherited, const TSSymbol *supers,
-                    uint8_t super_count) {
+                    uint8_t super_count, bool all) {
     uint32_t count = ts_subtree_child_count(*parent);
     if (count == 0) return;
     const Subtree *children = ts_subtree_children(*parent);
@@ -1216,6 +1390,21 @@ static void collect(Matcher *m, const Subtree *parent, Length position, uint32_t
             index++;
             position = length_add(position, ts_subtree_size(*child));
             continue;
+        }
+        if (visible && !all) {
+            /* Only the walk reads this list (no pattern is rooted at ``parent``'s node): a leaf
+             * matters only where a pattern is rooted at it; a child's type tells whether a
+             * wildcard-rooted pattern may match here (then the walk lists every child). */
+            TSSymbol raw = alias ? alias : ts_subtree_symbol(*child);
+            TSSymbol public = raw == ts_builtin_sym_error ? raw : m->language->public_symbol_map[raw];
+            bool wild = public >= m->kind_count || m->wild_types[public];
+            if (wild) m->wild_seen = true;
+            else if (ts_subtree_child_count(*child) == 0 && m->roots[public] < 0) {
+                if (!extra) structural++;
+                index++;
+                position = length_add(position, ts_subtree_size(*child));
+                continue;
+            }
         }
         if (!extra) {
             for (const TSFieldMapEntry *f = fields; f < fields_end; f++) {
@@ -1255,7 +1444,7 @@ static void collect(Matcher *m, const Subtree *parent, Length position, uint32_t
                 memcpy(below, supers, super_count * sizeof(TSSymbol));
                 if (metadata.supertype && below_count < MAX_SUPERTYPES) below[below_count++] = symbol;
             }
-            collect(m, child, position, index, metadata.visible ? 0 : field, below, below_count);
+            collect(m, child, position, index, metadata.visible ? 0 : field, below, below_count, all);
             index += ts_subtree_visible_descendant_count(*child);
         }
         position = length_add(position, ts_subtree_size(*child));
@@ -1339,7 +1528,7 @@ static void match_from(Matcher *m, const MatchPattern *p, uint32_t k, Level *lev
             if (k + 1 < p->count && p->steps[k + 1].depth > step->depth) {
                 Level *inner = &levels[step->depth];
                 size_t offset = m->children.count;
-                collect(m, c.subtree, c.position, c.index + 1, 0, NULL, 0);
+                collect(m, c.subtree, c.position, c.index + 1, 0, NULL, 0, true);
                 *inner = (Level){offset, m->children.count - offset, 0, SIZE_MAX};
             }
             match_from(m, p, k + 1, levels, c.index);
@@ -1384,9 +1573,16 @@ static void walk(Matcher *m, Child node, uint32_t depth) {
         return;
     }
     size_t offset = m->children.count;
-    collect(m, node.subtree, node.position, node.index + 1, 0, NULL, 0);
-    size_t count = m->children.count - offset;
     int32_t first = m->roots[node.symbol];
+    /* All the children where a pattern is rooted at the node, else those the walk goes into
+     * (and all of them where a wildcard-rooted pattern may match). */
+    m->wild_seen = false;
+    collect(m, node.subtree, node.position, node.index + 1, 0, NULL, 0, first >= 0);
+    if (first < 0 && m->wild_seen && node.symbol != ts_builtin_sym_error && m->wildcards[0] >= 0) {
+        m->children.count = offset;
+        collect(m, node.subtree, node.position, node.index + 1, 0, NULL, 0, true);
+    }
+    size_t count = m->children.count - offset;
     if (first >= 0) {
         for (const int32_t *p = &m->order[first]; *p >= 0 && m->status == 0; p++) match_at(m, &m->patterns[*p], &node, offset, count, depth);
     }
@@ -1425,91 +1621,170 @@ static void walk(Matcher *m, Child node, uint32_t depth) {
 /* How many trees the matcher answered for (``matched()``): the tests check that it runs. */
 static unsigned long long matched_trees = 0;
 
+/* A table read for the matcher (match_tree): its patterns, its lookups, and what the walk reads
+ * of them. */
+typedef struct {
+    PyObject *table, *index; /* the objects read (a prepared table keeps a reference to each) */
+    const TSLanguage *language;
+    uint32_t query_patterns;
+    MatchPattern *patterns;
+    uint32_t count;
+    const int32_t *lists;
+    bool anonymous;
+    TSSymbol wild_symbols[32];
+    uint8_t wild_count, wild_bits[64];
+    uint8_t *wild_types;
+    uint32_t kind_count;
+} Prepared;
+
+static void release_prepared(Prepared *p) {
+    PyMem_Free(p->patterns);
+    PyMem_Free(p->wild_types);
+    p->patterns = NULL;
+    p->wild_types = NULL;
+}
+
+/* Reads ``values`` (``size`` 32-bit integers) and ``lists`` (``listed`` of them) as a table and
+ * its lookups for ``language`` and a query of ``query_patterns`` patterns: 0, 2 when this
+ * module does not read them, -1 without memory. */
+static int prepare(const int32_t *values, size_t size, const int32_t *lists, size_t listed, const TSLanguage *language,
+                   uint32_t query_patterns, Prepared *p) {
+    *p = (Prepared){.language = language, .query_patterns = query_patterns, .lists = lists};
+    /* index: 65536 roots, then the order and wildcard lists. */
+    if (size < 1 || listed < 65536 + 2) return 2;
+    uint32_t count = (uint32_t)values[0];
+    p->count = count;
+    p->patterns = PyMem_Calloc(count + 1, sizeof(MatchPattern));
+    if (p->patterns == NULL) return -1;
+    MatchPattern *patterns = p->patterns;
+    size_t at = 1;
+    for (uint32_t i = 0; i < count; i++) {
+        if (at + 2 > size) return 2;
+        uint32_t pattern = (uint32_t)values[at++];
+        uint32_t steps = (uint32_t)values[at++];
+        if (pattern >= query_patterns || steps == 0 || at + (size_t)steps * STEP_SIZE > size) return 2;
+        patterns[i] = (MatchPattern){(const MatchStep *)&values[at], steps, pattern};
+        for (uint32_t k = 1; k < steps; k++) {
+            int32_t depth = patterns[i].steps[k].depth;
+            if (depth < 1 || depth >= MAX_MATCH_DEPTH || depth > patterns[i].steps[k - 1].depth + 1) return 2;
+        }
+        at += (size_t)steps * STEP_SIZE;
+    }
+    if (lists[65536] < 0 || listed < 65536 + 2 + (size_t)lists[65536]) return 2;
+    /* Every entry the lookups name exists, and one with a wildcard root has a typed child. */
+    size_t entries = listed - 65536 - 1;
+    for (size_t i = 0; i < entries; i++) {
+        int32_t entry = lists[65536 + 1 + i];
+        if (entry >= (int32_t)count) return 2;
+        if (i >= (size_t)lists[65536] && entry >= 0 && (patterns[entry].count < 2 || patterns[entry].steps[1].symbol < 0)) return 2;
+    }
+    p->kind_count = language->symbol_count + language->alias_count; /* ts_language_symbol_count */
+    for (uint32_t i = 0; i < count && !p->anonymous; i++) {
+        for (uint32_t k = 0; k < patterns[i].count && !p->anonymous; k++) {
+            int32_t symbol = patterns[i].steps[k].symbol;
+            p->anonymous = symbol >= 0 && ((uint32_t)symbol >= p->kind_count || !metadata_of(language, (TSSymbol)symbol).named);
+        }
+    }
+    const int32_t *wildcards = lists + 65536 + 1 + lists[65536];
+    for (size_t i = 0; wildcards[i] >= 0; i++) {
+        if (i == 64) {
+            p->wild_count = 0;
+            break;
+        }
+        TSSymbol symbol = (TSSymbol)patterns[wildcards[i]].steps[1].symbol;
+        uint8_t k = 0;
+        while (k < p->wild_count && p->wild_symbols[k] != symbol) k++;
+        if (k == 32) {
+            p->wild_count = 0;
+            break;
+        }
+        if (k == p->wild_count) p->wild_symbols[p->wild_count++] = symbol;
+        p->wild_bits[i] = k;
+    }
+    p->wild_types = PyMem_Calloc(p->kind_count + 1, 1);
+    if (p->wild_types == NULL) return -1;
+    for (size_t i = 0; wildcards[i] >= 0; i++) {
+        int32_t symbol = patterns[wildcards[i]].steps[1].symbol;
+        if ((uint32_t)symbol < p->kind_count) p->wild_types[symbol] = 1;
+    }
+    return 0;
+}
+
+/* The tables read so far, by the bytes objects they were read from (a spec's plan keeps its
+ * own for the life of the process): read once rather than at every tree. */
+#define MOST_PREPARED 32
+static Prepared prepared_tables[MOST_PREPARED];
+static int prepared_count = 0;
+
+/* Walks the tree from its root with the prepared table. */
+static int match_prepared(const Taker *t, const Prepared *p, const TSTree *tree) {
+    Matcher m = {.taker = t,
+                 .tree = tree,
+                 .language = tree->language,
+                 .patterns = p->patterns,
+                 .pattern_count = p->count,
+                 .roots = p->lists,
+                 .order = p->lists + 65536 + 1,
+                 .wildcards = p->lists + 65536 + 1 + p->lists[65536],
+                 .wild_count = p->wild_count,
+                 .anonymous = p->anonymous,
+                 .wild_types = p->wild_types,
+                 .kind_count = p->kind_count,
+                 .children = {NULL, 0, 0, sizeof(Child)}};
+    memcpy(m.wild_symbols, p->wild_symbols, sizeof(m.wild_symbols));
+    memcpy(m.wild_bits, p->wild_bits, sizeof(m.wild_bits));
+    const Subtree *top = &tree->root;
+    Child start = {top, ts_subtree_padding(*top), 0, ts_language_public_symbol(tree->language, ts_subtree_symbol(*top)), 0,
+                   ts_subtree_named(*top), 0, {0}, 0};
+    walk(&m, start, 0);
+    PyMem_Free(m.children.items);
+    if (m.status == 0) matched_trees++;
+    return m.status;
+}
+
 /* Runs the matcher of ``table`` (patterns.py: per entry, a pattern's index and its steps) over
- * the tree of ``root`` (with ``index``, its lookups by entry: see engine._matcher): 0, or 1 when the Python path must answer, -1 on an error, 2 when
- * the cursor must answer instead (a tree too deep, a table this module does not read). */
+ * the tree of ``root`` (with ``index``, its lookups by entry: see engine._matcher): 0, or 1 when
+ * the Python path must answer, -1 on an error, 2 when the cursor must answer instead (a tree
+ * too deep, a table this module does not read). */
 static int match_tree(const Taker *t, PyObject *table, PyObject *index, PyNode *root) {
+    const TSTree *tree = root->node.tree;
+    /* Only a whole tree, from its root. */
+    if (root->node.id != (const void *)&tree->root) return 2;
+    if (PyBytes_CheckExact(table) && PyBytes_CheckExact(index)) {
+        for (int i = 0; i < prepared_count; i++) {
+            Prepared *p = &prepared_tables[i];
+            if (p->table == table && p->index == index && p->language == tree->language && p->query_patterns == t->patterns)
+                return p->patterns == NULL ? 2 : match_prepared(t, p, tree);
+        }
+        Prepared p;
+        int status = prepare((const int32_t *)PyBytes_AS_STRING(table), (size_t)PyBytes_GET_SIZE(table) / sizeof(int32_t),
+                             (const int32_t *)PyBytes_AS_STRING(index), (size_t)PyBytes_GET_SIZE(index) / sizeof(int32_t), tree->language,
+                             t->patterns, &p);
+        if (status != 0) release_prepared(&p);
+        if (status < 0) return -1;
+        if (prepared_count < MOST_PREPARED) {
+            /* (A table this module does not read is remembered so too, with no patterns.) */
+            p.table = Py_NewRef(table);
+            p.index = Py_NewRef(index);
+            prepared_tables[prepared_count++] = p;
+            return status ? status : match_prepared(t, &prepared_tables[prepared_count - 1], tree);
+        }
+        if (status) return status;
+        status = match_prepared(t, &p, tree);
+        release_prepared(&p);
+        return status;
+    }
     Py_buffer table_view, index_view;
     if (PyObject_GetBuffer(table, &table_view, PyBUF_SIMPLE) < 0) return -1;
     if (PyObject_GetBuffer(index, &index_view, PyBUF_SIMPLE) < 0) {
         PyBuffer_Release(&table_view);
         return -1;
     }
-    const int32_t *values = table_view.buf;
-    size_t size = (size_t)table_view.len / sizeof(int32_t);
-    const TSTree *tree = root->node.tree;
-    int status = 2;
-    MatchPattern *patterns = NULL;
-    /* Only a whole tree, from its root; index: 65536 roots, then the order and wildcard lists. */
-    if (size < 1 || (size_t)index_view.len < 65536 * sizeof(int32_t) || root->node.id != (const void *)&tree->root) goto out;
-    uint32_t count = (uint32_t)values[0];
-    patterns = PyMem_Calloc(count + 1, sizeof(MatchPattern));
-    if (patterns == NULL) {
-        status = -1;
-        goto out;
-    }
-    size_t at = 1;
-    for (uint32_t i = 0; i < count; i++) {
-        if (at + 2 > size) goto out;
-        uint32_t pattern = (uint32_t)values[at++];
-        uint32_t steps = (uint32_t)values[at++];
-        if (pattern >= t->patterns || steps == 0 || at + (size_t)steps * STEP_SIZE > size) goto out;
-        patterns[i] = (MatchPattern){(const MatchStep *)&values[at], steps, pattern};
-        for (uint32_t k = 1; k < steps; k++) {
-            int32_t depth = patterns[i].steps[k].depth;
-            if (depth < 1 || depth >= MAX_MATCH_DEPTH || depth > patterns[i].steps[k - 1].depth + 1) goto out;
-        }
-        at += (size_t)steps * STEP_SIZE;
-    }
-    const int32_t *lists = (const int32_t *)index_view.buf;
-    if (lists[65536] < 0 || (size_t)index_view.len < (65536 + 2 + (size_t)lists[65536]) * sizeof(int32_t)) goto out;
-    /* Every entry the lookups name exists, and one with a wildcard root has a typed child. */
-    size_t listed = (size_t)index_view.len / sizeof(int32_t) - 65536 - 1;
-    for (size_t i = 0; i < listed; i++) {
-        int32_t entry = lists[65536 + 1 + i];
-        if (entry >= (int32_t)count) goto out;
-        if (i >= (size_t)lists[65536] && entry >= 0 && (patterns[entry].count < 2 || patterns[entry].steps[1].symbol < 0)) goto out;
-    }
-    Matcher m = {.taker = t,
-                 .tree = tree,
-                 .language = tree->language,
-                 .patterns = patterns,
-                 .pattern_count = count,
-                 .roots = lists,
-                 .order = lists + 65536 + 1,
-                 .wildcards = lists + 65536 + 1 + lists[65536],
-                 .children = {NULL, 0, 0, sizeof(Child)}};
-    for (uint32_t i = 0; i < count && !m.anonymous; i++) {
-        for (uint32_t k = 0; k < patterns[i].count && !m.anonymous; k++) {
-            int32_t symbol = patterns[i].steps[k].symbol;
-            uint32_t kinds = tree->language->symbol_count + tree->language->alias_count; /* ts_language_symbol_count */
-            m.anonymous = symbol >= 0 && ((uint32_t)symbol >= kinds || !metadata_of(tree->language, (TSSymbol)symbol).named);
-        }
-    }
-    for (size_t i = 0; m.wildcards[i] >= 0; i++) {
-        if (i == 64) {
-            m.wild_count = 0;
-            break;
-        }
-        TSSymbol symbol = (TSSymbol)patterns[m.wildcards[i]].steps[1].symbol;
-        uint8_t k = 0;
-        while (k < m.wild_count && m.wild_symbols[k] != symbol) k++;
-        if (k == 32) {
-            m.wild_count = 0;
-            break;
-        }
-        if (k == m.wild_count) m.wild_symbols[m.wild_count++] = symbol;
-        m.wild_bits[i] = k;
-    }
-    const Subtree *top = &tree->root;
-    Child start = {top, ts_subtree_padding(*top), 0, ts_language_public_symbol(tree->language, ts_subtree_symbol(*top)), 0,
-                   ts_subtree_named(*top), 0, {0}, 0};
-    walk(&m, start, 0);
-    PyMem_Free(m.children.items);
-    status = m.status;
-    if (status == 0) matched_trees++;
-out:
-    PyMem_Free(patterns);
+    Prepared p;
+    int status = prepare(table_view.buf, (size_t)table_view.len / sizeof(int32_t), index_view.buf, (size_t)index_view.len / sizeof(int32_t),
+                         tree->language, t->patterns, &p);
+    if (status == 0) status = match_prepared(t, &p, tree);
+    release_prepared(&p);
     PyBuffer_Release(&table_view);
     PyBuffer_Release(&index_view);
     return status;
@@ -1691,8 +1966,8 @@ done:
 }
 
 /* The imports of a file, for the specs whose imports hook query.c reads itself (``imports``
- * below): specs/javascript.py's and specs/python.py's _imports, whose rules stay the one
- * definition (bench/bench_polyglot.py --check and tests/test_native_query.py compare both). */
+ * below): specs/javascript.py's, specs/python.py's and specs/rust.py's _imports, whose rules
+ * stay the one definition (bench/bench_polyglot.py --check and tests/test_native_query.py compare both). */
 
 typedef struct {
     const Source *source;
@@ -1709,8 +1984,8 @@ static int word_spans(const Source *source, const char *const *words, int count,
     for (int w = 0; w < count; w++) {
         size_t length = strlen(words[w]);
         const char *data = source->data, *end = data + source->size;
-        for (const char *at = data; (size_t)(end - at) >= length && (at = memchr(at, words[w][0], (size_t)(end - at) - length + 1)) != NULL; at++) {
-            if (memcmp(at, words[w], length) != 0) continue;
+        /* (memmem rather than memchr of the first letter: ``e`` and ``r`` are everywhere.) */
+        for (const char *at = data; (size_t)(end - at) >= length && (at = memmem(at, (size_t)(end - at), words[w], length)) != NULL; at++) {
             Py_ssize_t start = at - data, stop = start + (Py_ssize_t)length;
             if ((start == 0 || !word_byte((unsigned char)data[start - 1])) && (stop == source->size || !word_byte((unsigned char)data[stop]))) {
                 uint32_t *span = push(found);
@@ -1975,7 +2250,7 @@ static PyObject *py_text(Importer *im, TSNode node) {
 
 /* The children of ``node`` in field ``name``, as children_by_field_name lists them. */
 static uint32_t children_in_field(TSNode node, const char *name, TSNode *found, uint32_t most) {
-    TSFieldId id = ts_language_field_id_for_name(ts_node_language(node), name, (uint32_t)strlen(name));
+    TSFieldId id = field_id(ts_node_language(node), name);
     uint32_t count = 0;
     if (!id) return 0;
     TSTreeCursor cursor = ts_tree_cursor_new(node);
@@ -2076,11 +2351,343 @@ static int python_imports(Importer *im, TSNode root) {
     return status;
 }
 
+/* Rust's _rust_text: a node's text without its whitespace; NULL without an exception where the
+ * Python hook must answer (text other than ASCII). */
+#define rust_text py_text
+
+/* _rust_path: ``a::b::c`` -> the parts appended to ``parts`` (``::std::io`` -> ``::std``, ``io``). */
+static int rust_path(Importer *im, TSNode node, PyObject *parts) {
+    PyObject *text = rust_text(im, node);
+    if (text == NULL) return im->fallback ? 1 : -1;
+    const char *data = (const char *)PyUnicode_1BYTE_DATA(text);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text), from = 0;
+    bool lead = length >= 2 && data[0] == ':' && data[1] == ':', first = true;
+    int status = 0;
+    for (Py_ssize_t i = 0; status == 0 && i <= length; i++) {
+        bool cut = i == length || (data[i] == ':' && i + 1 < length && data[i + 1] == ':');
+        if (!cut) continue;
+        if (i > from) {
+            PyObject *part;
+            if (first && lead) {
+                part = PyUnicode_New(i - from + 2, 127);
+                if (part != NULL) {
+                    memcpy(PyUnicode_1BYTE_DATA(part), "::", 2);
+                    memcpy(PyUnicode_1BYTE_DATA(part) + 2, data + from, (size_t)(i - from));
+                }
+            } else {
+                part = PyUnicode_FromStringAndSize(data + from, i - from);
+            }
+            status = part == NULL ? -1 : PyList_Append(parts, part);
+            Py_XDECREF(part);
+            first = false;
+        }
+        from = i + 2;
+        i++;
+    }
+    Py_DECREF(text);
+    return status;
+}
+
+static inline bool unicode_is(PyObject *text, const char *ascii) { return PyUnicode_CompareWithASCIIString(text, ascii) == 0; }
+
+/* _inline_modules: the names of the ``mod x { }`` blocks around ``node``, outermost first
+ * (NULL: an error, or the Python hook must answer). */
+static PyObject *rust_inline_modules(Importer *im, TSNode node) {
+    PyObject *names = PyList_New(0);
+    for (TSNode outer = ts_node_parent(node); names != NULL && !ts_node_is_null(outer); outer = ts_node_parent(outer)) {
+        if (!is_type(outer, "mod_item")) continue;
+        TSNode name = field(outer, "name");
+        if (ts_node_is_null(name)) continue;
+        PyObject *text = rust_text(im, name);
+        if (text == NULL || PyList_Append(names, text) < 0) Py_CLEAR(names);
+        Py_XDECREF(text);
+    }
+    if (names != NULL && PyList_Reverse(names) < 0) Py_CLEAR(names);
+    return names;
+}
+
+/* _from_file: a ``self``/``super`` path written inside inline modules, counted from the file's
+ * module (a new list). */
+static PyObject *rust_from_file(PyObject *parts, PyObject *inline_modules) {
+    Py_ssize_t count = PyList_GET_SIZE(parts);
+    if (PyList_GET_SIZE(inline_modules) == 0 || count == 0 ||
+        !(unicode_is(PyList_GET_ITEM(parts, 0), "self") || unicode_is(PyList_GET_ITEM(parts, 0), "super")))
+        return PyList_GetSlice(parts, 0, count);
+    Py_ssize_t base = PyList_GET_SIZE(inline_modules), index = unicode_is(PyList_GET_ITEM(parts, 0), "self") ? 1 : 0, above = 0;
+    while (index < count && unicode_is(PyList_GET_ITEM(parts, index), "super")) {
+        if (base) base--;
+        else above++;
+        index++;
+    }
+    PyObject *result = PyList_New(0);
+    if (result == NULL) return NULL;
+    int status = 0;
+    if (above == 0) {
+        PyObject *word = PyUnicode_FromString("self");
+        status = word == NULL ? -1 : PyList_Append(result, word);
+        Py_XDECREF(word);
+    }
+    for (Py_ssize_t i = 0; status == 0 && i < above; i++) {
+        PyObject *word = PyUnicode_FromString("super");
+        status = word == NULL ? -1 : PyList_Append(result, word);
+        Py_XDECREF(word);
+    }
+    for (Py_ssize_t i = 0; status == 0 && i < base; i++) status = PyList_Append(result, PyList_GET_ITEM(inline_modules, i));
+    for (Py_ssize_t i = index; status == 0 && i < count; i++) status = PyList_Append(result, PyList_GET_ITEM(parts, i));
+    if (status < 0) Py_CLEAR(result);
+    return result;
+}
+
+/* "::".join(parts[start:stop]) (or ``separator``). */
+static PyObject *rust_join(const char *separator, PyObject *parts, Py_ssize_t start, Py_ssize_t stop) {
+    PyObject *glue = PyUnicode_FromString(separator), *slice = glue == NULL ? NULL : PyList_GetSlice(parts, start, stop);
+    PyObject *joined = slice == NULL ? NULL : PyUnicode_Join(glue, slice);
+    Py_XDECREF(glue);
+    Py_XDECREF(slice);
+    return joined;
+}
+
+/* _binding: the import of ``parts`` (stolen) bound as ``alias`` (stolen; NULL: its last part). */
+static int rust_binding(Importer *im, TSNode node, PyObject *parts, PyObject *alias) {
+    if (parts == NULL) {
+        Py_XDECREF(alias);
+        return -1;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(parts);
+    if (count && unicode_is(PyList_GET_ITEM(parts, count - 1), "self")) count--;
+    int status = 0;
+    if (count == 0) goto done;
+    PyObject *last = PyList_GET_ITEM(parts, count - 1);
+    PyObject *local = alias;
+    alias = NULL;
+    if (local == NULL) {
+        Py_ssize_t length = PyUnicode_GET_LENGTH(last);
+        local = length >= 2 && PyUnicode_READ_CHAR(last, 0) == ':' && PyUnicode_READ_CHAR(last, 1) == ':' ? PyUnicode_Substring(last, 2, length)
+                                                                                                          : Py_NewRef(last);
+        if (local == NULL) {
+            status = -1;
+            goto done;
+        }
+    }
+    PyObject *names = PyList_New(0);
+    if (names == NULL) {
+        Py_DECREF(local);
+        status = -1;
+        goto done;
+    }
+    if (count == 1) {
+        status = add_import(im, node, Py_NewRef(last), names, local);
+    } else {
+        PyObject *module = rust_join("::", parts, 0, count - 1);
+        if (module == NULL) Py_DECREF(local);
+        if (module == NULL || add_pair(names, Py_NewRef(last), local) < 0) {
+            Py_XDECREF(module);
+            Py_DECREF(names);
+            status = -1;
+        } else {
+            status = add_import(im, node, module, names, NULL);
+        }
+    }
+done:
+    Py_DECREF(parts);
+    Py_XDECREF(alias);
+    return status;
+}
+
+/* prefix + (the parts of ``node``'s path), a new list (NULL: an error, or the hook answers). */
+static PyObject *rust_extended(Importer *im, PyObject *prefix, TSNode node) {
+    PyObject *parts = PyList_GetSlice(prefix, 0, PyList_GET_SIZE(prefix));
+    if (parts != NULL && rust_path(im, node, parts) != 0) Py_CLEAR(parts);
+    return parts;
+}
+
+#define MOST_USE_DEPTH 4096
+
+/* _use_tree: the paths a ``use`` tree binds, in source order. */
+static int rust_use_tree(Importer *im, TSNode argument, PyObject *inline_modules) {
+    typedef struct {
+        TSNode node;
+        PyObject *prefix;
+    } Pending;
+    Buffer stack = {NULL, 0, 0, sizeof(Pending)};
+    int status = 0;
+    Pending *first = push(&stack);
+    PyObject *empty = PyList_New(0);
+    if (first == NULL || empty == NULL) {
+        Py_XDECREF(empty);
+        PyMem_Free(stack.items);
+        return -1;
+    }
+    *first = (Pending){argument, empty};
+    while (stack.count && status == 0 && !im->fallback) {
+        Pending top = ((Pending *)stack.items)[--stack.count];
+        TSNode node = top.node;
+        PyObject *prefix = top.prefix;
+        if (is_type(node, "use_list")) {
+            uint32_t count = ts_node_named_child_count(node);
+            if (stack.count + count > MOST_USE_DEPTH) im->fallback = true;
+            for (uint32_t i = count; i > 0 && !im->fallback; i--) {
+                Pending *item = push(&stack);
+                if (item == NULL) {
+                    status = -1;
+                    break;
+                }
+                *item = (Pending){ts_node_named_child(node, i - 1), Py_NewRef(prefix)};
+            }
+        } else if (is_type(node, "scoped_use_list")) {
+            TSNode path = field(node, "path"), group = field(node, "list");
+            if (!ts_node_is_null(group)) {
+                PyObject *inner = ts_node_is_null(path) ? Py_NewRef(prefix) : rust_extended(im, prefix, path);
+                Pending *item = inner == NULL ? NULL : push(&stack);
+                if (item == NULL) {
+                    Py_XDECREF(inner);
+                    if (!im->fallback) status = -1;
+                } else {
+                    *item = (Pending){group, inner};
+                }
+            }
+        } else if (is_type(node, "use_wildcard")) {
+            PyObject *parts = PyList_GetSlice(prefix, 0, PyList_GET_SIZE(prefix));
+            uint32_t count = ts_node_named_child_count(node);
+            for (uint32_t i = 0; parts != NULL && i < count; i++)
+                if (rust_path(im, ts_node_named_child(node, i), parts) != 0) Py_CLEAR(parts);
+            PyObject *found = parts == NULL ? NULL : rust_from_file(parts, inline_modules);
+            Py_XDECREF(parts);
+            if (found == NULL) {
+                if (!im->fallback) status = -1;
+            } else if (PyList_GET_SIZE(found) == 0) {
+                Py_DECREF(found);
+            } else {
+                PyObject *module = rust_join("::", found, 0, PyList_GET_SIZE(found)), *names = PyList_New(0);
+                Py_DECREF(found);
+                if (module == NULL || names == NULL || add_pair(names, PyUnicode_FromString("*"), PyUnicode_FromString("*")) < 0) {
+                    Py_XDECREF(module);
+                    Py_XDECREF(names);
+                    status = -1;
+                } else {
+                    status = add_import(im, node, module, names, NULL);
+                }
+            }
+        } else if (is_type(node, "use_as_clause")) {
+            TSNode path = field(node, "path"), alias = field(node, "alias");
+            if (!ts_node_is_null(path) && !ts_node_is_null(alias)) {
+                PyObject *parts = rust_extended(im, prefix, path), *found = parts == NULL ? NULL : rust_from_file(parts, inline_modules);
+                Py_XDECREF(parts);
+                PyObject *as = found == NULL ? NULL : rust_text(im, alias);
+                if (as == NULL) {
+                    Py_XDECREF(found);
+                    if (!im->fallback) status = -1;
+                } else {
+                    status = rust_binding(im, node, found, as);
+                }
+            }
+        } else if (is_type(node, "identifier") || is_type(node, "scoped_identifier") || is_type(node, "self") || is_type(node, "crate") ||
+                   is_type(node, "super") || is_type(node, "metavariable")) {
+            PyObject *parts = rust_extended(im, prefix, node), *found = parts == NULL ? NULL : rust_from_file(parts, inline_modules);
+            Py_XDECREF(parts);
+            if (found == NULL) {
+                if (!im->fallback) status = -1;
+            } else {
+                status = rust_binding(im, node, found, NULL);
+            }
+        }
+        Py_DECREF(prefix);
+    }
+    while (stack.count) Py_DECREF(((Pending *)stack.items)[--stack.count].prefix);
+    PyMem_Free(stack.items);
+    return status;
+}
+
+/* _mod_declaration: a ``mod foo;``'s import (0: none). */
+static int rust_mod_declaration(Importer *im, TSNode item) {
+    TSNode name = field(item, "name");
+    if (ts_node_is_null(name)) return 0;
+    PyObject *inline_modules = rust_inline_modules(im, item);
+    if (inline_modules == NULL) return im->fallback ? 0 : -1;
+    int status = 0;
+    for (TSNode before = ts_node_prev_named_sibling(item); !ts_node_is_null(before); before = ts_node_prev_named_sibling(before)) {
+        bool attribute_item = is_type(before, "attribute_item");
+        if (!attribute_item && !is_type(before, "line_comment") && !is_type(before, "block_comment")) break;
+        TSNode attribute = attribute_item && ts_node_named_child_count(before) ? ts_node_named_child(before, 0) : (TSNode){{0}, NULL, NULL};
+        if (ts_node_is_null(attribute)) continue;
+        TSNode value = field(attribute, "value");
+        if (!is_type(value, "string_literal") || ts_node_end_byte(value) - ts_node_start_byte(value) < 2) continue;
+        TSNode head = ts_node_named_child_count(attribute) ? ts_node_named_child(attribute, 0) : (TSNode){{0}, NULL, NULL};
+        if (ts_node_is_null(head)) continue;
+        const char *text;
+        Py_ssize_t length;
+        slice(im->source, ts_node_start_byte(head), ts_node_end_byte(head), &text, &length);
+        if (length != 4 || memcmp(text, "path", 4) != 0) continue;
+        PyObject *path = decode(im->source, ts_node_start_byte(value) + 1, ts_node_end_byte(value) - 1);
+        if (path == NULL || PyList_Append(inline_modules, path) < 0) {
+            Py_XDECREF(path);
+            Py_DECREF(inline_modules);
+            return -1;
+        }
+        Py_DECREF(path);
+        PyObject *module = rust_join("/", inline_modules, 0, PyList_GET_SIZE(inline_modules)), *names = module == NULL ? NULL : PyList_New(0);
+        Py_DECREF(inline_modules);
+        if (names == NULL) {
+            Py_XDECREF(module);
+            return -1;
+        }
+        return add_import(im, item, module, names, NULL);
+    }
+    PyObject *text = rust_text(im, name), *self = text == NULL ? NULL : PyUnicode_FromString("self");
+    PyObject *parts = self == NULL ? NULL : PyList_New(0);
+    if (parts != NULL) {
+        status = PyList_Append(parts, self);
+        for (Py_ssize_t i = 0; status == 0 && i < PyList_GET_SIZE(inline_modules); i++) status = PyList_Append(parts, PyList_GET_ITEM(inline_modules, i));
+        if (status == 0) status = PyList_Append(parts, text);
+    }
+    PyObject *module = parts == NULL || status < 0 ? NULL : rust_join("::", parts, 0, PyList_GET_SIZE(parts));
+    PyObject *names = module == NULL ? NULL : PyList_New(0);
+    Py_XDECREF(text);
+    Py_XDECREF(self);
+    Py_XDECREF(parts);
+    Py_DECREF(inline_modules);
+    if (names == NULL) {
+        Py_XDECREF(module);
+        return im->fallback ? 0 : -1;
+    }
+    return add_import(im, item, module, names, NULL);
+}
+
+static int rust_imports(Importer *im, TSNode root) {
+    static const char *const words[] = {"use", "mod"};
+    Buffer spans = {NULL, 0, 0, 2 * sizeof(uint32_t)};
+    int status = word_spans(im->source, words, 2, &spans);
+    if (spans.count > 1) qsort(spans.items, spans.count, spans.size, compare_spans);
+    for (size_t i = 0; status == 0 && !im->fallback && i < spans.count; i++) {
+        const uint32_t *span = (const uint32_t *)(spans.items + i * spans.size);
+        TSNode keyword = ts_node_descendant_for_byte_range(root, span[0], span[1]);
+        if (ts_node_is_null(keyword)) continue;
+        TSNode item = ts_node_parent(keyword);
+        if (ts_node_is_null(item)) continue;
+        if (is_type(keyword, "use") && is_type(item, "use_declaration")) {
+            TSNode argument = field(item, "argument");
+            if (ts_node_is_null(argument)) continue;
+            PyObject *inline_modules = rust_inline_modules(im, item);
+            if (inline_modules == NULL) {
+                if (!im->fallback) status = -1;
+                continue;
+            }
+            status = rust_use_tree(im, argument, inline_modules);
+            Py_DECREF(inline_modules);
+        } else if (is_type(keyword, "mod") && is_type(item, "mod_item") && ts_node_is_null(field(item, "body"))) {
+            status = rust_mod_declaration(im, item);
+        }
+    }
+    PyMem_Free(spans.items);
+    return status;
+}
+
 /* imports(code, node, Import) -> [Import, ...] | None
  *
  * The imports of the tree of ``node`` (its root, parsed from bytes) by the rules of the hook
- * ``code`` names (1: specs/python.py, 2: specs/javascript.py), as Import records; None where
- * that hook must answer (no bytes source, text it reads otherwise than here). */
+ * ``code`` names (1: specs/python.py, 2: specs/javascript.py, 3: specs/rust.py), as Import
+ * records; None where that hook must answer (no bytes source, text it reads otherwise than
+ * here). */
 static PyObject *imports(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
     if (nargs != 3) {
@@ -2096,11 +2703,13 @@ static PyObject *imports(PyObject *module, PyObject *const *args, Py_ssize_t nar
     PyNode *node = (PyNode *)args[1];
     PyObject *tree = node->tree;
     PyObject *bytes = tree == NULL ? NULL : ((PyTree *)tree)->source;
-    if (bytes == NULL || !PyBytes_Check(bytes) || (code != IMPORTS_PYTHON && code != IMPORTS_JAVASCRIPT)) Py_RETURN_NONE;
+    if (bytes == NULL || !PyBytes_Check(bytes) || (code != IMPORTS_PYTHON && code != IMPORTS_JAVASCRIPT && code != IMPORTS_RUST)) Py_RETURN_NONE;
     Source source = {PyBytes_AS_STRING(bytes), PyBytes_GET_SIZE(bytes)};
     Importer im = {&source, args[2], PyList_New(0), false};
     if (im.result == NULL) return NULL;
-    int status = code == IMPORTS_PYTHON ? python_imports(&im, node->node) : javascript_imports(&im, node->node);
+    int status = code == IMPORTS_PYTHON ? python_imports(&im, node->node)
+                 : code == IMPORTS_RUST ? rust_imports(&im, node->node)
+                                        : javascript_imports(&im, node->node);
     if (status < 0) {
         Py_DECREF(im.result);
         if (!PyErr_Occurred()) PyErr_NoMemory();

@@ -229,4 +229,6 @@ def _rust_import(node: ts.Node, module: str, names: list[tuple[str, str]], alias
     return Import(module, node.start_point[0] + 1, node.start_point[1], node.start_byte, node.end_byte, names, alias)
 
 
-SPEC = Spec(language="rust", grammar="rust", query=QUERY, separator="::", references=REFERENCES, imports=_imports)
+# (The imports hook's rules are read in C too: ``rdx/native/query.c``, rust_imports; see
+# Spec.native_imports.)
+SPEC = Spec(language="rust", grammar="rust", query=QUERY, separator="::", references=REFERENCES, imports=_imports, native_imports="rust")
