@@ -67,7 +67,7 @@ from rdx.ruby.evaluate.branches import STATEMENT_CONDITIONALS, untaken_branches
 from rdx.ruby.evaluate.computed import computed_templates, literal_call
 from rdx.ruby.evaluate.core_methods import core_method_any
 from rdx.ruby.evaluate.loadfacts import cross_file_facts
-from rdx.ruby.evaluate.loadtime import MIXING_CALLS, inline_load_time_calls, note_call
+from rdx.ruby.evaluate.loadtime import MIXING_CALLS, FileIndex, inline_load_time_calls, note_call
 from rdx.ruby.evaluate.loops import Loop, expand_names, loop_at, register_loop
 from rdx.ruby.evaluate.shared import drop_anonymous_mixins, share_bodies
 from rdx.ruby.syntax import BLOCK_TYPES, node_text, symbol_name
@@ -233,6 +233,9 @@ class Walker:
         # (call node, scope index, whether self is known there): rdx.ruby.evaluate.loadtime.
         self.method_names: set[str] = set()
         self.load_calls: list[tuple[Any, int, bool]] = []
+        # The index of the definitions that the passes after the walk share, built by the
+        # first that needs it (rdx.ruby.evaluate.loadtime.file_index).
+        self.file_index: FileIndex | None = None
         self._error_until = -1
         self._cursor: Any = None
         self._probe: Any = None  # A cursor for looking up from the walk's (``in_arguments``).

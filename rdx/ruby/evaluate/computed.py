@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from rdx.model.records import COMPUTED_PLACEHOLDER, COMPUTED_SPLAT, MixinKind, Require
 from rdx.ruby.evaluate.core_methods import core_constant
-from rdx.ruby.evaluate.loadtime import Bound, FileIndex
+from rdx.ruby.evaluate.loadtime import Bound, FileIndex, file_index
 from rdx.ruby.syntax import symbol_name
 
 if TYPE_CHECKING:
@@ -75,24 +75,29 @@ def computed_templates(w: Walker, root: Any) -> list[Require]:
     source = root.text
     if b"require" not in source or b"#{" not in source:
         return []
+    index = file_index(w)
+    if not index.methods:
+        return []
     verbs = {b"require"} | _aliases_of_require(source)
-    index = FileIndex(w.definitions)
-    extenders = _extenders(index)
+    extenders: dict[tuple[str, ...], list[tuple[str, ...]]] | None = None
     out: list[Require] = []
     for (qual, name), callees in index.methods.items():
         for c in callees:
+            d = index.defs[c.method]
+            # A method's text is ``source[d.start:d.end]`` (its record's range is its node's).
+            lo, hi = d.start, d.end
+            if source.find(b"#{", lo, hi) < 0 or not any(source.find(verb, lo, hi) >= 0 for verb in verbs):
+                continue  # No ``verb("...#{p}...")`` in it.
+            if extenders is None:
+                extenders = _extenders(index)
             # Where the method is callable: on its own namespace, or on those that extend it.
             receivers = [qual] if not c.needs_extend_self or qual in index.extend_self else []
             receivers += extenders.get(qual, []) if c.needs_extend_self else []
             if not receivers:
                 continue
-            d = index.defs[c.method]
-            node = root.descendant_for_byte_range(d.start, d.end)
+            node = root.descendant_for_byte_range(lo, hi)
             if node is None or node.type not in ("method", "singleton_method"):
                 continue
-            text = node.text
-            if b"#{" not in text or not any(verb in text for verb in verbs):
-                continue  # No ``verb("...#{p}...")`` in it.
             for path, param, start, end in _required_paths(node, verbs):
                 out.extend(Require(path, False, start, end, True, "::".join(r) + "." + name, param) for r in receivers)
     return out

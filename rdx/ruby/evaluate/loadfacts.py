@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rdx.model.kinds import MixinKind, ReceiverKind
-from rdx.model.records import LoadCall, LoadEffect, MethodEffects, Operand, OperandKind
+from rdx.model.records import DefinitionRecord, LoadCall, LoadEffect, MethodEffects, Operand, OperandKind
 from rdx.ruby.evaluate.core_methods import core_method_any
 from rdx.ruby.evaluate.loadtime import (
     MIXING_CALLS,
@@ -26,6 +26,7 @@ from rdx.ruby.evaluate.loadtime import (
     Callee,
     FileIndex,
     call_parts,
+    file_index,
     guarded_mixin,
     load_events,
 )
@@ -70,13 +71,12 @@ def cross_file_facts(w: Walker, root: Any, statement_calls: StatementCalls | Non
     # the file holds a mixing word.
     text = root.text
     mixes = any(word in text for word in _MIXIN_WORDS)
-    if ranges is not None and not ranges and not mixes:
-        return [], []  # Nothing to read: no file index needed.
-    index = FileIndex(w.definitions)
-    return _foreign_calls(w, index, root, scopes, ranges), _templates(w, index, root) if mixes else []
+    # The file index is built only when a call or a template asks (``file_index``).
+    calls = _foreign_calls(w, root, scopes, ranges) if ranges is None or ranges else []
+    return calls, _templates(w, file_index(w), root, text) if mixes else []
 
 
-def _foreign_calls(w: Walker, index: FileIndex, root: Any, scopes: dict[int, int], ranges: list[tuple[int, int, int]] | None) -> list[LoadCall]:
+def _foreign_calls(w: Walker, root: Any, scopes: dict[int, int], ranges: list[tuple[int, int, int]] | None) -> list[LoadCall]:
     """The load-time calls of other files' methods, in source order: statements of class and
     module bodies and of the top level are read; method bodies, blocks, expressions and
     branches not known taken are not. ``ranges``: the same reading in C (rdx.native), less the
@@ -88,10 +88,10 @@ def _foreign_calls(w: Walker, index: FileIndex, root: Any, scopes: dict[int, int
         if all(node is not None for node in found):
             out = []
             for node, (_, _, scope) in zip(found, ranges, strict=True):
-                if (call := _read_statement(w, index, node, scope, bare_calls)) is not None:
+                if (call := _read_statement(w, node, scope, bare_calls)) is not None:
                     out.append(call)
             return out
-    return _statement_calls(w, index, root, scopes, bare_calls)
+    return _statement_calls(w, root, scopes, bare_calls)
 
 
 def _statement_at(root: Any, start: int, end: int) -> Any | None:
@@ -119,17 +119,17 @@ class _BareCalls:
         return start in self.starts
 
 
-def _read_statement(w: Walker, index: FileIndex, node: Any, scope: int, bare_calls: _BareCalls) -> LoadCall | None:
+def _read_statement(w: Walker, node: Any, scope: int, bare_calls: _BareCalls) -> LoadCall | None:
     """A statement-level call as a ``LoadCall``, or None; a bare identifier counts when the walk
     read it as a call (``bare_calls``)."""
     if node.type == "call":
-        return _foreign_call(w, index, node, scope)
-    if scope >= 0 and index.defs[scope].kind == "Class" and node.start_byte in bare_calls:
-        return _inherited_call(w, index, node, node.text.decode("utf-8", "replace"), [], scope)
+        return _foreign_call(w, node, scope)
+    if scope >= 0 and w.definitions[scope].kind == "Class" and node.start_byte in bare_calls:
+        return _inherited_call(w, node, node.text.decode("utf-8", "replace"), [], scope)
     return None
 
 
-def _statement_calls(w: Walker, index: FileIndex, root: Any, scopes: dict[int, int], bare_calls: _BareCalls) -> list[LoadCall]:
+def _statement_calls(w: Walker, root: Any, scopes: dict[int, int], bare_calls: _BareCalls) -> list[LoadCall]:
     """``_foreign_calls``' reading of the tree, in Python."""
     out: list[LoadCall] = []
     stack: list[tuple[Any, str, int]] = [(root, root.type, -1)]
@@ -142,18 +142,18 @@ def _statement_calls(w: Walker, index: FileIndex, root: Any, scopes: dict[int, i
                 stack.append((body, body.type, i))
             continue
         if t == "call" or t == "identifier":
-            if (call := _read_statement(w, index, node, scope, bare_calls)) is not None:
+            if (call := _read_statement(w, node, scope, bare_calls)) is not None:
                 out.append(call)
         elif t in _STATEMENT_CONTAINERS:
             stack.extend((child, ct, scope) for child in reversed(node.named_children) if (ct := child.type) in read)
     return out
 
 
-def _foreign_call(w: Walker, index: FileIndex, node: Any, scope: int) -> LoadCall | None:
+def _foreign_call(w: Walker, node: Any, scope: int) -> LoadCall | None:
     # The receiver first (``call_parts`` returns the call's own): most calls are none of these.
     recv = node.child_by_field_name("receiver")
     if recv is None:
-        if scope < 0 or index.defs[scope].kind != "Class":
+        if scope < 0 or w.definitions[scope].kind != "Class":
             return None  # ``_inherited_call`` would return None.
     elif recv.type not in ("constant", "scope_resolution", "self"):
         return None
@@ -162,11 +162,11 @@ def _foreign_call(w: Walker, index: FileIndex, node: Any, scope: int) -> LoadCal
         return None
     if (recv is None or recv.type == "self") and node.type == "call":
         # ``disable_tags "x"`` or ``self.disable_tags "x"``: the class's own singleton method.
-        return _inherited_call(w, index, node, name, args, scope)
+        return _inherited_call(w, node, name, args, scope)
     if recv is None or recv.type not in ("constant", "scope_resolution"):
         return None
     path = w._const_path(recv)
-    if path is None or path.dynamic or index.callee(Bound(path, scope), name, node.start_byte) is not None:
+    if path is None or path.dynamic or file_index(w).callee(Bound(path, scope), name, node.start_byte) is not None:
         return None  # Not a constant, or a method of this file (inlined by discovery already).
     given = [a for a in args if a.type not in SEPARATE_ARGS]
     if any(a.type in ("splat_argument", "hash_splat_argument") for a in given):
@@ -177,16 +177,16 @@ def _foreign_call(w: Walker, index: FileIndex, node: Any, scope: int) -> LoadCal
     return LoadCall(Operand(OperandKind.CONSTANT, path), name, operands, scope, node.start_byte)
 
 
-def _inherited_call(w: Walker, index: FileIndex, node: Any, name: str, args: list[Any], scope: int) -> LoadCall | None:
+def _inherited_call(w: Walker, node: Any, name: str, args: list[Any], scope: int) -> LoadCall | None:
     """``disable_tags "include"`` in ``class Render < Tag``: a call on nothing (or on ``self``;
     ``acts_as_tree`` too, a bare word the walk reads as a call) in a class body
     runs a singleton method of the class, found in another file when the file does not define
     it (one its superclass defines, in ``class << self``, say). Not for a method of Ruby's
     ``Class`` (``attr_reader``, ``private``...), which runs core behaviour, nor for a call with
     a block, whose body rdx does not bind."""
-    if scope < 0 or index.defs[scope].kind != "Class" or node.child_by_field_name("block") is not None:
+    if scope < 0 or w.definitions[scope].kind != "Class" or node.child_by_field_name("block") is not None:
         return None
-    if core_method_any("Class", name) or index.callee(Bound(None, scope), name, node.start_byte) is not None:
+    if core_method_any("Class", name) or file_index(w).callee(Bound(None, scope), name, node.start_byte) is not None:
         return None
     given = [a for a in args if a.type not in SEPARATE_ARGS]
     if any(a.type in ("splat_argument", "hash_splat_argument", "block_argument") for a in given):
@@ -210,13 +210,17 @@ def _operand(w: Walker, node: Any, params: dict[bytes, int], self_known: bool) -
     return Operand(OperandKind.UNKNOWN)
 
 
-def _templates(w: Walker, index: FileIndex, root: Any) -> list[MethodEffects]:
+def _templates(w: Walker, index: FileIndex, root: Any, text: bytes) -> list[MethodEffects]:
     """``MethodEffects`` of every method callable on a namespace of the file that mixes in
-    (or calls such a method of the file, to a fixed point), in definition order."""
-    raw: dict[int, MethodEffects] = {}
-    # The words a body must hold to have an effect: a mixing call, or a method of the file.
-    words = (*_MIXIN_WORDS, *{name.encode() for _, name in index.methods})
-    methods: list[tuple[Callee, Any]] = []
+    (or calls such a method of the file, to a fixed point), in definition order. ``text``:
+    the tree's source (``root.text``)."""
+    if not index.methods:
+        return []
+    # Only a method that mixes in starts the set kept below, and only a body holding a mixing
+    # word can: the bodies without one are read only once such a method is found. A method's
+    # text is ``text[d.start:d.end]`` (its record's range is its node's), searched in place.
+    mixing: list[tuple[Callee, DefinitionRecord]] = []
+    later: list[tuple[Callee, DefinitionRecord]] = []
     for (qual, name), callees in index.methods.items():
         if name in _HOOK_NAMES:
             continue
@@ -224,23 +228,23 @@ def _templates(w: Walker, index: FileIndex, root: Any) -> list[MethodEffects]:
             if c.needs_extend_self and qual not in index.extend_self:
                 continue  # Not callable on the module from another file.
             d = index.defs[c.method]
-            node = root.descendant_for_byte_range(d.start, d.end)
-            if node is not None and node.type in ("method", "singleton_method"):
-                methods.append((c, node))
-    # Only a method that mixes in starts the set kept below, and only a body holding a mixing
-    # word can: the bodies without one are read only once such a method is found.
-    later = []
-    for c, node in methods:
-        text = node.text
-        if any(word in text for word in _MIXIN_WORDS):
-            if (t := _template(w, index, node, c, words)) is not None:
-                raw[c.method] = t
-        else:
-            later.append((c, node))
+            start, end = d.start, d.end
+            if any(text.find(word, start, end) >= 0 for word in _MIXIN_WORDS):
+                mixing.append((c, d))
+            else:
+                later.append((c, d))
+    if not mixing:
+        return []
+    raw: dict[int, MethodEffects] = {}
+    # The words a body must hold to have an effect: a mixing call, or a method of the file.
+    words = (*_MIXIN_WORDS, *{name.encode() for _, name in index.methods})
+    for c, d in mixing:
+        if (node := _method_node(root, d)) is not None and (t := _template(w, index, node, c, words)) is not None:
+            raw[c.method] = t
     if not any(e.mixin for t in raw.values() for e in t.effects):
         return []
-    for c, node in later:
-        if (t := _template(w, index, node, c, words)) is not None:
+    for c, d in later:
+        if (node := _method_node(root, d)) is not None and (t := _template(w, index, node, c, words)) is not None:
             raw[c.method] = t
     kept: set[str] = set()
     grew = True
@@ -258,6 +262,12 @@ def _templates(w: Walker, index: FileIndex, root: Any) -> list[MethodEffects]:
             effects = tuple(e for e in t.effects if e.mixin or e.name in kept)
             out.append(MethodEffects(t.method, t.namespace, t.scope, t.required, t.defaults, effects, t.rest))
     return out
+
+
+def _method_node(root: Any, d: DefinitionRecord) -> Any | None:
+    """The ``def`` node of method record ``d``, or None (``define_method``'s call)."""
+    node = root.descendant_for_byte_range(d.start, d.end)
+    return node if node is not None and node.type in ("method", "singleton_method") else None
 
 
 def _template(w: Walker, index: FileIndex, node: Any, callee: Callee, words: tuple[bytes, ...]) -> MethodEffects | None:

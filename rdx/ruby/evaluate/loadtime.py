@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from rdx.ruby.discover.parse import Walker
     from rdx.ruby.discover.scope import Scope
 
-__all__ = ["call_parts", "Callee", "FileIndex", "guarded_mixin", "inline_load_time_calls", "load_events", "MIXING_CALLS", "NOT_RUN", "note_call", "SEPARATE_ARGS"]
+__all__ = ["call_parts", "Callee", "FileIndex", "file_index", "guarded_mixin", "inline_load_time_calls", "load_events", "MIXING_CALLS", "NOT_RUN", "note_call", "SEPARATE_ARGS"]
 
 MAX_DEPTH = 4
 MIXING_CALLS = frozenset({"include", "prepend", "extend"})
@@ -91,11 +91,32 @@ class FileIndex:
         self.known: set[tuple[str, ...]] = set()
         self.methods: dict[tuple[tuple[str, ...], str], list[Callee]] = {}
         self.extend_self: dict[tuple[str, ...], list[int]] = {}
+        qual = self.qual
+        methods = self.methods
         for i, d in enumerate(defs):
-            if d.kind in ("Class", "Module"):
+            kind = d.kind
+            if kind == "Method":
+                # A method callable on a namespace of the file: ``def self.m`` in it, ``def m`` in
+                # its ``class << self`` or in a module (``extend self``, ``module_function``).
+                at = d.parent
+                if d.receiver is not None or at < 0:
+                    continue
+                if d.self_receiver:
+                    if at not in qual:
+                        continue
+                    callee = Callee(i, at, False)
+                else:
+                    parent = defs[at]
+                    outer = parent.kind
+                    if outer == "Module" and at in qual:
+                        callee = Callee(i, at, not d.module_function)
+                    elif outer == "SingletonClass" and parent.target is None and parent.parent in qual:
+                        callee = Callee(i, parent.parent, False)
+                    else:
+                        continue
+                methods.setdefault((qual[callee.namespace], d.name), []).append(callee)
+            elif kind == "Class" or kind == "Module":
                 self._namespace(i, d)
-            elif d.kind == "Method" and d.receiver is None and d.parent >= 0:
-                self._method(i, d)
 
     def _namespace(self, i: int, d: DefinitionRecord) -> None:
         if d.path is None or d.path.dynamic:
@@ -112,20 +133,6 @@ class FileIndex:
         for m in d.mixins:
             if m.kind == MixinKind.EXTEND and m.target is None:
                 self.extend_self.setdefault(qual, []).append(m.start)
-
-    def _method(self, i: int, d: DefinitionRecord) -> None:
-        parent = self.defs[d.parent]
-        if d.self_receiver and d.parent in self.qual:
-            callee = Callee(i, d.parent, False)
-        elif d.self_receiver:
-            return
-        elif parent.kind == "SingletonClass" and parent.target is None and parent.parent in self.qual:
-            callee = Callee(i, parent.parent, False)
-        elif parent.kind == "Module" and d.parent in self.qual:
-            callee = Callee(i, d.parent, not d.module_function)
-        else:
-            return
-        self.methods.setdefault((self.qual[callee.namespace], d.name), []).append(callee)
 
     def namespace_of(self, value: Bound) -> tuple[str, ...] | None:
         """The file-local qualified name of the namespace ``value`` names, if the file defines
@@ -170,9 +177,20 @@ class FileIndex:
         return d.path, d.parent
 
 
+def file_index(w: Walker) -> FileIndex:
+    """The ``FileIndex`` of the walker's definitions, built once (on the first question) for
+    the passes that read it once the walk is done and its mixins are on the definitions
+    (``inline_load_time_calls``, ``rdx.ruby.evaluate.loadfacts``, ``rdx.ruby.evaluate.computed``):
+    none of them changes a definition."""
+    index = w.file_index
+    if index is None or index.defs is not w.definitions:
+        index = w.file_index = FileIndex(w.definitions)
+    return index
+
+
 def inline_load_time_calls(w: Walker, root: Any) -> None:
     """Turn the mixins of the load-time calls the walker noted into ``ExternalMixin`` records."""
-    index = FileIndex(w.definitions)
+    index = file_index(w)
     if not index.methods:
         return
     for node, scope, self_known in w.load_calls:
