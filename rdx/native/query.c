@@ -463,6 +463,23 @@ typedef struct {
     uint32_t (*inline_items)[2];
 } Ranges;
 
+/* Append the byte span of ``node`` to ``found``, growing it off its inline storage. */
+static int push_range(Ranges *found, TSNode node) {
+    if (found->count == found->capacity) {
+        size_t capacity = found->capacity * 2;
+        uint32_t(*grown)[2] = PyMem_Malloc(capacity * sizeof(*grown));
+        if (grown == NULL) return -1;
+        memcpy(grown, found->items, found->count * sizeof(*grown));
+        if (found->items != found->inline_items) PyMem_Free(found->items);
+        found->items = grown;
+        found->capacity = capacity;
+    }
+    found->items[found->count][0] = ts_node_start_byte(node);
+    found->items[found->count][1] = ts_node_end_byte(node);
+    found->count++;
+    return 0;
+}
+
 /* The comments right above a definition (engine._comment_ranges), nearest first, as (start
  * byte, end byte) pairs: above the node, or above the first ancestor that has a comment before
  * it through wrappers and ancestors with one named child (never the root); then each comment
@@ -482,18 +499,7 @@ static int comments_above(TSNode node, const unsigned char *table, Ranges *found
     }
     int64_t next_row = ts_node_start_point(current).row;
     while (!ts_node_is_null(previous) && (table[ts_node_symbol(previous)] & 1) && (int64_t)ts_node_end_point(previous).row >= next_row - 1) {
-        if (found->count == found->capacity) {
-            size_t capacity = found->capacity * 2;
-            uint32_t(*items)[2] = PyMem_Malloc(capacity * sizeof(*items));
-            if (items == NULL) return -1;
-            memcpy(items, found->items, found->count * sizeof(*items));
-            if (found->items != found->inline_items) PyMem_Free(found->items);
-            found->items = items;
-            found->capacity = capacity;
-        }
-        found->items[found->count][0] = ts_node_start_byte(previous);
-        found->items[found->count][1] = ts_node_end_byte(previous);
-        found->count++;
+        if (push_range(found, previous) < 0) return -1;
         next_row = ts_node_start_point(previous).row;
         previous = ts_node_prev_sibling(previous);
     }
@@ -625,18 +631,7 @@ static int path_comments_above(Paths *paths, TSNode node, const unsigned char *t
     for (size_t k = at; k > 0; k--) {
         TSNode previous = place_node(paths, &items[k - 1]);
         if (!(table[ts_node_symbol(previous)] & 1) || (int64_t)ts_node_end_point(previous).row < next_row - 1) break;
-        if (found->count == found->capacity) {
-            size_t capacity = found->capacity * 2;
-            uint32_t(*grown)[2] = PyMem_Malloc(capacity * sizeof(*grown));
-            if (grown == NULL) return -1;
-            memcpy(grown, found->items, found->count * sizeof(*grown));
-            if (found->items != found->inline_items) PyMem_Free(found->items);
-            found->items = grown;
-            found->capacity = capacity;
-        }
-        found->items[found->count][0] = ts_node_start_byte(previous);
-        found->items[found->count][1] = ts_node_end_byte(previous);
-        found->count++;
+        if (push_range(found, previous) < 0) return -1;
         next_row = ts_node_start_point(previous).row;
     }
     return 0;
