@@ -1032,6 +1032,47 @@ def test_method_references_receivers():
     ]
 
 
+RECEIVER_FORMS = """\
+module Lib
+  Foo.bar
+  ::Foo.bar(1)
+  Foo::Bar.baz
+  ::Foo::Bar::Baz&.qux
+  Foo.new.bar.baz
+  X = Foo::Bar.build { |b| Baz.call(b) }
+  class << Foo
+    def m = Bar.new
+  end
+  def self.make
+    "#{Foo.name}: #{Foo::Bar.name}"
+  end
+  [1].each { Foo.tap { Bar::Baz.call } }
+  Foo.include(Bar)
+  Foo::bar
+end
+"""
+
+
+def test_every_call_receiver_is_a_constant_reference_at_the_same_place():
+    # Incremental resolution decides a call receiver by the constant reference recorded at the
+    # same place (``Mentions.seeing_top_level``, ``unnaming``): the same lookup.
+    from corpus import debian_corpus
+
+    sources = [RECEIVER_FORMS.encode()]
+    for root in debian_corpus()[:2]:
+        for directory, _, names in sorted(os.walk(root))[::40]:
+            sources += [open(os.path.join(directory, n), "rb").read() for n in sorted(names) if n.endswith(".rb")][:3]
+    receivers = 0
+    for source in sources:
+        result = discover_source("file:///r.rb", source)
+        refs = {(r.path.segments, r.path.start, r.path.absolute) for r in result.const_refs}
+        for call in result.method_refs:
+            if call.receiver is not None and call.receiver.segments:
+                receivers += 1
+                assert (call.receiver.segments, call.receiver.start, call.receiver.absolute) in refs, (call.name, call.receiver)
+    assert receivers > 20
+
+
 def test_method_reference_location_and_scoped_receiver():
     g = graph("module A\n  class B\n    def self.c; end\n  end\nend\nA::B.c\n")
     (ref,) = fixture_method_refs(g)

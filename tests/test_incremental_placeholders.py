@@ -620,3 +620,29 @@ def test_a_mixin_that_joins_or_leaves_a_chain_changes_the_lookups_of_its_constan
         found = {r.location.start_line: r.declaration and r.declaration.name for r in g.constant_references if r.location.path == "/c/c_reader.rb"}
         # Lines 4 and 5: ``def self.x = X`` and ``def self.y = Y``; a constant named X holds "its name".
         assert [found[4], found[5]] == [v.replace("top ", "") for v in seen], text
+
+
+def test_a_new_top_level_placeholder_is_found_after_object_or_its_aliases_only():
+    # ``A::Base`` skips Object's constants unless A is Object: ``Lib::Base`` never finds a
+    # top-level placeholder, while ``Object::Base``, ``O::Base`` (O = Object) and
+    # ``P::Base`` (P = O) do. Each step is compared with a fresh graph, and Ruby says which
+    # of the paths reach a top-level Base.
+    files = {
+        "file:///o/a_alias.rb": "O = Object\nP = O\n",
+        "file:///o/b_lib.rb": "module Lib\n  class Base\n  end\nend\n",
+        "file:///o/c_user.rb": "module Lib\n  K = Lib::Base\nend\n",
+        "file:///o/z_thing.rb": "class Thing\nend\n",
+    }
+    reaching = {"file:///o/d_object.rb": "X = Object::Base\n", "file:///o/d_alias.rb": "Y = O::Base\n", "file:///o/d_chain.rb": "Z = P::Base\n"}
+    steps: list[tuple[str, str | None]] = [("file:///o/z_thing.rb", "class Thing < Base\nend\n"), ("file:///o/z_thing.rb", "class Thing\nend\n")]
+    assert replay(files, steps) == [None, None]
+    for uri, text in reaching.items():
+        # Each path that reaches Object is seen: the placeholder changes what it finds.
+        reasons = replay({**files, uri: text}, steps)
+        assert reasons[0] == "replace file:///o/z_thing.rb: a new placeholder changes what another file's lookup finds", uri
+    ruby = shutil.which("ruby")
+    assert ruby is not None, "ruby is the oracle of this test: install it"
+    script = "O = Object\nP = O\nmodule Lib\n  class Base\n  end\nend\nclass Base\nend\n"
+    script += "p [Lib::Base, Object::Base, O::Base, P::Base].map { |c| c.name }\n"
+    out = subprocess.run([ruby, "-e", script], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == '["Lib::Base", "Base", "Base", "Base"]'

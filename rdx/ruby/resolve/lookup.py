@@ -61,9 +61,11 @@ class LookupCaches:
         """Drop the cached constant lookups (a placeholder was declared)."""
         self.lookup_cache.clear()
 
-    def forget_scopes(self) -> None:
-        """Drop every cached lexical scope (a declaration on the way may have gone)."""
-        self.crefs.clear()
+    def forget_scopes_in(self, documents: Iterable[int]) -> None:
+        """Drop the cached lexical scopes of ``documents`` (a declaration that definitions of
+        theirs name is going)."""
+        for doc in documents:
+            self.crefs.pop(doc, None)
 
     def open_document(self, key: int, uri: str | None) -> None:
         """Document ``key`` is new or replaced: no scope of it is known yet."""

@@ -60,15 +60,14 @@ class MentionBook:
         # Name -> the documents that name it in a constant path of more than one segment or
         # in a call receiver (``reference_names``): a subset of ``reference_index``'s.
         self.deep_index: dict[str, set[int]] = {}
-        # The same, without the last names of longer paths (``A::B``'s ``B``): where the
-        # lookup of a name is not the last of its path, or is a call receiver's only name
-        # (which follows an alias at its end).
+        # The same, without the last names of paths (``A::B``'s ``B``): where the lookup of a
+        # name is not the last of its path.
         self.inner_index: dict[str, set[int]] = {}
         # Per document (and the version it was made for): last name -> the indices of the
         # constant references whose path ends with it (``Mentions.seeing_top_level``).
         self.last_names: dict[int, tuple[FileResult, dict[str, list[int]]]] = {}
-        # Name -> the documents with a call receiver of more than one name that ends with it
-        # (``A::B.new``): looked up in one namespace's ancestors, and following an alias.
+        # Name -> the documents with a call receiver that ends with it (``A::B.new``,
+        # ``B.new``): looked up as its constant reference is, then following an alias.
         self.receiver_index: dict[str, set[int]] = {}
         # Per document (and the version it was made for): the paths its definitions look up
         # (``Mentions.lookup_sites``).
@@ -287,18 +286,45 @@ class Mentions(StateView):
                 return True
         return False
 
-    def may_reach_object(self, doc: int, name: str) -> bool:
+    def may_reach_object(self, doc: int, name: str, objects: AbstractSet[str]) -> bool:
         """Whether a lookup of ``doc``'s definitions (and of its external mixins and load-time
-        calls) that mentions ``name`` may reach Object's constants for it: all but those whose
-        path starts with it and finds it in a lexical scope's own constants
-        (``_lexical``). Those find a constant that Object gains or loses in the same place."""
+        calls) that mentions ``name`` may reach Object's constants for it. As a path's first
+        name: all but those found in a lexical scope's own constants (``_lexical``), which
+        find a constant that Object gains or loses in the same place. As a later name: only
+        after a name in ``objects`` (``names_of_object``), since ``A::Name`` skips Object's
+        constants unless A is Object."""
         for path, scope, upto in self.lookup_sites(doc):
             segments = path.segments[:upto]
             if name not in segments:
                 continue
-            if scope is None or path.absolute or segments[0] != name or not self._lexical(doc, scope, path):
+            if path.dynamic:
                 return True
+            for k, segment in enumerate(segments):
+                if segment != name:
+                    continue
+                if k > 0:
+                    if segments[k - 1] in objects:
+                        return True
+                elif scope is None or path.absolute or not self._lexical(doc, scope, path):
+                    return True
         return False
+
+    def names_of_object(self) -> set[str]:
+        """The names by which a constant path may lead to Object: ``Object`` and the names of
+        constant aliases whose target ends with one of them, whatever they resolve to."""
+        names = {"Object"}
+        todo = ["Object"]
+        index = self.mention_index()
+        while todo:
+            name = todo.pop()
+            for doc in index.get(name, ()):
+                for d in self.docs[doc].definitions:
+                    if d.target is not None and d.path is not None and d.target.segments and d.target.segments[-1] == name:
+                        alias = d.path.segments[-1]
+                        if alias not in names:
+                            names.add(alias)
+                            todo.append(alias)
+        return names
 
     def lookup_sites(self, doc: int) -> list[LookupSite]:
         """The constant paths that ``doc``'s definitions look up, each with the scope definition
@@ -394,14 +420,14 @@ class Mentions(StateView):
 
     def seeing_top_level(self, names: set[str], skip: int) -> dict[int, set[str] | None]:
         """``mentioning`` for constants newly declared in Object, limited to the documents
-        where a reference can find one: those naming one in a call receiver or before the
-        last name of a longer path, and those with a reference whose path ends with one and
+        where a reference can find one: those naming one before the last name of a longer
+        path, and those with a reference whose path ends with one and
         whose lookup of it reached Object before it found anything: it found nothing, or a constant of Object or one of its
         ancestors, or it runs while its file loads and passed over what it found (defined only
         further on: ``Lookup.lookup_path_at``). The others found their constant in a lexical
         scope or an ancestor that the lookup reaches before Object, which stays as it was.
-        A call receiver of more than one name is a constant reference too (discovery records
-        both, at the same place), and its lookup is the same: its reference decides."""
+        A call receiver is a constant reference too (discovery records both, at the same
+        place), and its lookup is the same: its reference decides."""
         found = self.documents_mentioning(names, skip)
         inner: set[int] = set()
         for name in names:
@@ -451,11 +477,11 @@ class Mentions(StateView):
     def unnaming(self, names: set[str], skip: int, deleted: AbstractSet[int], targets: Mapping[int, list[int | None]]) -> dict[int, set[str] | None]:
         """``mentioning`` for the names of ``deleted`` declarations, limited to the documents
         where a reference can change (``References.store_references``): those naming one of
-        ``names`` before the last name of a longer path or as a call receiver's only name
-        (``reference_names``), those with a constant reference whose target (``targets``,
-        before the deletion) is deleted, and those with a call receiver of more than one name
-        ending with one of ``names`` whose reference found a constant alias (the receiver
-        follows it, perhaps to a deleted declaration). A call receiver's lookup is its
+        ``names`` before the last name of a longer path (``reference_names``), those with a
+        constant reference whose target (``targets``, before the deletion) is deleted, and
+        those with a call receiver ending with one of ``names`` whose reference found a
+        constant alias (the receiver follows it, perhaps to a deleted declaration). A call
+        receiver's lookup is its
         constant reference's (discovery records both, at the same place), so one that found
         something else keeps it."""
         found = self.documents_mentioning(names, skip)
@@ -568,14 +594,13 @@ def reference_names(result: FileResult) -> tuple[set[str], set[str], set[str], s
     paths (constant references and call receivers); the names in a path of more than one
     segment or in a call receiver; the first names of the paths of references that run
     while the file loads (outside method bodies), whose answer depends on whether that
-    constant is defined yet (``Lookup.lookup_path_at``); and the names where deleting a
+    constant is defined yet (``Lookup.lookup_path_at``); the names where deleting a
     declaration of that name can change what they find even when they did not find it: not
-    the last of a longer path (``A::B`` finds ``B`` in another ``A``), or a call receiver's
-    only name (which follows a constant alias at its end); and the last names of call
-    receivers of more than one name, kept apart (the same holds for them, but not for a
-    constant newly declared in Object, which a lookup in one namespace's ancestors passes
-    over unless the namespace is Object). The last name of a constant path is looked up in
-    one namespace's ancestors, where deleting another constant changes nothing."""
+    the last of a longer path (``A::B`` finds ``B`` in another ``A``); and the last names of
+    call receivers, kept apart: a receiver's lookup is its constant reference's (discovery
+    records both, at the same place), but it follows a constant alias at its end. The last
+    name of a constant path is looked up in one namespace's ancestors, where deleting
+    another constant changes nothing."""
     defs = result.definitions
     in_body: dict[int, bool] = {}
 
@@ -608,11 +633,8 @@ def reference_names(result: FileResult) -> tuple[set[str], set[str], set[str], s
             continue
         used.update(receiver.segments)
         deep.update(receiver.segments)
-        if len(receiver.segments) > 1:
-            inner.update(receiver.segments[:-1])
-            receiving.add(receiver.segments[-1])
-        else:
-            inner.update(receiver.segments)
+        inner.update(receiver.segments[:-1])
+        receiving.add(receiver.segments[-1])
         if at_load(call.scope):
             loading.add(receiver.segments[0])
     return used, deep, loading, inner, receiving

@@ -135,7 +135,8 @@ class Placeholders(StateView):
         documents = self.mentions.documents_mentioning_paths({name}, skip)
         if rec.owner == self.object_id:
             # Only a lookup that reaches Object for the name finds a top-level placeholder.
-            documents = {doc for doc in documents if self.mentions.may_reach_object(doc, name)}
+            objects = self.mentions.names_of_object()
+            documents = {doc for doc in documents if self.mentions.may_reach_object(doc, name, objects)}
         if edited is not None and edited != skip:
             documents.add(edited)
         for doc in sorted(documents):
@@ -413,7 +414,10 @@ class Placeholders(StateView):
             self.linearizer.load_times()
         self.linearizer.own_chains()
         rec = self.decls[decl_id]
-        for holder in self.skeleton.holders(decl_id):
+        holders = self.skeleton.holders(decl_id)
+        # A cached lexical scope passes through a namespace only at one of its definitions.
+        self.caches.forget_scopes_in({doc for holder in holders for doc, _ in self.decls[holder].definitions})
+        for holder in holders:
             self.builder.delete(holder)
             self.chains.forget((holder,))
             self.member_book.forget(holder)
@@ -423,4 +427,3 @@ class Placeholders(StateView):
         if owner is not None and owner in self.decls and rec.kind != "SingletonClass" and self.decls[owner].members.get(rec.unqualified) == decl_id:
             del u.own(owner).members[rec.unqualified]
         self.caches.forget_lookups()
-        self.caches.forget_scopes()  # A cached lexical scope may pass through what went.
