@@ -646,3 +646,25 @@ def test_a_new_top_level_placeholder_is_found_after_object_or_its_aliases_only()
     script += "p [Lib::Base, Object::Base, O::Base, P::Base].map { |c| c.name }\n"
     out = subprocess.run([ruby, "-e", script], capture_output=True, text=True, check=True).stdout.strip()
     assert out == '["Lib::Base", "Base", "Base", "Base"]'
+
+
+def test_a_reopening_earlier_in_load_order_changes_only_the_load_time_lookups_of_its_name():
+    # b.rb's ``S = [Style]`` runs before b.rb's own ``module Style`` in Outer, so it finds the
+    # top-level Style; once a.rb (loaded first) reopens Outer::Style, it finds that one.
+    # ``def self.s = Style`` runs later and finds Outer::Style either way. Ruby is the oracle;
+    # every step is compared with a fresh graph and stays incremental.
+    files = {
+        "file:///l/a.rb": "module Outer\nend\n",
+        "file:///l/b.rb": "module Style\nend\nmodule Outer\n  S = [Style]\n  def self.s = Style\n  module Style\n  end\nend\n",
+    }
+    reopened = "module Outer\n  module Style\n  end\nend\n"
+    steps: list[tuple[str, str | None]] = [("file:///l/a.rb", reopened), ("file:///l/a.rb", files["file:///l/a.rb"])]
+    assert replay(files, steps) == [None, None]
+    ruby = shutil.which("ruby")
+    assert ruby is not None, "ruby is the oracle of this test: install it"
+    for a_text in (files["file:///l/a.rb"], reopened):
+        script = a_text + files["file:///l/b.rb"] + "puts Outer::S.first.name, Outer.s.name\n"
+        seen = subprocess.run([ruby, "-e", script], capture_output=True, text=True, check=True).stdout.split()
+        g = fresh({**files, "file:///l/a.rb": a_text}, core=False)
+        found = {r.location.start_line: r.declaration and r.declaration.name for r in g.constant_references if r.location.path == "/l/b.rb"}
+        assert [found[4], found[5]] == seen, a_text

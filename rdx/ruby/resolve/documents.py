@@ -99,7 +99,8 @@ class DocumentEdits(StateView):
 
     def prepare_updates(self) -> None:
         """Build every index an incremental update reads, so that the first edit does not pay
-        for them: descendants, mentions, reference names, member bookkeeping, load order."""
+        for them: descendants, mentions, reference names (and each document's lookup sites,
+        their lexical scopes and its references' last names), member bookkeeping, load order."""
         if self.chains.times_raw is not None:
             self.linearizer.load_times()
         self.member_book.load()
@@ -108,7 +109,7 @@ class DocumentEdits(StateView):
         self.mentions.mention_index()
         self.mentions.documents_mentioning(set(), -1)
         for doc in self.docs:
-            self.mentions.lookup_sites(doc)
+            self.mentions.prepare_document(doc)
         if self.document_book.load_order is None:
             self.document_book.rebuild(self.docs.values())
         self.share_tables()

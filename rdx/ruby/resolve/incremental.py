@@ -425,7 +425,9 @@ class Incremental(StateView):
         diff = u.diff
         if u.demoted:
             self.placeholders.demote(u)
-        refresh, chain_seeds, revisible = self.skeleton.declare_added(u.index, u.new, diff.added, u.own) if diff.added else ({}, set(), set())
+        refresh, chain_seeds, revisible, loading = self.skeleton.declare_added(u.index, u.new, diff.added, u.own) if diff.added else ({}, set(), set(), {})
+        for doc, reopened in loading.items():
+            u.loading.setdefault(doc, set()).update(reopened)
         # (A constant or namespace declared again by an addition stays:
         # ``SkeletonEdits._declare_one_added``. A namespace's singleton class may have lost
         # its last ``class << self`` body then, as any reopened one's can.)
@@ -450,7 +452,8 @@ class Incremental(StateView):
                 merge_refresh(u.refresh, self.mentions.mentioning(u.reopened_constants, u.index))
             namespaces = u.reopened - u.reopened_constants
             if namespaces:
-                u.loading = {doc: namespaces for doc in self.mentions.loading_documents(namespaces, u.index, u.bounds)}
+                for doc in self.mentions.loading_documents(namespaces, u.index, u.bounds):
+                    u.loading.setdefault(doc, set()).update(namespaces)
         chain_seeds |= u.rechain
         if u.demoted:
             chain_seeds |= self.placeholders.demoted_seeds(u)

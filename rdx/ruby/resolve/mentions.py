@@ -326,6 +326,15 @@ class Mentions(StateView):
                             todo.append(alias)
         return names
 
+    def prepare_document(self, doc: int) -> None:
+        """Build what an update's checks read of ``doc`` (``Documents.prepare_updates``): its
+        lookup sites with the lexical scopes they are looked up in, and its table of
+        references' last names (``may_reach_object``, ``seeing_top_level``)."""
+        for _, scope, _ in self.lookup_sites(doc):
+            if scope is not None and scope >= 0:
+                self.lookup.cref(doc, scope)
+        self._ending_with(doc, set())
+
     def lookup_sites(self, doc: int) -> list[LookupSite]:
         """The constant paths that ``doc``'s definitions look up, each with the scope definition
         where it is looked up (None: outside the definitions, an external mixin or a load-time

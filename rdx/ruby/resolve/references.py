@@ -41,7 +41,7 @@ class References(StateView):
         than one segment (call receivers naming one: all of them). Deleting a declaration changes no other
         lookup of one name: a lookup that found something else did not reach it (chains that
         change are refreshed by name), and one that found nothing still finds nothing.
-        ``loading``: names of namespaces that lost a body elsewhere; of the references
+        ``loading``: names of namespaces that gained or lost a body elsewhere; of the references
         starting with one, those that run while the file loads (whether the namespace is
         defined before them may have changed: ``Lookup.lookup_path_at``, which decides that
         for a path's first segment only)."""

@@ -397,7 +397,7 @@ class SkeletonEdits(StateView):
 
     def declare_added(
         self, index: int, new: FileResult, added: list[int], own: Callable[[int], DeclarationRecord]
-    ) -> tuple[dict[int, set[str] | None], set[int], set[int]]:
+    ) -> tuple[dict[int, set[str] | None], set[int], set[int], dict[int, set[str]]]:
         """Declare namespaces and constants that an edit added to document ``index`` (already
         installed), when no other document's definitions notice them: the lookups that mention
         the new names find the same before and after (``Mentions``), the names are plain, and
@@ -407,7 +407,9 @@ class SkeletonEdits(StateView):
         namespaces elsewhere whose superclass or mixins now find a new declaration (their
         chains are computed again by the caller), and the constants that added
         ``private_constant``/``public_constant`` calls name (their visibility is settled by
-        the caller)."""
+        the caller), and the documents with references that run while their file loads and
+        start with the name of a reopened namespace, with those names (for those references,
+        the namespace may now be defined before them: ``Lookup.lookup_path_at``)."""
         # Chains are added for the new namespaces: the previous state keeps its own tables.
         self.linearizer.own_chains()
         # Other documents' lookups of the added names, and this document's lookups outside
@@ -436,14 +438,17 @@ class SkeletonEdits(StateView):
         rechain |= self.mentions.check_lookups({index: own_before}, candidates, {index: own_lookups})
         self._check_added_ancestry(index, new.definitions, added)
         self._complete_added(index, new.definitions, added, created, rechained)
-        # A reopening can make a constant visible to references of a document that defines it
-        # only further down (see ``lookup_path_at``): those naming it are resolved again too.
+        # A reopening can make a namespace visible to references of a document that defines
+        # it only further down (see ``lookup_path_at``): those that run while their file
+        # loads and start with its name are resolved again too. (Its chain, if it changed,
+        # is the caller's; its new constants are new names.)
         row = self.def_decl[index]
         reopened = {self.decls[decl].unqualified for i in added if (decl := row[i]) is not None and decl not in created and self.decls[decl].kind in ("Class", "Module")}
         new_names = {self.decls[d].unqualified for d in created}
-        refresh = self.mentions.mentioning((names - new_names) | reopened, index)
+        refresh = self.mentions.mentioning(names - new_names, index)
         merge_refresh(refresh, self.documents_seeing(created, index))
-        return refresh, rechain, revisible
+        loading = {doc: reopened for doc in self.mentions.loading_documents(reopened, index)} if reopened else {}
+        return refresh, rechain, revisible, loading
 
     def documents_seeing(self, new: Iterable[int], skip: int) -> dict[int, set[str] | None]:
         """``Mentions.mentioning`` for declarations that are new (not promoted or reopened),

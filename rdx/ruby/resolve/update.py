@@ -63,8 +63,8 @@ class UpdateContext:
         # ``Incremental._reopened_bounds``).
         self.bounds: dict[str, int | None] = {}
         self.lookups_before: dict[int, tuple] = {}
-        # Documents whose load-time references start with the name of a namespace that lost
-        # a reopening, by those names: only those can find something else (whether the
+        # Documents whose load-time references start with the name of a namespace that gained
+        # or lost a reopening, by those names: only those can find something else (whether the
         # namespace is defined before them: ``Lookup.lookup_path_at``).
         self.loading: dict[int, set[str]] = {}
         # Placeholders that the removed or changed lookups found (``Placeholders``).
