@@ -556,6 +556,90 @@ def require_relative(x) = x
 require_relative "own_method"
 [1].each { require "in_block" }
 """,
+    # Directives, constants' assignments and ``alias`` whose plain forms the step records
+    # itself (walk.c's collect_directive, collect_constant_assignment, collect_alias), and
+    # the forms around them it leaves to the handlers.
+    "directives": b"""include TopLevel
+attr_reader :top
+private :top
+module Concern
+  extend ActiveSupport::Concern
+  included do
+    include InIncluded
+    attr_accessor :in_included
+    private :in_included
+  end
+  include Plain, ::Absolute::Path, self
+  prepend Prepended
+  extend self
+  include(*MODULES)
+  include foo::Dynamic
+  [A, B].each { |m| include m }
+  helper { include InBlock }
+  include Before if __FILE__ == $0
+  include After
+  # Attributes.
+  attr_reader :a, :b
+  attr_writer :c
+  attr_accessor :d
+  attr :e
+  attr_reader "f", :g
+  attr_reader
+  private
+  attr_reader :h
+  public attr_reader :i
+  # before j
+  attr_accessor :j # trailing
+  protected :a, :b
+  module_function :c
+  private "d"
+  private_class_method :e
+  public
+  alias_method :k, :a
+  alias_method "l", :a
+  alias_method :m, :a, :b
+  alias n a
+  alias :o :b
+  alias $new $old
+  alias + -
+  X = 1
+  Y = "two".freeze
+  Z = [3, 4]
+  W = Y
+  V = ::Concern::X
+  U = foo::Bar
+  T = Struct.new(:x)
+  S = R = 5
+  Q = Foo.new(1)
+  P = x ? 1 : 2
+  O = foo.bar.freeze
+  N = ::Class.new
+  M = "m" + "n"
+  L = -> { 1 }
+  Foo.new(1)
+  Foo::Bar.new
+  Klass.new { }
+  def method_body
+    include InMethod
+    attr_reader :in_method
+    private :in_method
+    alias in_method_alias method_body
+    Q2 = 1
+  end
+  class << self
+    attr_reader :singleton
+    alias singleton_alias singleton
+  end
+  class Inner < Base
+    include Deep
+    attr_reader :deep
+    def attr_reader(*) = nil
+    attr_reader :own_method
+  end
+end
+class Reopened; include Once; include Twice; end
+include AtTheEnd
+""",
 }
 
 
@@ -703,6 +787,28 @@ def test_the_native_step_opens_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     assert sum(entry[4] == 8 for entry in collected) >= 5
     names = {entry[0] for entry in collected if entry[4] == 4}
     assert {"name", "to_s"} <= names and "quoted" not in names
+
+
+def test_the_native_step_records_directives_constants_and_aliases(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Of the "directives" source, the mixins (kind 13), attributes (14), constants (15),
+    visibilities (16) and ``alias_method``s (17) the step collects, and the ``alias``es whose
+    records it makes (12); the rest stays the handlers' (the records equal the Python walk's:
+    see the test above)."""
+    collected = _collected(SOURCES["directives"], monkeypatch)
+    mixins = [target[0] if target else None for entry in collected if entry[4] == 13 for target in entry[5]]
+    # Not in blocks (``included do`` either), nor splatted, dynamic, in a method, at the top
+    # level, nor after a conditional statement until the walker forgets its branches.
+    assert mixins == [("ActiveSupport", "Concern"), ("Plain",), ("Absolute", "Path"), None, ("Prepended",), None, ("Deep",), ("Once",), ("Twice",)]
+    attributes = [name for entry in collected if entry[4] == 14 for name, _, _ in entry[5][1]]
+    # ``i``'s visibility is the ``public`` call's around it (``Walker.pending_visibility``).
+    assert attributes == ["in_included", "a", "b", "c", "d", "e", "h", "i", "j", "singleton", "deep"]
+    visibilities = [(entry[0], name) for entry in collected if entry[4] == 16 for name, _, _ in entry[5][1]]
+    assert visibilities == [("private", "in_included"), ("protected", "a"), ("protected", "b"), ("module_function", "c")]
+    assert [entry[5][1][0][0] for entry in collected if entry[4] == 17] == ["k"]
+    # Not ``U`` (dynamic), ``T`` and ``N`` (factories), ``S`` (an assignment), ``P`` (a conditional), ``O`` (may read ``foo.bar``).
+    assert [entry[0] for entry in collected if entry[4] == 15] == ["X", "Y", "Z", "W", "V", "R", "Q", "M", "L", "Q2"]
+    aliases = [entry[0] for entry in collected if entry[4] == 12 and entry[5].kind == "MethodAlias"]
+    assert aliases == ["n", "o", "singleton_alias"]
 
 
 def test_native_walk_past_the_syntax_depth_limit(monkeypatch: pytest.MonkeyPatch) -> None:

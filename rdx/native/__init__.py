@@ -156,17 +156,31 @@ def spec(
     hooks: frozenset[str],
     max_nesting: int,
     visibility: frozenset[bytes],
+    mixins: frozenset[str] = frozenset(),
+    attrs: dict[str, tuple[int, str]] | None = None,
+    factories: frozenset[str] | None = None,
 ) -> object:
     """What ``advance`` needs to know of the grammar to collect records (see ``walk.c``): the
     ids of the fields ``method``, ``receiver``, ``block``, ``operator``, ``left``, ``operand``,
-    ``object``, ``pattern``, ``name``, ``scope``, ``parameters``, ``superclass`` and ``body``,
+    ``object``, ``pattern``, ``name``, ``scope``, ``parameters``, ``superclass``, ``body``,
+    ``arguments`` and ``right`` (the last two optional),
     the method names whose calls Python must see, the mark of an assignment's target call, the
     methods that run their block on the self around it (on any receiver), those that run it
     with the receiver as self, the names of methods whose definitions Python must see, the
     deepest nesting of scopes allowed, and the words that mark a namespace body's default
-    visibility. None when ``advance()`` is."""
+    visibility, and the names of the calls of ``include`` and its kin, and of ``attr_*``,
+    ``private`` and its kin and ``alias_method`` (each with walk.c's code for it and the kind
+    of definition it makes), whose plain forms it records (walk.c's collect_directive; with
+    neither, those calls are Python's), and the constants whose calls may make a namespace
+    (``Class.new``: with none given, every constant's assignment of a call is Python's). None when ``advance()`` is."""
     module = _load()[0]
-    return None if module is None else module.spec(fields, special, write, iterators, evals, hooks, max_nesting, visibility)
+    if module is None:
+        return None
+    if attrs is None and not mixins:
+        return module.spec(fields, special, write, iterators, evals, hooks, max_nesting, visibility)
+    if factories is None:
+        return module.spec(fields, special, write, iterators, evals, hooks, max_nesting, visibility, mixins, attrs or {})
+    return module.spec(fields, special, write, iterators, evals, hooks, max_nesting, visibility, mixins, attrs or {}, factories)
 
 
 def line_starts() -> Callable[[bytes], bytes] | None:

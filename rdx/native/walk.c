@@ -26,10 +26,13 @@
  * gives the id (BLAKE2b in C, blake2b_8, as rdx.model.ids makes it with hashlib), the comments
  * above (comments_above) and a method's parameters as recorded (params_text), and makes the
  * DefinitionRecord of a plain method with its visibility (method_record), of a plain class or
- * module (namespace_record) and of a variable (emit_variable); it records plain ``require``s
- * too (collect_require). It moves the cursor with the runtime's structures (cursor_first_child,
- * cursor_next_sibling: the runtime's moves in one pass, passing over the leaves no handler
- * wants).
+ * module (namespace_record), of a variable (emit_variable), of a constant assigned a value
+ * ``definitions.constant`` does not read further (collect_constant_assignment) and of a
+ * plain ``alias`` (collect_alias); it records plain ``require``s too (collect_require), and
+ * collects the plain forms of ``include``/``extend``/``prepend``, ``attr_*``, ``private :x``
+ * and ``alias_method :a, :b`` (collect_directive) for the walker to finish. It moves the
+ * cursor with the runtime's structures (cursor_first_child, cursor_next_sibling: the
+ * runtime's moves in one pass, passing over the leaves no handler wants).
  * tests/test_native_walk.py and
  * bench/bench_native.py check that the records are byte for byte the Python walk's.
  *
@@ -195,7 +198,7 @@ static PyTypeObject *cursor_type = NULL;
 /* What the collecting step (advance with 15 arguments) needs to know of the grammar, made once
  * by spec(): field ids, and the method names whose call Python must see (a set of str). */
 typedef struct {
-    TSFieldId method, receiver, block, operator_, left, operand, object, pattern, name, scope, parameters, superclass, body, arguments;
+    TSFieldId method, receiver, block, operator_, left, operand, object, pattern, name, scope, parameters, superclass, body, arguments, right, alias;
     PyObject *special;
     PyObject *write;
     PyObject *iterators;
@@ -203,6 +206,15 @@ typedef struct {
     PyObject *hooks;
     long max_nesting;
     PyObject *visibility;
+    /* The names of the calls ``directives._mixin`` handles (a set of str), and those
+     * ``directives._attr``, ``_visibility`` and ``_alias_method`` handle, each with (its
+     * code: DIRECTIVE_ATTR, DIRECTIVE_VISIBILITY or DIRECTIVE_ALIAS, the kind of definition it
+     * makes) (a dict); NULL without them: those calls are Python's (collect_directive). */
+    PyObject *mixins;
+    PyObject *attrs;
+    /* The receivers of ``definitions._NAMESPACE_FACTORIES`` (a set of str, or NULL: every
+     * constant's assignment of a call is Python's; collect_constant_assignment). */
+    PyObject *factories;
 } Spec;
 
 static const char SPEC_NAME[] = "rdx.native._walk.Spec";
@@ -216,27 +228,31 @@ static void spec_free(PyObject *capsule) {
     Py_XDECREF(spec->evals);
     Py_XDECREF(spec->hooks);
     Py_XDECREF(spec->visibility);
+    Py_XDECREF(spec->mixins);
+    Py_XDECREF(spec->attrs);
+    Py_XDECREF(spec->factories);
     PyMem_Free(spec);
 }
 
-/* spec((method, receiver, block, operator, left, operand, object, pattern, name, scope, parameters, superclass, body[, arguments]),
+/* spec((method, receiver, block, operator, left, operand, object, pattern, name, scope, parameters, superclass, body[, arguments[, right[, alias]]]),
  *      special, write, iterators, evals, hooks, max_nesting, visibility)
  *     -> capsule (write: the value ``Walker.setter_calls`` gives an assignment's target; iterators: the
  *     methods that run their block on the self around it, on any receiver; evals: those that run
  *     it with the receiver as self; hooks: the method names whose definitions Python must see;
  *     sets of str; max_nesting: ``MAX_NESTING``; visibility: the words a bare identifier in a
- *     namespace body marks (``Walker._scan_marks``), a set of bytes) */
+ *     namespace body marks (``Walker._scan_marks``), a set of bytes[; mixins, attrs[, factories]: see Spec]) */
 static PyObject *make_spec(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 8 || !PyTuple_Check(args[0]) || (PyTuple_GET_SIZE(args[0]) != 13 && PyTuple_GET_SIZE(args[0]) != 14) || !PyAnySet_Check(args[1]) ||
+    if ((nargs != 8 && nargs != 10 && nargs != 11) || (nargs >= 10 && (!PyAnySet_Check(args[8]) || !PyDict_Check(args[9]))) ||
+        (nargs == 11 && !PyAnySet_Check(args[10])) || !PyTuple_Check(args[0]) || (PyTuple_GET_SIZE(args[0]) < 13 || PyTuple_GET_SIZE(args[0]) > 16) || !PyAnySet_Check(args[1]) ||
         !PyAnySet_Check(args[3]) ||
         !PyAnySet_Check(args[4]) || !PyAnySet_Check(args[5]) || !PyLong_Check(args[6]) || !PyAnySet_Check(args[7])) {
-        PyErr_SetString(PyExc_TypeError, "spec() takes a tuple of 13 or 14 field ids, a set of names, a value, three sets of names, an int and a set");
+        PyErr_SetString(PyExc_TypeError, "spec() takes a tuple of 13 to 16 field ids, a set of names, a value, three sets of names, an int and a set");
         return NULL;
     }
     long max_nesting = PyLong_AsLong(args[6]);
     if (max_nesting == -1 && PyErr_Occurred()) return NULL;
-    long ids[14] = {0};
+    long ids[16] = {0};
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args[0]); i++) {
         ids[i] = PyLong_AsLong(PyTuple_GET_ITEM(args[0], i));
         if (ids[i] == -1 && PyErr_Occurred()) return NULL;
@@ -261,6 +277,8 @@ static PyObject *make_spec(PyObject *module, PyObject *const *args, Py_ssize_t n
     spec->superclass = (TSFieldId)ids[11];
     spec->body = (TSFieldId)ids[12];
     spec->arguments = (TSFieldId)ids[13]; /* 0 without it: require calls are Python's then (collect_require). */
+    spec->right = (TSFieldId)ids[14]; /* 0 without it: constants' assignments are Python's (collect_constant_assignment). */
+    spec->alias = (TSFieldId)ids[15]; /* 0 without it: ``alias`` is Python's (collect_alias). */
     Py_INCREF(args[1]);
     spec->special = args[1];
     Py_INCREF(args[2]);
@@ -273,6 +291,9 @@ static PyObject *make_spec(PyObject *module, PyObject *const *args, Py_ssize_t n
     spec->hooks = args[5];
     Py_INCREF(args[7]);
     spec->visibility = args[7];
+    spec->mixins = nargs >= 10 ? Py_NewRef(args[8]) : NULL;
+    spec->attrs = nargs >= 10 ? Py_NewRef(args[9]) : NULL;
+    spec->factories = nargs == 11 ? Py_NewRef(args[10]) : NULL;
     spec->max_nesting = max_nesting;
     PyObject *capsule = PyCapsule_New(spec, SPEC_NAME, spec_free);
     if (capsule == NULL) {
@@ -282,6 +303,9 @@ static PyObject *make_spec(PyObject *module, PyObject *const *args, Py_ssize_t n
         Py_DECREF(spec->evals);
         Py_DECREF(spec->hooks);
         Py_DECREF(spec->visibility);
+        Py_XDECREF(spec->mixins);
+        Py_XDECREF(spec->attrs);
+        Py_XDECREF(spec->factories);
         PyMem_Free(spec);
     }
     return capsule;
@@ -477,7 +501,7 @@ static void pop_frame(Collect *c) {
 }
 
 enum { RK_IMPLICIT_SELF = 0, RK_SELF = 1, RK_CONSTANT = 2, RK_CONSTANT_INSTANCE = 3, RK_OTHER = 4, CONST_REF = 5, DEFINITION = 6, BLOCK_SELF = 7, BLOCK = 8, METHOD = 9,
-       NAMESPACE = 10, METHOD_RECORD = 11, RECORD = 12 };
+       NAMESPACE = 10, METHOD_RECORD = 11, RECORD = 12, MIXIN = 13, ATTRS = 14, CONSTANT = 15, VISIBILITY = 16, ALIAS = 17 };
 /* ``BlockSelf`` (rdx.ruby.discover.scope) */
 enum { SELF_SAME = 0, SELF_UNKNOWN = 3 };
 
@@ -574,15 +598,55 @@ static void blake2b_compress(uint64_t h[8], const unsigned char block[128], uint
     for (int i = 0; i < 8; i++) h[i] ^= v[i] ^ v[i + 8];
 }
 
-/* The digest of the concatenation of ``count`` pieces, as ``int.from_bytes(digest, "little")``. */
+/* The state after the whole 128-byte blocks of the last prefix hashed (blake2b_8): every id
+ * of a file hashes the same prefix (its uri's) first, and a uri over 120 bytes or so fills a
+ * block, so each id of such a file costs one compression fewer. */
+static struct {
+    char *prefix;
+    size_t size;
+    uint64_t h[8];
+} prefix_state = {NULL, 0, {0}};
+
+/* The digest of the concatenation of ``count`` pieces, as ``int.from_bytes(digest, "little")``;
+ * the first piece's whole blocks from prefix_state when it is the prefix hashed last (more
+ * always follows it: its blocks are never the last). */
 static uint64_t blake2b_8(const char *const *pieces, const size_t *sizes, int count) {
     uint64_t h[8];
-    memcpy(h, BLAKE2B_IV, sizeof h);
-    h[0] ^= 0x01010000ULL ^ 8; /* Digest length 8, no key, fanout and depth 1. */
     unsigned char block[128];
     size_t filled = 0;
     uint64_t total = 0;
-    for (int p = 0; p < count; p++) {
+    size_t whole = count > 1 ? sizes[0] / 128 * 128 : 0;
+    int first = 0;
+    if (whole && prefix_state.prefix != NULL && prefix_state.size == sizes[0] && memcmp(prefix_state.prefix, pieces[0], sizes[0]) == 0) {
+        memcpy(h, prefix_state.h, sizeof h);
+        total = whole;
+        first = 1;
+        size_t rest = sizes[0] - whole;
+        memcpy(block, pieces[0] + whole, rest);
+        filled = rest;
+    } else {
+        memcpy(h, BLAKE2B_IV, sizeof h);
+        h[0] ^= 0x01010000ULL ^ 8; /* Digest length 8, no key, fanout and depth 1. */
+        if (whole) {
+            for (size_t at = 0; at < whole; at += 128) {
+                total += 128;
+                blake2b_compress(h, (const unsigned char *)pieces[0] + at, total, 0);
+            }
+            char *copy = PyMem_RawMalloc(sizes[0]);
+            if (copy != NULL) {
+                PyMem_RawFree(prefix_state.prefix);
+                memcpy(copy, pieces[0], sizes[0]);
+                prefix_state.prefix = copy;
+                prefix_state.size = sizes[0];
+                memcpy(prefix_state.h, h, sizeof h);
+            }
+            size_t rest = sizes[0] - whole;
+            memcpy(block, pieces[0] + whole, rest);
+            filled = rest;
+            first = 1;
+        }
+    }
+    for (int p = first; p < count; p++) {
         const char *at = pieces[p];
         size_t left = sizes[p];
         while (left) {
@@ -980,7 +1044,7 @@ static int emit(Collect *c, PyObject *name, uint32_t start, uint32_t end, uint32
         }
         where = index;
     }
-    if (kind == DEFINITION || kind == METHOD || kind == NAMESPACE || kind == METHOD_RECORD || kind == RECORD) c->next_definition++;
+    if (kind == DEFINITION || kind == METHOD || kind == NAMESPACE || kind == METHOD_RECORD || kind == RECORD || kind == CONSTANT) c->next_definition++;
     if (text == NULL) {
         text = Py_None;
         Py_INCREF(text);
@@ -1100,6 +1164,104 @@ static int collect_require(Collect *c, TSNode node, int relative) {
     return failed ? C_ERROR : C_DONE;
 }
 
+/* What collect_directive records of a call (Spec.attrs gives the last three by name). */
+enum { DIRECTIVE_MIXIN = -1, DIRECTIVE_ATTR = 0, DIRECTIVE_VISIBILITY = 1, DIRECTIVE_ALIAS = 2 };
+
+/* A call on nothing without a block, outside a method body, of a name ``directives._mixin``
+ * handles (``code`` DIRECTIVE_MIXIN), ``directives._attr`` does (DIRECTIVE_ATTR, ``kind``
+ * the kind of its definitions), ``directives._visibility`` does (DIRECTIVE_VISIBILITY) or
+ * ``directives._alias_method`` does (DIRECTIVE_ALIAS): C_DONE after its tuple, C_STOP for
+ * Python. Handled here only where the handlers' tests are plain: in a scope that is no
+ * method body (``_directive_scope`` gives it), the name no method of the file (``note_call``),
+ * and
+ * - a mixin: the call is a statement of a class or module body (its parent a
+ *   ``body_statement`` whose parent is the namespace) that is the scope of ``names`` (the
+ *   same end byte: no other scope the walk opens ends there), so ``Walker.in_arguments`` is
+ *   false, no block lies between (``self_block``: None) and ``mixin_self`` gives that
+ *   namespace's scope; ``Walker.untaken`` holds no branch (``untaken_at``); each argument is
+ *   ``self`` or a constant path that is not dynamic (else ``_mixin_targets``' loops or a
+ *   diagnostic: Python's). MIXIN tuple: name the verb, start and end the call's, scope the
+ *   namespace's index, extra per argument None for ``self`` or (segments, absolute, start, end).
+ * - the others: at least one argument (exactly two for ``alias_method``), each a
+ *   ``simple_symbol`` (``symbol_name`` reads ``:name``; anything else may need
+ *   ``expand_names``, and ``private`` alone moves the scope's default: Python's). ATTRS (name:
+ *   the kind), VISIBILITY or ALIAS tuple (name: the verb), extra: (the call's row, ((name,
+ *   start, end) per argument)).
+ * ``Walker._record_batch`` does the rest as the handler would (the scope's ``calls``, its
+ * visibility at the call, the comments above). */
+static int collect_directive(Collect *c, TSNode node, PyObject *verb, int code, PyObject *kind) {
+    uint32_t start = ts_node_start_byte(node);
+    if (!knows_locals(c, start) || c->in_method || c->index < 0 || c->refs == NULL || c->definition_type == NULL) return C_STOP;
+    if (code == DIRECTIVE_MIXIN && c->untaken) return C_STOP;
+    int known = PySet_Contains(c->method_names, verb);
+    if (known) return known < 0 ? C_ERROR : C_STOP;
+    if (code == DIRECTIVE_MIXIN) {
+        TSTreeCursor up = ts_tree_cursor_copy(c->cursor);
+        int plain = ts_tree_cursor_goto_parent(&up) && type_is(ts_tree_cursor_current_node(&up), "body_statement") && ts_tree_cursor_goto_parent(&up);
+        if (plain) {
+            TSNode owner = ts_tree_cursor_current_node(&up);
+            plain = (type_is(owner, "class") || type_is(owner, "module")) && (long long)ts_node_end_byte(owner) == c->until;
+        }
+        ts_tree_cursor_delete(&up);
+        if (!plain) return C_STOP;
+    }
+    TSNode args = ts_node_child_by_field_id(node, c->spec->arguments);
+    if (ts_node_is_null(args)) return code == DIRECTIVE_MIXIN ? C_DONE : C_STOP; /* ``_mixin`` does nothing then. */
+    uint32_t count = ts_node_named_child_count(args);
+    if (code != DIRECTIVE_MIXIN && (count == 0 || (code == DIRECTIVE_ALIAS && count != 2))) return C_STOP;
+    PyObject *items = PyTuple_New(count);
+    if (items == NULL) return C_ERROR;
+    int outside;
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode arg = ts_node_named_child(args, i);
+        PyObject *item = NULL;
+        if (code != DIRECTIVE_MIXIN) {
+            if (!type_is(arg, "simple_symbol")) goto stop;
+            PyObject *text = text_of(c, arg, &outside);
+            if (text == NULL) {
+                if (outside) goto stop;
+                goto fail;
+            }
+            PyObject *parts[3] = {PyUnicode_Substring(text, 1, PyUnicode_GET_LENGTH(text)), PyLong_FromUnsignedLong(ts_node_start_byte(arg)),
+                                  PyLong_FromUnsignedLong(ts_node_end_byte(arg))};
+            Py_DECREF(text);
+            item = tuple_steal(3, parts);
+        } else if (type_is(arg, "self")) {
+            item = Py_NewRef(Py_None);
+        } else {
+            PyObject *path;
+            int found = const_path(c, arg, &path);
+            if (found == C_STOP) goto stop;
+            if (found != C_DONE) goto fail;
+            PyObject *parts[4] = {Py_NewRef(PyTuple_GET_ITEM(path, 0)), Py_NewRef(PyTuple_GET_ITEM(path, 1)),
+                                  PyLong_FromUnsignedLong(ts_node_start_byte(arg)), PyLong_FromUnsignedLong(ts_node_end_byte(arg))};
+            Py_DECREF(path);
+            item = tuple_steal(4, parts);
+        }
+        if (item == NULL) goto fail;
+        PyTuple_SET_ITEM(items, i, item);
+    }
+    PyObject *extra = items;
+    int tuple_kind = MIXIN;
+    if (code != DIRECTIVE_MIXIN) {
+        PyObject *pair[2] = {PyLong_FromUnsignedLong(ts_node_start_point(node).row), items};
+        extra = tuple_steal(2, pair);
+        if (extra == NULL) return C_ERROR;
+        /* Python reads the scope's visibility at the call after the step (method_visibility). */
+        if (code == DIRECTIVE_ATTR && !c->frame_count && c->tuple_from < 0) c->tuple_from = start;
+        c->next_definition += code == DIRECTIVE_ALIAS ? 1 : (long)count;
+        tuple_kind = code == DIRECTIVE_ATTR ? ATTRS : code == DIRECTIVE_VISIBILITY ? VISIBILITY : ALIAS;
+    }
+    PyObject *label = Py_NewRef(code == DIRECTIVE_ATTR ? kind : verb);
+    return emit(c, label, start, ts_node_end_byte(node), (uint32_t)c->index, tuple_kind, extra);
+stop:
+    Py_DECREF(items);
+    return C_STOP;
+fail:
+    Py_DECREF(items);
+    return C_ERROR;
+}
+
 static int collect_call(Collect *c, TSNode node) {
     const Spec *spec = c->spec;
     TSNode meth = ts_node_child_by_field_id(node, spec->method);
@@ -1133,6 +1295,34 @@ static int collect_call(Collect *c, TSNode node) {
         }
         return emit(c, name, ts_node_start_byte(meth), ts_node_end_byte(meth), ts_node_start_byte(node), RK_IMPLICIT_SELF, NULL);
     }
+    if (spec->mixins != NULL && role == ROLE_NONE && !has_block && ts_node_is_null(recv) && !in_method) {
+        /* ``include M``, ``attr_reader :a``, ``private :a``, ``alias_method :a, :b`` (collect_directive). */
+        int mixin = PySet_Contains(spec->mixins, name);
+        PyObject *entry = mixin ? NULL : PyDict_GetItemWithError(spec->attrs, name); /* borrowed: (code, kind) */
+        if (mixin < 0 || (entry == NULL && PyErr_Occurred())) {
+            Py_DECREF(name);
+            return C_ERROR;
+        }
+        if (mixin || entry != NULL) {
+            int code = DIRECTIVE_MIXIN;
+            PyObject *kind = NULL;
+            if (entry != NULL) {
+                if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 2 || (code = (int)PyLong_AsLong(PyTuple_GET_ITEM(entry, 0))) < DIRECTIVE_ATTR ||
+                    code > DIRECTIVE_ALIAS) {
+                    Py_DECREF(name);
+                    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "spec(): a directive's code out of range");
+                    return C_ERROR;
+                }
+                kind = PyTuple_GET_ITEM(entry, 1);
+            }
+            int done = collect_directive(c, node, name, code, kind);
+            if (done != C_DONE) {
+                Py_DECREF(name);
+                return done;
+            }
+            return emit(c, name, ts_node_start_byte(meth), ts_node_end_byte(meth), ts_node_start_byte(node), RK_IMPLICIT_SELF, NULL);
+        }
+    }
     int special = PySet_Contains(spec->special, name);
     if (special == 0 && !in_method) special = PySet_Contains(c->method_names, name);
     if (special) {
@@ -1159,7 +1349,9 @@ static int collect_call(Collect *c, TSNode node) {
     }
     int kind;
     PyObject *text;
-    int found = receiver_kind(c, recv, in_method, !c->hooks, &kind, &text);
+    /* A constant receiver outside a method body: ``RECEIVER_DIRECTIVES`` and ``literal_call``
+     * look at the call, but for ``Const.new(...)`` without a block, which neither takes. */
+    int found = receiver_kind(c, recv, in_method || (!has_block && text_equals(c, meth, "new")), !c->hooks, &kind, &text);
     if (found != C_DONE) {
         Py_DECREF(name);
         return found;
@@ -1781,13 +1973,212 @@ static int assign_target(Collect *c, TSNode node, TSNode left, int check, int ot
     return others && strcmp(type, "constant") != 0 && strcmp(type, "scope_resolution") != 0 ? C_DONE : C_STOP;
 }
 
+/* The values of a constant's assignment ``X = value`` that ``definitions.constant`` reads
+ * further (an assignment's target, the branch a conditional takes): Python's. Constants and
+ * calls are read below; any other value gives a plain ``Constant``. */
+static const char *const READ_CONSTANT_VALUES[] = {
+    "assignment", "operator_assignment", "if", "unless", "case", "conditional", "parenthesized_statements", NULL,
+};
+
+static int read_constant_value(TSNode value) {
+    const char *type = ts_node_type(value);
+    for (const char *const *read = READ_CONSTANT_VALUES; *read != NULL; read++)
+        if (strcmp(type, *read) == 0) return 1;
+    return 0;
+}
+
+/* ``definitions._assign_target`` of ``X = value`` (``node``, ``left`` a ``constant``, not a
+ * path: no prefix to refer to), where ``names`` is the scope's, with a value it does not
+ * read further (READ_CONSTANT_VALUES) and that is no call of a namespace factory
+ * (``Struct.new``...: a call on a constant named in Spec.factories, or on ``::`` one, is
+ * Python's, and so is ``x.freeze`` on a call ``x``, which ``definitions.constant`` may read
+ * instead): ``definitions.constant``'s record, a ``Constant`` named by its text over the
+ * assignment, its name the constant, with its ConstPath and the comments above; or with a
+ * constant path that is not dynamic as the value, the ``ConstantAlias`` of it (its
+ * ``target``). Constants up to the name's end are then passed over (``skip_const_until``).
+ * The CONSTANT tuple (name, the name's range, extra: the DefinitionRecord); C_STOP when a
+ * part cannot be read here. */
+static int collect_constant_assignment(Collect *c, TSNode node, TSNode left, long long *skip_until) {
+    static PyObject *keywords = NULL, *alias_keywords = NULL, *kind = NULL, *alias_kind = NULL;
+    uint32_t start = ts_node_start_byte(node);
+    TSNode right = ts_node_child_by_field_id(node, c->spec->right);
+    if (!c->spec->right || ts_node_is_null(right) || !knows_locals(c, start) || c->definition_type == NULL || c->const_path_type == NULL) return C_STOP;
+    PyObject *target = NULL; /* A ConstantAlias's (segments, absolute) */
+    if (type_is(right, "constant") || type_is(right, "scope_resolution")) {
+        int found = const_path(c, right, &target);
+        if (found != C_DONE) return found;
+    } else if (read_constant_value(right)) {
+        return C_STOP;
+    } else if (type_is(right, "call")) {
+        TSNode method = ts_node_child_by_field_id(right, c->spec->method), receiver = ts_node_child_by_field_id(right, c->spec->receiver);
+        if (ts_node_is_null(method) || c->spec->factories == NULL) return C_STOP;
+        if (!ts_node_is_null(receiver)) {
+            if (type_is(receiver, "call") && text_equals(c, method, "freeze")) return C_STOP;
+            TSNode named = receiver; /* ``_factory_key``'s receiver: a constant, or ``::`` one. */
+            if (type_is(receiver, "scope_resolution") && ts_node_is_null(ts_node_child_by_field_id(receiver, c->spec->scope)))
+                named = ts_node_child_by_field_id(receiver, c->spec->name);
+            if (!ts_node_is_null(named) && type_is(named, "constant")) {
+                int outside;
+                PyObject *text = text_of(c, named, &outside);
+                if (text == NULL) return outside ? C_STOP : C_ERROR;
+                int factory = PySet_Contains(c->spec->factories, text);
+                Py_DECREF(text);
+                if (factory) return factory < 0 ? C_ERROR : C_STOP;
+            }
+        }
+    }
+    if (keywords == NULL) {
+        static const char *const names[11] = {"id", "kind", "name", "start", "end", "name_start", "name_end", "parent", "path", "comments", "target"};
+        PyObject *interned[11], *again[10];
+        for (int i = 0; i < 11; i++) interned[i] = PyUnicode_InternFromString(names[i]);
+        for (int i = 0; i < 10; i++) again[i] = PyUnicode_InternFromString(names[i]);
+        kind = PyUnicode_InternFromString("Constant");
+        alias_kind = PyUnicode_InternFromString("ConstantAlias");
+        alias_keywords = tuple_steal(11, interned);
+        keywords = tuple_steal(10, again);
+        if (keywords == NULL || alias_keywords == NULL || kind == NULL || alias_kind == NULL) {
+            Py_XDECREF(target);
+            return C_ERROR;
+        }
+    }
+    int outside;
+    PyObject *name = text_of(c, left, &outside);
+    if (name == NULL) {
+        Py_XDECREF(target);
+        return outside ? C_STOP : C_ERROR;
+    }
+    PyObject *comments = comments_above(c, ts_node_start_point(node).row);
+    PyObject *ident = comments == NULL || comments == Py_None ? NULL : definition_id_of(c, start, name);
+    if (ident == NULL || ident == Py_None) {
+        int failed = comments == NULL || (ident == NULL && comments != Py_None);
+        Py_XDECREF(comments);
+        Py_XDECREF(ident);
+        Py_DECREF(name);
+        Py_XDECREF(target);
+        return failed ? C_ERROR : C_STOP;
+    }
+    uint32_t name_start = ts_node_start_byte(left), name_end = ts_node_end_byte(left);
+    long index = scope_index_at(c, (long long)start);
+    PyObject *record = NULL;
+    if (index != -2) {
+        PyObject *segments = PyTuple_Pack(1, name);
+        PyObject *path_numbers[2] = {PyLong_FromUnsignedLong(name_start), PyLong_FromUnsignedLong(name_end)};
+        PyObject *path = NULL;
+        if (segments != NULL && path_numbers[0] != NULL && path_numbers[1] != NULL) {
+            PyObject *path_args[4] = {segments, Py_False, path_numbers[0], path_numbers[1]};
+            path = PyObject_Vectorcall(c->const_path_type, path_args, 4, NULL);
+        }
+        PyObject *numbers[3] = {PyLong_FromUnsignedLong(start), PyLong_FromUnsignedLong(ts_node_end_byte(node)), PyLong_FromLong(index)};
+        PyObject *aliased = NULL;
+        if (target != NULL) {
+            PyObject *target_args[4] = {PyTuple_GET_ITEM(target, 0), PyTuple_GET_ITEM(target, 1), PyLong_FromUnsignedLong(ts_node_start_byte(right)),
+                                        PyLong_FromUnsignedLong(ts_node_end_byte(right))};
+            if (target_args[2] != NULL && target_args[3] != NULL) aliased = PyObject_Vectorcall(c->const_path_type, target_args, 4, NULL);
+            Py_XDECREF(target_args[2]);
+            Py_XDECREF(target_args[3]);
+        }
+        if (path != NULL && numbers[0] != NULL && numbers[1] != NULL && numbers[2] != NULL && (target == NULL || aliased != NULL)) {
+            PyObject *args[11] = {ident, target != NULL ? alias_kind : kind, name, numbers[0], numbers[1], path_numbers[0], path_numbers[1], numbers[2], path,
+                                  comments, aliased};
+            record = PyObject_Vectorcall(c->definition_type, args, 0, target != NULL ? alias_keywords : keywords);
+        }
+        Py_XDECREF(aliased);
+        Py_XDECREF(segments);
+        Py_XDECREF(path);
+        for (int i = 0; i < 2; i++) Py_XDECREF(path_numbers[i]);
+        for (int i = 0; i < 3; i++) Py_XDECREF(numbers[i]);
+    }
+    Py_DECREF(ident);
+    Py_DECREF(comments);
+    Py_XDECREF(target);
+    if (record == NULL) {
+        Py_DECREF(name);
+        return C_ERROR;
+    }
+    *skip_until = name_end;
+    return emit(c, name, name_start, name_end, 0, CONSTANT, record);
+}
+
+/* A method name of ``alias new old`` as ``directives.on_alias`` reads it: an identifier's
+ * text, a ``simple_symbol``'s less its colon (``symbol_name``); NULL with *plain = 0 for
+ * any other node (Python's), NULL with *plain = 1 on an error. */
+static PyObject *alias_name(Collect *c, TSNode node, int *plain) {
+    int identifier = type_is(node, "identifier");
+    *plain = identifier || type_is(node, "simple_symbol");
+    if (!*plain) return NULL;
+    int outside;
+    PyObject *text = text_of(c, node, &outside);
+    if (text == NULL) {
+        *plain = !outside;
+        return NULL;
+    }
+    if (identifier) return text;
+    PyObject *name = PyUnicode_Substring(text, 1, PyUnicode_GET_LENGTH(text));
+    Py_DECREF(text);
+    return name;
+}
+
+/* ``alias new old`` (``directives.on_alias``) outside a method body (whose namespace
+ * ``Walker._namespace_scope`` finds), where ``names`` is the scope's, both names identifiers
+ * or plain symbols: the ``MethodAlias`` record, named ``new`` over the node, in that scope,
+ * with ``old`` and the comments above (a RECORD tuple). Global variables' aliases and
+ * anything else: Python's. */
+static int collect_alias(Collect *c, TSNode node) {
+    static PyObject *keywords = NULL, *kind = NULL;
+    uint32_t start = ts_node_start_byte(node);
+    if (!c->spec->alias || !knows_locals(c, start) || c->in_method || c->definition_type == NULL) return C_STOP;
+    TSNode new_node = ts_node_child_by_field_id(node, c->spec->name), old_node = ts_node_child_by_field_id(node, c->spec->alias);
+    if (ts_node_is_null(new_node) || ts_node_is_null(old_node)) return C_STOP;
+    if (keywords == NULL) {
+        static const char *const names[10] = {"id", "kind", "name", "start", "end", "name_start", "name_end", "parent", "old_name", "comments"};
+        PyObject *interned[10];
+        for (int i = 0; i < 10; i++) interned[i] = PyUnicode_InternFromString(names[i]);
+        if ((kind = PyUnicode_InternFromString("MethodAlias")) == NULL) return C_ERROR;
+        keywords = tuple_steal(10, interned);
+        if (keywords == NULL) return C_ERROR;
+    }
+    int plain;
+    PyObject *new_name = alias_name(c, new_node, &plain);
+    if (new_name == NULL) return plain ? C_ERROR : C_STOP;
+    PyObject *old_name = alias_name(c, old_node, &plain);
+    if (old_name == NULL) {
+        Py_DECREF(new_name);
+        return plain ? C_ERROR : C_STOP;
+    }
+    PyObject *comments = comments_above(c, ts_node_start_point(node).row);
+    PyObject *ident = comments == NULL || comments == Py_None ? NULL : definition_id_of(c, start, new_name);
+    long index = scope_index_at(c, (long long)start);
+    PyObject *record = NULL;
+    int result = C_ERROR;
+    if (ident != NULL && ident != Py_None && index != -2) {
+        PyObject *numbers[5] = {PyLong_FromUnsignedLong(start), PyLong_FromUnsignedLong(ts_node_end_byte(node)), PyLong_FromUnsignedLong(ts_node_start_byte(new_node)),
+                                PyLong_FromUnsignedLong(ts_node_end_byte(new_node)), PyLong_FromLong(index)};
+        if (numbers[0] != NULL && numbers[1] != NULL && numbers[2] != NULL && numbers[3] != NULL && numbers[4] != NULL) {
+            PyObject *args[10] = {ident, kind, new_name, numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], old_name, comments};
+            record = PyObject_Vectorcall(c->definition_type, args, 0, keywords);
+        }
+        for (int i = 0; i < 5; i++) Py_XDECREF(numbers[i]);
+    } else if (comments == Py_None || ident == Py_None) {
+        result = C_STOP; /* Comments or the id Python's. */
+    }
+    Py_XDECREF(ident);
+    Py_XDECREF(comments);
+    Py_DECREF(old_name);
+    if (record == NULL) {
+        Py_DECREF(new_name);
+        return result;
+    }
+    return emit(c, new_name, start, ts_node_end_byte(node), 0, RECORD, record);
+}
+
 /* An ``assignment`` (``definitions.on_assignment``, not an operator assignment): nothing
  * without a ``left``; assign_target for a single target; for a ``left_assignment_list``, each
  * of its named children (a ``rest_assignment``'s named child for it), once none is a constant
  * nor can stop. Any other target is Python's. */
-static int collect_assignment(Collect *c, TSNode node) {
+static int collect_assignment(Collect *c, TSNode node, long long *skip_until) {
     TSNode left = ts_node_child_by_field_id(node, c->spec->left);
     if (ts_node_is_null(left)) return C_DONE;
+    if (type_is(left, "constant")) return collect_constant_assignment(c, node, left, skip_until);
     if (!type_is(left, "left_assignment_list")) return assign_target(c, node, left, 0, 0);
     uint32_t count = ts_node_named_child_count(left);
     for (int check = 1; check >= 0; check--) {
@@ -2168,12 +2559,13 @@ static PyObject *advance(PyObject *module, PyObject *const *args, Py_ssize_t nar
                 else if (wanted == 6) collected = collect_binary(&collect, node);
                 else if (wanted == 7) collected = collect_unary(&collect, node);
                 else if (wanted == 8) collected = collect_element_reference(&collect, node);
-                else if (wanted == 9) collected = collect_assignment(&collect, node);
+                else if (wanted == 9) collected = collect_assignment(&collect, node, &skip_until);
                 else if (wanted == 10) collected = collect_binding(&collect, node);
                 else if (wanted == 11) collected = in_method_at(&collect, node) ? C_DONE : C_STOP;
                 else if (wanted == 12) collected = collect_block(&collect, node);
                 else if (wanted == 13) collected = collect_op_assignment(&collect, node);
                 else if (wanted == 15) collected = collect_block_argument(&collect, node);
+                else if (wanted == 17) collected = collect_alias(&collect, node);
                 else if (wanted == 16 && (collected = collect_namespace(&collect, node, &skip_until)) == C_DONE) {
                     names = collect.names;
                     until = collect.until;

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from rdx.ruby.discover.parse import Walker
 
 __all__ = [
-    "HOOKS", "anonymous_namespace", "class_methods_block", "constant", "method_definition", "namespace_definition", "on_assignment", "on_method", "on_namespace",
+    "HOOKS", "NAMESPACE_FACTORY_RECEIVERS", "anonymous_namespace", "class_methods_block", "constant", "method_definition", "namespace_definition", "on_assignment", "on_method", "on_namespace",
     "on_singleton_class", "recover_namespace",
 ]
 
@@ -38,6 +38,9 @@ _NAMESPACE_FACTORIES = {
     ("Struct", "new"): ("Class", "AttrAccessor"),
     ("Data", "define"): ("Class", "AttrReader"),
 }
+# The constants whose calls may make a namespace (``_factory_key``): the native step leaves a
+# constant's assignment of a call on one of them to ``constant`` (rdx.native).
+NAMESPACE_FACTORY_RECEIVERS = frozenset(receiver for receiver, _ in _NAMESPACE_FACTORIES)
 
 
 def on_namespace(w: Walker, node: Any) -> None:

@@ -32,9 +32,9 @@ from rdx.ruby.syntax import node_text, symbol_name
 if TYPE_CHECKING:
     from rdx.ruby.discover.parse import Walker
 
-__all__ = ["DIRECTIVES", "alias_pairs", "autoload", "MIXIN_CALLS", "SEND", "define_constants", "external_mixin", "hook_directive", "hook_mixin", "mixin_self", "on_alias", "on_undef", "send_mixin"]
+__all__ = ["ATTR_KINDS", "DIRECTIVES", "alias_pairs", "autoload", "MIXIN_CALLS", "SEND", "define_constants", "external_mixin", "hook_directive", "hook_mixin", "mixin_self", "on_alias", "on_undef", "send_mixin"]
 
-_ATTR_KINDS = {
+ATTR_KINDS = {
     "attr_reader": "AttrReader",
     "attr_writer": "AttrWriter",
     "attr_accessor": "AttrAccessor",
@@ -247,7 +247,7 @@ def _attr(w: Walker, node: Any, name: str, scope: Scope | None) -> None:
     for attr, arg in w._symbol_args(node) or _string_args(w, node):
         if comments is None:
             comments = w._comments_above(node)
-        w._add(_ATTR_KINDS[name], attr, arg, arg, ns, visibility=visibility, comments=comments)
+        w._add(ATTR_KINDS[name], attr, arg, arg, ns, visibility=visibility, comments=comments)
 
 
 def _singleton_method_owner(w: Walker, scope: Scope | None) -> Scope | None:

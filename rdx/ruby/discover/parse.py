@@ -52,7 +52,7 @@ from rdx.native import statement_calls as native_statement_calls
 from rdx.rails.facts import rails_facts
 from rdx.ruby.discover import calls, definitions, directives
 from rdx.ruby.discover.calls import READ_AND_WRITE, WRITE, receiver_of
-from rdx.ruby.discover.directives import DIRECTIVES, MIXIN_CALLS, SEND, external_mixin, hook_directive, hook_mixin, send_mixin
+from rdx.ruby.discover.directives import ATTR_KINDS, DIRECTIVES, MIXIN_CALLS, SEND, external_mixin, hook_directive, hook_mixin, send_mixin
 from rdx.ruby.discover.gaps import (
     GRAMMAR_LIMITATION,
     parenthesized_statements_gap,
@@ -280,7 +280,9 @@ class Walker:
         # walk knows (``_known_locals``), constants inside a constant path recorded whole
         # (``skip_const_until``) and hash pairs other than ``{k:}``. It also passes over the
         # calls, operators, element references, identifiers, constants, block arguments,
-        # variable assignments, blocks, plain ``def``s, classes and modules whose handler would
+        # variable and constant assignments, ``alias``es, plain directives (``include M``,
+        # ``attr_reader :a``, ``private :a``, ``alias_method :a, :b``: walk.c's
+        # collect_directive), blocks, plain ``def``s, classes and modules whose handler would
         # only append plain records or open a block or a scope (the plain cases: see walk.c's
         # collect_* functions), and appends what that needs to ``batch``, from which
         # ``_record_batch`` makes the records (and opens the scopes) before the next handler
@@ -365,7 +367,14 @@ class Walker:
         (collect_namespace); 11 is such a method whose DefinitionRecord the
         step made itself, visibility included (extra: the record, its name's end and the set
         of its locals; walk.c's method_record); 12 is the DefinitionRecord of a variable the
-        step made itself (extra; walk.c's emit_variable), as kind 6 would make it. Comments are
+        step made itself (extra; walk.c's emit_variable, collect_alias), as kind 6 would make it;
+        13 mixes the modules in ``extra`` (each (segments, absolute, start, end), or None for
+        ``self``) into the namespace of scope ``index`` (``directives._mixin``), 14 defines the
+        attributes of kind ``name`` in ``extra`` ((row, ((name, start, end), ...)):
+        ``directives._attr``), 16 gives them the visibility ``name`` (``directives._visibility``),
+        17 aliases the first to the second (``directives._alias_method``): see walk.c's
+        collect_directive; 15 is a constant's DefinitionRecord the step made
+        (``definitions.constant``; collect_constant_assignment), its name's range given. Comments are
         None when the step could not read them: ``_comments_at_row`` reads them from the row then.
 
         A scope or block that ends by ``stop`` is not opened: no handler can be inside it
@@ -373,6 +382,7 @@ class Walker:
         close it unread. Only a kind 9 record reads the open scopes (its visibility): with one
         in the batch, every scope opens."""
         const_refs = self.const_refs
+        created: dict[int, Scope] = {}  # The namespaces' scopes made below, by index (opened or not).
         if _BATCH_METHOD in map(_KIND_OF, batch):
             stop = -1  # Rare (non-ASCII parameters, say): every scope open, as the walk had them.
         for name, start, end, index, kind, extra in batch:
@@ -395,6 +405,15 @@ class Walker:
                     self._block_selves[start] = (_BLOCK_SELVES[extra], name, None)
             elif kind == _BATCH_RECORD:
                 self.definitions.append(extra)
+            elif kind == _BATCH_VISIBILITY:  # ``directives._visibility`` of a plain ``private :a, :b``.
+                for symbol, symbol_start, symbol_end in extra[1]:
+                    self._add_at("MethodVisibility", symbol, symbol_start, symbol_end, symbol_start, symbol_end, index, visibility=name)
+            elif kind == _BATCH_ALIAS:  # ``directives._alias_method`` of a plain ``alias_method :a, :b``.
+                row, ((new, new_start, new_end), (old, _, _)) = extra
+                self._add_at("MethodAlias", new, start, end, new_start, new_end, index, old_name=old, comments=self._comments_at_row(row))
+            elif kind == _BATCH_CONSTANT:  # ``definitions.constant``'s record of a plain ``X = value``, made by the step.
+                self.skip_const_until = end
+                self.definitions.append(extra)
             elif kind == _BATCH_DEFINITION:
                 which, ident = extra
                 self._add_at(_VARIABLE_KINDS[which], name, start, end, start, end, index, ident)
@@ -413,10 +432,11 @@ class Walker:
                         self, index, "Class" if is_class else "Module", path, start, end, name_start, name_end, row, body_start,
                         ConstPath(*superclass) if superclass is not None else None, False, False, ident, comments,
                     )
+                new_scope.marks = marks
+                new_scope.locals = local_names
+                created[new_scope.index] = new_scope
                 if end > stop:
                     self._scope(start)
-                    new_scope.marks = marks
-                    new_scope.locals = local_names
                     self.push_scope(new_scope, len(segments))
             elif kind == _BATCH_METHOD:
                 name_start, name_end, params, ready, local_names, on_self, ident, comments, row = extra
@@ -426,12 +446,37 @@ class Walker:
                 )
                 method_scope.locals = local_names
                 self.push_scope(method_scope)
+            elif kind == _BATCH_MIXIN:  # ``directives._mixin`` of a plain ``include A, B`` in a class body.
+                ns = created.get(index) or self._open_scope(index, start)
+                ns.calls += 1
+                into = (self.deferred_mixins if ns.deferred else self.mixins).setdefault(index, [])
+                for target in extra:
+                    if target is None:
+                        if not ns.deferred:
+                            into.append(Mixin(name, None, ns.calls, start))
+                    else:
+                        into.append(Mixin(name, ConstPath(*target), ns.calls, start))
+            elif kind == _BATCH_ATTRS:  # ``directives._attr`` of a plain ``attr_reader :a, :b``.
+                ns = created.get(index) or self._open_scope(index, start)
+                row, attributes = extra
+                visibility = self.pending_visibility.pop(start, None) or ns.visibility_at(start)
+                comments = self._comments_at_row(row)
+                for attribute, attribute_start, attribute_end in attributes:
+                    self._add_at(name, attribute, attribute_start, attribute_end, attribute_start, attribute_end, index, visibility=visibility, comments=comments)
             elif extra is None or kind == _BATCH_OTHER:
                 self.method_refs.append(MethodRef(name, start, end, index, _RECEIVER_KINDS[kind], None, extra))
             else:
                 (segments, absolute), path_start, path_end = extra
                 self.method_refs.append(MethodRef(name, start, end, index, _RECEIVER_KINDS[kind], ConstPath(segments, absolute, path_start, path_end)))
         batch.clear()
+
+    def _open_scope(self, index: int, start: int) -> Scope:
+        """The scope of definition ``index``, the innermost open one at byte ``start`` (of a
+        MIXIN or ATTRS record: walk.c's collect_directive checked that it is)."""
+        scope = self._scope(start)
+        if scope is None or scope.index != index or scope.is_method:
+            raise AssertionError(f"the scope at byte {start} is not the namespace of definition {index}")
+        return scope
 
     def _hook_scopes(self) -> bool:
         """Whether a scope of a hook method (``def self.included(base)``: ``Scope.hook_param``)
@@ -1023,7 +1068,8 @@ _HANDLED_KINDS = bytes(
 # operator assignments (``definitions.on_assignment``), 14 for method definitions
 # (``definitions.on_method``: the scopes of those it records open in the batch too), 15 for
 # block arguments (``calls.on_block_argument``) and 16 for classes and modules
-# (``definitions.on_namespace``, their scopes opened in the batch too).
+# (``definitions.on_namespace``, their scopes opened in the batch too), 17 for ``alias``
+# (``directives.on_alias``).
 _COLLECTED_IDS = {
     int(_LANGUAGE.id_for_node_kind(name, True) or 0): code
     for name, code in (
@@ -1037,6 +1083,7 @@ _COLLECTED_IDS = {
         ("block_argument", 15),
         ("class", 16),
         ("module", 16),
+        ("alias", 17),
     )
 }
 _COLLECTED_KINDS = bytes(_COLLECTED_IDS.get(kind, code) for kind, code in enumerate(_HANDLED_KINDS))
@@ -1054,6 +1101,11 @@ _BATCH_METHOD = 9
 _BATCH_NAMESPACE = 10
 _BATCH_METHOD_RECORD = 11
 _BATCH_RECORD = 12
+_BATCH_MIXIN = 13
+_BATCH_ATTRS = 14
+_BATCH_CONSTANT = 15
+_BATCH_VISIBILITY = 16
+_BATCH_ALIAS = 17
 _VARIABLE_KINDS = ("InstanceVariable", "ClassVariable", "GlobalVariable")
 _KIND_OF = itemgetter(4)
 _BLOCK_SELVES = tuple(BlockSelf)
@@ -1067,11 +1119,21 @@ def _collect_spec() -> object:
     None while the native module is not in use."""
     if not _SPEC:
         names = (
-            "method", "receiver", "block", "operator", "left", "operand", "object", "pattern", "name", "scope", "parameters", "superclass", "body", "arguments",
+            "method", "receiver", "block", "operator", "left", "operand", "object", "pattern", "name", "scope", "parameters", "superclass", "body", "arguments", "right", "alias",
         )
         ids = tuple(int(_LANGUAGE.field_id_for_name(f) or 0) for f in names)
         hooks = frozenset(hook.decode() for hook in definitions.HOOKS)
-        made = native_spec(ids, _CALL_SPECIAL_NAMES, WRITE, _SELF_KEEPING_ITERATORS, _EVAL_CALLS, hooks, MAX_NESTING, frozenset(_VISIBILITY_WORDS))
+        # The calls whose plain forms the step records (walk.c's collect_directive): those
+        # ``DIRECTIVES`` gives to the handlers of ``include``, ``attr_reader``, ``private`` and
+        # ``alias_method``.
+        mixins = frozenset(name for name in MIXIN_CALLS if DIRECTIVES.get(name) is DIRECTIVES["include"])
+        attrs = {name: (0, kind) for name, kind in ATTR_KINDS.items() if DIRECTIVES.get(name) is DIRECTIVES["attr_reader"]}
+        attrs |= {name: (1, "MethodVisibility") for name, handler in DIRECTIVES.items() if handler is DIRECTIVES["private"]}
+        attrs |= {name: (2, "MethodAlias") for name, handler in DIRECTIVES.items() if handler is DIRECTIVES["alias_method"]}
+        made = native_spec(
+            ids, _CALL_SPECIAL_NAMES, WRITE, _SELF_KEEPING_ITERATORS, _EVAL_CALLS, hooks, MAX_NESTING, frozenset(_VISIBILITY_WORDS), mixins, attrs,
+            definitions.NAMESPACE_FACTORY_RECEIVERS,
+        )
         if made is None:
             return None
         _SPEC.append(made)
