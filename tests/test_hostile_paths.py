@@ -380,3 +380,18 @@ def _foreign_layout(graph, file_result, project: Path, relative: list[str]):
     graph.add_roots([str(project)])
     documents = [file_result(uri="file://" + str(project / r), path=str(project / r), language="typescript" if r.endswith(".ts") else "go") for r in relative]
     return graph.layout(documents)
+
+
+def test_a_file_read_after_it_grew_or_shrank_is_read_to_its_end_within_the_limit(tmp_path):
+    # ``read_opened`` reads the size found at open and one byte, then the rest only when the
+    # file grew: what it returns is the file's bytes, at most one over the limit.
+    from rdx.workspace.opening import read_opened
+
+    path = tmp_path / "f.rb"
+    path.write_bytes(b"x" * 100)
+    for size_at_open, limit, expected in ((100, 1000, 100), (10, 1000, 100), (10, 50, 51), (0, 1000, 100), (500, 1000, 100), (100, 60, 61)):
+        with open(path, "rb") as f:
+            assert read_opened(f, size_at_open, limit) == b"x" * expected, (size_at_open, limit)
+    # Through ``read_source``: a file that grew over the limit while it was read is refused.
+    data, size, _, diagnostics = files_mod.read_source(str(path))
+    assert data == b"x" * 100 and size == 100 and diagnostics == []

@@ -548,6 +548,34 @@ def test_the_runner_reads_the_hooks_itself() -> None:
     assert [i.module for i in found.imports] == ["\u00e9"]
 
 
+def _discover_in_child(paths: dict[str, str]) -> dict[str, bytes]:
+    return {language: _ENCODE(discover_foreign("file://" + path, SOURCES[language], path)) for language, path in paths.items()}
+
+
+def test_prepare_foreign_then_a_forked_worker_discovers_the_same() -> None:
+    """``prepare_foreign`` makes in the parent what a pool's workers read (each language's plan,
+    the native runner's check) and they inherit it at the fork: a forked worker's results are
+    those of this process, which made its own, and of the Python path; names without an
+    extractor (Ruby, text) are passed over."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from rdx.languages.discover import prepare_foreign
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork on this system")
+    prepare_foreign([*PATHS.values(), "/p/app.rb", "/p/Gemfile", "/p/notes.txt", "/p/.js"])
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as pool:
+        forked = pool.submit(_discover_in_child, PATHS).result()
+    assert forked == _discover_in_child(PATHS)
+    run = engine.native_query
+    try:
+        engine.native_query = lambda: None
+        assert forked == _discover_in_child(PATHS)
+    finally:
+        engine.native_query = run
+
+
 def test_an_empty_class_body_is_no_error() -> None:
     """``class A:`` at the end of a file (a body without statements) has no docstring, on both
     paths (py-tree-sitter's ``named_child(0)`` raises there)."""

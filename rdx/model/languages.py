@@ -58,4 +58,9 @@ def language_of(path: str) -> str:
     found = _BY_NAME.get(name)
     if found is not None:
         return found
-    return _BY_EXTENSION.get(os.path.splitext(name)[1].lower(), "text")
+    # ``os.path.splitext(name)[1]`` without its call (discovery asks once per file): the name
+    # from its last dot, unless only dots come before that one (``.js``, ``..js``: none).
+    dot = name.rfind(".")
+    if dot <= 0 or name[dot - 1] == "." and not name[:dot].strip("."):
+        return "text"
+    return _BY_EXTENSION.get(name[dot:].lower(), "text")

@@ -1436,7 +1436,7 @@ static void collect(Matcher *m, const Subtree *parent, Length position, uint32_t
             uint8_t below_count = 0;
             if (!metadata.visible) {
                 below_count = super_count;
-                memcpy(below, supers, super_count * sizeof(TSSymbol));
+                if (super_count) memcpy(below, supers, super_count * sizeof(TSSymbol));
                 if (metadata.supertype && below_count < MAX_SUPERTYPES) below[below_count++] = symbol;
             }
             collect(m, child, position, index, metadata.visible ? 0 : field, below, below_count, all);

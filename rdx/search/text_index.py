@@ -61,6 +61,7 @@ import msgspec
 from rdx.model.languages import language_of
 from rdx.search.pattern import Requirement
 from rdx.workspace.files import MAX_FILE_BYTES, content_hash, open_regular
+from rdx.workspace.opening import read_opened
 
 __all__ = ["INDEX_NAME", "SyncStats", "TextFile", "TextIndex", "check_database", "failure_kind", "verify_text_index"]
 
@@ -791,7 +792,7 @@ def _read_text(path: str, limit: int | None, roots: tuple[str, ...] = ()) -> tup
         with os.fdopen(fd, "rb") as f:
             if st.st_size > min(limit or MAX_FILE_BYTES, MAX_FILE_BYTES):
                 return None, 0, 0, "too_large"
-            data = f.read(MAX_FILE_BYTES + 1)
+            data = read_opened(f, st.st_size, MAX_FILE_BYTES)
     except OSError:
         return None, 0, 0, "unreadable"
     if b"\0" in data:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from rdx.model.languages import FOREIGN_LANGUAGES, language_of
 from rdx.model.records import Diagnostic
 from rdx.workspace.config import WorkspaceConfig
-from rdx.workspace.opening import MAX_FILE_BYTES, NotRegularFileError, OutsideProjectError, inside, open_regular, read_regular
+from rdx.workspace.opening import MAX_FILE_BYTES, NotRegularFileError, OutsideProjectError, inside, open_regular, read_opened, read_regular
 
 if TYPE_CHECKING:
     # Imported where a .gitignore is read (``_load_gitignore``): a tree without one never needs it.
@@ -450,8 +450,7 @@ def read_source(path: str, ruby: bool = False, roots: Iterable[str] = ()) -> tup
                 return None, st.st_size, st.st_mtime_ns, [
                     Diagnostic("file-too-large", f"file is {st.st_size} bytes, over the {MAX_FILE_BYTES}-byte limit; skipped", severity="error")
                 ]
-            # Bounded: a file still growing is read up to the limit, not forever.
-            data = f.read(MAX_FILE_BYTES + 1)
+            data = read_opened(f, st.st_size, MAX_FILE_BYTES)
     except FileNotFoundError:
         return None, 0, 0, [Diagnostic("file-vanished", "file disappeared before it could be read", severity="error")]
     except NotRegularFileError:

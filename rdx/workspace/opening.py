@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
+from typing import BinaryIO
 
-__all__ = ["MAX_FILE_BYTES", "NotRegularFileError", "OutsideProjectError", "inside", "open_regular", "read_regular"]
+__all__ = ["MAX_FILE_BYTES", "NotRegularFileError", "OutsideProjectError", "inside", "open_regular", "read_opened", "read_regular"]
 
 # Files larger than this are reported and skipped: nothing useful is that big, and a parse of
 # a multi-hundred-megabyte file would stall a worker.
@@ -78,6 +79,17 @@ def _opened_path(fd: int, path: str, st: os.stat_result) -> str:
     return real
 
 
+def read_opened(f: BinaryIO, size: int, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of an opened file whose size was ``size`` when it was
+    opened: a file still growing is read up to one byte over the limit, not forever. The size
+    and one byte are read first: one read of the whole limit makes a buffer that large for
+    every file (about 50 us each)."""
+    data = f.read(min(size, limit) + 1)
+    if len(data) > size and len(data) <= limit:
+        data += f.read(limit + 1 - len(data))
+    return data
+
+
 def read_regular(path: str, roots: Iterable[str] = (), limit: int = MAX_FILE_BYTES) -> bytes:
     """The bytes of the regular file at ``path`` (see ``open_regular``), at most ``limit``;
     raises OSError otherwise, or when the file is larger."""
@@ -85,7 +97,7 @@ def read_regular(path: str, roots: Iterable[str] = (), limit: int = MAX_FILE_BYT
     with os.fdopen(fd, "rb") as f:
         if st.st_size > limit:
             raise OSError(f"{path} is {st.st_size} bytes, over the {limit}-byte limit")
-        data = f.read(limit + 1)
+        data = read_opened(f, st.st_size, limit)
     if len(data) > limit:
         raise OSError(f"{path} grew over the {limit}-byte limit while it was read")
     return data

@@ -29,7 +29,7 @@ from typing import Any
 
 import msgspec
 
-from rdx.languages.discover import discover_foreign
+from rdx.languages.discover import discover_foreign, prepare_foreign
 from rdx.model.records import Diagnostic, FileResult
 from rdx.ruby.discover.erb import is_erb_file, ruby_of_template, view_receivers
 from rdx.ruby.discover.parse import RubyParser
@@ -225,6 +225,10 @@ def discover_files(
     batches = _batches(entries, jobs)
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    if "fork" in methods:
+        # What each worker would make before its first file of another language (its
+        # compiled query, the native runner's check), made once here and inherited at the fork.
+        prepare_foreign(e.path for e in entries)
     initargs = (os.getpid(), worker_memory_budget())
     # Each round runs what is left in a fresh pool. A worker that dies breaks its pool and
     # every batch still in it; the second round runs those files one per task, and what is
