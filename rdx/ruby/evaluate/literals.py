@@ -93,11 +93,26 @@ def _assignment(ref: Any, root: Any) -> Any | None:
     return None
 
 
+# What changes a constant's value in place: ``X << v``, ``X[k] = v`` (or ``+=``...), ``X.push``.
+_CHANGES = rf"\s*(?:<<|\[[^\]\n]*\]\s*(?:[-+*/|&]|\|\||&&)?=(?!=)|\.\s*(?:{_MUTATORS})(?![\w?!]))"
+# Any constant path changed so (its name is compared after): compiled once, where a pattern
+# per name costs a compile of that alternation for each name a file reads.
+# The change is a lookahead: a match takes only the name, and the search goes on inside what
+# follows it (``H[A.push] = 1`` changes A too).
+_ANY_CHANGED = re.compile(rf"(?<![\w:])([A-Z]\w*(?:::[A-Z]\w*)*)(?={_CHANGES})".encode())
+_CONSTANT_PATH = re.compile(r"[A-Z]\w*(?:::[A-Z]\w*)*")
+
+
 def _changed_between(assignment: Any, use: Any, root: Any) -> bool:
     """Whether the text between an assignment and a use may change the constant in place."""
-    name = re.escape(node_text(assignment.child_by_field_name("left")))
-    pattern = re.compile(rf"(?<![\w:]){name}\s*(?:<<|\[[^\]\n]*\]\s*(?:[-+*/|&]|\|\||&&)?=(?!=)|\.\s*(?:{_MUTATORS})(?![\w?!]))".encode())
-    return pattern.search(root.text, assignment.end_byte, use.start_byte) is not None
+    name = node_text(assignment.child_by_field_name("left"))
+    if _CONSTANT_PATH.fullmatch(name) is None or not name.isascii():
+        pattern = re.compile(rf"(?<![\w:]){re.escape(name)}{_CHANGES}".encode())
+        return pattern.search(root.text, assignment.end_byte, use.start_byte) is not None
+    # (A constant path is followed by a change only where its name ends: the match of a
+    # longer one starting at the same place is a different name, never this one.)
+    encoded = name.encode()
+    return any(m.group(1) == encoded for m in _ANY_CHANGED.finditer(root.text, assignment.end_byte, use.start_byte))
 
 
 def constant_names(ref: Any, root: Any) -> list[tuple[str, Any]] | None:
