@@ -10,7 +10,7 @@ after the edit tells whether any answer changed. If none did, the edit stays inc
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
@@ -286,13 +286,24 @@ class Mentions(StateView):
                 return True
         return False
 
-    def may_reach_object(self, doc: int, name: str, objects: AbstractSet[str]) -> bool:
-        """Whether a lookup of ``doc``'s definitions (and of its external mixins and load-time
-        calls) that mentions ``name`` may reach Object's constants for it. As a path's first
-        name: all but those found in a lexical scope's own constants (``_lexical``), which
-        find a constant that Object gains or loses in the same place. As a later name: only
-        after a name in ``objects`` (``names_of_object``), since ``A::Name`` skips Object's
-        constants unless A is Object."""
+    def reaching_object(self, documents: Iterable[int], name: str) -> set[int]:
+        """The ``documents`` where a lookup of the definitions (or of the external mixins and
+        load-time calls) that mentions ``name`` may reach Object's constants for it. As a
+        path's first name: all but those found in a lexical scope's own constants
+        (``_lexical``), which find a constant that Object gains or loses in the same place.
+        As a later name: only after a name by which a path may lead to Object
+        (``names_of_object``), since ``A::Name`` skips Object's constants unless A is
+        Object. (Documents share lexical scopes: what each scope holds of ``name`` is read
+        once.)"""
+        objects = self.names_of_object()
+        held: dict[tuple[int, ...], list[int]] = {}
+        out: set[int] = set()
+        for doc in documents:
+            if self._may_reach_object(doc, name, objects, held):
+                out.add(doc)
+        return out
+
+    def _may_reach_object(self, doc: int, name: str, objects: AbstractSet[str], held: dict[tuple[int, ...], list[int]]) -> bool:
         for path, scope, upto in self.lookup_sites(doc):
             segments = path.segments[:upto]
             if name not in segments:
@@ -305,7 +316,17 @@ class Mentions(StateView):
                 if k > 0:
                     if segments[k - 1] in objects:
                         return True
-                elif scope is None or path.absolute or not self._lexical(doc, scope, path):
+                    continue
+                if scope is None or path.absolute or name in path.segments[1:]:
+                    return True
+                # ``_lexical``, with the scopes' constants of ``name`` read once per site.
+                site = self.lookup.cref(doc, scope)
+                if site is None:
+                    return True
+                found = held.get(site)
+                if found is None:
+                    found = held[site] = [c for ns in site if (c := self.lookup.member_constant(ns, name)) is not None]
+                if not any(not self.lookup.defined_after(c, doc, path.start) for c in found):
                     return True
         return False
 
@@ -329,7 +350,7 @@ class Mentions(StateView):
     def prepare_document(self, doc: int) -> None:
         """Build what an update's checks read of ``doc`` (``Documents.prepare_updates``): its
         lookup sites with the lexical scopes they are looked up in, and its table of
-        references' last names (``may_reach_object``, ``seeing_top_level``)."""
+        references' last names (``reaching_object``, ``seeing_top_level``)."""
         for _, scope, _ in self.lookup_sites(doc):
             if scope is not None and scope >= 0:
                 self.lookup.cref(doc, scope)

@@ -135,8 +135,7 @@ class Placeholders(StateView):
         documents = self.mentions.documents_mentioning_paths({name}, skip)
         if rec.owner == self.object_id:
             # Only a lookup that reaches Object for the name finds a top-level placeholder.
-            objects = self.mentions.names_of_object()
-            documents = {doc for doc in documents if self.mentions.may_reach_object(doc, name, objects)}
+            documents = self.mentions.reaching_object(documents, name)
         if edited is not None and edited != skip:
             documents.add(edited)
         for doc in sorted(documents):
