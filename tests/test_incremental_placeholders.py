@@ -668,3 +668,32 @@ def test_a_reopening_earlier_in_load_order_changes_only_the_load_time_lookups_of
         g = fresh({**files, "file:///l/a.rb": a_text}, core=False)
         found = {r.location.start_line: r.declaration and r.declaration.name for r in g.constant_references if r.location.path == "/l/b.rb"}
         assert [found[4], found[5]] == seen, a_text
+
+
+def test_a_top_level_namespace_coming_and_going_refreshes_only_the_longer_paths_that_reach_object():
+    # ``Style::X`` in Lib finds Lib::Style in a lexical scope before Object: a top-level
+    # Style (whose X comes from a mixin: no new name but Style) coming or going changes
+    # nothing there. At the top level, or above Lib::Style in the file that defines it (the
+    # load-time lookup passes it over), it does; ``Lib::Style::X`` never looks Style up in
+    # Object. Every step is compared with a fresh graph; Ruby says what each finds.
+    files = {
+        "file:///s/a_mixin.rb": "module Mixin\n  X = 2\nend\n",
+        "file:///s/b_thing.rb": "class Thing\nend\n",
+        "file:///s/c_lib.rb": "module Lib\n  EARLY = [Style::X]\n  module Style\n    X = 1\n  end\nend\n",
+        "file:///s/d_user.rb": "module Lib\n  A = [Style::X]\n  def self.a = Style::X\n  module Inner\n    B = [Style::X]\n  end\nend\nTOP = [Style::X]\nFULL = [Lib::Style::X]\n",
+    }
+    top = "class Style\n  include Mixin\nend\n"
+    steps: list[tuple[str, str | None]] = [("file:///s/b_thing.rb", top), ("file:///s/b_thing.rb", files["file:///s/b_thing.rb"]), ("file:///s/b_thing.rb", top)]
+    assert replay(files, steps) == [None] * len(steps)
+
+    g = fresh({**files, "file:///s/b_thing.rb": top}, core=False)
+    found = {(r.location.path[3:], r.location.start_line): r.declaration and r.declaration.name for r in g.constant_references if "Style::X" in r.name}
+    ruby = shutil.which("ruby")
+    assert ruby is not None, "ruby is the oracle of this test: install it"
+    script = "".join({**files, "file:///s/b_thing.rb": top}[u] for u in sorted(files))
+    script += "puts [Lib::EARLY[0], Lib::A[0], Lib.a, Lib::Inner::B[0], TOP[0], FULL[0]].inspect\n"
+    seen = subprocess.run([ruby, "-e", script], capture_output=True, text=True, check=True).stdout.strip()
+    assert seen == "[2, 1, 1, 1, 2, 1]"
+    value = {"Mixin::X": 2, "Lib::Style::X": 1}
+    ours = [found[("c_lib.rb", 2)], found[("d_user.rb", 2)], found[("d_user.rb", 3)], found[("d_user.rb", 5)], found[("d_user.rb", 8)], found[("d_user.rb", 9)]]
+    assert "[" + ", ".join(str(value[n]) for n in ours) + "]" == seen, ours

@@ -294,10 +294,11 @@ class Incremental(StateView):
             # As for any deleted declaration, only references that found one, or whose path
             # is longer, can change (``References.store_references``).
             dropped: set[int] = set()
-            names = self.placeholders.drop_unused_placeholders(u, u.placeholders, dropped)
+            owners: set[int] = set()
+            names = self.placeholders.drop_unused_placeholders(u, u.placeholders, dropped, owners)
             if dropped:
                 u.deleted |= dropped
-                merge_refresh(u.unnamed, self.mentions.unnaming(names, index, dropped, self.state.constant_targets))
+                merge_refresh(u.unnamed, self.mentions.unnaming(names, owners, index, dropped, self.state.constant_targets))
         if u.left_chains:
             self.placeholders.drop_unneeded_singletons(u, u.left_chains)
         if u.lost_bodies or u.left_metas:

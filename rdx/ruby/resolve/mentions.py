@@ -451,24 +451,26 @@ class Mentions(StateView):
     def seeing_top_level(self, names: set[str], skip: int) -> dict[int, set[str] | None]:
         """``mentioning`` for constants newly declared in Object, limited to the documents
         where a reference can find one: those naming one before the last name of a longer
-        path, and those with a reference whose path ends with one and
+        path where its lookup may reach Object, and those with a reference whose path ends with one and
         whose lookup of it reached Object before it found anything: it found nothing, or a constant of Object or one of its
         ancestors, or it runs while its file loads and passed over what it found (defined only
         further on: ``Lookup.lookup_path_at``). The others found their constant in a lexical
         scope or an ancestor that the lookup reaches before Object, which stays as it was.
         A call receiver is a constant reference too (discovery records both, at the same
-        place), and its lookup is the same: its reference decides."""
+        place), and its lookup is the same: its reference decides. A name before the last of
+        a longer path decides as ``_inner_kept`` says."""
         found = self.documents_mentioning(names, skip)
         inner: set[int] = set()
         for name in names:
             inner |= self.mention_book.inner_index.get(name, set())
         chain = set(self.lookup.ancestors(self.object_id))
         decls, targets_of = self.decls, self.state.constant_targets
+        objects = self.names_of_object() if inner else set()
         out: dict[int, set[str] | None] = {}
         for doc in found:
             result = self.docs[doc]
             targets = targets_of.get(doc)
-            if doc in inner or targets is None or len(targets) != len(result.const_refs):
+            if targets is None or len(targets) != len(result.const_refs) or (doc in inner and not self._inner_kept(doc, names, objects)):
                 out[doc] = names
                 continue
             refs = result.const_refs
@@ -488,6 +490,51 @@ class Mentions(StateView):
                     break
         return out
 
+    def _inner_kept(self, doc: int, names: set[str], objects: AbstractSet[str], deleted_owners: AbstractSet[int] | None = None) -> bool:
+        """Whether every constant reference of ``doc`` that names one of ``names`` before the
+        last name of its path keeps what it finds when a constant of that name is newly
+        declared in Object (``deleted_owners`` None) or when the declarations of those names
+        owned by ``deleted_owners`` go. A later name (``A::Name``) is looked up in A's
+        ancestors, which skip Object's constants unless A is Object (``objects``,
+        ``names_of_object``): kept for a new one; a deleted one may have been found there,
+        or passed through. A first name found in a lexical scope's own constants (before
+        Object, if Object is one of them; while the file loads, not one defined only further
+        on: ``Lookup.lookup_path_at``), none of whose scopes owned a deleted one, is found
+        there before and after. (Call receivers are references too, at the same place.)"""
+        result = self.docs[doc]
+        lookup = self.lookup
+        for ref in result.const_refs:
+            segments = ref.path.segments
+            if len(segments) < 2 or names.isdisjoint(segments[:-1]):
+                continue
+            if ref.path.dynamic:
+                return False
+            for k in range(len(segments) - 1):
+                name = segments[k]
+                if name not in names:
+                    continue
+                if k > 0:
+                    if deleted_owners is not None or segments[k - 1] in objects:
+                        return False
+                    continue
+                if ref.path.absolute or name in segments[1:]:
+                    return False
+                site = lookup.cref(doc, ref.scope)
+                if site is None:
+                    return False
+                at_load = not lookup.in_method_body(doc, ref.scope)
+                kept = False
+                for ns in site:
+                    if ns == self.object_id or (deleted_owners is not None and ns in deleted_owners):
+                        break
+                    c = lookup.member_constant(ns, name)
+                    if c is not None and not (at_load and lookup.defined_after(c, doc, ref.path.start)):
+                        kept = True
+                        break
+                if not kept:
+                    return False
+        return True
+
     def _ending_with(self, doc: int, names: set[str]) -> list[int]:
         """The indices of ``doc``'s constant references whose path ends with one of ``names``,
         from a table of last name -> indices kept per document version, made on first use."""
@@ -504,16 +551,19 @@ class Mentions(StateView):
             return table.get(next(iter(names)), [])
         return sorted(i for name in names for i in table.get(name, ()))
 
-    def unnaming(self, names: set[str], skip: int, deleted: AbstractSet[int], targets: Mapping[int, list[int | None]]) -> dict[int, set[str] | None]:
-        """``mentioning`` for the names of ``deleted`` declarations, limited to the documents
-        where a reference can change (``References.store_references``): those naming one of
-        ``names`` before the last name of a longer path (``reference_names``), those with a
+    def unnaming(
+        self, names: set[str], owners: AbstractSet[int], skip: int, deleted: AbstractSet[int], targets: Mapping[int, list[int | None]]
+    ) -> dict[int, set[str] | None]:
+        """``mentioning`` for the names of ``deleted`` declarations (owned by ``owners``),
+        limited to the documents where a reference can change
+        (``References.store_references``): those naming one of ``names`` before the last name
+        of a longer path, unless their lookups provably do not reach a deleted one
+        (``_inner_kept``), those with a
         constant reference whose target (``targets``, before the deletion) is deleted, and
         those with a call receiver ending with one of ``names`` whose reference found a
         constant alias (the receiver follows it, perhaps to a deleted declaration). A call
-        receiver's lookup is its
-        constant reference's (discovery records both, at the same place), so one that found
-        something else keeps it."""
+        receiver's lookup is its constant reference's (discovery records both, at the same
+        place), so one that found something else keeps it."""
         found = self.documents_mentioning(names, skip)
         inner: set[int] = set()
         receiving: set[int] = set()
@@ -524,7 +574,7 @@ class Mentions(StateView):
         decls = self.decls
         for doc in found:
             row = targets.get(doc, ())
-            if doc in inner or not deleted.isdisjoint(row):
+            if not deleted.isdisjoint(row) or len(row) != len(self.docs[doc].const_refs) or (doc in inner and not self._inner_kept(doc, names, frozenset(), owners)):
                 out[doc] = names
             elif doc in receiving and len(row) == len(self.docs[doc].const_refs):
                 for i in self._ending_with(doc, names):

@@ -313,11 +313,11 @@ class Placeholders(StateView):
             if any(f is not None and f not in created and f in decls and decls[f].kind == "Todo" for f in answers) and not self.shape_holds(answers):
                 raise ReplayUnsafe("a lookup finds a placeholder whose shape depends on who made it first")
 
-    def drop_unused_placeholders(self, u: UpdateContext, candidates: set[int], deleted: set[int]) -> set[str]:
+    def drop_unused_placeholders(self, u: UpdateContext, candidates: set[int], deleted: set[int], owners: set[int]) -> set[str]:
         """Remove the ``candidates`` (placeholders that lookups of this document found before
         the edit) that no creating lookup finds any more, deepest first, adding the ids
-        removed to ``deleted``; returns the names of those removed (references that found one
-        of them are resolved again)."""
+        removed to ``deleted`` and their owners to ``owners``; returns the names of those
+        removed (references that found one of them are resolved again)."""
         decls = self.decls
         removed: set[str] = set()
         for todo in sorted(candidates, key=lambda t: -decls[t].name.count("::") if t in decls else 0):
@@ -338,6 +338,8 @@ class Placeholders(StateView):
             if any(d not in self.skeleton.holders(todo) for h in self.skeleton.holders(todo) for d in self.linearizer.current_descendants(h)):
                 raise ReplayUnsafe(f"placeholder {rec.name} is still in a chain")
             deleted.update(self.skeleton.holders(todo))
+            if rec.owner is not None:
+                owners.add(rec.owner)
             self._drop_declaration(u, todo)
             removed.add(rec.unqualified)
         return removed

@@ -373,11 +373,14 @@ class SkeletonEdits(StateView):
             self.linearizer.load_times()
         self.linearizer.own_chains()
         names: set[str] = set()
+        owners: set[int] = set()
         for decl_id in gone:
             rec = self.decls.get(decl_id)
             if rec is None:
                 continue
             names.add(rec.unqualified)
+            if rec.owner is not None:
+                owners.add(rec.owner)
             doomed = self.holders(decl_id)
             for holder in doomed:
                 hrec = self.builder.delete(holder)
@@ -393,7 +396,7 @@ class SkeletonEdits(StateView):
             if owner is not None and owner in self.decls and self.decls[owner].members.get(rec.unqualified) == decl_id:
                 del own(owner).members[rec.unqualified]
         self.caches.forget_lookups()
-        return self.mentions.unnaming(names, index, deleted, self.state.constant_targets)
+        return self.mentions.unnaming(names, owners, index, deleted, self.state.constant_targets)
 
     def declare_added(
         self, index: int, new: FileResult, added: list[int], own: Callable[[int], DeclarationRecord]
