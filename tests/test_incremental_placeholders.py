@@ -697,3 +697,24 @@ def test_a_top_level_namespace_coming_and_going_refreshes_only_the_longer_paths_
     value = {"Mixin::X": 2, "Lib::Style::X": 1}
     ours = [found[("c_lib.rb", 2)], found[("d_user.rb", 2)], found[("d_user.rb", 3)], found[("d_user.rb", 5)], found[("d_user.rb", 8)], found[("d_user.rb", 9)]]
     assert "[" + ", ".join(str(value[n]) for n in ours) + "]" == seen, ours
+
+
+def test_a_new_namespace_is_seen_by_the_bodies_whose_lookups_reach_it_only():
+    # Outer::Style added: ``Style`` in Outer's body (and a receiver there) now finds it; in
+    # Inner's body, Inner::Style is a nearer lexical scope's and stays. Every step is compared
+    # with a fresh graph; Ruby says what each finds.
+    files = {
+        "file:///n/a_inner.rb": "module Outer\n  module Inner\n    module Style\n    end\n  end\nend\n",
+        "file:///n/b_new.rb": "module Outer\nend\n",
+        "file:///n/c_user.rb": "module Outer\n  module Inner\n    A = [Style]\n  end\n  B = [Style]\n  def self.b = Style.name\nend\n",
+    }
+    added = "module Outer\n  module Style\n  end\nend\n"
+    steps: list[tuple[str, str | None]] = [("file:///n/b_new.rb", added), ("file:///n/b_new.rb", files["file:///n/b_new.rb"]), ("file:///n/b_new.rb", added)]
+    assert replay(files, steps) == [None] * len(steps)
+    g = fresh({**files, "file:///n/b_new.rb": added}, core=False)
+    found = {r.location.start_line: r.declaration and r.declaration.name for r in g.constant_references if r.location.path == "/n/c_user.rb"}
+    ruby = shutil.which("ruby")
+    assert ruby is not None, "ruby is the oracle of this test: install it"
+    script = "".join({**files, "file:///n/b_new.rb": added}[u] for u in sorted(files)) + "puts Outer::Inner::A[0].name, Outer::B[0].name, Outer.b\n"
+    seen = subprocess.run([ruby, "-e", script], capture_output=True, text=True, check=True).stdout.split()
+    assert [found[3], found[5], found[6]] == seen == ["Outer::Inner::Style", "Outer::Style", "Outer::Style"]

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
-from rdx.model.records import ConstPath, FileResult
+from rdx.model.records import ConstPath, ConstRef, FileResult
 from rdx.ruby.resolve.edits import load_time_paths, named_plainly, path_names
 from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.update import Detour
@@ -57,11 +57,13 @@ class MentionBook:
         self.mention_index: dict[str, set[int]] | None = None
         self.reference_names: dict[int, tuple[FileResult, set[str]]] = {}
         self.reference_index: dict[str, set[int]] | None = None
-        # Name -> the documents that name it in a constant path of more than one segment or
-        # in a call receiver (``reference_names``): a subset of ``reference_index``'s.
+        # Name -> the documents that name it after the first name of a constant path
+        # (``A::B``'s ``B``: looked up in A's ancestors, wherever the path is written;
+        # ``reference_names``): a subset of ``reference_index``'s. (A call receiver is a
+        # constant reference too, at the same place.)
         self.deep_index: dict[str, set[int]] = {}
-        # The same, without the last names of paths (``A::B``'s ``B``): where the lookup of a
-        # name is not the last of its path.
+        # Name -> the documents that name it before the last name of a constant path
+        # (``A::B``'s ``A``): where the lookup of a name is not the last of its path.
         self.inner_index: dict[str, set[int]] = {}
         # Per document (and the version it was made for): last name -> the indices of the
         # constant references whose path ends with it (``Mentions.seeing_top_level``).
@@ -502,7 +504,6 @@ class Mentions(StateView):
         on: ``Lookup.lookup_path_at``), none of whose scopes owned a deleted one, is found
         there before and after. (Call receivers are references too, at the same place.)"""
         result = self.docs[doc]
-        lookup = self.lookup
         for ref in result.const_refs:
             segments = ref.path.segments
             if len(segments) < 2 or names.isdisjoint(segments[:-1]):
@@ -517,23 +518,46 @@ class Mentions(StateView):
                     if deleted_owners is not None or segments[k - 1] in objects:
                         return False
                     continue
-                if ref.path.absolute or name in segments[1:]:
-                    return False
-                site = lookup.cref(doc, ref.scope)
-                if site is None:
-                    return False
-                at_load = not lookup.in_method_body(doc, ref.scope)
-                kept = False
-                for ns in site:
-                    if ns == self.object_id or (deleted_owners is not None and ns in deleted_owners):
-                        break
-                    c = lookup.member_constant(ns, name)
-                    if c is not None and not (at_load and lookup.defined_after(c, doc, ref.path.start)):
-                        kept = True
-                        break
-                if not kept:
+                if not self._found_before(doc, ref, {self.object_id, *(deleted_owners or ())}):
                     return False
         return True
+
+    def first_names_kept(self, doc: int, names: set[str], owner: int) -> bool:
+        """Whether no reference of ``doc`` (call receivers are references too) can find a
+        constant of one of ``names`` newly declared in namespace ``owner`` (not Object's): each
+        that names one does so as its path's first name, found in a lexical scope's own
+        constants before ``owner`` is reached (``_found_before``). (A later name of a path is
+        ``MentionBook.deep_index``'s.)"""
+        for ref in self.docs[doc].const_refs:
+            segments = ref.path.segments
+            if not segments or names.isdisjoint(segments):
+                continue
+            if not names.isdisjoint(segments[1:]) or not self._found_before(doc, ref, {owner}):
+                return False
+        return True
+
+    def _found_before(self, doc: int, ref: ConstRef, stop: AbstractSet[int]) -> bool:
+        """Whether the lookup of the first name of reference ``ref``'s path finds a constant in
+        a lexical scope's own constants before it reaches a namespace of ``stop``: while the
+        file loads, not one defined only further on (``Lookup.lookup_path_at``). Then neither
+        the innermost scope's ancestors nor Object are read, and a constant of that name in a
+        namespace of ``stop`` (or beyond) is not seen."""
+        path = ref.path
+        if path.absolute or path.dynamic or path.segments[0] in path.segments[1:]:
+            return False
+        lookup = self.lookup
+        site = lookup.cref(doc, ref.scope)
+        if site is None:
+            return False
+        at_load = not lookup.in_method_body(doc, ref.scope)
+        name = path.segments[0]
+        for ns in site:
+            if ns in stop:
+                return False
+            c = lookup.member_constant(ns, name)
+            if c is not None and not (at_load and lookup.defined_after(c, doc, path.start)):
+                return True
+        return False
 
     def _ending_with(self, doc: int, names: set[str]) -> list[int]:
         """The indices of ``doc``'s constant references whose path ends with one of ``names``,
@@ -671,8 +695,8 @@ def _bounded(index: dict[str, set[int]], names: set[str], skip: int, bounds: Bou
 
 def reference_names(result: FileResult) -> tuple[set[str], set[str], set[str], set[str], set[str]]:
     """The names a document's references use, in one pass over them: every name of their
-    paths (constant references and call receivers); the names in a path of more than one
-    segment or in a call receiver; the first names of the paths of references that run
+    paths (constant references and call receivers); the names after the first of a path
+    (a call receiver's are its constant reference's, recorded at the same place); the first names of the paths of references that run
     while the file loads (outside method bodies), whose answer depends on whether that
     constant is defined yet (``Lookup.lookup_path_at``); the names where deleting a
     declaration of that name can change what they find even when they did not find it: not
@@ -703,7 +727,7 @@ def reference_names(result: FileResult) -> tuple[set[str], set[str], set[str], s
             continue
         used.update(segments)
         if len(segments) > 1:
-            deep.update(segments)
+            deep.update(segments[1:])
             inner.update(segments[:-1])
         if at_load(ref.scope):
             loading.add(segments[0])
@@ -712,7 +736,6 @@ def reference_names(result: FileResult) -> tuple[set[str], set[str], set[str], s
         if receiver is None or not receiver.segments:
             continue
         used.update(receiver.segments)
-        deep.update(receiver.segments)
         inner.update(receiver.segments[:-1])
         receiving.add(receiver.segments[-1])
         if at_load(call.scope):

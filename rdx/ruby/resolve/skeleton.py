@@ -456,9 +456,10 @@ class SkeletonEdits(StateView):
     def documents_seeing(self, new: Iterable[int], skip: int) -> dict[int, set[str] | None]:
         """``Mentions.mentioning`` for declarations that are new (not promoted or reopened),
         limited to the documents whose references can find one: a constant of a namespace
-        O is found by a one-segment lookup only where O is a lexical scope (a document with a
-        body of O) or an ancestor of the innermost one (a body of a namespace with O in its
-        chain), and by longer paths and call receivers anywhere. One of Object's is found
+        O is found by a path's first name (call receivers' too) only where O is a lexical
+        scope (a document with a body of O) or an ancestor of the innermost one (a body of a
+        namespace with O in its chain), and by a later name of a longer path (``A::N``)
+        anywhere (``MentionBook.deep_index``). One of Object's is found
         wherever a lookup reaches Object (``Mentions.seeing_top_level``); one of a module
         Object includes, or of a namespace whose descendants Object is among, anywhere."""
         decls = self.decls
@@ -481,13 +482,15 @@ class SkeletonEdits(StateView):
             if owner in object_chain or not found:
                 merge_refresh(out, dict.fromkeys(found, owned))
                 continue
-            seeing: set[int] = set()
+            deep: set[int] = set()
             for name in owned:
-                seeing |= deep_index.get(name, set())
+                deep |= deep_index.get(name, set())
+            seeing: set[int] = set()
             for ns in (owner, *descendants.get(owner, ())):
                 if ns in decls:
                     seeing.update(doc for doc, _ in decls[ns].definitions)
-            merge_refresh(out, {doc: owned for doc in found & seeing})
+            # (A body's references that find the name in a nearer lexical scope keep it.)
+            merge_refresh(out, {doc: owned for doc in found & (deep | seeing) if doc in deep or not self.mentions.first_names_kept(doc, owned, owner)})
         return out
 
     def _placeholder_scope(self, defs: list[DefinitionRecord], path: ConstPath, site: Site, upto: int) -> int:
