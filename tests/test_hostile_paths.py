@@ -383,15 +383,51 @@ def _foreign_layout(graph, file_result, project: Path, relative: list[str]):
 
 
 def test_a_file_read_after_it_grew_or_shrank_is_read_to_its_end_within_the_limit(tmp_path):
-    # ``read_opened`` reads the size found at open and one byte, then the rest only when the
-    # file grew: what it returns is the file's bytes, at most one over the limit.
-    from rdx.workspace.opening import read_opened
+    # ``read_descriptor`` reads the size found at open and one byte, then the rest only when
+    # the file grew: what it returns is the file's bytes, at most one over the limit.
+    from rdx.workspace.opening import read_descriptor
 
     path = tmp_path / "f.rb"
     path.write_bytes(b"x" * 100)
     for size_at_open, limit, expected in ((100, 1000, 100), (10, 1000, 100), (10, 50, 51), (0, 1000, 100), (500, 1000, 100), (100, 60, 61)):
-        with open(path, "rb") as f:
-            assert read_opened(f, size_at_open, limit) == b"x" * expected, (size_at_open, limit)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            assert read_descriptor(fd, size_at_open, limit) == b"x" * expected, (size_at_open, limit)
+        finally:
+            os.close(fd)
+    # A file larger than the pieces the growth is read in: read whole, one byte over the limit.
+    big = tmp_path / "big.rb"
+    big.write_bytes(bytes(range(256)) * 10000)
+    for size_at_open, limit in ((10, 3_000_000), (10, 2_000_000), (2_560_000, 3_000_000)):
+        fd = os.open(big, os.O_RDONLY)
+        try:
+            assert read_descriptor(fd, size_at_open, limit) == big.read_bytes()[: limit + 1]
+        finally:
+            os.close(fd)
     # Through ``read_source``: a file that grew over the limit while it was read is refused.
     data, size, _, diagnostics = files_mod.read_source(str(path))
     assert data == b"x" * 100 and size == 100 and diagnostics == []
+
+
+def test_what_ruby_reads_of_a_file_ends_at_its_first_nul_eot_or_sub_byte():
+    # Oracle: the first match of the character class, as a regular expression finds it.
+    import random
+    import re
+
+    from rdx.workspace.files import ruby_program
+
+    stops = re.compile(rb"[\x00\x04\x1a]")
+    rng = random.Random(23)
+    alphabet = b"ab\n\x00\x04\x1a"
+    cases = [b"", b"\x00", b"\x1a\x04\x00", b"puts 1\n", b"x" * 5000 + b"\x04" + b"\x00"]
+    cases += [bytes(rng.choice(alphabet) for _ in range(rng.randrange(0, 40))) for _ in range(2000)]
+    for data in cases:
+        found = stops.search(data)
+        program, note = ruby_program(data)
+        if found is None:
+            assert program == data and note is None
+        else:
+            at = found.start()
+            assert program == data[:at], data
+            assert note is not None and note.code == "end-of-program" and note.start == at
+            assert {0: "NUL", 4: "^D", 26: "^Z"}[data[at]] in note.message

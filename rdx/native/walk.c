@@ -2615,6 +2615,40 @@ static int type_in(const char *type, const char *const *types) {
 
 static int is_namespace(const char *type) { return strcmp(type, "class") == 0 || strcmp(type, "module") == 0 || strcmp(type, "singleton_class") == 0; }
 
+/* What statement_calls does with a node, by its type's name: looked up by the node's public
+ * symbol (``ts_node_symbol``, whose name is ``ts_node_type``'s) in a table made once per
+ * language (statement_roles): the same names compared once per symbol of the grammar instead
+ * of on every node (ERROR and any symbol past the table are compared by name). */
+enum { STATEMENT_OTHER = 0, STATEMENT_NAMESPACE, STATEMENT_IDENTIFIER, STATEMENT_CALL, STATEMENT_CONTAINER };
+
+static int statement_role(const char *type) {
+    if (type == NULL) return STATEMENT_OTHER;
+    if (is_namespace(type)) return STATEMENT_NAMESPACE;
+    if (strcmp(type, "identifier") == 0) return STATEMENT_IDENTIFIER;
+    if (strcmp(type, "call") == 0) return STATEMENT_CALL;
+    return type_in(type, STATEMENT_CONTAINERS) ? STATEMENT_CONTAINER : STATEMENT_OTHER;
+}
+
+/* statement_role of each symbol of ``language`` (their number in *count), made on the first
+ * call for a language and kept (again for another language); NULL when out of memory. */
+static const unsigned char *statement_roles(const TSLanguage *language, uint32_t *count) {
+    static const TSLanguage *made_for = NULL;
+    static unsigned char *roles = NULL;
+    static uint32_t made_count = 0;
+    if (roles == NULL || made_for != language) {
+        uint32_t symbols = ts_language_symbol_count(language);
+        unsigned char *table = PyMem_Malloc(symbols ? symbols : 1);
+        if (table == NULL) return NULL;
+        for (uint32_t symbol = 0; symbol < symbols; symbol++) table[symbol] = (unsigned char)statement_role(ts_language_symbol_name(language, (TSSymbol)symbol));
+        PyMem_Free(roles);
+        roles = table;
+        made_for = language;
+        made_count = symbols;
+    }
+    *count = made_count;
+    return roles;
+}
+
 /* Whether scope index ``scope`` is in ``classes`` (a set of int; all are without it); -1 on an error. */
 /* Append ``(start, end, scope)`` of a statement call to ``out``; -1 on error. */
 static int append_statement(PyObject *out, TSNode node, long scope) {
@@ -2715,12 +2749,18 @@ static PyObject *statement_calls(PyObject *module, PyObject *const *args, Py_ssi
     Item *stack = PyMem_Malloc((size_t)capacity * sizeof(Item));
     TSNode *children = NULL;
     Py_ssize_t children_capacity = 0;
-    if (stack == NULL) goto nomemory;
-    stack[size++] = (Item){ts_tree_cursor_current_node(&((PyTreeCursor *)args[0])->cursor), -1};
+    TSTreeCursor cursor = {0}; /* Made from the root below; deleting it untouched frees nothing. */
+    uint32_t symbol_count = 0;
+    const unsigned char *roles = statement_roles(language, &symbol_count);
+    if (stack == NULL || roles == NULL) goto nomemory;
+    TSNode root = ts_tree_cursor_current_node(&((PyTreeCursor *)args[0])->cursor);
+    cursor = ts_tree_cursor_new(root);
+    stack[size++] = (Item){root, -1};
     while (size) {
         Item item = stack[--size];
-        const char *type = ts_node_type(item.node);
-        if (is_namespace(type)) {
+        TSSymbol item_symbol = ts_node_symbol(item.node);
+        int role = item_symbol < symbol_count ? roles[item_symbol] : statement_role(ts_node_type(item.node));
+        if (role == STATEMENT_NAMESPACE) {
             TSNode body = ts_node_child_by_field_id(item.node, body_field);
             if (ts_node_is_null(body)) continue;
             PyObject *key = PyLong_FromUnsignedLong(ts_node_start_byte(item.node));
@@ -2739,7 +2779,7 @@ static PyObject *statement_calls(PyObject *module, PyObject *const *args, Py_ssi
                 stack = grown;
             }
             stack[size++] = (Item){body, scope};
-        } else if (strcmp(type, "identifier") == 0) {
+        } else if (role == STATEMENT_IDENTIFIER) {
             /* A bare word: a call when the walk read it as one (loadfacts._read_statement). */
             int kept = in_classes(classes, item.scope);
             if (kept < 0) goto error;
@@ -2755,7 +2795,7 @@ static PyObject *statement_calls(PyObject *module, PyObject *const *args, Py_ssi
                 }
             }
             if (append_statement(out, item.node, item.scope) < 0) goto error;
-        } else if (strcmp(type, "call") == 0) {
+        } else if (role == STATEMENT_CALL) {
             TSNode receiver = ts_node_child_by_field_id(item.node, receiver_field);
             if (!ts_node_is_null(receiver) && !type_is(receiver, "constant") && !type_is(receiver, "scope_resolution") && !type_is(receiver, "self")) continue;
             if (ts_node_is_null(receiver) || type_is(receiver, "self")) {
@@ -2769,29 +2809,26 @@ static PyObject *statement_calls(PyObject *module, PyObject *const *args, Py_ssi
                 if (nothing) continue;
             }
             if (append_statement(out, item.node, item.scope) < 0) goto error;
-        } else if (type_in(type, STATEMENT_CONTAINERS)) {
+        } else if (role == STATEMENT_CONTAINER) {
             /* Its named children that are namespaces, calls or containers, pushed last first. */
             Py_ssize_t count = 0;
-            TSTreeCursor cursor = ts_tree_cursor_new(item.node);
-            if (ts_tree_cursor_goto_first_child(&cursor)) {
+            /* One cursor for all (its stack is allocated once), moved as the runtime's moves. */
+            ts_tree_cursor_reset(&cursor, item.node);
+            if (cursor_first_child((TreeCursor *)&cursor, NULL)) {
                 do {
                     TSNode child = ts_tree_cursor_current_node(&cursor);
                     if (!ts_node_is_named(child)) continue;
-                    const char *child_type = ts_node_type(child);
-                    if (!is_namespace(child_type) && strcmp(child_type, "call") != 0 && strcmp(child_type, "identifier") != 0 && !type_in(child_type, STATEMENT_CONTAINERS)) continue;
+                    TSSymbol child_symbol = ts_node_symbol(child);
+                    if ((child_symbol < symbol_count ? roles[child_symbol] : statement_role(ts_node_type(child))) == STATEMENT_OTHER) continue;
                     if (count == children_capacity) {
                         children_capacity = children_capacity ? children_capacity * 2 : 64;
                         TSNode *grown = PyMem_Realloc(children, (size_t)children_capacity * sizeof(TSNode));
-                        if (grown == NULL) {
-                            ts_tree_cursor_delete(&cursor);
-                            goto nomemory;
-                        }
+                        if (grown == NULL) goto nomemory;
                         children = grown;
                     }
                     children[count++] = child;
-                } while (ts_tree_cursor_goto_next_sibling(&cursor));
+                } while (cursor_next_sibling((TreeCursor *)&cursor, NULL));
             }
-            ts_tree_cursor_delete(&cursor);
             while (size + count > capacity) {
                 Item *grown = PyMem_Realloc(stack, (size_t)(capacity *= 2) * sizeof(Item));
                 if (grown == NULL) goto nomemory;
@@ -2802,12 +2839,14 @@ static PyObject *statement_calls(PyObject *module, PyObject *const *args, Py_ssi
     }
     PyMem_Free(stack);
     PyMem_Free(children);
+    ts_tree_cursor_delete(&cursor);
     return out;
 nomemory:
     PyErr_NoMemory();
 error:
     PyMem_Free(stack);
     PyMem_Free(children);
+    ts_tree_cursor_delete(&cursor);
     Py_DECREF(out);
     return NULL;
 }

@@ -61,7 +61,7 @@ import msgspec
 from rdx.model.languages import language_of
 from rdx.search.pattern import Requirement
 from rdx.workspace.files import MAX_FILE_BYTES, content_hash, open_regular
-from rdx.workspace.opening import read_opened
+from rdx.workspace.opening import read_descriptor
 
 __all__ = ["INDEX_NAME", "SyncStats", "TextFile", "TextIndex", "check_database", "failure_kind", "verify_text_index"]
 
@@ -789,10 +789,12 @@ def _read_text(path: str, limit: int | None, roots: tuple[str, ...] = ()) -> tup
     try:
         # Regular files only, opened without blocking and inside ``roots`` (rdx.workspace.files).
         fd, st = open_regular(path, roots)
-        with os.fdopen(fd, "rb") as f:
+        try:
             if st.st_size > min(limit or MAX_FILE_BYTES, MAX_FILE_BYTES):
                 return None, 0, 0, "too_large"
-            data = read_opened(f, st.st_size, MAX_FILE_BYTES)
+            data = read_descriptor(fd, st.st_size, MAX_FILE_BYTES)
+        finally:
+            os.close(fd)
     except OSError:
         return None, 0, 0, "unreadable"
     if b"\0" in data:

@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
-from typing import BinaryIO
 
-__all__ = ["MAX_FILE_BYTES", "NotRegularFileError", "OutsideProjectError", "inside", "open_regular", "read_opened", "read_regular"]
+__all__ = ["MAX_FILE_BYTES", "NotRegularFileError", "OutsideProjectError", "inside", "open_regular", "read_descriptor", "read_regular"]
 
 # Files larger than this are reported and skipped: nothing useful is that big, and a parse of
 # a multi-hundred-megabyte file would stall a worker.
@@ -79,14 +78,37 @@ def _opened_path(fd: int, path: str, st: os.stat_result) -> str:
     return real
 
 
-def read_opened(f: BinaryIO, size: int, limit: int) -> bytes:
-    """At most ``limit + 1`` bytes of an opened file whose size was ``size`` when it was
-    opened: a file still growing is read up to one byte over the limit, not forever. The size
-    and one byte are read first: one read of the whole limit makes a buffer that large for
-    every file (about 50 us each)."""
-    data = f.read(min(size, limit) + 1)
+def _read_up_to(fd: int, count: int, first: int) -> bytes:
+    """At most ``count`` bytes from ``fd``, fewer only at its end: ``first`` bytes asked at
+    once (a regular file gives them all in one read), the rest in pieces of at most a
+    mebibyte, so that a file growing toward the limit does not make one limit-sized buffer."""
+    data = os.read(fd, min(count, first))
+    if len(data) == count or not data:
+        return data
+    pieces = [data]
+    got = len(data)
+    while got < count:
+        piece = os.read(fd, min(count - got, _PIECE))
+        if not piece:
+            break
+        pieces.append(piece)
+        got += len(piece)
+    return b"".join(pieces)
+
+
+_PIECE = 1024 * 1024
+
+
+def read_descriptor(fd: int, size: int, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of the file open on ``fd`` (``open_regular``'s), whose size
+    was ``size`` when it was opened: a file still growing is read up to one byte over the
+    limit, not forever. The size and one byte are read first: one read of the whole limit
+    makes a buffer that large for every file (about 50 us each). Read with ``os.read``: no
+    file object is made, which costs more than the read of a small file (about 15 us)."""
+    want = min(size, limit) + 1
+    data = _read_up_to(fd, want, want)
     if len(data) > size and len(data) <= limit:
-        data += f.read(limit + 1 - len(data))
+        data += _read_up_to(fd, limit + 1 - len(data), _PIECE)
     return data
 
 
@@ -94,10 +116,12 @@ def read_regular(path: str, roots: Iterable[str] = (), limit: int = MAX_FILE_BYT
     """The bytes of the regular file at ``path`` (see ``open_regular``), at most ``limit``;
     raises OSError otherwise, or when the file is larger."""
     fd, st = open_regular(path, roots)
-    with os.fdopen(fd, "rb") as f:
+    try:
         if st.st_size > limit:
             raise OSError(f"{path} is {st.st_size} bytes, over the {limit}-byte limit")
-        data = read_opened(f, st.st_size, limit)
+        data = read_descriptor(fd, st.st_size, limit)
+    finally:
+        os.close(fd)
     if len(data) > limit:
         raise OSError(f"{path} grew over the {limit}-byte limit while it was read")
     return data

@@ -79,13 +79,14 @@ def _get_parser() -> RubyParser:
 
 def discover_file(entry: FileEntry, parser: RubyParser | None = None) -> FileResult:
     """Read and parse one file; problems become diagnostics on the result."""
-    data, size, mtime_ns, diagnostics = read_source(entry.path, ruby=is_ruby_file(os.path.basename(entry.path)), roots=entry.roots)
+    ruby = is_ruby_file(os.path.basename(entry.path))
+    data, size, mtime_ns, diagnostics = read_source(entry.path, ruby=ruby, roots=entry.roots)
     if data is None:
         return FileResult(uri=entry.uri, path=entry.path, size=size, mtime_ns=mtime_ns, diagnostics=diagnostics)
     try:
         if is_erb_file(entry.path):
             result = view_receivers((parser or _get_parser()).discover(entry.uri, ruby_of_template(data), entry.path))
-        elif is_ruby_file(os.path.basename(entry.path)):
+        elif ruby:
             result = (parser or _get_parser()).discover(entry.uri, data, entry.path)
         else:
             result = discover_foreign(entry.uri, data, entry.path)
@@ -129,16 +130,28 @@ def _watch_parent(parent: int) -> None:
         time.sleep(0.5)
 
 
-def _init_worker(parent: int, budget: int | None) -> None:
-    """Runs first in every worker: tie its life to the parent's and cap its memory."""
-    if sys.platform.startswith("linux"):
+def _prctl() -> Callable[..., int] | None:
+    """libc's ``prctl`` (Linux), looked up once per process: in the parent before a fork, its
+    workers inherit it rather than each importing ctypes and loading libc (a few ms each)."""
+    global _prctl_function
+    if _prctl_function is None and sys.platform.startswith("linux"):
         try:
             import ctypes
 
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            _prctl_function = ctypes.CDLL(None, use_errno=True).prctl
         except (OSError, AttributeError):
             pass
+    return _prctl_function
+
+
+_prctl_function: Callable[..., int] | None = None
+
+
+def _init_worker(parent: int, budget: int | None) -> None:
+    """Runs first in every worker: tie its life to the parent's and cap its memory."""
+    prctl = _prctl()
+    if prctl is not None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     # The parent may have died before the request above: that would never fire now.
     if os.getppid() != parent:
         os._exit(1)
@@ -174,14 +187,23 @@ def _work(batch: list[_Item]) -> bytes:
     return _encoder.encode(results)
 
 
-def _batches(entries: list[FileEntry], jobs: int) -> list[list[_Item]]:
-    sized = []
+def _sizes(entries: list[FileEntry]) -> list[int]:
+    """Each file's size, for balancing batches only: the walk's (an entry with its modification
+    time has its status from the walk), else asked of the file system (0 when that fails)."""
+    sizes = []
     for e in entries:
-        try:
-            size = os.path.getsize(e.path)
-        except OSError:
-            size = 0
-        sized.append((size, e))
+        size = e.size
+        if not e.mtime_ns:
+            try:
+                size = os.path.getsize(e.path)
+            except OSError:
+                size = 0
+        sizes.append(size)
+    return sizes
+
+
+def _batches(entries: list[FileEntry], jobs: int, sizes: list[int] | None = None) -> list[list[_Item]]:
+    sized = list(zip(_sizes(entries) if sizes is None else sizes, entries, strict=True))
     sized.sort(key=lambda x: -x[0])
     total = sum(s for s, _ in sized)
     target = max(min(_BATCH_BYTES, total // (jobs * 8) + 1), 16 * 1024)
@@ -204,12 +226,8 @@ def discover_files(
 ) -> Iterator[FileResult]:
     """Yield a FileResult for every entry (in no particular order)."""
     jobs = default_jobs() if jobs is None else max(1, int(jobs))
-    total_bytes = 0
-    for e in entries:
-        try:
-            total_bytes += os.path.getsize(e.path)
-        except OSError:
-            pass
+    sizes = _sizes(entries) if jobs > 1 and len(entries) > 1 else []
+    total_bytes = sum(sizes)
     if jobs == 1 or len(entries) < 2 or total_bytes < _INLINE_BYTES:
         parser = _get_parser()
         for e in entries:
@@ -222,13 +240,14 @@ def discover_files(
     # The process pool's names, imported now (``__getattr__``) or as a test replaced them.
     this = sys.modules[__name__]
     multiprocessing, ProcessPoolExecutor, as_completed, BrokenProcessPool = (getattr(this, name) for name in _PROCESS_POOL)
-    batches = _batches(entries, jobs)
+    batches = _batches(entries, jobs, sizes)
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     if "fork" in methods:
         # What each worker would make before its first file of another language (its
         # compiled query, the native runner's check), made once here and inherited at the fork.
         prepare_foreign(e.path for e in entries)
+        _prctl()
     initargs = (os.getpid(), worker_memory_budget())
     # Each round runs what is left in a fresh pool. A worker that dies breaks its pool and
     # every batch still in it; the second round runs those files one per task, and what is
