@@ -718,3 +718,26 @@ def test_a_new_namespace_is_seen_by_the_bodies_whose_lookups_reach_it_only():
     script = "".join({**files, "file:///n/b_new.rb": added}[u] for u in sorted(files)) + "puts Outer::Inner::A[0].name, Outer::B[0].name, Outer.b\n"
     seen = subprocess.run([ruby, "-e", script], capture_output=True, text=True, check=True).stdout.split()
     assert [found[3], found[5], found[6]] == seen == ["Outer::Inner::Style", "Outer::Style", "Outer::Style"]
+
+
+def test_a_constant_added_to_a_module_is_seen_through_the_paths_that_lead_to_it():
+    # ``P::N`` finds O::N when P includes O, ``O::N`` too; ``Q::N`` (Q unrelated) never does,
+    # and ``Object::N`` never finds a constant of O. Each step (added, removed, added again)
+    # is compared with a fresh graph; Ruby says what each finds once it is there.
+    files = {
+        "file:///m/a_mods.rb": "module O\nend\nmodule P\n  include O\nend\nmodule Q\nend\n",
+        "file:///m/b_edit.rb": "module O\nend\n",
+        "file:///m/c_user.rb": "module User\n  def self.a = P::N\n  def self.b = Q::N\n  def self.c = O::N\n  def self.d = P::N::X\nend\n",
+    }
+    added = "module O\n  module N\n    X = 1\n  end\nend\n"
+    steps: list[tuple[str, str | None]] = [("file:///m/b_edit.rb", added), ("file:///m/b_edit.rb", files["file:///m/b_edit.rb"]), ("file:///m/b_edit.rb", added)]
+    assert replay(files, steps) == [None] * len(steps)
+    g = fresh({**files, "file:///m/b_edit.rb": added}, core=False)
+    found = {r.location.start_line: r.declaration and r.declaration.name for r in g.constant_references if r.location.path == "/m/c_user.rb"}
+    ruby = shutil.which("ruby")
+    assert ruby is not None, "ruby is the oracle of this test: install it"
+    script = "".join({**files, "file:///m/b_edit.rb": added}[u] for u in sorted(files))
+    script += "puts User.a.name, User.c.name, User.d, (User.b rescue 'missing')\n"
+    seen = subprocess.run([ruby, "-e", script], capture_output=True, text=True, check=True).stdout.split()
+    assert seen == ["O::N", "O::N", "1", "missing"]
+    assert [found[2], found[4], found[5], found[3]] == ["O::N", "O::N", "O::N::X", None]

@@ -460,19 +460,19 @@ class Mentions(StateView):
         scope or an ancestor that the lookup reaches before Object, which stays as it was.
         A call receiver is a constant reference too (discovery records both, at the same
         place), and its lookup is the same: its reference decides. A name before the last of
-        a longer path decides as ``_inner_kept`` says."""
+        a longer path decides as ``lookups_kept`` says."""
         found = self.documents_mentioning(names, skip)
         inner: set[int] = set()
         for name in names:
             inner |= self.mention_book.inner_index.get(name, set())
         chain = set(self.lookup.ancestors(self.object_id))
         decls, targets_of = self.decls, self.state.constant_targets
-        objects = self.names_of_object() if inner else set()
+        top = {self.object_id}
         out: dict[int, set[str] | None] = {}
         for doc in found:
             result = self.docs[doc]
             targets = targets_of.get(doc)
-            if targets is None or len(targets) != len(result.const_refs) or (doc in inner and not self._inner_kept(doc, names, objects)):
+            if targets is None or len(targets) != len(result.const_refs) or (doc in inner and not self.lookups_kept(doc, names, top, before_last=True)):
                 out[doc] = names
                 continue
             refs = result.const_refs
@@ -492,48 +492,45 @@ class Mentions(StateView):
                     break
         return out
 
-    def _inner_kept(self, doc: int, names: set[str], objects: AbstractSet[str], deleted_owners: AbstractSet[int] | None = None) -> bool:
-        """Whether every constant reference of ``doc`` that names one of ``names`` before the
-        last name of its path keeps what it finds when a constant of that name is newly
-        declared in Object (``deleted_owners`` None) or when the declarations of those names
-        owned by ``deleted_owners`` go. A later name (``A::Name``) is looked up in A's
-        ancestors, which skip Object's constants unless A is Object (``objects``,
-        ``names_of_object``): kept for a new one; a deleted one may have been found there,
-        or passed through. A first name found in a lexical scope's own constants (before
-        Object, if Object is one of them; while the file loads, not one defined only further
-        on: ``Lookup.lookup_path_at``), none of whose scopes owned a deleted one, is found
-        there before and after. (Call receivers are references too, at the same place.)"""
-        result = self.docs[doc]
-        for ref in result.const_refs:
+    def lookups_kept(self, doc: int, names: set[str], stop: AbstractSet[int], *, before_last: bool = False, first_names: bool = True) -> bool:
+        """Whether no constant reference of ``doc`` (call receivers are references too, at the
+        same place) that names one of ``names`` finds, or found, a constant of that name owned
+        by a namespace of ``stop`` (one declared there, or deleted from there, by an edit
+        elsewhere); ``before_last``: only the names before the last of a longer path are read.
+        A later name (``P::N``) is looked up in the namespace P leads to and its ancestors,
+        Object's only when P is Object: kept unless those hold a namespace of ``stop``. P is
+        looked up as the reference is (``References._constant_reference``); the edit changes
+        it only through an earlier name of ``names``, which is checked too. A first name
+        (with ``first_names``) is kept when a lexical scope's own constants hold it before a
+        namespace of ``stop`` or Object is reached (``_found_before``)."""
+        lookup = self.lookup
+        first_stop = {self.object_id, *stop}
+        for ref in self.docs[doc].const_refs:
             segments = ref.path.segments
-            if len(segments) < 2 or names.isdisjoint(segments[:-1]):
+            ends = len(segments) - 1 if before_last else len(segments)
+            if names.isdisjoint(segments[:ends]):
                 continue
             if ref.path.dynamic:
                 return False
-            for k in range(len(segments) - 1):
-                name = segments[k]
-                if name not in names:
+            for k in range(ends):
+                if segments[k] not in names:
                     continue
-                if k > 0:
-                    if deleted_owners is not None or segments[k - 1] in objects:
+                if k == 0:
+                    if first_names and not self._found_before(doc, ref, first_stop):
                         return False
                     continue
-                if not self._found_before(doc, ref, {self.object_id, *(deleted_owners or ())}):
+                site = lookup.cref(doc, ref.scope)
+                if site is None:
                     return False
-        return True
-
-    def first_names_kept(self, doc: int, names: set[str], owner: int) -> bool:
-        """Whether no reference of ``doc`` (call receivers are references too) can find a
-        constant of one of ``names`` newly declared in namespace ``owner`` (not Object's): each
-        that names one does so as its path's first name, found in a lexical scope's own
-        constants before ``owner`` is reached (``_found_before``). (A later name of a path is
-        ``MentionBook.deep_index``'s.)"""
-        for ref in self.docs[doc].const_refs:
-            segments = ref.path.segments
-            if not segments or names.isdisjoint(segments):
-                continue
-            if not names.isdisjoint(segments[1:]) or not self._found_before(doc, ref, {owner}):
-                return False
+                if lookup.in_method_body(doc, ref.scope):
+                    prefix = lookup.follow(lookup.lookup_path(ref.path, site, k))
+                else:
+                    prefix = lookup.follow(lookup.lookup_path_at(ref.path, site, doc, ref.path.start, k))
+                if prefix is None or not self.decls[prefix].is_namespace:
+                    continue  # (The path fails before the name, before and after.)
+                held = lookup.constant_ancestors(prefix)
+                if any(ns in held and (ns != self.object_id or prefix == self.object_id) for ns in stop):
+                    return False
         return True
 
     def _found_before(self, doc: int, ref: ConstRef, stop: AbstractSet[int]) -> bool:
@@ -582,7 +579,7 @@ class Mentions(StateView):
         limited to the documents where a reference can change
         (``References.store_references``): those naming one of ``names`` before the last name
         of a longer path, unless their lookups provably do not reach a deleted one
-        (``_inner_kept``), those with a
+        (``lookups_kept``), those with a
         constant reference whose target (``targets``, before the deletion) is deleted, and
         those with a call receiver ending with one of ``names`` whose reference found a
         constant alias (the receiver follows it, perhaps to a deleted declaration). A call
@@ -598,7 +595,7 @@ class Mentions(StateView):
         decls = self.decls
         for doc in found:
             row = targets.get(doc, ())
-            if not deleted.isdisjoint(row) or len(row) != len(self.docs[doc].const_refs) or (doc in inner and not self._inner_kept(doc, names, frozenset(), owners)):
+            if not deleted.isdisjoint(row) or len(row) != len(self.docs[doc].const_refs) or (doc in inner and not self.lookups_kept(doc, names, owners, before_last=True)):
                 out[doc] = names
             elif doc in receiving and len(row) == len(self.docs[doc].const_refs):
                 for i in self._ending_with(doc, names):

@@ -16,7 +16,7 @@ from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import ConstPath, DefinitionRecord, FileResult
 from rdx.ruby.resolve.edits import path_names, skeleton
 from rdx.ruby.resolve.lookup import StateView
-from rdx.ruby.resolve.mentions import OTHER
+from rdx.ruby.resolve.mentions import OTHER, Bounds
 from rdx.ruby.resolve.update import MAX_DETOUR_DOCUMENTS, Detour, merge_refresh
 from rdx.ruby.resolve.vocabulary import (
     CONCERN_NAMES,
@@ -445,12 +445,24 @@ class SkeletonEdits(StateView):
         # it only further down (see ``lookup_path_at``): those that run while their file
         # loads and start with its name are resolved again too. (Its chain, if it changed,
         # is the caller's; its new constants are new names.)
+        # A document loaded after another definition of it saw it defined already, and still
+        # does (``Lookup.defined_after``): the first such key bounds the documents to read.
         row = self.def_decl[index]
-        reopened = {self.decls[decl].unqualified for i in added if (decl := row[i]) is not None and decl not in created and self.decls[decl].kind in ("Class", "Module")}
+        bounds: Bounds = {}
+        for i in added:
+            decl = row[i]
+            if decl is None or decl in created or self.decls[decl].kind not in ("Class", "Module"):
+                continue
+            rec = self.decls[decl]
+            keys = [doc for doc, _ in rec.definitions if doc != index]
+            bound = min(keys) if keys else None
+            before = bounds.get(rec.unqualified, bound)
+            bounds[rec.unqualified] = None if before is None or bound is None else max(before, bound)
         new_names = {self.decls[d].unqualified for d in created}
         refresh = self.mentions.mentioning(names - new_names, index)
         merge_refresh(refresh, self.documents_seeing(created, index))
-        loading = {doc: reopened for doc in self.mentions.loading_documents(reopened, index)} if reopened else {}
+        reopened = set(bounds)
+        loading = {doc: reopened for doc in self.mentions.loading_documents(reopened, index, bounds)} if reopened else {}
         return refresh, rechain, revisible, loading
 
     def documents_seeing(self, new: Iterable[int], skip: int) -> dict[int, set[str] | None]:
@@ -459,7 +471,8 @@ class SkeletonEdits(StateView):
         O is found by a path's first name (call receivers' too) only where O is a lexical
         scope (a document with a body of O) or an ancestor of the innermost one (a body of a
         namespace with O in its chain), and by a later name of a longer path (``A::N``)
-        anywhere (``MentionBook.deep_index``). One of Object's is found
+        anywhere (``MentionBook.deep_index``): ``Mentions.lookups_kept`` reads them. One of
+        Object's is found
         wherever a lookup reaches Object (``Mentions.seeing_top_level``); one of a module
         Object includes, or of a namespace whose descendants Object is among, anywhere."""
         decls = self.decls
@@ -489,8 +502,11 @@ class SkeletonEdits(StateView):
             for ns in (owner, *descendants.get(owner, ())):
                 if ns in decls:
                     seeing.update(doc for doc, _ in decls[ns].definitions)
-            # (A body's references that find the name in a nearer lexical scope keep it.)
-            merge_refresh(out, {doc: owned for doc in found & (deep | seeing) if doc in deep or not self.mentions.first_names_kept(doc, owned, owner)})
+            # (A body's references that find the name in a nearer lexical scope keep it, and so
+            # do later names whose path leads where the owner is not an ancestor.)
+            merge_refresh(
+                out, {doc: owned for doc in found & (deep | seeing) if not self.mentions.lookups_kept(doc, owned, {owner}, first_names=doc in seeing)}
+            )
         return out
 
     def _placeholder_scope(self, defs: list[DefinitionRecord], path: ConstPath, site: Site, upto: int) -> int:
