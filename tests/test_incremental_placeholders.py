@@ -36,6 +36,28 @@ def replay(files: dict[str, str], steps: list[tuple[str, str | None]], core: boo
     return reasons
 
 
+def ruby_prints(script: str) -> str:
+    """What Ruby prints running ``script`` (the oracle of these tests)."""
+    ruby = shutil.which("ruby")
+    assert ruby is not None, "ruby is the oracle of this test: install it"
+    return subprocess.run([ruby, "-e", script], capture_output=True, text=True, check=True).stdout
+
+
+def toggled(files: dict[str, str], uri: str, text: str) -> tuple[rdx.Graph, str]:
+    """Replace ``uri`` with ``text``, back and again, each step incremental and equal to a
+    fresh graph; returns the fresh graph with ``text`` and the program (the files in load
+    order) for Ruby."""
+    steps: list[tuple[str, str | None]] = [(uri, text), (uri, files[uri]), (uri, text)]
+    assert replay(files, steps) == [None] * len(steps)
+    edited = {**files, uri: text}
+    return fresh(edited, core=False), "".join(edited[u] for u in sorted(edited))
+
+
+def targets_in(g: rdx.Graph, path: str) -> dict[int, str | None]:
+    """Line -> what the constant reference on it names, in file ``path``."""
+    return {r.location.start_line: r.declaration and r.declaration.name for r in g.constant_references if r.location.path == path}
+
+
 def project() -> dict[str, str]:
     return {"file:///p/base.rb": BASE, "file:///p/nav.rb": NAV, "file:///p/other.rb": OTHER}
 
@@ -640,12 +662,9 @@ def test_a_new_top_level_placeholder_is_found_after_object_or_its_aliases_only()
         # Each path that reaches Object is seen: the placeholder changes what it finds.
         reasons = replay({**files, uri: text}, steps)
         assert reasons[0] == "replace file:///o/z_thing.rb: a new placeholder changes what another file's lookup finds", uri
-    ruby = shutil.which("ruby")
-    assert ruby is not None, "ruby is the oracle of this test: install it"
     script = "O = Object\nP = O\nmodule Lib\n  class Base\n  end\nend\nclass Base\nend\n"
     script += "p [Lib::Base, Object::Base, O::Base, P::Base].map { |c| c.name }\n"
-    out = subprocess.run([ruby, "-e", script], capture_output=True, text=True, check=True).stdout.strip()
-    assert out == '["Lib::Base", "Base", "Base", "Base"]'
+    assert ruby_prints(script).strip() == '["Lib::Base", "Base", "Base", "Base"]'
 
 
 def test_a_reopening_earlier_in_load_order_changes_only_the_load_time_lookups_of_its_name():
@@ -660,11 +679,8 @@ def test_a_reopening_earlier_in_load_order_changes_only_the_load_time_lookups_of
     reopened = "module Outer\n  module Style\n  end\nend\n"
     steps: list[tuple[str, str | None]] = [("file:///l/a.rb", reopened), ("file:///l/a.rb", files["file:///l/a.rb"])]
     assert replay(files, steps) == [None, None]
-    ruby = shutil.which("ruby")
-    assert ruby is not None, "ruby is the oracle of this test: install it"
     for a_text in (files["file:///l/a.rb"], reopened):
-        script = a_text + files["file:///l/b.rb"] + "puts Outer::S.first.name, Outer.s.name\n"
-        seen = subprocess.run([ruby, "-e", script], capture_output=True, text=True, check=True).stdout.split()
+        seen = ruby_prints(a_text + files["file:///l/b.rb"] + "puts Outer::S.first.name, Outer.s.name\n").split()
         g = fresh({**files, "file:///l/a.rb": a_text}, core=False)
         found = {r.location.start_line: r.declaration and r.declaration.name for r in g.constant_references if r.location.path == "/l/b.rb"}
         assert [found[4], found[5]] == seen, a_text
@@ -682,17 +698,10 @@ def test_a_top_level_namespace_coming_and_going_refreshes_only_the_longer_paths_
         "file:///s/c_lib.rb": "module Lib\n  EARLY = [Style::X]\n  module Style\n    X = 1\n  end\nend\n",
         "file:///s/d_user.rb": "module Lib\n  A = [Style::X]\n  def self.a = Style::X\n  module Inner\n    B = [Style::X]\n  end\nend\nTOP = [Style::X]\nFULL = [Lib::Style::X]\n",
     }
-    top = "class Style\n  include Mixin\nend\n"
-    steps: list[tuple[str, str | None]] = [("file:///s/b_thing.rb", top), ("file:///s/b_thing.rb", files["file:///s/b_thing.rb"]), ("file:///s/b_thing.rb", top)]
-    assert replay(files, steps) == [None] * len(steps)
-
-    g = fresh({**files, "file:///s/b_thing.rb": top}, core=False)
+    g, script = toggled(files, "file:///s/b_thing.rb", "class Style\n  include Mixin\nend\n")
     found = {(r.location.path[3:], r.location.start_line): r.declaration and r.declaration.name for r in g.constant_references if "Style::X" in r.name}
-    ruby = shutil.which("ruby")
-    assert ruby is not None, "ruby is the oracle of this test: install it"
-    script = "".join({**files, "file:///s/b_thing.rb": top}[u] for u in sorted(files))
     script += "puts [Lib::EARLY[0], Lib::A[0], Lib.a, Lib::Inner::B[0], TOP[0], FULL[0]].inspect\n"
-    seen = subprocess.run([ruby, "-e", script], capture_output=True, text=True, check=True).stdout.strip()
+    seen = ruby_prints(script).strip()
     assert seen == "[2, 1, 1, 1, 2, 1]"
     value = {"Mixin::X": 2, "Lib::Style::X": 1}
     ours = [found[("c_lib.rb", 2)], found[("d_user.rb", 2)], found[("d_user.rb", 3)], found[("d_user.rb", 5)], found[("d_user.rb", 8)], found[("d_user.rb", 9)]]
@@ -708,15 +717,9 @@ def test_a_new_namespace_is_seen_by_the_bodies_whose_lookups_reach_it_only():
         "file:///n/b_new.rb": "module Outer\nend\n",
         "file:///n/c_user.rb": "module Outer\n  module Inner\n    A = [Style]\n  end\n  B = [Style]\n  def self.b = Style.name\nend\n",
     }
-    added = "module Outer\n  module Style\n  end\nend\n"
-    steps: list[tuple[str, str | None]] = [("file:///n/b_new.rb", added), ("file:///n/b_new.rb", files["file:///n/b_new.rb"]), ("file:///n/b_new.rb", added)]
-    assert replay(files, steps) == [None] * len(steps)
-    g = fresh({**files, "file:///n/b_new.rb": added}, core=False)
-    found = {r.location.start_line: r.declaration and r.declaration.name for r in g.constant_references if r.location.path == "/n/c_user.rb"}
-    ruby = shutil.which("ruby")
-    assert ruby is not None, "ruby is the oracle of this test: install it"
-    script = "".join({**files, "file:///n/b_new.rb": added}[u] for u in sorted(files)) + "puts Outer::Inner::A[0].name, Outer::B[0].name, Outer.b\n"
-    seen = subprocess.run([ruby, "-e", script], capture_output=True, text=True, check=True).stdout.split()
+    g, script = toggled(files, "file:///n/b_new.rb", "module Outer\n  module Style\n  end\nend\n")
+    found = targets_in(g, "/n/c_user.rb")
+    seen = ruby_prints(script + "puts Outer::Inner::A[0].name, Outer::B[0].name, Outer.b\n").split()
     assert [found[3], found[5], found[6]] == seen == ["Outer::Inner::Style", "Outer::Style", "Outer::Style"]
 
 
@@ -729,15 +732,9 @@ def test_a_constant_added_to_a_module_is_seen_through_the_paths_that_lead_to_it(
         "file:///m/b_edit.rb": "module O\nend\n",
         "file:///m/c_user.rb": "module User\n  def self.a = P::N\n  def self.b = Q::N\n  def self.c = O::N\n  def self.d = P::N::X\nend\n",
     }
-    added = "module O\n  module N\n    X = 1\n  end\nend\n"
-    steps: list[tuple[str, str | None]] = [("file:///m/b_edit.rb", added), ("file:///m/b_edit.rb", files["file:///m/b_edit.rb"]), ("file:///m/b_edit.rb", added)]
-    assert replay(files, steps) == [None] * len(steps)
-    g = fresh({**files, "file:///m/b_edit.rb": added}, core=False)
-    found = {r.location.start_line: r.declaration and r.declaration.name for r in g.constant_references if r.location.path == "/m/c_user.rb"}
-    ruby = shutil.which("ruby")
-    assert ruby is not None, "ruby is the oracle of this test: install it"
-    script = "".join({**files, "file:///m/b_edit.rb": added}[u] for u in sorted(files))
+    g, script = toggled(files, "file:///m/b_edit.rb", "module O\n  module N\n    X = 1\n  end\nend\n")
+    found = targets_in(g, "/m/c_user.rb")
     script += "puts User.a.name, User.c.name, User.d, (User.b rescue 'missing')\n"
-    seen = subprocess.run([ruby, "-e", script], capture_output=True, text=True, check=True).stdout.split()
+    seen = ruby_prints(script).split()
     assert seen == ["O::N", "O::N", "1", "missing"]
     assert [found[2], found[4], found[5], found[3]] == ["O::N", "O::N", "O::N::X", None]
