@@ -923,6 +923,7 @@ def _moves(tree: tree_sitter.Tree, step: object | None, kinds: bytes) -> list[tu
             depth -= 1
 
 
+@pytest.mark.corpus
 def test_the_native_moves_are_the_runtimes_on_the_corpus() -> None:
     """The native step moves the walk's cursor with the runtime's structures (aliases, hidden
     nodes, extras): on every tenth file of the corpus it visits the nodes the runtime's own
