@@ -10,6 +10,7 @@ code), on odd input, and, in the corpus tier, on every file of bench_polyglot's 
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -552,18 +553,16 @@ def _discover_in_child(paths: dict[str, str]) -> dict[str, bytes]:
     return {language: _ENCODE(discover_foreign("file://" + path, SOURCES[language], path)) for language, path in paths.items()}
 
 
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this system: workers inherit nothing")
 def test_prepare_foreign_then_a_forked_worker_discovers_the_same() -> None:
     """``prepare_foreign`` makes in the parent what a pool's workers read (each language's plan,
     the native runner's check) and they inherit it at the fork: a forked worker's results are
     those of this process, which made its own, and of the Python path; names without an
     extractor (Ruby, text) are passed over."""
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     from rdx.languages.discover import prepare_foreign
 
-    if "fork" not in multiprocessing.get_all_start_methods():
-        pytest.skip("no fork on this system")
     prepare_foreign([*PATHS.values(), "/p/app.rb", "/p/Gemfile", "/p/notes.txt", "/p/.js"])
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as pool:
         forked = pool.submit(_discover_in_child, PATHS).result()
