@@ -738,3 +738,44 @@ def test_a_constant_added_to_a_module_is_seen_through_the_paths_that_lead_to_it(
     seen = ruby_prints(script).split()
     assert seen == ["O::N", "O::N", "1", "missing"]
     assert [found[2], found[4], found[5], found[3]] == ["O::N", "O::N", "O::N::X", None]
+
+
+def test_a_file_required_again_drops_the_top_level_placeholder_its_absence_made():
+    # While c/x.rb is gone, ``include X`` names nothing: a top-level placeholder X. Back, it
+    # finds M::C::X, and the placeholder, which no lookup finds any more, goes (it left C's
+    # chain: ``Placeholders.left_placeholders``).
+    a = "module M\n  class C\n    require_relative 'c/x'\n    include X\n  end\nend\n"
+    x = "module M\n  class C\n    module X\n      def x; end\n    end\n  end\nend\n"
+    files = {"file:///p/lib/a.rb": a, "file:///p/lib/c/x.rb": x}
+    assert replay(files, [("file:///p/lib/c/x.rb", None), ("file:///p/lib/c/x.rb", x)]) == [None, None]
+    g = fresh(files, core=False)
+    assert g.get("X") is None
+    assert "M::C::X" in [m.name for m in g["M::C"].ancestors]
+    assert ruby_prints(x + a.replace("    require_relative 'c/x'\n", "") + "p Object.const_defined?(:X), M::C.include?(M::C::X)\n") == "false\ntrue\n"
+
+
+def test_a_namespace_that_goes_stays_no_placeholder_for_a_lookup_that_finds_another():
+    # ``class C::Style`` goes as ``include Style`` is typed in C: a full resolve finds the
+    # top-level Style, so C::Style is not kept as a placeholder for that lookup
+    # (``Placeholders._wanted``: it would have the wrong shape, and the update fell back).
+    files = {"file:///s/a.rb": "module Style\n  def style; end\nend\n", "file:///s/c.rb": "class C\n  class Style\n    include Comparable\n  end\nend\n"}
+    edited = "class C\n  include Style\nend\n"
+    g, program = toggled(files, "file:///s/c.rb", edited)
+    assert g.get("C::Style") is None
+    assert [m.name for m in g["C"].ancestors][:2] == ["C", "Style"]
+    assert ruby_prints(program + "p C.ancestors.take(2), C.const_defined?(:Style, false)\n") == "[C, Style]\nfalse\n"
+
+
+def test_requires_that_move_files_in_load_order_stay_incremental():
+    # a.rb requires c/x.rb inside its class body: x.rb loads right after a.rb, before b.rb.
+    # Without the require it loads after b.rb (URI order); required at the top, before
+    # a.rb. Each edit moves x.rb among the others: it goes and comes back at its new key
+    # (``documents.moving_keys``), and every resolve equals a fresh one.
+    a = "module M\n  class C\n    require_relative 'c/x'\n    include X\n  end\nend\n"
+    x = "module M\n  class C\n    module X\n      def x; end\n    end\n  end\nend\n"
+    b = "module M\n  class C\n    def b; X; end\n  end\n  X2 = C::X\nend\n"
+    files = {"file:///p/lib/a.rb": a, "file:///p/lib/b.rb": b, "file:///p/lib/c/x.rb": x}
+    without = a.replace("    require_relative 'c/x'\n", "")
+    on_top = "require_relative 'c/x'\n" + without
+    steps: list[tuple[str, str | None]] = [("file:///p/lib/a.rb", t) for t in (without, on_top, a, "# typing\n" + a)]
+    assert replay(files, steps) == [None] * len(steps)

@@ -30,7 +30,7 @@ from rdx.ruby.query.documents import ConstantReference, Document, MethodReferenc
 from rdx.ruby.query.handles import Declaration, View
 from rdx.ruby.resolve.base import MAX_BASE_DOCUMENTS
 from rdx.ruby.resolve.driver import Resolver
-from rdx.ruby.resolve.order import BundledGem, LoadOrder, keyed, place
+from rdx.ruby.resolve.order import BundledGem, LoadOrder, keyed
 from rdx.search.names import SearchIndex
 from rdx.search.text_workspace import ProjectText
 from rdx.search.textsearch import Greppable
@@ -412,20 +412,22 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
             if (key := resolver.key_of(uri)) is not None
         )
         keys: dict[str, int] = {}
+        moved: set[str] = set()
         if store.added or store.removed or requires_changed:
             added = [store.documents[uri] for uri in sorted(store.added)]
             quick = None if requires_changed else resolver.place_documents(added, sorted(store.removed))
             if quick is None:
-                # Compute the whole load order again; the other documents must keep theirs.
+                # Walk the whole load order again: documents whose place or walk changes go
+                # and come back at their new keys (``moving_keys``).
                 current = {k: d for k, d in resolver.docs.items() if d.uri not in store.removed}
-                quick, placed_order = place(current, store.documents.values(), *self._root_order())
-                resolver.use_order(placed_order)
-            if quick is None:
-                self.last_fallback = "the load order of the other files changes"
-                return None
+                placed = resolver.reorder(current, LoadOrder(store.documents.values(), *self._root_order()))
+                if placed is None:
+                    self.last_fallback = "no key is free between two documents of the new load order"
+                    return None
+                quick, moved = placed
             keys = quick
-        steps = [("replace", uri) for uri in sorted(store.replaced)]
-        steps += [("remove", uri) for uri in sorted(store.removed)] + [("add", uri) for uri in sorted(store.added)]
+        steps = [("replace", uri) for uri in sorted(store.replaced) if uri not in moved]
+        steps += [("remove", uri) for uri in sorted(store.removed | moved)] + [("add", uri) for uri in sorted(store.added | moved)]
         for step, uri in steps:
             try:
                 if step == "remove":
@@ -434,7 +436,7 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
                     state = resolver.add_document(keys[uri], store.documents[uri])
                 else:
                     doc = store.documents[uri]
-                    # Requires that changed were checked above (``place``): the load order stays.
+                    # Requires that changed were checked above (``reorder``): the load order stays.
                     state = resolver.refresh_document(doc) or resolver.refresh_members(doc, order_checked=True)
             except Exception as exc:  # A bug must cost time, never a wrong or lost graph.
                 self._walk_problems.append(

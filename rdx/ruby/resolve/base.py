@@ -22,9 +22,10 @@ from typing import Any
 
 from rdx.model.records import FileResult
 from rdx.model.store import ResolvedState
+from rdx.ruby.resolve.documents import moving_keys
 from rdx.ruby.resolve.driver import Resolver
 from rdx.ruby.resolve.image import published_state
-from rdx.ruby.resolve.order import BundledGem, keyed, place
+from rdx.ruby.resolve.order import BundledGem, LoadOrder, keyed
 
 __all__ = ["MAX_BASE_DOCUMENTS", "CoreBase"]
 
@@ -91,12 +92,14 @@ class CoreBase:
             return "a class Object with mixins changes every chain"
         resolver = self.fork()
         resolver.use_roots(entries, late, bundle)
-        keys, order = place(resolver.docs, documents, entries, late, bundle)
+        order = LoadOrder(documents, entries, late, bundle)
+        placed = moving_keys(resolver.docs, order, order)  # Only core is there: nothing moves.
         first = order.ordered[0] if order.ordered else None
-        if keys is None or first is None or first.uri != self.core.uri or first.content_hash != self.core.content_hash:
+        if placed is None or first is None or first.uri != self.core.uri or first.content_hash != self.core.content_hash:
             return "core does not load first"
         resolver.use_order(order)
         state = resolver.state
+        keys = placed[0]
         for doc in order.ordered:
             key = keys.get(doc.uri)
             if key is None:

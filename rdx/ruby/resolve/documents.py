@@ -17,7 +17,7 @@ from rdx.model.store import ResolvedState
 from rdx.model.versions import Journaled, fork
 from rdx.ruby.resolve.edits import SHARED_TABLES, successor
 from rdx.ruby.resolve.lookup import StateView
-from rdx.ruby.resolve.order import BundledGem, LoadOrder, RootOrder
+from rdx.ruby.resolve.order import DOC_GAP, MAX_KEY, BundledGem, LoadOrder, RootOrder
 
 if TYPE_CHECKING:
     from rdx.ruby.resolve.ancestors import Ancestors, Chains
@@ -57,6 +57,80 @@ class DocumentBook:
         rules = self.root_rules
         self.load_order = LoadOrder(documents, rules.entries, rules.late, rules.bundle)
         return self.load_order
+
+
+def spread_keys(uris: list[str], low: int, high: int, out: dict[str, int]) -> bool:
+    """Keys for ``uris``, in order, evenly spread strictly between ``low`` and ``high``, into
+    ``out``; False when there is no room."""
+    step = (high - low) // (len(uris) + 1)
+    if step == 0:
+        return False
+    for i, uri in enumerate(uris):
+        out[uri] = low + step * (i + 1)
+    return True
+
+
+def moving_keys(current: dict[int, FileResult], order: LoadOrder, previous: LoadOrder) -> tuple[dict[str, int], set[str]] | None:
+    """Keys in the new load order ``order`` for the documents that ``current`` (key ->
+    document, the documents resolved now) lacks or that must move, and which of
+    ``current``'s documents move: the longest run of documents that keep their keys in
+    increasing order stays, every other one moves (it goes, then comes back at a key between
+    its new neighbours). A document whose walk changed (``LoadOrder.same_walk``, which
+    ``Lookup.defined_after`` reads) comes back too, at its own key when it does not move, and
+    so does a kept one where the moved ones before it find no free key. None when no key is
+    free (the keys reach ``MAX_KEY``)."""
+    key_of = {d.uri: k for k, d in current.items()}
+    seq = [(k, d.uri) for d in order.ordered if (k := key_of.get(d.uri)) is not None]
+    kept = _increasing(seq)
+    moved = {uri for _, uri in seq if uri not in kept}
+    old, new = previous.walks, order.walks
+    moved |= {uri for uri in kept if old.get(uri) != new.get(uri)}
+    placed: dict[str, int] = {}
+    pending: list[str] = []
+    last = -1
+    for d in order.ordered:
+        uri = d.uri
+        if uri in kept:
+            key = key_of[uri]
+            if pending and not spread_keys(pending, last, key, placed):
+                # No room before it (a document moved ahead of the first one, at key 0):
+                # it moves too, to make room.
+                moved.add(uri)
+                pending.append(uri)
+                continue
+            pending = []
+            last = key
+            if uri in moved:
+                placed[uri] = key
+        else:
+            pending.append(uri)
+    if pending and not spread_keys(pending, last, min(last + DOC_GAP * (len(pending) + 1), MAX_KEY), placed):
+        return None
+    return placed, moved
+
+
+def _increasing(seq: list[tuple[int, str]]) -> set[str]:
+    """The URIs of a longest run of ``seq`` (key, URI) whose keys increase (the documents
+    that keep their keys). Linear when the keys already increase."""
+    if all(a[0] < b[0] for a, b in zip(seq, seq[1:], strict=False)):
+        return {uri for _, uri in seq}
+    tails: list[int] = []  # Key of the smallest tail of an increasing run of each length.
+    ends: list[int] = []  # Index in seq of that tail.
+    back = [-1] * len(seq)
+    for i, (key, _) in enumerate(seq):
+        j = bisect.bisect_left(tails, key)
+        back[i] = ends[j - 1] if j else -1
+        if j == len(tails):
+            tails.append(key)
+            ends.append(i)
+        else:
+            tails[j], ends[j] = key, i
+    out: set[str] = set()
+    i = ends[-1] if ends else -1
+    while i >= 0:
+        out.add(seq[i][1])
+        i = back[i]
+    return out
 
 
 class DocumentEdits(StateView):
@@ -126,6 +200,18 @@ class DocumentEdits(StateView):
                 setattr(state, name, fork(table)[0])
         self.binding.read(state)
         self.linearizer.share_chains()
+
+    def reorder(self, current: dict[int, FileResult], order: LoadOrder) -> tuple[dict[str, int], set[str]] | None:
+        """Use load order ``order`` (walked anew after requires changed) from now on, and
+        give keys for the documents ``current`` lacks and for those of ``current`` that move
+        (``moving_keys``): the caller removes the moved ones and adds them back at their new
+        keys. None when no key is free between two neighbours."""
+        book = self.document_book
+        # The order the current state was resolved in (walked again when an add or remove
+        # that it could not place dropped it).
+        previous = book.load_order if book.load_order is not None else book.rebuild(self.docs.values())
+        book.use(order)
+        return moving_keys(current, order, previous)
 
     def place_documents(self, added: list[FileResult], removed: list[str]) -> dict[str, int] | None:
         """Keys for ``added`` documents, once ``removed`` ones are gone, when that moves no

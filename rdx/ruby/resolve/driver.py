@@ -244,6 +244,9 @@ class Resolver(StateView):
     def prepare_updates(self) -> None:
         self.documents.prepare_updates()
 
+    def reorder(self, current: dict[int, FileResult], order: LoadOrder) -> tuple[dict[str, int], set[str]] | None:
+        return self.documents.reorder(current, order)
+
     def place_documents(self, added: list[FileResult], removed: list[str]) -> dict[str, int] | None:
         return self.documents.place_documents(added, removed)
 

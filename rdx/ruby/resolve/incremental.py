@@ -474,6 +474,7 @@ class Incremental(StateView):
             merge_refresh(u.refresh, self.invalidation.documents_reading(rechained, u.prev))
             # A placeholder's singleton class that left a chain may not be needed any more.
             u.left_chains = self.placeholders.left_chains(u.prev.ancestors, rechained)
+            u.placeholders |= self.placeholders.left_placeholders(u.prev.ancestors, rechained)
         assert self.build.created is not None
         created = {d for d in self.build.created if d in self.decls and self.decls[d].kind == "Todo"}
         if diff.added or diff.changed:

@@ -20,8 +20,9 @@ the placeholder's name (``Mentions``):
   to ``class BR < B``): those are checked once the edit is in (**found**), and it is dropped
   at the end when none of them finds it. Demotion comes before the edit's additions are
   declared, so an added ``class B`` promotes the placeholder again;
-- **dropped**: a placeholder that a removed or changed lookup found goes, with its singleton
-  classes, when no creating lookup of any document finds it any more; a kept one loses a
+- **dropped**: a placeholder that a removed or changed lookup found, or that left a chain
+  computed again (an added ``module X`` that ``include X`` now finds instead), goes, with its
+  singleton classes, when no creating lookup of any document finds it any more; a kept one loses a
   singleton class that nothing needs any more (also one that a chain computed again left).
 
 Anything else (a placeholder kept only by a lookup that does not create one, or found with
@@ -33,11 +34,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import ConstPath, DefinitionRecord, FileResult
 from rdx.ruby.resolve.edits import ANCESTRY_FIELDS, SkeletonDiff, fields_of, outside_definitions, path_names
 from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.mentions import ANCESTRY, OTHER, SCOPE, Answer
-from rdx.ruby.resolve.update import UpdateContext
+from rdx.ruby.resolve.update import Detour, UpdateContext
 from rdx.ruby.resolve.vocabulary import CONCERN_NAMES, ReplayUnsafe
 
 if TYPE_CHECKING:
@@ -63,19 +65,26 @@ def ancestry_names(d: DefinitionRecord) -> set[str]:
     return names
 
 
-def creating_names(result: FileResult, only: Iterable[int]) -> set[str]:
-    """The names in the lookups of definitions ``only`` of ``result`` that declare a
+def creating_paths(result: FileResult, only: Iterable[int]) -> list[tuple[str, ...]]:
+    """The segments of the lookups of definitions ``only`` of ``result`` that declare a
     placeholder when they find nothing: superclasses, mixins, the scope part of compact names
     (``A`` of ``class A::B``) and ``class << A``."""
-    names: set[str] = set()
+    paths: list[tuple[str, ...]] = []
     for i in only:
         d = result.definitions[i]
-        names |= ancestry_names(d)
-        if d.path is not None:
-            names.update(d.path.segments[:-1])
+        if d.superclass is not None:
+            paths.append(tuple(d.superclass.segments))
+        paths.extend(tuple(m.target.segments) for m in (*d.mixins, *d.deferred_mixins) if m.target is not None)
+        if d.path is not None and len(d.path.segments) > 1:
+            paths.append(tuple(d.path.segments[:-1]))
         if d.kind == "SingletonClass" and d.target is not None:
-            names.update(d.target.segments)
-    return names
+            paths.append(tuple(d.target.segments))
+    return paths
+
+
+def creating_names(result: FileResult, only: Iterable[int]) -> set[str]:
+    """The names in ``creating_paths``."""
+    return {name for path in creating_paths(result, only) for name in path}
 
 
 class Placeholders(StateView):
@@ -219,6 +228,11 @@ class Placeholders(StateView):
                             finders.add(looker)
                     else:
                         finders.add(decl_id)  # A scope: the name stays, as a placeholder.
+            if not other and not finders and name in wanted and self._found_misshaped(rec, index, new, edited, diff.remap):
+                # Demoted, the edited lookup would find it with the wrong shape; gone, kept
+                # lookups of this document may find something else: the document goes out of
+                # the way and comes back with its new text (``Incremental._detour``).
+                raise Detour(f"{rec.name} goes, and an edited lookup around it names it", {index})
             if not other and (finders or name in wanted):
                 # Without finders it was demoted for the edited lookups alone: those are
                 # checked once the edit is in (``check_found``), and it goes at the end of the
@@ -226,6 +240,38 @@ class Placeholders(StateView):
                 finders.discard(decl_id)
                 out[decl_id] = finders
         return out
+
+    def _found_misshaped(self, rec: DeclarationRecord, index: int, new: FileResult, edited: set[int], remap: dict[int, int]) -> bool:
+        """Whether an edited creating lookup of document ``index`` names namespace ``rec``
+        first in its path while ``rec``'s owner is one of the namespaces written around that
+        lookup (its own definition included: ``include X`` in ``C``, where ``C::X`` goes):
+        kept as a placeholder, ``rec`` is what that lookup finds, with another shape than it
+        would declare (``shape_holds``: a first name's placeholder is top-level), while a full
+        resolve finds ``::X`` or declares it."""
+        name = rec.unqualified
+        if rec.owner == self.object_id:
+            return False
+        row = self.def_decl[index]
+        decl_of = {n: row[o] for o, n in remap.items()}
+        defs = new.definitions
+        for n in edited:
+            d = defs[n]
+
+            def first(path: ConstPath | None) -> bool:
+                return path is not None and not path.absolute and path.segments[0] == name
+
+            # A body's mixins are looked up inside it; its superclass, scope and ``class << x``
+            # target around it.
+            inside = any(first(m.target) for m in (*d.mixins, *d.deferred_mixins))
+            around = first(d.superclass) or (d.path is not None and len(d.path.segments) > 1 and first(d.path))
+            if not inside and not around and not (d.kind == "SingletonClass" and first(d.target)):
+                continue
+            scope = n if inside else d.parent
+            while scope >= 0:
+                if defs[scope].kind in ("Class", "Module", "SingletonClass") and decl_of.get(scope) == rec.owner:
+                    return True
+                scope = defs[scope].parent
+        return False
 
     def demote(self, u: UpdateContext) -> None:
         """Turn the namespaces ``_demotable`` chose into placeholders (superclass Object, as
@@ -280,6 +326,19 @@ class Placeholders(StateView):
                     out.add(rec.attached)
         return out
 
+    def left_placeholders(self, before: dict[int, tuple[int, ...]], namespaces: Iterable[int]) -> set[int]:
+        """The placeholders that were in the chains ``before`` of ``namespaces`` and are not
+        in their chains now (``include X`` finds the ``M::C::X`` a new file declares, no
+        longer the top-level placeholder ``X``): they go when no creating lookup finds them
+        any more (``drop_unused_placeholders``). Those still in another chain stay."""
+        decls = self.decls
+        out: set[int] = set()
+        for ns in namespaces:
+            now = self.chains.chain_of.get(ns, ())
+            out.update(e for e in before.get(ns, ()) if e not in now and e in decls and decls[e].kind == "Todo")
+        # One still in another chain (a superclass's ``extend Missing``) is still found.
+        return {todo for todo in out if not any(d != todo for d in self.linearizer.current_descendants(todo))}
+
     def drop_unneeded_singletons(self, u: UpdateContext, todos: Iterable[int]) -> None:
         """Remove the singleton classes of ``todos`` (see ``left_chains``) that nothing needs
         any more."""
@@ -315,7 +374,8 @@ class Placeholders(StateView):
 
     def drop_unused_placeholders(self, u: UpdateContext, candidates: set[int], deleted: set[int], owners: set[int]) -> set[str]:
         """Remove the ``candidates`` (placeholders that lookups of this document found before
-        the edit) that no creating lookup finds any more, deepest first, adding the ids
+        the edit, or that left a chain: ``left_placeholders``) that no creating lookup finds
+        any more, deepest first, adding the ids
         removed to ``deleted`` and their owners to ``owners``; returns the names of those
         removed (references that found one of them are resolved again)."""
         decls = self.decls
