@@ -16,9 +16,10 @@ the MCP server and ``rdx watch`` do: ``Graph.open(..., freeze_gc=True)`` and
 ``prepare_queries()``, both timed, and replays every sequence on that warm graph (so its peak
 RSS is a server's, not the cold index's).
 
-Sequences, on RuboCop cop files (``style/safe_navigation.rb`` first, then ``--files`` in all,
-evenly spaced among the style, layout and lint cops that have ``class X < Base`` and a
-``def on_*`` callback), each keystroke being ``index_source`` with the buffer's text after it,
+Sequences, on RuboCop cop files (``style/safe_navigation.rb`` first, then the first cop that
+``require_relative``s files in its class body (``style/method_call_with_args_parentheses.rb``),
+then others evenly spaced among the style, layout and lint cops that have ``class X < Base`` and
+a ``def on_*`` callback, ``--files`` in all, 5 by default), each keystroke being ``index_source`` with the buffer's text after it,
 then ``resolve()``, timed together:
 
 - ``superclass``: ``class X < Base``: Base erased letter by letter (``< Bas`` ... ``< ``, a
@@ -89,6 +90,7 @@ MIXINS = ("AllowedMethods", "RangeHelp", "IgnoredNode", "ConfigurableEnforcedSty
 COP = re.compile(r"/rubocop-[\d.]+/lib/rubocop/cop/(style|layout|lint)/[a-z_0-9]+\.rb$")
 CLASS_LINE = re.compile(r"^( *)class ([A-Z]\w*) < Base$", re.M)
 CALLBACK = re.compile(r"^( *)def (on_[a-z_]+)\(node\)$", re.M)
+IN_BODY_REQUIRE = re.compile(r"^ +require_relative ", re.M)
 TARGETS = {"debian": (30.0, 100.0), "10 copies": (100.0, 300.0)}
 
 
@@ -194,6 +196,11 @@ def choose_cops(paths: list[str], count: int) -> list[Cop]:
             continue
         usable.append(Cop(path, text, cls, cb, mixin))
     first = [c for c in usable if c.path.endswith("/style/safe_navigation.rb")][:1]
+    # And the first that requires files inside its class body (``method_call_with_args_parentheses.rb``):
+    # while a keystroke's syntax error reads the body away, those files load before it, then
+    # after it again (the load order moves).
+    first += [c for c in usable if c not in first and IN_BODY_REQUIRE.search(c.original, c.cls.end())][:1]
+    first = first[:count]
     others = [c for c in usable if c not in first]
     rest = max(0, count - len(first))
     step = max(1, len(others) // rest) if rest else 1
@@ -313,7 +320,7 @@ def corpus_and_cache(paths: list[str], copies: int, work_dir: str) -> tuple[list
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("paths", nargs="*")
-    ap.add_argument("--files", type=int, default=4, help="cop files edited (each gets every sequence)")
+    ap.add_argument("--files", type=int, default=5, help="cop files edited (each gets every sequence)")
     ap.add_argument("--copies", type=int, default=0, help="benchmark on K wrapped copies of the corpus")
     ap.add_argument("--work", default="/tmp/rdx-bench-work", help="where the copies corpus and the caches go")
     ap.add_argument("--verify", action="store_true", help="compare with a graph resolved from scratch after every sequence (slow)")
