@@ -405,27 +405,40 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         resolve (or fails unexpectedly, which is reported as an ``internal-error``)."""
         store = self._store
         state: ResolvedState | None = None
-        requires_changed = any(
-            store.documents[uri].requires != resolver.docs[key].requires
-            or resolver.autoload_reach(store.documents[uri]) != resolver.autoload_reach(resolver.docs[key])
-            for uri in store.replaced
-            if (key := resolver.key_of(uri)) is not None
-        )
         keys: dict[str, int] = {}
         moved: set[str] = set()
-        if store.added or store.removed or requires_changed:
-            added = [store.documents[uri] for uri in sorted(store.added)]
-            quick = None if requires_changed else resolver.place_documents(added, sorted(store.removed))
-            if quick is None:
-                # Walk the whole load order again: documents whose place or walk changes go
-                # and come back at their new keys (``moving_keys``).
-                current = {k: d for k, d in resolver.docs.items() if d.uri not in store.removed}
-                placed = resolver.reorder(current, LoadOrder(store.documents.values(), *self._root_order()))
-                if placed is None:
-                    self.last_fallback = "no key is free between two documents of the new load order"
-                    return None
-                quick, moved = placed
-            keys = quick
+        walk_anew = False
+        if store.added or store.removed:
+            walk_anew = any(
+                store.documents[uri].requires != resolver.docs[key].requires
+                or resolver.autoload_reach(store.documents[uri]) != resolver.autoload_reach(resolver.docs[key])
+                for uri in store.replaced
+                if (key := resolver.key_of(uri)) is not None
+            )
+            quick = None if walk_anew else resolver.place_documents([store.documents[uri] for uri in sorted(store.added)], sorted(store.removed))
+            walk_anew = quick is None
+            keys = quick or {}
+        else:
+            # An edited document's requires may move others in load order (``replace_in_order``).
+            for uri in sorted(store.replaced):
+                if resolver.key_of(uri) is None:
+                    continue
+                placed = resolver.replace_in_order(store.documents[uri])
+                if placed is None or (placed[1] and moved):
+                    walk_anew = True
+                    resolver.use_order(None)  # Walked anew from the documents resolved now.
+                    break
+                if placed[1]:
+                    keys, moved = placed
+        if walk_anew:
+            # Walk the whole load order again: documents whose place or walk changes go and
+            # come back at their new keys (``moving_keys``).
+            current = {k: d for k, d in resolver.docs.items() if d.uri not in store.removed}
+            placed = resolver.reorder(current, LoadOrder(store.documents.values(), *self._root_order()))
+            if placed is None:
+                self.last_fallback = "no key is free between two documents of the new load order"
+                return None
+            keys, moved = placed
         steps = [("replace", uri) for uri in sorted(store.replaced) if uri not in moved]
         steps += [("remove", uri) for uri in sorted(store.removed | moved)] + [("add", uri) for uri in sorted(store.added | moved)]
         for step, uri in steps:

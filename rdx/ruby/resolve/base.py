@@ -93,7 +93,7 @@ class CoreBase:
         resolver = self.fork()
         resolver.use_roots(entries, late, bundle)
         order = LoadOrder(documents, entries, late, bundle)
-        placed = moving_keys(resolver.docs, order, order)  # Only core is there: nothing moves.
+        placed = moving_keys([d.uri for d in order.ordered], {d.uri: k for k, d in resolver.docs.items()}.get, set())  # Only core is there: nothing moves.
         first = order.ordered[0] if order.ordered else None
         if placed is None or first is None or first.uri != self.core.uri or first.content_hash != self.core.content_hash:
             return "core does not load first"

@@ -9,7 +9,7 @@ empty document, after which its key and its rows go. The edits themselves are ``
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from rdx.model.records import FileResult
@@ -70,28 +70,28 @@ def spread_keys(uris: list[str], low: int, high: int, out: dict[str, int]) -> bo
     return True
 
 
-def moving_keys(current: dict[int, FileResult], order: LoadOrder, previous: LoadOrder) -> tuple[dict[str, int], set[str]] | None:
-    """Keys in the new load order ``order`` for the documents that ``current`` (key ->
-    document, the documents resolved now) lacks or that must move, and which of
-    ``current``'s documents move: the longest run of documents that keep their keys in
-    increasing order stays, every other one moves (it goes, then comes back at a key between
-    its new neighbours). A document whose walk changed (``LoadOrder.same_walk``, which
-    ``Lookup.defined_after`` reads) comes back too, at its own key when it does not move, and
-    so does a kept one where the moved ones before it find no free key. None when no key is
-    free (the keys reach ``MAX_KEY``)."""
-    key_of = {d.uri: k for k, d in current.items()}
-    seq = [(k, d.uri) for d in order.ordered if (k := key_of.get(d.uri)) is not None]
-    kept = _increasing(seq)
-    moved = {uri for _, uri in seq if uri not in kept}
-    old, new = previous.walks, order.walks
-    moved |= {uri for uri in kept if old.get(uri) != new.get(uri)}
+def moving_keys(
+    uris: Sequence[str], key_of: Callable[[str], int | None], walked: set[str], low: int = -1, high: int | None = None
+) -> tuple[dict[str, int], set[str]] | None:
+    """Keys for documents ``uris``, in their new load order (all of them, or a stretch
+    between keys ``low`` and ``high`` that the others keep), and which of them move. A
+    document without a key (``key_of``: its key now, None for a new one) gets one between its
+    new neighbours. Of those with a key, the longest run whose keys increase stays; every
+    other one moves (it goes, then comes back at a key between its new neighbours), as does
+    one whose walk changed (``walked``: ``LoadOrder.same_walk``, which
+    ``Lookup.defined_after`` reads; it comes back at its own key when it stays in place), and
+    a kept one where those before it find no free key. None when no key is free (the keys
+    reach ``MAX_KEY``, or ``high``)."""
+    top = MAX_KEY + 1 if high is None else high
+    keys = {uri: k for uri in uris if (k := key_of(uri)) is not None}
+    kept = _increasing([(k, uri) for uri in uris if (k := keys.get(uri)) is not None and low < k < top])
+    moved = {uri for uri in keys if uri not in kept} | (walked & kept)
     placed: dict[str, int] = {}
     pending: list[str] = []
-    last = -1
-    for d in order.ordered:
-        uri = d.uri
+    last = low
+    for uri in uris:
         if uri in kept:
-            key = key_of[uri]
+            key = keys[uri]
             if pending and not spread_keys(pending, last, key, placed):
                 # No room before it (a document moved ahead of the first one, at key 0):
                 # it moves too, to make room.
@@ -104,7 +104,8 @@ def moving_keys(current: dict[int, FileResult], order: LoadOrder, previous: Load
                 placed[uri] = key
         else:
             pending.append(uri)
-    if pending and not spread_keys(pending, last, min(last + DOC_GAP * (len(pending) + 1), MAX_KEY), placed):
+    end = min(last + DOC_GAP * (len(pending) + 1), MAX_KEY) if high is None else high
+    if pending and not spread_keys(pending, last, end, placed):
         return None
     return placed, moved
 
@@ -211,7 +212,40 @@ class DocumentEdits(StateView):
         # that it could not place dropped it).
         previous = book.load_order if book.load_order is not None else book.rebuild(self.docs.values())
         book.use(order)
-        return moving_keys(current, order, previous)
+        key_of = {d.uri: k for k, d in current.items()}
+        walked = {uri for uri in key_of if previous.walks.get(uri) != order.walks.get(uri)}
+        return moving_keys([d.uri for d in order.ordered], key_of.get, walked)
+
+    def replace_in_order(self, doc: FileResult) -> tuple[dict[str, int], set[str]] | None:
+        """Take the new version ``doc`` of a document into the load order
+        (``LoadOrder.replace``: nothing to do unless what it requires or may autoload
+        changed) and give new keys for the documents that move, and which move, as
+        ``reorder`` does, from the stretch of the order that changed. None when the order must
+        be walked anew (``reorder``)."""
+        book = self.document_book
+        order = book.load_order if book.load_order is not None else book.rebuild(self.docs.values())
+        change = order.replace(doc)
+        if change is None:
+            book.load_order = None  # The caller walks it anew, from the documents resolved now.
+            return None
+        key_of = self.lookup.key_of
+        # A document whose walk changed comes back at its own key when it stays in place.
+        placed = {uri: key for uri in change.walks if (key := key_of(uri)) is not None}
+        moved = set(placed)
+        if change.new:
+            start, end = change.start, change.start + len(change.new)
+            ordered = order.ordered
+            low = key_of(ordered[start - 1].uri) if start > 0 else -1
+            high = key_of(ordered[end].uri) if end < len(ordered) else None
+            span = moving_keys(change.new, key_of, set(change.walks), -1 if low is None else low, high)
+            if low is None or (end < len(ordered) and high is None) or span is None:
+                book.load_order = None
+                return None
+            placed.update(span[0])
+            moved = (moved - set(change.new)) | span[1]
+            for uri in set(change.new) - span[1]:
+                placed.pop(uri, None)
+        return placed, moved
 
     def place_documents(self, added: list[FileResult], removed: list[str]) -> dict[str, int] | None:
         """Keys for ``added`` documents, once ``removed`` ones are gone, when that moves no

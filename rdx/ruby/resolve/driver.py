@@ -247,6 +247,9 @@ class Resolver(StateView):
     def reorder(self, current: dict[int, FileResult], order: LoadOrder) -> tuple[dict[str, int], set[str]] | None:
         return self.documents.reorder(current, order)
 
+    def replace_in_order(self, doc: FileResult) -> tuple[dict[str, int], set[str]] | None:
+        return self.documents.replace_in_order(doc)
+
     def place_documents(self, added: list[FileResult], removed: list[str]) -> dict[str, int] | None:
         return self.documents.place_documents(added, removed)
 

@@ -6,7 +6,9 @@ import bisect
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from itertools import islice
 
 from rdx.model.records import BUNDLER_REQUIRE, COMPUTED_PLACEHOLDER, COMPUTED_SPLAT, FileResult, Require, is_computed
 from rdx.model.store import CORE_URI
@@ -165,6 +167,90 @@ class _Nesting:
 _NAMESPACE_KINDS = frozenset({"Class", "Module"})
 
 
+# One prefix of one load-time constant reference: the names it may reach, innermost namespace
+# first, and where the reference is written (``LoadOrder._reached``).
+_Candidate = tuple[tuple[str, ...], int, int]
+
+
+def _iter_candidates(doc: FileResult) -> Iterator[_Candidate]:
+    """For each load-time constant reference of ``doc``, first first, and each prefix of its
+    path (``A``, ``A::B`` of ``A::B::C``): the names it is looked up as, in the namespaces
+    around the reference, innermost first, as Ruby's lexical lookup does."""
+    nesting = _Nesting(doc)
+    for ref in doc.const_refs:
+        around = nesting.at(ref.scope)
+        if around is None:
+            continue
+        segments = ref.path.segments
+        for k in range(1, len(segments) + 1):
+            text = "::".join(segments[:k])
+            names = (text,) if ref.path.absolute else (*(n + "::" + text for n in around), text)
+            yield names, ref.path.start, ref.path.end
+
+
+class _Facts:
+    """What the load order's walk reads of one document: the URIs its requires load (None: no
+    indexed file), in order, and how many of them load ahead of it (``split_requires``); its
+    autoloads (``autoload_entries``) and its references' candidates (``_iter_candidates``) with
+    only the names some document autoloads (``LoadOrder._candidates``), once read."""
+
+    __slots__ = ("ahead", "candidates", "entries", "names", "targets")
+
+    def __init__(self, targets: tuple[str | None, ...], ahead: int) -> None:
+        self.targets = targets
+        self.ahead = ahead
+        self.entries: list[tuple[str, Require]] | None = None
+        self.candidates: list[_Candidate] | None = None
+        self.names: frozenset[str] | None = None  # Those of its entries and candidates.
+
+
+class _Seen(set[str]):
+    """The documents a walk has reached: those it added, and those before index ``before`` of
+    a load order (``at``: document -> index), whose walks came earlier."""
+
+    __slots__ = ("at", "before")
+
+    def __init__(self, at: dict[str, int], before: int) -> None:
+        super().__init__()
+        self.at = at
+        self.before = before
+
+    def __contains__(self, uri: object) -> bool:
+        return set.__contains__(self, uri) or (isinstance(uri, str) and self.at.get(uri, self.before) < self.before)
+
+
+@dataclass(frozen=True, slots=True)
+class Replaced:
+    """What ``LoadOrder.replace`` changed in the load order. ``ordered[start:start + len(new)]``
+    held the documents ``old`` (URIs) and holds ``new``: the same documents, in another order
+    (both empty when no document moved; ``start`` is then the replaced document's index).
+    ``walks``: the documents whose walk (``LoadOrder.walks``) changed, with the root of their
+    new walk. ``walked``: whether it walked again (False: nothing the walk reads changed)."""
+
+    start: int
+    old: tuple[str, ...]
+    new: tuple[str, ...]
+    walks: dict[str, str]
+    walked: bool
+
+    @property
+    def ordered_changed(self) -> bool:
+        return self.old != self.new
+
+
+def _span(at: int, start: int, old: tuple[str, ...], new: tuple[str, ...], walks: dict[str, str]) -> Replaced:
+    """The ``Replaced`` of walks again that emitted ``new`` where ``old`` were, from index
+    ``start`` (``at``: the replaced document's new index), without the ends that stayed."""
+    low, high = 0, len(old)
+    while low < high and old[low] == new[low]:
+        low += 1
+    while high > low and old[high - 1] == new[high - 1]:
+        high -= 1
+    if low == high:
+        return Replaced(at, (), (), walks, True)
+    return Replaced(start + low, old[low:high], new[low:high], walks, True)
+
+
 def split_requires(doc: FileResult, computed: Sequence[Require] = ()) -> tuple[list[Require], list[Require]]:
     """``doc``'s load-time requires in two lists: those read before it, and those read right
     after it: written in a class or module body, or after the start of its last one. Ruby runs
@@ -266,9 +352,13 @@ class LoadOrder:
     cheap to place: which documents were walked from as roots (the others were pulled in by a
     require, and by which document), what each document's requires resolve to, and indexes to
     resolve them. ``add`` and ``remove`` keep it current when the change moves no other
-    document; otherwise they say no and the caller computes the order anew."""
+    document; otherwise they say no and the caller computes the order anew. ``replace`` takes
+    an edited document in, every field as a new load order would have it, walking again only
+    where the edit changed what the walk reads (``Replaced`` says what moved); it says no after
+    an ``add`` or a ``remove`` (``ordered`` no longer holds every document then)."""
 
     __slots__ = (
+        "_at", "_enter", "_exact", "_facts", "_leave", "_loads", "_marks", "_names", "_parent", "_triggers",
         "autoloads", "by_basename", "by_path", "by_uri", "globbing", "order", "ordered", "path_templates", "pulled", "required_by", "requirers", "root_order", "roots", "walks",
     )
 
@@ -302,62 +392,467 @@ class LoadOrder:
         # ``autoload``s registered by the documents emitted so far: qualified constant ->
         # the Require (its file loads at the constant's first load-time reference).
         self.autoloads: dict[str, Require] = {}
+        # Per document: what the walk reads of it (``_Facts``), kept so that ``replace`` walks
+        # again without computing it anew; the requires its load-time references triggered
+        # (``_triggered``) as the URIs they loaded; per root walked: where its walk starts in
+        # ``ordered`` and how many autoloads were registered at its start and at its end.
+        self._facts: dict[str, _Facts] = {}
+        self._triggers: dict[str, tuple[str | None, ...]] = {}
+        self._marks: dict[str, tuple[int, int, int]] = {}
+        # Per document: its index in ``ordered`` and the number of autoloads registered when
+        # its walk reached it and when it left it (its requires followed), and the document
+        # whose require reached it (none for a root).
+        self._enter: dict[str, tuple[int, int]] = {}
+        self._leave: dict[str, tuple[int, int]] = {}
+        self._parent: dict[str, str] = {}
+        self._exact = True  # False once ``add`` or ``remove`` changed it: ``replace`` says no.
+        # Every name some document's ``autoload`` registers (``_candidates``), once needed;
+        # whether some ``autoload`` may load a document (``_autoloaded``), once asked.
+        self._names: set[str] | None = None
+        self._loads: dict[str, bool] = {}
         checked: set[str] = set()
         seen: set[str] = set()
-        # Each document's requires to follow: those ahead of it first, the first ``ahead[uri]``
-        # (``split_requires``), then those read right after it.
-        requires: dict[str, list[Require]] = {}
-        ahead: dict[str, int] = {}
-
-        def follow(doc: FileResult) -> None:
-            before, after = split_requires(doc, self.computed(doc))
-            before, after = self._globbed(doc, self._bundled(doc, before)), self._globbed(doc, self._bundled(doc, after))
-            requires[doc.uri] = before + after
-            ahead[doc.uri] = len(before)
-
         for root in docs:
             if root.uri in seen:
                 continue
             seen.add(root.uri)
             self.roots.add(root.uri)
-            walked = len(self.ordered)
-            if root.uri == CORE_URI:
-                # Ruby's core exists before anything loads, its prelude's requires included:
-                # the stub comes first and what it requires (gem_prelude's) right after it.
-                self.ordered.append(root)
-            # Iterative depth-first walk: (document, index of its next require to follow); a
-            # document is emitted once the requires ahead of it are.
-            stack: list[tuple[FileResult, int]] = [(root, 0)]
-            follow(root)
-            while stack:
-                doc, i = stack[-1]
-                own = requires[doc.uri]
-                if i == ahead[doc.uri] and doc.uri != CORE_URI:
-                    if doc.uri not in checked:
-                        # Its autoloads are registered as it loads; the files of those its
-                        # load-time references reach first load ahead of it.
-                        checked.add(doc.uri)
-                        self._register(doc)
-                        triggered = self._triggered(doc, seen) if self.autoloads else []
-                        if triggered:
-                            own[i:i] = triggered
-                            ahead[doc.uri] += len(triggered)
-                            continue
-                    self.ordered.append(doc)
-                if i < len(own):
-                    stack[-1] = (doc, i + 1)
-                    nxt = self.target(doc, own[i])
-                    if nxt is not None:
-                        self.required_by.setdefault(nxt.uri, set()).add(doc.uri)
-                        if nxt.uri not in seen:
-                            seen.add(nxt.uri)
-                            self.pulled.setdefault(doc.uri, set()).add(nxt.uri)
-                            follow(nxt)
-                            stack.append((nxt, 0))
-                    continue
-                stack.pop()
+            walked, registered = len(self.ordered), len(self.autoloads)
+            self._walk(root, seen, checked, self.ordered, self.pulled, self.required_by, self._triggers)
             for d in self.ordered[walked:]:
                 self.walks[d.uri] = root.uri
+            self._marks[root.uri] = (walked, registered, len(self.autoloads))
+        # Document -> its index in ``ordered``.
+        self._at: dict[str, int] = {d.uri: i for i, d in enumerate(self.ordered)}
+
+    def _follow(self, doc: FileResult) -> _Facts:
+        """What the walk reads of ``doc``'s requires (``split_requires``): the documents they
+        load, in order, those ahead of it first."""
+        before, after = split_requires(doc, self.computed(doc))
+        before, after = self._globbed(doc, self._bundled(doc, before)), self._globbed(doc, self._bundled(doc, after))
+        targets = tuple(t.uri if (t := self.target(doc, r)) is not None else None for r in before + after)
+        facts = _Facts(targets, len(before))
+        self._facts[doc.uri] = facts
+        return facts
+
+    def _walk(
+        self,
+        root: FileResult,
+        seen: set[str],
+        checked: set[str],
+        out: list[FileResult],
+        pulled: dict[str, set[str]],
+        required_by: dict[str, set[str]] | None,
+        triggers: dict[str, tuple[str | None, ...]],
+        keep: bool = False,
+        base: int = 0,
+    ) -> None:
+        """The depth-first walk from ``root`` (see ``load_order``): appends the documents it
+        emits to ``out``, marks those it reaches in ``seen``, those it registered the autoloads
+        of in ``checked``; what requires pulled in to ``pulled``, who required what to
+        ``required_by`` (unless None), the documents references to autoloaded constants loaded
+        to ``triggers`` (``_triggered``). ``keep``: keep each document's reference candidates
+        (``_candidates``) in its facts. ``base``: the index in ``ordered`` of ``out``'s first."""
+        facts = self._facts
+        by_uri = self.by_uri
+        if root.uri == CORE_URI:
+            # Ruby's core exists before anything loads, its prelude's requires included:
+            # the stub comes first and what it requires (gem_prelude's) right after it.
+            out.append(root)
+        # Iterative depth-first walk: [document, index of its next require to follow, the
+        # documents its requires load, how many of them load ahead of it]; a document is
+        # emitted once the requires ahead of it are.
+        enter, leave, parent = self._enter, self._leave, self._parent
+        f = facts.get(root.uri) or self._follow(root)
+        stack: list[list[object]] = [[root, 0, f.targets, f.ahead]]
+        enter[root.uri] = (base + len(out), len(self.autoloads))
+        while stack:
+            top = stack[-1]
+            doc: FileResult = top[0]  # type: ignore[assignment]
+            i: int = top[1]  # type: ignore[assignment]
+            targets: tuple[str | None, ...] = top[2]  # type: ignore[assignment]
+            if i == top[3] and doc.uri != CORE_URI:
+                if doc.uri not in checked:
+                    # Its autoloads are registered as it loads; the files of those its
+                    # load-time references reach first load ahead of it.
+                    checked.add(doc.uri)
+                    f = facts.get(doc.uri) or self._follow(doc)
+                    if f.entries is None:
+                        f.entries = autoload_entries(doc)
+                    for name, req in f.entries:
+                        self.autoloads.setdefault(name, req)
+                    if self.autoloads:
+                        if keep and f.candidates is None:
+                            f.candidates = self._candidates(doc)
+                        triggered = self._triggered(doc, seen, f.candidates)
+                        if triggered:
+                            loaded = tuple(triggered)
+                            triggers[doc.uri] = loaded
+                            top[2] = targets[:i] + loaded + targets[i:]
+                            top[3] = i + len(loaded)
+                            continue
+                out.append(doc)
+            if i < len(targets):
+                top[1] = i + 1
+                t = targets[i]
+                if t is not None:
+                    if required_by is not None:
+                        required_by.setdefault(t, set()).add(doc.uri)
+                    if t not in seen:
+                        seen.add(t)
+                        pulled.setdefault(doc.uri, set()).add(t)
+                        nxt = by_uri[t]
+                        f = facts.get(t) or self._follow(nxt)
+                        stack.append([nxt, 0, f.targets, f.ahead])
+                        enter[t] = (base + len(out), len(self.autoloads))
+                        parent[t] = doc.uri
+                continue
+            leave[doc.uri] = (base + len(out), len(self.autoloads))
+            stack.pop()
+
+    def replace(self, doc: FileResult) -> Replaced | None:
+        """Make this the load order of the same documents with ``doc`` in place of the one of
+        its URI: every field as a new ``LoadOrder`` would have it. What moved (``Replaced``);
+        None when it cannot tell (not a document of the order, the core stub, another path,
+        other require templates, after ``add`` or ``remove``): then compute it anew.
+
+        When nothing the walk reads of the document changed (what its requires load, ahead of
+        it or after it, its autoloads, the autoloaded constants its references may reach) it
+        only takes the new document in; byte offsets are not read. Otherwise it first follows
+        the document's requires again from where the old walk reached it (``_resume``): when
+        that emits the documents and registers the autoloads the old walk did there, in any
+        order, the rest is the old walk. Else it walks again from the root whose walk emitted
+        the document (earlier walks never reached it), root by root, until the documents
+        emitted so far and the autoloads registered are those of the old walks up to the same
+        root: every later walk is the old one; a walk in between that reads nothing the two
+        sides differ in is the old one too (``_unmoved``)."""
+        uri = doc.uri
+        old = self.by_uri.get(uri)
+        old_facts = self._facts.get(uri)
+        if old is None or not self._exact or uri == CORE_URI or old.path != doc.path or old_facts is None or old_facts.entries is None:
+            return None
+        old_templates, new_templates = require_templates(old), require_templates(doc)
+        if [(t.constant, t.path, t.scope) for t in old_templates] != [(t.constant, t.path, t.scope) for t in new_templates]:
+            return None  # Every document's computed requires may change.
+        self._swap(old, doc)
+        for t_old, t_new in zip(old_templates, new_templates, strict=True):
+            if self.path_templates.get(t_old.constant) is t_old:
+                self.path_templates[t_old.constant] = t_new
+        known = self._autoload_names()  # With the old document's: what the old walks registered.
+        new_facts = self._follow(doc)
+        new_facts.entries = autoload_entries(doc)
+        if any(name not in known for name, _ in new_facts.entries):
+            known.update(name for name, _ in new_facts.entries)  # Names the kept candidates left out.
+            for facts in self._facts.values():
+                facts.candidates = facts.names = None
+        same = new_facts.targets == old_facts.targets and new_facts.ahead == old_facts.ahead
+        if [(n, r.path, r.relative) for n, r in new_facts.entries] != [(n, r.path, r.relative) for n, r in old_facts.entries]:
+            same = False
+            self._loads.clear()
+        if same and self.autoloads:
+            # Only names registered by the walk may be reached (the walk stays the same).
+            registered = self.autoloads
+            if old_facts.candidates is None:
+                old_facts.candidates = self._candidates(old)
+            new_facts.candidates = self._candidates(doc)
+            reach_old = [k for names, _, _ in old_facts.candidates if (k := tuple(n for n in names if n in registered))]
+            reach_new = [k for names, _, _ in new_facts.candidates if (k := tuple(n for n in names if n in registered))]
+            same = reach_old == reach_new
+        if same:
+            for (name, req_old), (_, req_new) in zip(old_facts.entries, new_facts.entries, strict=True):
+                if self.autoloads.get(name) is req_old:
+                    self.autoloads[name] = req_new
+            at = self._at[uri]
+            self.ordered[at] = doc
+            return Replaced(at, (), (), {}, False)
+        if uri != self.walks[uri]:
+            moved = self._resume(doc, old_facts)
+            if moved is not None:
+                return moved
+        return self._rewalk(doc, old_facts)
+
+    def _resume(self, doc: FileResult, old_facts: _Facts) -> Replaced | None:
+        """``replace``'s walk of ``doc``'s requires alone, from the state the old walk reached
+        it in (the documents emitted before it, those on the walk's stack, the autoloads
+        registered), when it emits the documents the old one did while it followed them, and
+        registers the same autoloads: the rest of every walk is then the old one. None
+        otherwise, with only the facts and the walk records of the documents it reached
+        written, which ``_rewalk`` writes again (it reaches them in the same state)."""
+        uri = doc.uri
+        at, registered = self._enter[uri]
+        end, left = self._leave[uri]
+        seen = _Seen(self._at, at)
+        up: str | None = uri
+        while up is not None:  # The documents on the stack when the walk reached it.
+            seen.add(up)
+            up = self._parent.get(up)
+        old_autoloads = self.autoloads
+        self.autoloads = autoloads = dict(islice(old_autoloads.items(), registered))
+        out: list[FileResult] = []
+        pulled: dict[str, set[str]] = {}
+        triggers: dict[str, tuple[str | None, ...]] = {}
+        self._walk(doc, seen, set(), out, pulled, None, triggers, keep=True, base=at)
+        old_uris = tuple(d.uri for d in self.ordered[at:end])
+        new_uris = tuple(d.uri for d in out)
+        old_added = list(islice(old_autoloads.items(), registered, left))
+        added = list(islice(autoloads.items(), registered, None))
+        if (
+            len(new_uris) != len(old_uris)
+            or set(new_uris) != set(old_uris)
+            or {name: (r.path, r.relative) for name, r in old_added} != {name: (r.path, r.relative) for name, r in added}
+        ):
+            self.autoloads = old_autoloads  # ``_rewalk`` walks these documents again.
+            return None
+        autoloads.update(islice(old_autoloads.items(), left, None))
+        self.ordered[at:end] = out
+        for k, d in enumerate(out):
+            self._at[d.uri] = at + k
+        self._take(uri, old_facts, old_uris, pulled, triggers)
+        return _span(self._at[uri], at, old_uris, new_uris, {})
+
+    def _take(self, uri: str, old_facts: _Facts, old_uris: Sequence[str], pulled: dict[str, set[str]], triggers: dict[str, tuple[str | None, ...]]) -> None:
+        """What the walks of documents ``old_uris`` recorded gives way to what they record now
+        (``pulled``, ``triggers``); ``uri`` was replaced, its facts were ``old_facts``. Who
+        requires what changes only for the document replaced and where references triggered
+        other autoloads (the others' requires load the same documents)."""
+        edited = [u for u in old_uris if u == uri or self._triggers.get(u, ()) != triggers.get(u, ())]
+        for u in edited:
+            for t in (*(old_facts if u == uri else self._facts[u]).targets, *self._triggers.get(u, ())):
+                if t is not None and (requirers := self.required_by.get(t)) is not None:
+                    requirers.discard(u)
+                    if not requirers:
+                        del self.required_by[t]
+        for u in edited:
+            for t in (*self._facts[u].targets, *triggers.get(u, ())):
+                if t is not None:
+                    self.required_by.setdefault(t, set()).add(u)
+        for u in old_uris:
+            self.pulled.pop(u, None)
+            self._triggers.pop(u, None)
+        self.pulled.update(pulled)
+        self._triggers.update(triggers)
+
+    def _unmoved(self, emitted: list[FileResult], only_new: set[str], only_old: set[str], differ: set[str]) -> bool:
+        """Whether a walk that emitted ``emitted`` emits them again, in the same order, when
+        the documents ``only_new`` and ``only_old`` are the only ones whose being emitted before
+        it differs and the autoloads of the names ``differ`` the only ones registered by one
+        side only (or to another file): none of those documents is one of ``emitted``, nor
+        loaded by their requires (their own, or those their references triggered), nor the
+        file of an autoload (a reference may trigger it); none of ``emitted`` registers or may
+        reach (``_candidates``) one of those names."""
+        if any(self._autoloaded(u) for u in only_new) or any(self._autoloaded(u) for u in only_old):
+            return False
+        facts, triggers = self._facts, self._triggers
+        for d in emitted:
+            u = d.uri
+            if u in only_new or u in only_old:
+                return False
+            if differ:
+                f = facts[u]
+                if f.names is None:
+                    if f.candidates is None:
+                        f.candidates = self._candidates(d)
+                    f.names = frozenset(name for names, _, _ in f.candidates for name in names).union(name for name, _ in f.entries or ())
+                if not f.names.isdisjoint(differ):
+                    return False
+            for t in facts[u].targets:
+                if t is not None and (t in only_new or t in only_old):
+                    return False
+            for t in triggers.get(u, ()):
+                if t is not None and (t in only_new or t in only_old):
+                    return False
+        return True
+
+    def _autoloaded(self, uri: str) -> bool:
+        """Whether some document's ``autoload`` may load document ``uri`` (a path relative to
+        the referencing file may, whatever it names)."""
+        known = self._loads.get(uri)
+        if known is None:
+            doc = self.by_uri[uri]
+            name = posixpath.basename(posixpath.normpath(doc.path)) if doc.path else None
+            known = False
+            for requirer in self.requirers.get(name, ()) if name else ():
+                for _, req in self._facts[requirer].entries or ():
+                    if posixpath.basename(_require_name(req)) != name:
+                        continue
+                    if req.relative or ((t := self.target(self.by_uri[requirer], req)) is not None and t.uri == uri):
+                        known = True
+            self._loads[uri] = known
+        return known
+
+    def _autoload_names(self) -> set[str]:
+        """Every name some document's ``autoload`` registers, or registered once (``replace``
+        adds those of the new documents and keeps the others)."""
+        if self._names is None:
+            self._names = {name for facts in self._facts.values() if facts.entries for name, _ in facts.entries}
+        return self._names
+
+    def _candidates(self, doc: FileResult) -> list[_Candidate]:
+        """``doc``'s reference candidates (``_iter_candidates``) with only the names some
+        document autoloads (``_autoload_names``): the others are never registered, so
+        ``_reached`` reads the same."""
+        names = self._autoload_names()
+        return [(kept, start, end) for candidates, start, end in _iter_candidates(doc) if (kept := tuple(n for n in candidates if n in names))]
+
+    def _swap(self, old: FileResult, doc: FileResult) -> None:
+        """Take ``doc`` into the indexes in place of ``old``, a document of the same URI and path."""
+        uri = doc.uri
+        self.by_uri[uri] = doc
+        if doc.path:
+            norm = posixpath.normpath(doc.path)
+            if self.by_path.get(norm) is old:
+                self.by_path[norm] = doc
+            same = self.by_basename.get(posixpath.basename(norm), [])
+            for k, d in enumerate(same):
+                if d is old:
+                    same[k] = doc
+        names_old, glob_old = self._requirer_names(old)
+        names_new, glob_new = self._requirer_names(doc)
+        for name in names_old - names_new:
+            requirers = self.requirers.get(name)
+            if requirers is not None:
+                requirers.discard(uri)
+                if not requirers:
+                    del self.requirers[name]
+        for name in names_new - names_old:
+            self.requirers.setdefault(name, set()).add(uri)
+        if glob_new:
+            self.globbing.add(uri)
+        elif glob_old:
+            self.globbing.discard(uri)
+
+    def _requirer_names(self, d: FileResult) -> tuple[set[str], bool]:
+        """The basenames ``d``'s requires name (``requirers``), and whether one is a glob's."""
+        names: set[str] = set()
+        glob = False
+        for req in self._load_requires(d, every=True) + [r for _, r in autoload_entries(d)]:
+            names.add(posixpath.basename(_require_name(req)))
+            glob = glob or is_glob(req)
+        return names, glob
+
+    def _rewalk(self, doc: FileResult, old_facts: _Facts) -> Replaced | None:
+        """``replace``'s walks again, from the root whose walk emitted ``doc`` (whose facts
+        were ``old_facts``), until they emit what the old walks did."""
+        uri = doc.uri
+        root_uri = self.walks[uri]
+        first = bisect.bisect_left(self.root_order, self.order.key(root_uri))
+        start, registered, _ = self._marks[root_uri]
+        old_ordered, old_walks, old_roots = self.ordered, self.walks, self.roots
+        old_items = list(self.autoloads.items())
+        old_index: dict[str, int] = {}
+        # The walks from ``first`` on start from the state the old ones started from.
+        self.autoloads = autoloads = dict(old_items[:registered])
+        seen = _Seen(self._at, start)
+        checked: set[str] = set()
+        out: list[FileResult] = []
+        pulled: dict[str, set[str]] = {}
+        triggers: dict[str, tuple[str | None, ...]] = {}
+        walks: dict[str, str] = {}
+        marks: dict[str, tuple[int, int, int]] = {}
+        roots_old: list[str] = []
+        roots_new: list[str] = []
+        # Documents emitted by one side only so far; autoloads registered by one side only,
+        # or by both to different files.
+        only_new: set[str] = set()
+        only_old: set[str] = set()
+        differ: set[str] = set()
+        at, old_registered = start, registered  # How far the old walks are consumed.
+        q = first
+        while q < len(self.root_order):
+            if q > first and not only_new and not only_old and not differ:
+                break  # Every later walk starts from the old state: it is the old walk.
+            r = self.root_order[q][-1]
+            if r in old_roots:
+                roots_old.append(r)
+                end = at
+                while end < len(old_ordered) and old_walks[old_ordered[end].uri] == r:
+                    end += 1
+                emitted = old_ordered[at:end]
+                # The old walk, when it reads nothing the two sides differ in (documents emitted
+                # by one side only so far, autoloads registered by one side only).
+                same = q > first and r not in seen and self._unmoved(emitted, only_new, only_old, differ)
+                for d in emitted:
+                    if d.uri in only_new:
+                        only_new.discard(d.uri)
+                    else:
+                        only_old.add(d.uri)
+                at = end
+                _, low, high = self._marks[r]
+                for name, req in old_items[low:high]:
+                    other = autoloads.get(name)
+                    if other is not None and (other.path, other.relative) == (req.path, req.relative):
+                        differ.discard(name)
+                    else:
+                        differ.add(name)
+                old_registered = high
+                if same:
+                    seen.add(r)
+                    roots_new.append(r)
+                    walked, before = len(out), len(autoloads)
+                    out.extend(emitted)
+                    s_old, a_old, _ = self._marks[r]
+                    shift, more = start + walked - s_old, before - a_old
+                    for d in emitted:
+                        seen.add(d.uri)
+                        if shift or more:  # Where the walk reached and left it moved with it.
+                            index, count = self._enter[d.uri]
+                            self._enter[d.uri] = (index + shift, count + more)
+                            index, count = self._leave[d.uri]
+                            self._leave[d.uri] = (index + shift, count + more)
+                        only_old.discard(d.uri)
+                        if (loaded := self.pulled.get(d.uri)) is not None:
+                            pulled[d.uri] = loaded
+                        if (loads := self._triggers.get(d.uri)) is not None:
+                            triggers[d.uri] = loads
+                    for name, req in old_items[low:high]:
+                        autoloads[name] = req
+                        differ.discard(name)
+                    marks[r] = (start + walked, before, len(autoloads))
+                    q += 1
+                    continue
+            if r not in seen:
+                seen.add(r)
+                roots_new.append(r)
+                walked, before = len(out), len(autoloads)
+                self._parent.pop(r, None)
+                self._walk(self.by_uri[r], seen, checked, out, pulled, None, triggers, keep=True, base=start)
+                for d in out[walked:]:
+                    walks[d.uri] = r
+                    if d.uri in only_old:
+                        only_old.discard(d.uri)
+                    else:
+                        only_new.add(d.uri)
+                if len(autoloads) > before:
+                    if not old_index:
+                        old_index = {name: i for i, (name, _) in enumerate(old_items)}
+                    for name, req in islice(autoloads.items(), before, None):
+                        i = old_index.get(name)
+                        other = old_items[i][1] if i is not None and i < old_registered else None
+                        if other is not None and (other.path, other.relative) == (req.path, req.relative):
+                            differ.discard(name)
+                        else:
+                            differ.add(name)
+                marks[r] = (start + walked, before, len(autoloads))
+            q += 1
+        if len(out) != at - start or only_new or only_old:
+            self._exact = False  # Not expected: the caller computes the order anew.
+            return None
+        for name, req in old_items[old_registered:]:
+            autoloads.setdefault(name, req)
+        old_uris = tuple(d.uri for d in old_ordered[start:at])
+        new_uris = tuple(d.uri for d in out)
+        self.ordered[start:at] = out
+        for k, d in enumerate(out):
+            self._at[d.uri] = start + k
+        changed = {u: r for u, r in walks.items() if old_walks[u] != r}
+        self.walks.update(walks)
+        for r in roots_old:
+            self.roots.discard(r)
+            del self._marks[r]
+        self.roots.update(roots_new)
+        self._marks.update(marks)
+        self._take(uri, old_facts, old_uris, pulled, triggers)
+        return _span(self._at[uri], start, old_uris, new_uris, changed)
 
     def same_walk(self, a: str, b: str) -> bool:
         """Whether documents ``a`` and ``b`` were placed by the walk from one root: their
@@ -448,10 +943,6 @@ class LoadOrder:
             out.extend(Require(template.path.replace(COMPUTED_PLACEHOLDER, v), False, args[0].start, args[0].end) for v in values)
         return out
 
-    def _register(self, doc: FileResult) -> None:
-        for name, req in autoload_entries(doc):
-            self.autoloads.setdefault(name, req)
-
     def reach(self, doc: FileResult) -> tuple[str, ...]:
         """The autoloaded constants ``doc``'s load-time references reach, in the order it
         reaches them: what, besides its requires, decides where it pulls files in. An edit
@@ -460,14 +951,26 @@ class LoadOrder:
             return ()
         return tuple(name for name, _, _, _ in self._reached(doc))
 
-    def _reached(self, doc: FileResult) -> Iterator[tuple[str, Require, int, int]]:
+    def _reached(self, doc: FileResult, candidates: Iterable[_Candidate] | None = None) -> Iterator[tuple[str, Require, int, int]]:
         """(name, autoload, start, end of the reference) for each autoloaded constant
         ``doc``'s load-time references reach, first reference first: each name is tried in
         the namespaces around the reference, innermost first, as Ruby's lexical lookup does
-        (and every prefix of a path, ``A::B::C`` reaching ``A`` and ``A::B`` first)."""
+        (and every prefix of a path, ``A::B::C`` reaching ``A`` and ``A::B`` first).
+        ``candidates``: ``doc``'s (``_candidates``), when known."""
         taken: set[str] = set()
         autoloads = self.autoloads
-        nesting = _Nesting(doc)
+        if candidates is not None:
+            for names, start, end in candidates:
+                for name in names:
+                    req = autoloads.get(name)
+                    if req is None:
+                        continue
+                    if name not in taken:
+                        taken.add(name)
+                        yield name, req, start, end
+                    break
+            return
+        nesting = _Nesting(doc)  # As ``_iter_candidates``, without building its tuples.
         for ref in doc.const_refs:
             around = nesting.at(ref.scope)
             if around is None:
@@ -475,8 +978,7 @@ class LoadOrder:
             segments = ref.path.segments
             for k in range(1, len(segments) + 1):
                 text = "::".join(segments[:k])
-                names = [text] if ref.path.absolute else [*(n + "::" + text for n in around), text]
-                for name in names:
+                for name in [text] if ref.path.absolute else [*(n + "::" + text for n in around), text]:
                     req = autoloads.get(name)
                     if req is None:
                         continue
@@ -485,14 +987,16 @@ class LoadOrder:
                         yield name, req, ref.path.start, ref.path.end
                     break
 
-    def _triggered(self, doc: FileResult, seen: set[str]) -> list[Require]:
-        """Requires of the autoloaded files, not loaded yet, that ``doc``'s load-time
-        references reach (``_reached``), at the references."""
-        out: list[Require] = []
-        for _, req, start, end in self._reached(doc):
+    def _triggered(self, doc: FileResult, seen: set[str], candidates: Iterable[_Candidate] | None = None) -> list[str | None]:
+        """The autoloaded files, not loaded yet, that ``doc``'s load-time references reach
+        (``_reached``): what the requires of their paths at the references load (URIs)."""
+        out: list[str | None] = []
+        for _, req, start, end in self._reached(doc, candidates):
             target = self.target(doc, req)
             if target is not None and target.uri not in seen and target.uri != doc.uri:
-                out.append(Require(req.path, False, start, end))
+                if req.relative:  # Required as a feature path, as ``autoload`` does.
+                    target = self.target(doc, Require(req.path, False, start, end))
+                out.append(target.uri if target is not None else None)
         return out
 
     def _index(self, d: FileResult) -> None:
@@ -559,6 +1063,7 @@ class LoadOrder:
         high = keys[nxt] if nxt < len(keys) else min(low + 2 * DOC_GAP, MAX_KEY)
         if high - low < 2:
             return None
+        self._exact = False  # ``ordered`` no longer holds every document: ``replace`` says no.
         self.by_uri[doc.uri] = doc
         self.root_order.insert(at, self.order.key(doc.uri))
         self.roots.add(doc.uri)
@@ -583,6 +1088,7 @@ class LoadOrder:
                 if posixpath.basename(_require_name(req)) == name and self.target(other, req) is not None:
                     self._index(doc)
                     return False
+        self._exact = False  # ``ordered`` still holds the document: ``replace`` says no.
         self.required_by.pop(uri, None)
         del self.by_uri[uri]
         at = bisect.bisect_left(self.root_order, self.order.key(uri))
