@@ -292,7 +292,7 @@ class Mentions(StateView):
         """The ``documents`` where a lookup of the definitions (or of the external mixins and
         load-time calls) that mentions ``name`` may reach Object's constants for it. As a
         path's first name: all but those found in a lexical scope's own constants
-        (``_lexical``), which find a constant that Object gains or loses in the same place.
+        (``_first_held``), which find a constant that Object gains or loses in the same place.
         As a later name: only after a name by which a path may lead to Object
         (``names_of_object``), since ``A::Name`` skips Object's constants unless A is
         Object. (Documents share lexical scopes: what each scope holds of ``name`` is read
@@ -321,14 +321,7 @@ class Mentions(StateView):
                     continue
                 if scope is None or path.absolute or name in path.segments[1:]:
                     return True
-                # ``_lexical``, with the scopes' constants of ``name`` read once per site.
-                site = self.lookup.cref(doc, scope)
-                if site is None:
-                    return True
-                found = held.get(site)
-                if found is None:
-                    found = held[site] = [c for ns in site if (c := self.lookup.member_constant(ns, name)) is not None]
-                if not any(not self.lookup.defined_after(c, doc, path.start) for c in found):
+                if not self._first_held(doc, scope, name, path.start, held=held):
                     return True
         return False
 
@@ -391,15 +384,42 @@ class Mentions(StateView):
         Object): the ancestors of the innermost scope are not read."""
         if path.absolute:
             return True
-        site = self.lookup.cref(doc, scope)
-        if site is None or path.dynamic:
-            return False
-        first = path.segments[0]
-        if first in path.segments[1:]:
+        if path.dynamic or path.segments[0] in path.segments[1:]:
             return False  # (A later name of the same path is looked up elsewhere.)
+        return bool(self._first_held(doc, scope, path.segments[0], path.start))
+
+    def _first_held(
+        self,
+        doc: int,
+        scope: int,
+        name: str,
+        start: int,
+        *,
+        stop: AbstractSet[int] = frozenset(),
+        at_load: bool = True,
+        held: dict[tuple[int, ...], list[int]] | None = None,
+    ) -> bool | None:
+        """Whether a lexical scope's own constants hold ``name``, the first name of a path
+        written at ``start`` in scope definition ``scope`` of ``doc``, before a namespace of
+        ``stop`` is reached: then neither the innermost scope's ancestors nor Object are
+        read. With ``at_load`` (the path runs while the file loads), a constant defined only
+        further on does not count (``Lookup.defined_after``). None when the scope is unknown.
+        ``held`` (without ``stop``) keeps what each lexical scope holds of ``name``, for many
+        documents that share scopes (``reaching_object``)."""
+        lookup = self.lookup
+        site = lookup.cref(doc, scope)
+        if site is None:
+            return None
+        if held is not None:
+            found = held.get(site)
+            if found is None:
+                found = held[site] = [c for ns in site if (c := lookup.member_constant(ns, name)) is not None]
+            return any(not (at_load and lookup.defined_after(c, doc, start)) for c in found)
         for ns in site:
-            found = self.lookup.member_constant(ns, first)
-            if found is not None and not self.lookup.defined_after(found, doc, path.start):
+            if ns in stop:
+                return False
+            c = lookup.member_constant(ns, name)
+            if c is not None and not (at_load and lookup.defined_after(c, doc, start)):
                 return True
         return False
 
@@ -535,26 +555,14 @@ class Mentions(StateView):
 
     def _found_before(self, doc: int, ref: ConstRef, stop: AbstractSet[int]) -> bool:
         """Whether the lookup of the first name of reference ``ref``'s path finds a constant in
-        a lexical scope's own constants before it reaches a namespace of ``stop``: while the
-        file loads, not one defined only further on (``Lookup.lookup_path_at``). Then neither
-        the innermost scope's ancestors nor Object are read, and a constant of that name in a
-        namespace of ``stop`` (or beyond) is not seen."""
+        a lexical scope's own constants before it reaches a namespace of ``stop``
+        (``_first_held``; while the file loads, not one defined only further on): a constant
+        of that name in a namespace of ``stop`` (or beyond) is not seen."""
         path = ref.path
         if path.absolute or path.dynamic or path.segments[0] in path.segments[1:]:
             return False
-        lookup = self.lookup
-        site = lookup.cref(doc, ref.scope)
-        if site is None:
-            return False
-        at_load = not lookup.in_method_body(doc, ref.scope)
-        name = path.segments[0]
-        for ns in site:
-            if ns in stop:
-                return False
-            c = lookup.member_constant(ns, name)
-            if c is not None and not (at_load and lookup.defined_after(c, doc, path.start)):
-                return True
-        return False
+        at_load = not self.lookup.in_method_body(doc, ref.scope)
+        return bool(self._first_held(doc, ref.scope, path.segments[0], path.start, stop=stop, at_load=at_load))
 
     def _ending_with(self, doc: int, names: set[str]) -> list[int]:
         """The indices of ``doc``'s constant references whose path ends with one of ``names``,
