@@ -421,7 +421,7 @@ class SkeletonEdits(StateView):
         skip = set(added)
         own_lookups = {i for i in range(len(new.definitions)) if i not in skip}
         candidates = {p.segments[-1] for i in added if (p := new.definitions[i].path) is not None}
-        lookups_before = self.mentions.snapshot_lookups(candidates, index)
+        lookups_before = self.mentions.snapshot_lookups(candidates, index, self._reopening_bounds(index, new, added))
         own_before = self.mentions.evaluate(index, candidates, own_lookups)
         names: set[str] = set()
         created: list[int] = []
@@ -464,6 +464,52 @@ class SkeletonEdits(StateView):
         reopened = set(bounds)
         loading = {doc: reopened for doc in self.mentions.loading_documents(reopened, index, bounds)} if reopened else {}
         return refresh, rechain, revisible, loading
+
+    def _reopening_bounds(self, index: int, new: FileResult, added: list[int]) -> Bounds:
+        """For the names of added definitions that all reopen a namespace declared elsewhere
+        (``module RuboCop`` in a file moved in load order), the largest document key whose
+        lookups of the name may find something else: a document loaded after another
+        definition of that namespace saw it defined already, and the namespace's constants
+        and chain are the same (``_reopened_bounds`` bounds a body that goes the same way).
+        A name with any other added definition (a new declaration, a compact name, a
+        constant) has no bound. Only plainly named definitions nested in plainly named ones
+        are followed, from Object, as phase 1 declares them."""
+        defs = new.definitions
+        row = self.def_decl[index]
+        added_set = set(added)
+        found: dict[int, int | None] = {}
+
+        def reopened(i: int) -> int | None:
+            if i in found:
+                return found[i]
+            d = defs[i]
+            out: int | None = None
+            if i not in added_set:
+                out = row[i]
+            elif d.kind in ("Class", "Module") and d.path is not None and len(d.path.segments) == 1 and not d.path.dynamic:
+                ns = self.object_id if d.parent < 0 or d.path.absolute else reopened(d.parent)
+                c = self.lookup.member_constant(ns, d.path.segments[0]) if ns is not None and ns in self.decls else None
+                out = c if c is not None and self.decls[c].kind == d.kind else None
+            found[i] = out
+            return out
+
+        bounds: Bounds = {}
+        unbounded: set[str] = set()
+        for i in added:
+            d = defs[i]
+            if d.path is None:
+                continue
+            name = d.path.segments[-1]
+            decl = reopened(i)
+            keys = [doc for doc, _ in self.decls[decl].definitions if doc != index] if decl is not None else []
+            if not keys:
+                unbounded.add(name)
+            else:
+                prev = bounds.get(name)
+                bounds[name] = min(keys) if prev is None else max(prev, min(keys))
+        for name in unbounded:
+            bounds.pop(name, None)
+        return bounds
 
     def documents_seeing(self, new: Iterable[int], skip: int) -> dict[int, set[str] | None]:
         """``Mentions.mentioning`` for declarations that are new (not promoted or reopened),
