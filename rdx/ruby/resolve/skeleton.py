@@ -188,15 +188,20 @@ class SkeletonEdits(StateView):
         writes anything."""
         self._check_added_aliases(index, new, added, remap)
         if speculate:
-            self._check_found_after(index, new, added)
+            old_row = self.def_decl[index]
+            kept = {n: old_row[o] for o, n in remap.items()}
+            self._check_found_after(index, new, added, {})
 
-    def _check_found_after(self, index: int, new: FileResult, added: list[int]) -> None:
+    def _check_found_after(self, index: int, new: FileResult, added: list[int], bounds: Bounds) -> None:
         """Raises ``Detour`` with the documents whose lookups that declare no placeholder (a
         ``def Foo.x`` receiver, an alias target...) find nothing at a segment named like an
         added namespace or constant (``Foo``, typed back after a typo): they may find the new
         one. Only when they are few (``MAX_DETOUR_DOCUMENTS``): else the update goes on, and
         checks them once the additions are in (``Mentions.check_lookups``), as it does those
-        that find something (which may find the new one too)."""
+        that find something (which may find the new one too). A name whose added definitions
+        all reopen a namespace declared elsewhere is read only in documents loaded before it
+        (``bounds``: ``_reopening_bounds``): a lookup elsewhere that found nothing finds
+        nothing still."""
         names = {
             d.path.segments[-1]
             for i in added
@@ -205,7 +210,7 @@ class SkeletonEdits(StateView):
         if not names:
             return
         finding: set[int] = set()
-        for doc in sorted(self.mentions.documents_mentioning_paths(names, index)):
+        for doc in sorted(self.mentions.documents_mentioning_paths(names, index, bounds)):
             paths: list[ConstPath | None] = []
             for (role, _, found), path in zip(self.mentions.evaluate(doc, names, paths=paths), paths, strict=True):
                 if role != OTHER or path is None:
@@ -421,7 +426,8 @@ class SkeletonEdits(StateView):
         skip = set(added)
         own_lookups = {i for i in range(len(new.definitions)) if i not in skip}
         candidates = {p.segments[-1] for i in added if (p := new.definitions[i].path) is not None}
-        lookups_before = self.mentions.snapshot_lookups(candidates, index, self._reopening_bounds(index, new, added))
+        row = self.def_decl[index]
+        lookups_before = self.mentions.snapshot_lookups(candidates, index, self._reopening_bounds(index, new, added, row.__getitem__))
         own_before = self.mentions.evaluate(index, candidates, own_lookups)
         names: set[str] = set()
         created: list[int] = []
@@ -447,7 +453,6 @@ class SkeletonEdits(StateView):
         # is the caller's; its new constants are new names.)
         # A document loaded after another definition of it saw it defined already, and still
         # does (``Lookup.defined_after``): the first such key bounds the documents to read.
-        row = self.def_decl[index]
         bounds: Bounds = {}
         for i in added:
             decl = row[i]
@@ -465,7 +470,7 @@ class SkeletonEdits(StateView):
         loading = {doc: reopened for doc in self.mentions.loading_documents(reopened, index, bounds)} if reopened else {}
         return refresh, rechain, revisible, loading
 
-    def _reopening_bounds(self, index: int, new: FileResult, added: list[int]) -> Bounds:
+    def _reopening_bounds(self, index: int, new: FileResult, added: list[int], decl_of: Callable[[int], int | None]) -> Bounds:
         """For the names of added definitions that all reopen a namespace declared elsewhere
         (``module RuboCop`` in a file moved in load order), the largest document key whose
         lookups of the name may find something else: a document loaded after another
@@ -473,25 +478,21 @@ class SkeletonEdits(StateView):
         and chain are the same (``_reopened_bounds`` bounds a body that goes the same way).
         A name with any other added definition (a new declaration, a compact name, a
         constant) has no bound. Only plainly named definitions nested in plainly named ones
-        are followed, from Object, as phase 1 declares them."""
+        are followed, from Object, as phase 1 declares them; ``decl_of`` gives the
+        declaration of a kept definition (by its index in ``new``)."""
         defs = new.definitions
-        row = self.def_decl[index]
         added_set = set(added)
-        found: dict[int, int | None] = {}
-
-        def reopened(i: int) -> int | None:
-            if i in found:
-                return found[i]
+        # The namespace each definition reopens (None: one it declares, or not followed), in
+        # definition order: a parent comes before what it holds.
+        found: list[int | None] = [None] * (max(added) + 1 if added else 0)
+        for i in range(len(found)):
             d = defs[i]
-            out: int | None = None
             if i not in added_set:
-                out = row[i]
+                found[i] = decl_of(i)
             elif d.kind in ("Class", "Module") and d.path is not None and len(d.path.segments) == 1 and not d.path.dynamic:
-                ns = self.object_id if d.parent < 0 or d.path.absolute else reopened(d.parent)
+                ns = self.object_id if d.parent < 0 or d.path.absolute else found[d.parent]
                 c = self.lookup.member_constant(ns, d.path.segments[0]) if ns is not None and ns in self.decls else None
-                out = c if c is not None and self.decls[c].kind == d.kind else None
-            found[i] = out
-            return out
+                found[i] = c if c is not None and self.decls[c].kind == d.kind else None
 
         bounds: Bounds = {}
         unbounded: set[str] = set()
@@ -500,7 +501,7 @@ class SkeletonEdits(StateView):
             if d.path is None:
                 continue
             name = d.path.segments[-1]
-            decl = reopened(i)
+            decl = found[i]
             keys = [doc for doc, _ in self.decls[decl].definitions if doc != index] if decl is not None else []
             if not keys:
                 unbounded.add(name)
