@@ -84,3 +84,21 @@ def test_random_edits_to_real_code_match_a_fresh_graph(seed):
             assert dump(g) == dump(fresh(files)), f"seed {seed}, edit {serial} of {path}"
     assert dump(g) == dump(fresh(files)), f"seed {seed}"
     assert replayed >= 3  # the incremental paths really ran
+
+
+def test_emptying_a_module_an_activemodel_concern_includes_matches_a_fresh_graph():
+    # ActiveModel::Model (a concern) includes AttributeAssignment: emptied, the autoloaded
+    # forbidden_attributes_protection.rb moves in load order (its documents go and come back),
+    # and the chains of Model and its singleton class change. Each step equals a fresh graph
+    # (an incremental chain of a concern used to lose the ``extend``s of its included blocks:
+    # ``Invalidation.rechain`` falls back for it).
+    files = corpus()
+    g = fresh(files)
+    path = next(p for p in files if p.endswith("active_model/attribute_assignment.rb"))
+    original = files[path]
+    without_requires = re.sub(r"^require .*\n", "", original, flags=re.M)
+    for text in (without_requires, "", without_requires, original):
+        files[path] = text
+        g.index_source(path, text)
+        g.resolve()
+        assert dump(g) == dump(fresh(files)), f"after {text[:40]!r}"
