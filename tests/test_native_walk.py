@@ -682,8 +682,9 @@ def test_native_definition_ids_are_the_python_ones() -> None:
 
 def _collected(source: bytes, monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
     """What the native step collected for ``Walker._record_batch`` on ``source``, and the
-    MethodRefs it made itself (as ``(name, start, end, scope, receiver kind, receiver)``), in
-    the order of the step's calls."""
+    MethodRefs it made itself (as ``(name, start, end, scope, receiver kind, receiver)``) and
+    ConstRefs (as ``((segments, absolute), start, end, scope, 5, None)``, kind 5 as in the
+    batch), in the order of the step's calls."""
     step = _native_step()
     collected: list[tuple] = []
     record = parse.Walker._record_batch
@@ -693,12 +694,13 @@ def _collected(source: bytes, monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
         record(walker, batch, stop)
 
     def spying_step(*args: object) -> int:
-        refs = args[-1][0]  # type: ignore[index]
-        before = len(refs)
+        refs, const_refs = args[-1][0], args[-1][10]  # type: ignore[index]
+        before, const_before = len(refs), len(const_refs)
         event = step(*args)
         collected.extend(
             (r.name, r.start, r.end, r.scope, int(r.receiver_kind), r.receiver_text if r.receiver is None else r.receiver) for r in refs[before:]
         )
+        collected.extend(((r.path.segments, r.path.absolute), r.path.start, r.path.end, r.scope, 5, None) for r in const_refs[const_before:])
         return event
 
     monkeypatch.setattr(parse.Walker, "_record_batch", spy)

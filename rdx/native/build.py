@@ -113,14 +113,21 @@ def build(force: bool = False) -> Path:
         raise RuntimeError(f"py-tree-sitter {version} lays its TreeCursor or Tree out otherwise than walk.c reads them")
     compiler = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
     partial = TARGET.with_name(TARGET.name + ".partial")
-    command = [
+    flags = [
         *compiler.split(), "-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-std=c11",
         "-D_DEFAULT_SOURCE", "-DTREE_SITTER_HIDE_SYMBOLS",
         f'-DRDX_TREE_SITTER_VERSION="{version}"',
         f"-I{sysconfig.get_paths()['include']}", f"-I{lib / 'include'}", f"-I{lib / 'src'}",
-        str(SOURCE), str(lib / "src" / "lib.c"), "-o", str(partial),
     ]
-    subprocess.run(command, check=True)
+    # One translation unit, walk.c then the runtime, so that the compiler inlines the
+    # runtime's node and cursor functions into the walk (the walk calls them once per node);
+    # should that not compile (a name both define, in another runtime version), two.
+    unity = BUILD / "walk_unity.c"
+    unity.write_text(f'#include "{SOURCE.as_posix()}"\n#include "{(lib / "src" / "lib.c").as_posix()}"\n')
+    try:
+        subprocess.run([*flags, str(unity), "-o", str(partial)], check=True, stderr=subprocess.DEVNULL)
+    except subprocess.CalledProcessError:
+        subprocess.run([*flags, str(SOURCE), str(lib / "src" / "lib.c"), "-o", str(partial)], check=True)
     partial.replace(TARGET)
     STAMP.write_text(key)
     return TARGET

@@ -20,13 +20,15 @@
  * do a plain ``def``, class or module, whose body's scope the step then follows itself. Each collect_*
  * function states the handler's tests it mirrors; whatever falls outside them stops the walk
  * for the handler as before, so the Python walk stays the one definition of the records.
- * Given the walker's ``method_refs``, the step makes the MethodRefs itself (emit_method_ref),
- * with the index of their scope (scope_index_at: it knows the definitions' indices, as the
- * walker appends them in the order of the tuples); for the definitions it records it also
- * gives the id (BLAKE2b in C, blake2b_8, as rdx.model.ids makes it with hashlib), the comments
- * above (comments_above) and a method's parameters as recorded (params_text), and makes the
- * DefinitionRecord of a plain method with its visibility (method_record), of a plain class or
- * module (namespace_record), of a variable (emit_variable), of a constant assigned a value
+ * Given the walker's ``method_refs`` (and ``const_refs``), the step makes the MethodRefs
+ * itself (emit_method_ref), and the ConstRefs of constants and of the scope part of the compact
+ * names of the namespaces it records (emit_const_ref), with the index of their scope
+ * (scope_index_at: it knows the definitions' indices, as the walker appends them in the
+ * order of the tuples); for the definitions it records it also gives the id (BLAKE2b in C,
+ * blake2b_8, as rdx.model.ids makes it with hashlib), the comments above (comments_above)
+ * and a method's parameters as recorded (params_text), and makes the DefinitionRecord of a
+ * plain method with its visibility (method_record), of a plain class or module
+ * (namespace_record), of a variable (emit_variable), of a constant assigned a value
  * ``definitions.constant`` does not read further (collect_constant_assignment) and of a
  * plain ``alias`` (collect_alias); it records plain ``require``s too (collect_require), and
  * collects the plain forms of ``include``/``extend``/``prepend``, ``attr_*``, ``private :x``
@@ -102,7 +104,7 @@ typedef struct {
  * structural index ``structural``, descendant index ``descendant``) for the first one that is
  * visible or holds visible nodes (less the leaves ``passing`` passes over); push it. 1 for a
  * visible one, 2 for a hidden one (to be entered), 0 for none. */
-static inline int push_next_child(TreeCursor *tc, const TreeCursorEntry *parent, uint32_t index, Length position, uint32_t structural,
+static inline __attribute__((always_inline)) int push_next_child(TreeCursor *tc, const TreeCursorEntry *parent, uint32_t index, Length position, uint32_t structural,
                                   uint32_t descendant, const Passing *passing) {
     Subtree tree = *parent->subtree;
     uint32_t count = ts_subtree_child_count(tree);
@@ -118,7 +120,10 @@ static inline int push_next_child(TreeCursor *tc, const TreeCursorEntry *parent,
         }
         if (visible && passing != NULL && ts_subtree_child_count(child) == 0 && !(passing->missing && ts_subtree_missing(child))) {
             TSSymbol alias = ts_subtree_extra(child) || aliases == NULL ? 0 : aliases[own_structural];
-            if (!passing->passed[ts_language_public_symbol(tc->tree->language, alias ? alias : ts_subtree_symbol(child))]) {
+            TSSymbol symbol = alias ? alias : ts_subtree_symbol(child);
+            /* ts_language_public_symbol, inline (it is called once per leaf). */
+            if (symbol != ts_builtin_sym_error) symbol = tc->tree->language->public_symbol_map[symbol];
+            if (!passing->passed[symbol]) {
                 descendant++; /* Itself: a leaf has no descendants. */
                 visible = 0;
             }
@@ -190,6 +195,18 @@ static int cursor_next_sibling(TreeCursor *tc, const Passing *passing) {
         }
     }
     tc->stack.size = initial;
+    return 0;
+}
+
+/* ts_tree_cursor_goto_parent: up to the nearest visible entry below the top (the same
+ * test), here where the compiler can inline it into the walk's loop. */
+static inline int cursor_parent(TreeCursor *tc) {
+    for (uint32_t i = tc->stack.size - 2; i + 1 > 0; i--) {
+        if (entry_visible(tc, i)) {
+            tc->stack.size = i + 1;
+            return 1;
+        }
+    }
     return 0;
 }
 
@@ -392,6 +409,13 @@ typedef struct {
      * Python reads its visibility after the step, so no later method may move that scope's
      * marks on past it before (method_visibility). */
     long long tuple_from;
+    /* Given too: ``Walker.const_refs``, which the ConstRefs the step makes go to at once (a
+     * constant's, collect_constant; the prefix of a compact namespace name's, collect_namespace),
+     * the type ConstRef, and a list of one item, in which the step leaves ``skip_const_until``
+     * as its records set it; else NULL: CONST_REF tuples go to ``out``. */
+    PyObject *const_refs;
+    PyObject *const_ref_type;
+    PyObject *skip_box;
 } Collect;
 
 /* An int attribute of a Scope (rdx.ruby.discover.scope); -1 with an exception set on an error. */
@@ -1023,6 +1047,32 @@ done:
     return result;
 }
 
+/* The ConstRef of the path (segments, absolute) from ``start`` to ``end``, in the scope at
+ * byte ``at`` (scope_index_at), appended to ``Walker.const_refs`` as the walker would make it
+ * from a CONST_REF tuple; steals path. */
+static int emit_const_ref(Collect *c, PyObject *path, uint32_t start, uint32_t end, uint32_t at) {
+    int result = C_ERROR;
+    long index = scope_index_at(c, (long long)at);
+    PyObject *numbers[3] = {NULL, NULL, NULL}, *const_path = NULL, *ref = NULL;
+    if (index == -2) goto done;
+    numbers[0] = PyLong_FromUnsignedLong(start);
+    numbers[1] = PyLong_FromUnsignedLong(end);
+    numbers[2] = PyLong_FromLong(index);
+    if (numbers[0] == NULL || numbers[1] == NULL || numbers[2] == NULL) goto done;
+    PyObject *path_args[4] = {PyTuple_GET_ITEM(path, 0), PyTuple_GET_ITEM(path, 1), numbers[0], numbers[1]};
+    const_path = PyObject_Vectorcall(c->const_path_type, path_args, 4, NULL);
+    if (const_path == NULL) goto done;
+    PyObject *ref_args[2] = {const_path, numbers[2]};
+    ref = PyObject_Vectorcall(c->const_ref_type, ref_args, 2, NULL);
+    if (ref != NULL && PyList_Append(c->const_refs, ref) == 0) result = C_DONE;
+done:
+    Py_XDECREF(ref);
+    Py_XDECREF(const_path);
+    for (int i = 0; i < 3; i++) Py_XDECREF(numbers[i]);
+    Py_DECREF(path);
+    return result;
+}
+
 /* Append (name, start, end, scope, kind, extra) to the records; steals name and extra.
  * RECORD: extra is a DefinitionRecord the step made (emit_variable), for the definitions.
  * kind: a receiver kind (extra: see receiver_kind), CONST_REF (name: (segments, absolute),
@@ -1449,6 +1499,34 @@ static int method_visibility(Collect *c, uint32_t start, int on_self, PyObject *
         Py_DECREF(marks);
         if (between) return C_STOP;
     }
+    /* With no marks left, ``visibility_at`` and ``module_function_at`` return the scope's
+     * ``_visibility`` and ``_module_function`` as they are: read here without the two calls. */
+    static PyObject *marks_name = NULL, *visibility_name = NULL, *module_function_name = NULL;
+    if (marks_name == NULL) {
+        marks_name = PyUnicode_InternFromString("marks");
+        visibility_name = PyUnicode_InternFromString("_visibility");
+        module_function_name = PyUnicode_InternFromString("_module_function");
+        if (marks_name == NULL || visibility_name == NULL || module_function_name == NULL) return C_ERROR;
+    }
+    PyObject *left = PyObject_GetAttr(scope, marks_name);
+    if (left == NULL) return C_ERROR;
+    int none_left = PyList_CheckExact(left) && PyList_GET_SIZE(left) == 0;
+    Py_DECREF(left);
+    if (none_left) {
+        PyObject *found = PyObject_GetAttr(scope, visibility_name);
+        PyObject *flag = found == NULL ? NULL : PyObject_GetAttr(scope, module_function_name);
+        int truth = flag == NULL ? -1 : PyObject_IsTrue(flag);
+        Py_XDECREF(flag);
+        if (truth < 0 || !PyUnicode_Check(found)) {
+            Py_XDECREF(found);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a scope's visibility is not a str");
+            return C_ERROR;
+        }
+        *visibility = found;
+        Py_DECREF(found); /* Borrowed: the scope keeps it. */
+        *module_function = truth;
+        return C_DONE;
+    }
     PyObject *offset = PyLong_FromUnsignedLong(start);
     if (offset == NULL) return C_ERROR;
     PyObject *found = PyObject_CallMethod(scope, "visibility_at", "O", offset);
@@ -1689,7 +1767,8 @@ static int collect_namespace(Collect *c, TSNode node, long long *skip_until) {
     if (!ts_node_is_null(body)) {
         TSTreeCursor cursor = ts_tree_cursor_new(body);
         int failed = 0;
-        if (ts_tree_cursor_goto_first_child(&cursor)) {
+        /* The runtime's moves (cursor_first_child, cursor_next_sibling: the same children). */
+        if (cursor_first_child((TreeCursor *)&cursor, NULL)) {
             do {
                 TSNode child = ts_tree_cursor_current_node(&cursor);
                 if (!ts_node_is_named(child) || !type_is(child, "identifier")) continue;
@@ -1708,7 +1787,7 @@ static int collect_namespace(Collect *c, TSNode node, long long *skip_until) {
                     break;
                 }
                 Py_XDECREF(mark);
-            } while (ts_tree_cursor_goto_next_sibling(&cursor));
+            } while (cursor_next_sibling((TreeCursor *)&cursor, NULL));
         }
         ts_tree_cursor_delete(&cursor);
         if (failed) {
@@ -1756,6 +1835,24 @@ static int collect_namespace(Collect *c, TSNode node, long long *skip_until) {
                                     (unsigned long)body_start, ident, comments, (unsigned long)ts_node_start_point(node).row, marks, names, record);
     superclass = NULL;
     marks = NULL;
+    /* The ConstRef of the scope part of a compact name (``A`` of ``class A::B``), as
+     * ``Walker._prefix_ref`` makes it, where the walker would make it (before the namespace
+     * opens), when the step makes the ConstRefs. */
+    Py_ssize_t segment_count = PyTuple_GET_SIZE(PyTuple_GET_ITEM(path, 0));
+    if (extra != NULL && c->const_refs != NULL && segment_count > 1) {
+        PyObject *segments = PyTuple_GET_ITEM(path, 0);
+        Py_ssize_t last = PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(segments, segment_count - 1));
+        PyObject *items[2] = {PyTuple_GetSlice(segments, 0, segment_count - 1), Py_NewRef(PyTuple_GET_ITEM(path, 1))};
+        PyObject *prefix = items[0] == NULL ? NULL : tuple_steal(2, items);
+        if (items[0] == NULL) Py_DECREF(items[1]);
+        uint32_t name_start = ts_node_start_byte(name_node);
+        if (prefix == NULL || emit_const_ref(c, prefix, name_start, (uint32_t)((long long)name_end - last - 2), start) != C_DONE) {
+            Py_DECREF(path);
+            Py_DECREF(extra); /* With the names it holds. */
+            names = NULL;
+            goto error;
+        }
+    }
     Py_DECREF(path);
     if (extra == NULL) goto error;
     Py_INCREF(Py_None);
@@ -2267,6 +2364,7 @@ static int collect_constant(Collect *c, TSNode node, long long *skip_until) {
     if (found != C_DONE) return found; /* A dynamic path: Python sees it (and records nothing). */
     uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
     *skip_until = end;
+    if (c->const_refs != NULL) return emit_const_ref(c, path, start, end, start);
     return emit(c, path, start, end, start, CONST_REF, NULL);
 }
 
@@ -2366,20 +2464,27 @@ static PyObject *advance(PyObject *module, PyObject *const *args, Py_ssize_t nar
         collect.base = PyLong_AsSsize_t(args[19]);
         if (args[25] != Py_None) {
             /* (method_refs, definitions or their number, MethodRef, ConstPath, the ReceiverKind members[, requires, Require[,
-             *  DefinitionRecord, pending_visibility, pending_module_function]]) */
+             *  DefinitionRecord, pending_visibility, pending_module_function[, const_refs, ConstRef, [skip_const_until]]]]) */
             PyObject *direct = args[25];
             Py_ssize_t size = PyTuple_Check(direct) ? PyTuple_GET_SIZE(direct) : 0;
-            if ((size != 5 && size != 7 && size != 10) || !PyList_Check(PyTuple_GET_ITEM(direct, 0)) || !PyTuple_Check(PyTuple_GET_ITEM(direct, 4)) ||
+            if ((size != 5 && size != 7 && size != 10 && size != 13) || !PyList_Check(PyTuple_GET_ITEM(direct, 0)) || !PyTuple_Check(PyTuple_GET_ITEM(direct, 4)) ||
                 PyTuple_GET_SIZE(PyTuple_GET_ITEM(direct, 4)) != 5 || (size >= 7 && !PyList_Check(PyTuple_GET_ITEM(direct, 5))) ||
-                (size == 10 && (!PyDict_Check(PyTuple_GET_ITEM(direct, 8)) || !PyAnySet_Check(PyTuple_GET_ITEM(direct, 9))))) {
-                PyErr_SetString(PyExc_TypeError, "advance() takes its records as (list, int, type, type, a tuple of 5[, list, type[, type, dict, set]]) or None");
+                (size >= 10 && (!PyDict_Check(PyTuple_GET_ITEM(direct, 8)) || !PyAnySet_Check(PyTuple_GET_ITEM(direct, 9)))) ||
+                (size == 13 && (!PyList_Check(PyTuple_GET_ITEM(direct, 10)) || !PyList_Check(PyTuple_GET_ITEM(direct, 12)) ||
+                                PyList_GET_SIZE(PyTuple_GET_ITEM(direct, 12)) != 1))) {
+                PyErr_SetString(PyExc_TypeError, "advance() takes its records as (list, int, type, type, a tuple of 5[, list, type[, type, dict, set[, list, type, [int]]]]) or None");
                 return NULL;
+            }
+            if (size == 13) {
+                collect.const_refs = PyTuple_GET_ITEM(direct, 10);
+                collect.const_ref_type = PyTuple_GET_ITEM(direct, 11);
+                collect.skip_box = PyTuple_GET_ITEM(direct, 12);
             }
             if (size >= 7) {
                 collect.requires = PyTuple_GET_ITEM(direct, 5);
                 collect.require_type = PyTuple_GET_ITEM(direct, 6);
             }
-            if (size == 10) {
+            if (size >= 10) {
                 collect.definition_type = PyTuple_GET_ITEM(direct, 7);
                 collect.pending_visibility = PyTuple_GET_ITEM(direct, 8);
                 collect.pending_module_function = PyTuple_GET_ITEM(direct, 9);
@@ -2457,7 +2562,7 @@ static PyObject *advance(PyObject *module, PyObject *const *args, Py_ssize_t nar
         collect.starts = (const uint32_t *)PyBytes_AS_STRING(args[24]);
         collect.rows = PyBytes_GET_SIZE(args[24]) / (Py_ssize_t)sizeof(uint32_t);
         collect.names = names;
-        if (names == NULL) collect.refs = collect.requires = collect.definition_type = NULL; /* Its scopes unknown: Python's. */
+        if (names == NULL) collect.refs = collect.requires = collect.definition_type = collect.const_refs = NULL; /* Its scopes unknown: Python's. */
         collect.source = PyBytes_AS_STRING(source);
         collect.size = PyBytes_GET_SIZE(source);
         collecting = 1;
@@ -2485,7 +2590,7 @@ static PyObject *advance(PyObject *module, PyObject *const *args, Py_ssize_t nar
         }
         while (!cursor_next_sibling(moves, &passing)) {
             moved = 1;
-            if (!ts_tree_cursor_goto_parent(cursor)) {
+            if (!cursor_parent(moves)) {
                 event = WALK_END;
                 goto done;
             }
@@ -2590,6 +2695,14 @@ done:
     while (collect.frame_count) pop_frame(&collect);
     PyBuffer_Release(&kinds);
     PyBuffer_Release(&fields);
+    if (collect.skip_box != NULL) {
+        PyObject *skip = PyLong_FromLongLong(skip_until);
+        if (skip == NULL) {
+            Py_CLEAR(self->node);
+            return NULL;
+        }
+        PyList_SetItem(collect.skip_box, 0, skip); /* Steals skip. */
+    }
     if (moved) Py_CLEAR(self->node); /* The cursor's cached node is no longer where it is. */
     return PyLong_FromLong((long)event | (depth << 2));
 error:

@@ -286,9 +286,10 @@ class Walker:
         # only append plain records or open a block or a scope (the plain cases: see walk.c's
         # collect_* functions), and appends what that needs to ``batch``, from which
         # ``_record_batch`` makes the records (and opens the scopes) before the next handler
-        # runs: the same records in the same order. The MethodRefs it makes itself, scope
-        # index included, straight into ``method_refs`` (nothing else appends to that list
-        # while it runs); and it gives the ids of the definitions it records, the comments
+        # runs: the same records in the same order. The MethodRefs and ConstRefs it makes
+        # itself, scope index included, straight into ``method_refs`` and ``const_refs``
+        # (nothing else appends to those lists while it runs: ``_record_batch`` appends no
+        # ConstRef when the step makes them, see below); and it gives the ids of the definitions it records, the comments
         # above them and a method's parameters as ``definitions._params`` writes them.
         handlers = _HANDLERS_BY_ID
         kinds = _COLLECTED_KINDS
@@ -305,9 +306,12 @@ class Walker:
         id_prefix = self.id_prefix
         source, line_table = self.source, self.line_starts
         # What the step makes records in and with (the lists stay the same objects while it walks).
+        # It makes the ConstRefs too (those of constants, and of the scope part of the
+        # namespaces' compact names it records), and leaves ``skip_const_until`` in ``skip``.
+        skip = [self.skip_const_until]
         records = (
             self.method_refs, self.definitions, MethodRef, ConstPath, _RECEIVER_KINDS, self.requires, Require, DefinitionRecord,
-            self.pending_visibility, self.pending_module_function,
+            self.pending_visibility, self.pending_module_function, self.const_refs, ConstRef, skip,
         )
         depth = 0
         while True:
@@ -321,6 +325,7 @@ class Walker:
             if batch:
                 # What the step passed over, up to the node it stopped at (the end: nothing is open).
                 self._record_batch(batch, node.start_byte if event else _NO_END)
+            self.skip_const_until = skip[0]  # As the batch's records set it, in walk order.
             if event == NATIVE_HANDLER:
                 descend = handlers[node.kind_id](self, node) is not False
                 if self.cut:
@@ -350,7 +355,9 @@ class Walker:
         kind (extra: the receiver's text, or its constant path as (segments, absolute) and its
         range), which comes only when the step is not given ``method_refs`` (it makes those
         records itself); 5 is a ConstRef of the path (segments, absolute) given as the name,
-        which ``on_constant`` records whole; 6 defines the variable ``name`` of kind
+        which ``on_constant`` records whole, when the step is not given ``const_refs`` (given
+        them, it makes the ConstRefs itself, those ``_prefix_ref`` makes of the namespaces' compact
+        names included); 6 defines the variable ``name`` of kind
         ``_VARIABLE_KINDS[which]`` at ``start``-``end`` (``definitions._assign_target``; extra:
         (which, its id)); 7 says what self is (``BlockSelf`` as extra) in the block from
         ``start`` to ``end`` of a call of ``name`` (``on_call``), 8 opens a block from ``start``
@@ -420,14 +427,12 @@ class Walker:
             elif kind == _BATCH_NAMESPACE:
                 is_class, segments, absolute, name_start, name_end, superclass, body_start, ident, comments, row, marks, local_names, record = extra
                 self.skip_const_until = name_end
+                # The ConstRef of its name's scope part (``_prefix_ref``) the step made.
                 if record is not None:  # ``definitions.namespace_definition``'s record, made by the step.
-                    if len(segments) > 1:
-                        self._prefix_ref(record.path, index)
                     new_scope = Scope(end, body_start, len(self.definitions), False)
                     self.definitions.append(record)
                 else:
                     path = ConstPath(segments, absolute, name_start, name_end)
-                    self._prefix_ref(path, index)
                     new_scope = definitions.namespace_definition(
                         self, index, "Class" if is_class else "Module", path, start, end, name_start, name_end, row, body_start,
                         ConstPath(*superclass) if superclass is not None else None, False, False, ident, comments,

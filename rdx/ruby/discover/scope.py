@@ -82,6 +82,8 @@ class Scope:
             self._visibility = word
             self._module_function = False
 
+    # rdx/native/walk.c (method_visibility) reads ``_visibility`` and ``_module_function`` as
+    # these two return them when no marks are left.
     def visibility_at(self, offset: int) -> str:
         if self.marks:
             self.advance(offset)
