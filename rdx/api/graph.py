@@ -421,9 +421,13 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         else:
             # An edited document's requires may move others in load order (``replace_in_order``).
             for uri in sorted(store.replaced):
-                if resolver.key_of(uri) is None:
+                key = resolver.key_of(uri)
+                if key is None:
                     continue
-                placed = resolver.replace_in_order(store.documents[uri])
+                doc, before = store.documents[uri], resolver.docs[key]
+                if doc.requires == before.requires and resolver.autoload_reach(doc) == resolver.autoload_reach(before):
+                    continue  # Nothing the walk reads changed (the order keeps the version it read).
+                placed = resolver.replace_in_order(doc)
                 if placed is None or (placed[1] and moved):
                     walk_anew = True
                     resolver.use_order(None)  # Walked anew from the documents resolved now.

@@ -185,7 +185,8 @@ class DocumentEdits(StateView):
         self.mentions.documents_mentioning(set(), -1)
         for doc in self.docs:
             self.mentions.prepare_document(doc)
-        if self.document_book.load_order is None:
+        order = self.document_book.load_order
+        if order is None or not order.exact:
             self.document_book.rebuild(self.docs.values())
         self.share_tables()
 

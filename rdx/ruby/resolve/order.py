@@ -854,6 +854,13 @@ class LoadOrder:
         self._take(uri, old_facts, old_uris, pulled, triggers)
         return _span(self._at[uri], start, old_uris, new_uris, changed)
 
+    @property
+    def exact(self) -> bool:
+        """Whether ``replace`` can take an edited document in: no ``add`` or ``remove``
+        changed the order since it was walked (they keep what placing reads, not every
+        field ``replace`` reads; ``DocumentEdits.prepare_updates`` walks it again then)."""
+        return self._exact
+
     def same_walk(self, a: str, b: str) -> bool:
         """Whether documents ``a`` and ``b`` were placed by the walk from one root: their
         order then follows requires (a file's requirements, a file's requires in their order),

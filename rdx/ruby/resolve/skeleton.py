@@ -190,7 +190,7 @@ class SkeletonEdits(StateView):
         if speculate:
             old_row = self.def_decl[index]
             kept = {n: old_row[o] for o, n in remap.items()}
-            self._check_found_after(index, new, added, {})
+            self._check_found_after(index, new, added, self._reopening_bounds(index, new, added, kept.get))
 
     def _check_found_after(self, index: int, new: FileResult, added: list[int], bounds: Bounds) -> None:
         """Raises ``Detour`` with the documents whose lookups that declare no placeholder (a
