@@ -966,33 +966,15 @@ class LoadOrder:
         ``candidates``: ``doc``'s (``_candidates``), when known."""
         taken: set[str] = set()
         autoloads = self.autoloads
-        if candidates is not None:
-            for names, start, end in candidates:
-                for name in names:
-                    req = autoloads.get(name)
-                    if req is None:
-                        continue
-                    if name not in taken:
-                        taken.add(name)
-                        yield name, req, start, end
-                    break
-            return
-        nesting = _Nesting(doc)  # As ``_iter_candidates``, without building its tuples.
-        for ref in doc.const_refs:
-            around = nesting.at(ref.scope)
-            if around is None:
-                continue
-            segments = ref.path.segments
-            for k in range(1, len(segments) + 1):
-                text = "::".join(segments[:k])
-                for name in [text] if ref.path.absolute else [*(n + "::" + text for n in around), text]:
-                    req = autoloads.get(name)
-                    if req is None:
-                        continue
-                    if name not in taken:
-                        taken.add(name)
-                        yield name, req, ref.path.start, ref.path.end
-                    break
+        for names, start, end in _iter_candidates(doc) if candidates is None else candidates:
+            for name in names:
+                req = autoloads.get(name)
+                if req is None:
+                    continue
+                if name not in taken:
+                    taken.add(name)
+                    yield name, req, start, end
+                break
 
     def _triggered(self, doc: FileResult, seen: set[str], candidates: Iterable[_Candidate] | None = None) -> list[str | None]:
         """The autoloaded files, not loaded yet, that ``doc``'s load-time references reach
