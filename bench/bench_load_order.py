@@ -8,8 +8,9 @@ with ``--copies``), whose class body requires two files. Measured, each ``--repe
 (medians; ``replace`` goes back and forth between the original and the edited text, so each
 call sees a change):
 
-- ``scratch``: ``LoadOrder(documents, *roots)``, what ``Graph._update`` does on every keystroke
-  whose requires differ (``order.place``);
+- ``scratch``: ``LoadOrder(documents, *roots)``, what ``Graph._update`` did on every keystroke
+  whose requires differed before ``replace`` (and still does when an added or removed file
+  moves others);
 - ``offsets``: a comment line typed above the requires (their byte offsets move): the fast path;
 - ``rewalk``: the two ``require_relative`` lines moved to the top of the file, out of every body
   (they then load ahead of the cop, not after it): the cop's requires followed again from
