@@ -1441,11 +1441,17 @@ static int collect_call(Collect *c, TSNode node) {
  * holds an inline visibility or ``module_function`` for it (``private def x``: Python's). */
 static int method_visibility(Collect *c, uint32_t start, int on_self, PyObject **visibility, int *module_function) {
     static PyObject *public_ = NULL, *private_ = NULL, *module_function_word = NULL;
+    static PyObject *marks_name = NULL, *visibility_name = NULL, *module_function_name = NULL;
     if (public_ == NULL) {
         public_ = PyUnicode_InternFromString("public");
         private_ = PyUnicode_InternFromString("private");
         module_function_word = PyUnicode_InternFromString("module_function");
-        if (public_ == NULL || private_ == NULL || module_function_word == NULL) return C_ERROR;
+        marks_name = PyUnicode_InternFromString("marks");
+        visibility_name = PyUnicode_InternFromString("_visibility");
+        module_function_name = PyUnicode_InternFromString("_module_function");
+        if (public_ == NULL || private_ == NULL || module_function_word == NULL || marks_name == NULL || visibility_name == NULL
+            || module_function_name == NULL)
+            return C_ERROR;
     }
     PyObject *key = PyLong_FromUnsignedLong(start);
     if (key == NULL) return C_ERROR;
@@ -1501,13 +1507,6 @@ static int method_visibility(Collect *c, uint32_t start, int on_self, PyObject *
     }
     /* With no marks left, ``visibility_at`` and ``module_function_at`` return the scope's
      * ``_visibility`` and ``_module_function`` as they are: read here without the two calls. */
-    static PyObject *marks_name = NULL, *visibility_name = NULL, *module_function_name = NULL;
-    if (marks_name == NULL) {
-        marks_name = PyUnicode_InternFromString("marks");
-        visibility_name = PyUnicode_InternFromString("_visibility");
-        module_function_name = PyUnicode_InternFromString("_module_function");
-        if (marks_name == NULL || visibility_name == NULL || module_function_name == NULL) return C_ERROR;
-    }
     PyObject *left = PyObject_GetAttr(scope, marks_name);
     if (left == NULL) return C_ERROR;
     int none_left = PyList_CheckExact(left) && PyList_GET_SIZE(left) == 0;
