@@ -408,26 +408,26 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
         keys: dict[str, int] = {}
         moved: set[str] = set()
         walk_anew = False
+
+        def reorders(uri: str) -> bool:
+            """Whether the new version of ``uri`` may move documents: its requires or the
+            autoloads its references reach changed (offsets included)."""
+            key = resolver.key_of(uri)
+            if key is None:
+                return False
+            doc, before = store.documents[uri], resolver.docs[key]
+            return doc.requires != before.requires or resolver.autoload_reach(doc) != resolver.autoload_reach(before)
+
         if store.added or store.removed:
-            walk_anew = any(
-                store.documents[uri].requires != resolver.docs[key].requires
-                or resolver.autoload_reach(store.documents[uri]) != resolver.autoload_reach(resolver.docs[key])
-                for uri in store.replaced
-                if (key := resolver.key_of(uri)) is not None
-            )
+            walk_anew = any(reorders(uri) for uri in store.replaced)
             quick = None if walk_anew else resolver.place_documents([store.documents[uri] for uri in sorted(store.added)], sorted(store.removed))
             walk_anew = quick is None
             keys = quick or {}
         else:
-            # An edited document's requires may move others in load order (``replace_in_order``).
-            for uri in sorted(store.replaced):
-                key = resolver.key_of(uri)
-                if key is None:
-                    continue
-                doc, before = store.documents[uri], resolver.docs[key]
-                if doc.requires == before.requires and resolver.autoload_reach(doc) == resolver.autoload_reach(before):
-                    continue  # Nothing the walk reads changed (the order keeps the version it read).
-                placed = resolver.replace_in_order(doc)
+            # An edited document's requires may move others in load order (``replace_in_order``;
+            # without a change the order keeps the version it read).
+            for uri in sorted(u for u in store.replaced if reorders(u)):
+                placed = resolver.replace_in_order(store.documents[uri])
                 if placed is None or (placed[1] and moved):
                     walk_anew = True
                     resolver.use_order(None)  # Walked anew from the documents resolved now.
