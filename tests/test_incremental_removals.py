@@ -12,6 +12,8 @@ import pytest
 from conftest import run_ruby
 from test_incremental import dump, fresh, fresh_dump
 
+from rdx.ruby.resolve.order import LoadOrder
+
 BASE = {
     "file:///rm/a.rb": "module M\n  X = 1\nend\nclass Base\n  Z = 1\nend\nclass A < Base\nend\nclass Target\nend\nY = Target\n",
     "file:///rm/b.rb": "module M\n  class C\n    def f\n      X\n    end\n  end\nend\nclass D\n  X = 2\n  def g\n    X\n  end\nend\n",
@@ -335,3 +337,90 @@ def test_a_class_other_files_name_removed_and_typed_back_is_incremental(use, edi
         assert g.last_resolve == "incremental", g.last_fallback
         assert dump(g) == fresh_dump(files, core=False)
     assert dump(g) == before
+
+
+# A detour whose steps need detours of their own (random skeleton sequence seed 297): a.rb's
+# X goes; b.rb's alias names it, so b.rb is emptied first; emptying b.rb removes M, which
+# c.rb's alias names, so c.rb goes out of the way before it. All three come back in turn.
+CHAINED_DETOUR = {
+    "file:///cd/a.rb": "module X\n  def x; end\nend\n",
+    "file:///cd/b.rb": "module M\n  K = X\n  def m; end\nend\n",
+    "file:///cd/c.rb": "class N\n  K = M\n  def n\n    K\n  end\nend\n",
+    "file:///cd/d.rb": "class User\n  def f\n    N.new.n\n    M::K\n    N::K\n  end\nend\n",
+}
+
+
+@pytest.mark.parametrize("change", ["removed", "renamed"])
+def test_a_detour_whose_steps_go_around_other_documents_stays_incremental(change):
+    files = dict(CHAINED_DETOUR)
+    g = fresh(files, core=False)
+    g.prepare_queries()
+    before = dump(g)
+    files["file:///cd/a.rb"] = "\n" if change == "removed" else "module Y\n  def x; end\nend\n"
+    g.index_source("file:///cd/a.rb", files["file:///cd/a.rb"])
+    g.resolve()
+    assert g.last_resolve == "incremental", g.last_fallback
+    after = dump(g)
+    assert after == fresh_dump(files, core=False)
+    assert after != before
+    # And back: X is declared again, and the mixins find it.
+    files["file:///cd/a.rb"] = CHAINED_DETOUR["file:///cd/a.rb"]
+    g.index_source("file:///cd/a.rb", files["file:///cd/a.rb"])
+    g.resolve()
+    assert dump(g) == fresh_dump(files, core=False) == before
+
+
+# A declaration that goes while an addition takes its name with another kind: typing
+# ``MSG2 = 'x'`` above ``MSG = '...'`` reads ``MSG2 = MSG = '...'`` (an alias) until the quote
+# makes the rest a string (a constant); ``class Broken`` becoming ``module Broken``. The
+# edited document is emptied first, then given its new text (ids are names').
+REDECLARED = {
+    "alias to constant": ("class K\n  MSG2 = \n  MSG = 'a'\n  def f = MSG2\nend\n", "class K\n  MSG2 = '\n  MSG = 'a'\n  def f = MSG2\nend\n"),
+    "class to module": ("class Broken\n  def f; end\nend\n", "module Broken\n  def f; end\nend\n"),
+    "constant to class": ("Broken = 1\n", "class Broken\nend\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REDECLARED))
+def test_a_name_declared_again_with_another_kind_is_incremental(case):
+    old, new = REDECLARED[case]
+    files = {"file:///rd/a.rb": old, "file:///rd/b.rb": "class User\n  def g\n    Broken\n    K::MSG2\n    K::MSG\n  end\nend\n"}
+    g = fresh(files, core=False)
+    g.prepare_queries()
+    before = dump(g)
+    files["file:///rd/a.rb"] = new
+    g.index_source("file:///rd/a.rb", new)
+    g.resolve()
+    assert g.last_resolve == "incremental", g.last_fallback
+    after = dump(g)
+    assert after == fresh_dump(files, core=False)
+    assert after != before
+
+
+# Deleting a file that pulled others in (``require_relative`` in its class body, as RuboCop's
+# ``method_call_with_args_parentheses.rb`` does): they move to where the load order reaches
+# them now (after m.rb), in place, without walking the whole order again.
+PULLING = {
+    "file:///pl/lib/a.rb": "class A\n  require_relative 'z'\n  include Z\nend\n",
+    "file:///pl/lib/m.rb": "class M\n  Z\n  def f = Z\nend\n",
+    "file:///pl/lib/z.rb": "module Z\n  def z; end\nend\nX = Z\n",
+    "file:///pl/lib/u.rb": "class U\n  def g\n    A.new.z\n    X\n  end\nend\n",
+}
+
+
+def test_deleting_a_file_that_pulled_others_in_moves_them_incrementally(monkeypatch):
+    files = dict(PULLING)
+    g = fresh(files, core=False)
+    g.prepare_queries()
+    before = dump(g)
+    walks = []
+    init = LoadOrder.__init__
+    monkeypatch.setattr(LoadOrder, "__init__", lambda self, *a, **k: walks.append(a) or init(self, *a, **k))
+    files.pop("file:///pl/lib/a.rb")
+    g.delete_document("file:///pl/lib/a.rb")
+    g.resolve()
+    assert g.last_resolve == "incremental", g.last_fallback
+    assert walks == []  # The order was updated in place, not walked again from its roots.
+    after = dump(g)
+    assert after == fresh_dump(files, core=False)
+    assert after != before

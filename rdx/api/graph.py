@@ -24,7 +24,7 @@ from rdx.map.repomap import RepoMap
 from rdx.model.errors import EncodingFailureError, InvalidArgumentError, IOFailureError, NotFoundError, excerpt
 from rdx.model.foreign import ForeignState
 from rdx.model.public import Diagnostic
-from rdx.model.records import ConstPath
+from rdx.model.records import ConstPath, FileResult
 from rdx.model.store import CORE_URI, GraphStore, ResolvedState, stored_entries
 from rdx.ruby.query.documents import ConstantReference, Document, MethodReference, iter_constant_references, iter_method_references
 from rdx.ruby.query.handles import Declaration, View
@@ -420,9 +420,24 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
 
         if store.added or store.removed:
             walk_anew = any(reorders(uri) for uri in store.replaced)
+            if not walk_anew and not store.added:
+                # A deleted document that requires files (or may autoload some) is first
+                # emptied in the load order, as an edit would (``replace_in_order``): what it
+                # pulled in moves, and then it goes like any other.
+                for uri in sorted(store.removed):
+                    key = resolver.key_of(uri)
+                    if key is None or not (resolver.docs[key].requires or resolver.autoload_reach(resolver.docs[key])):
+                        continue
+                    placed = resolver.replace_in_order(FileResult(uri=uri, path=resolver.docs[key].path))
+                    if placed is None or (placed[1] and moved):
+                        walk_anew = True
+                        break
+                    if placed[1]:
+                        keys, moved = placed
+                moved -= store.removed  # (It goes; it does not come back.)
             quick = None if walk_anew else resolver.place_documents([store.documents[uri] for uri in sorted(store.added)], sorted(store.removed))
             walk_anew = quick is None
-            keys = quick or {}
+            keys = {**keys, **(quick or {})}
         else:
             # An edited document's requires may move others in load order (``replace_in_order``;
             # without a change the order keeps the version it read).

@@ -195,7 +195,19 @@ class Incremental(StateView):
             if not stack:
                 return scope
 
-    def refresh_members(self, new: FileResult, order_checked: bool = False, detour: bool = True) -> ResolvedState | None:
+    def refresh_members(self, new: FileResult, order_checked: bool = False) -> ResolvedState | None:
+        """A new state for an edit of one document that changes only its members (see
+        ``refresh_step``), going around the documents it depends on when it must (``_detour``).
+        None when a full resolve is needed."""
+        try:
+            return self.refresh_step(new, order_checked)
+        except Detour as around:
+            if len(around.documents) > MAX_DETOUR_DOCUMENTS:
+                self.updates.fallback = str(around)
+                return None
+            return self._detour(new, order_checked, around)
+
+    def refresh_step(self, new: FileResult, order_checked: bool) -> ResolvedState | None:
         """A new state for an edit of one document that changes only its members (methods,
         attributes, aliases, variables, method visibility): same namespaces, constants,
         mixins, superclasses and requires. None when a full resolve is needed.
@@ -205,8 +217,9 @@ class Incremental(StateView):
         the member definitions writing into them, from every document, are replayed in program
         order. The new state shares everything else with the previous one, which is left
         intact (records are copied before they change). ``order_checked``: the caller made sure
-        that a change of requires leaves the load order as it was. ``detour``: whether an edit
-        that other documents' definitions depend on may move them out of the way (``_detour``)."""
+        that a change of requires leaves the load order as it was. An edit that other documents'
+        definitions depend on raises ``Detour`` (before anything is written) for the caller to
+        move them out of the way."""
         index = self.lookup.key_of(new.uri)
         if index is None:
             return None
@@ -234,19 +247,14 @@ class Incremental(StateView):
                 return None
             diff = aligned
         try:
-            return self._replay_members(index, old, new, diff, detour)
-        except Detour as exc:
-            # Nothing was written yet (``Detour``): this resolver can go on.
-            around = exc
+            return self._replay_members(index, old, new, diff)
         except ReplayUnsafe as exc:
+            if isinstance(exc, Detour):
+                raise  # Nothing was written yet: the caller can go around ``exc.documents``.
             self.updates.fallback = str(exc)
             return None  # The published states are intact; the caller drops this resolver.
         finally:
             self.build.end_update()
-        if not detour or len(around.documents) > MAX_DETOUR_DOCUMENTS:
-            self.updates.fallback = str(around)
-            return None
-        return self._detour(new, order_checked, around)
 
     def _detour(self, new: FileResult, order_checked: bool, around: Detour) -> ResolvedState | None:
         """Apply an edit that other documents' definitions depend on (``around.documents``):
@@ -254,25 +262,23 @@ class Incremental(StateView):
         one-document update of its own from the state the one before left. Each step equals a
         full resolve of its documents (in the same load order: the keys stay), so the last one
         does. The edited document may be one of them (``module Y`` below the ``Y = Target``
-        that goes): it is emptied first, then given its new text. None when a step needs a
-        full resolve (its reason is the fallback)."""
-        # The edited document goes out of the way last: its own checks see the others gone.
-        emptied = [self.docs[doc] for doc in sorted(around.documents, key=lambda doc: (self.docs[doc].uri == new.uri, doc))]
-        steps = [FileResult(uri=doc.uri, path=doc.path) for doc in emptied]
-        steps += [new, *(doc for doc in emptied if doc.uri != new.uri)]
-        state: ResolvedState | None = None
-        for step in steps:
-            state = self.refresh_members(step, True if step is not new else order_checked, detour=False)
-            if state is None:
-                self.updates.fallback = f"{self.updates.fallback} (after {around})"
-                return None
-        return state
+        that goes): it is emptied first, then given its new text.
 
-    def _replay_members(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff, detour: bool = False) -> ResolvedState:
+        A step may itself depend on other documents (emptying one removes a declaration that a
+        third one's lookups find): those go out of the way before it, the same way, and come
+        back after the edit. Documents are emptied ``MAX_DETOUR_DOCUMENTS`` times at most, in
+        all. None when a step needs a full resolve (its reason is the fallback)."""
+        run = _Around(self, new)
+        if all(run.empty_out(doc) for doc in sorted(around.documents, key=lambda doc: (doc == run.edited, doc))) and run.apply(new, order_checked) and run.give_back():
+            return run.last
+        self.updates.fallback = f"{self.updates.fallback} (after {around})"
+        return None
+
+    def _replay_members(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> ResolvedState:
         """Apply an aligned edit of document ``index``: the steps of the module docstring, each
-        below. Raises ReplayUnsafe when a step cannot prove it equals a full resolve.
-        ``detour``: whether the update may ask to go around documents that may merely notice it."""
-        u = self._begin_update(index, old, new, diff, detour)  # Raises ``Detour`` before it writes, if at all.
+        below. Raises ReplayUnsafe when a step cannot prove it equals a full resolve, and
+        ``Detour`` (before anything is written) when it must go around other documents."""
+        u = self._begin_update(index, old, new, diff)  # Raises ``Detour`` before it writes, if at all.
         try:
             return self._apply(u)
         except Detour as exc:
@@ -311,18 +317,20 @@ class Incremental(StateView):
         u.state.diagnostics = list(dict.fromkeys(u.state.diagnostics))
         return u.state
 
-    def _begin_update(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff, detour: bool = False) -> UpdateContext:
+    def _begin_update(self, index: int, old: FileResult, new: FileResult, diff: SkeletonDiff) -> UpdateContext:
         """Check what goes, then publish nothing yet: a new state whose tables are copies,
         with the document installed, its kept definitions on their declarations at their new
         indices and its diagnostics moved with their spans."""
         prev = self.state
         remap, removed = diff.remap, diff.removed
         if diff.added:
-            self.skeleton.check_additions(index, new, diff.added, remap, detour)
+            self.skeleton.check_additions(index, new, diff.added, remap)
         # Placeholders the old lookups found may have to go (``Placeholders``).
         placeholders = self.placeholders.found_todos(index, {*removed, *(o for o, _ in diff.changed)}) if removed or diff.changed else set()
         demoted = self.placeholders.demotable(index, old, new, diff) if removed else {}
         gone, bodies = self.skeleton.removable(index, old, new, removed, demoted) if removed else ([], [])
+        if gone and diff.added:
+            self.skeleton.check_redeclared(index, new, diff.added, gone)
         # A ``private_constant`` that goes changes only what its constant shows (settled once
         # the edit is in); the constant itself is not reopened.
         revisible = {b for b, pair in bodies if old.definitions[pair[1]].kind == "ConstantVisibility"}
@@ -584,3 +592,62 @@ class Incremental(StateView):
         index = u.index
         self.member_book.note_document(index, new_members)
         self.mentions.remention(index, path_names(u.new))
+
+
+class _Around:
+    """One ``Incremental._detour``: which documents are emptied now, what they get back once
+    the edit is in (in the order they went), and the state the last step left."""
+
+    __slots__ = ("back", "edited", "empty", "emptied", "last", "new", "placed", "updater")
+
+    def __init__(self, updater: Incremental, new: FileResult) -> None:
+        self.updater, self.new = updater, new
+        self.edited = updater.lookup.key_of(new.uri)
+        self.empty: set[int] = set()
+        self.back: list[tuple[int, FileResult]] = []
+        self.emptied = 0  # How many times a document was emptied (bounded, so that this ends).
+        self.placed = False  # Whether the edit is in.
+        self.last: ResolvedState | None = None
+
+    def empty_out(self, doc: int) -> bool:
+        """Empty ``doc`` (one step of its own), unless a step before emptied it already; before
+        the edit is in, the edited document gets no old text back."""
+        if doc in self.empty:
+            return True
+        self.emptied += 1
+        self.empty.add(doc)
+        text = self.updater.docs[doc]
+        if doc != self.edited or self.placed:
+            self.back.append((doc, text))
+        return self.apply(FileResult(uri=text.uri, path=text.path), True)
+
+    def apply(self, step: FileResult, checked: bool) -> bool:
+        """Apply one step, first emptying the documents it depends on (each the same way)."""
+        updater = self.updater
+        key = updater.lookup.key_of(step.uri)
+        while True:
+            try:
+                self.last = updater.refresh_step(step, checked)
+                return self.last is not None
+            except Detour as exc:
+                others = sorted(doc for doc in exc.documents if doc not in self.empty and doc != key)
+                # The edited document itself goes out of the way last (its own checks see the
+                # others gone), then takes its new text.
+                own = step is self.new and key is not None and key in exc.documents and key not in self.empty
+                if not others and not own or self.emptied + len(others) + own > MAX_DETOUR_DOCUMENTS:
+                    updater.updates.fallback = str(exc)
+                    return False
+                if not all(self.empty_out(doc) for doc in others):
+                    return False
+                if own and key is not None and not self.empty_out(key):
+                    return False
+
+    def give_back(self) -> bool:
+        """The emptied documents' text back, in the order they went (a step that goes around
+        others again appends them)."""
+        self.placed = True
+        for doc, text in self.back:
+            if not self.apply(text, True):
+                return False
+            self.empty.discard(doc)
+        return True

@@ -180,17 +180,34 @@ class SkeletonEdits(StateView):
         kept_bodies = [(decl_id, pair) for decl_id, pair in bodies if self.decls[decl_id].attached not in gone_set]
         return gone, kept_bodies
 
-    def check_additions(self, index: int, new: FileResult, added: list[int], remap: dict[int, int], speculate: bool) -> None:
+    def check_additions(self, index: int, new: FileResult, added: list[int], remap: dict[int, int]) -> None:
         """Raises ``Detour`` when what definitions ``added`` of document ``index`` declare
-        changes what other documents' definitions declare (``_check_added_aliases``) or, with
-        ``speculate``, may change what they find (``_check_found_after``): those documents go
-        out of the way and come back once the additions are in. Called before the update
-        writes anything."""
+        changes what other documents' definitions declare (``_check_added_aliases``) or may
+        change what they find (``_check_found_after``): those documents go out of the way and
+        come back once the additions are in. Called before the update writes anything."""
         self._check_added_aliases(index, new, added, remap)
-        if speculate:
-            old_row = self.def_decl[index]
-            kept = {n: old_row[o] for o, n in remap.items()}
-            self._check_found_after(index, new, added, self._reopening_bounds(index, new, added, kept.get))
+        old_row = self.def_decl[index]
+        kept = {n: old_row[o] for o, n in remap.items()}
+        self._check_found_after(index, new, added, self._reopening_bounds(index, new, added, kept.get))
+
+    def check_redeclared(self, index: int, new: FileResult, added: list[int], gone: list[int]) -> None:
+        """Raises ``Detour`` with the edited document alone when an added definition may
+        take the name of a declaration that goes with another kind (``class Broken`` becoming
+        ``module Broken``; ``MSG2 = MSG = 'x'`` read as an alias, then as a constant once a
+        quote is typed). A declaration's id is its name's, so the old one must be gone before
+        the new one is declared: the document is emptied first, then given its new text.
+        Called before the update writes anything."""
+        going: dict[str, set[str]] = {}
+        for decl_id in gone:
+            rec = self.decls[decl_id]
+            if rec.kind in ("Class", "Module", "Constant", "ConstantAlias"):
+                going.setdefault(rec.unqualified, set()).add(rec.kind)
+        for i in added:
+            d = new.definitions[i]
+            if d.kind in ("Class", "Module", "Constant", "ConstantAlias") and d.path is not None:
+                kinds = going.get(d.path.segments[-1])
+                if kinds and kinds != {d.kind}:
+                    raise Detour(f"{d.path.segments[-1]} is declared again by an addition", {index})
 
     def _check_found_after(self, index: int, new: FileResult, added: list[int], bounds: Bounds) -> None:
         """Raises ``Detour`` with the documents whose lookups that declare no placeholder (a
