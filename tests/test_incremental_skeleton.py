@@ -319,6 +319,44 @@ def test_a_constant_of_a_module_object_includes_falls_back_only_when_a_top_level
     assert "M::Foo#c()" in g and "M::Foo#m()" in g
 
 
+# Object includes M (or C): what Ruby finds for a top-level ``class Foo`` cannot change when
+# Object's own Foo is declared before the definition added or removed (Object's own constants
+# come first), when the constant added to a module Object includes is that module's own name
+# (``module C; C = 1; end``: Object's C exists before it), or when what is added is a
+# top-level constant assignment and no top-level body of that name exists.
+OBJECT_MIXIN_CASES = {
+    "object's own declared first": (
+        {"file:///om/a.rb": "class Foo\n  def c; end\nend\n", "file:///om/b.rb": "module M\nend\ninclude M\n"},
+        ("file:///om/b.rb", "module M\n  class Foo\n    def m; end\n  end\nend\ninclude M\n"),
+        "p Foo.equal?(M::Foo), Foo.instance_methods(false)\n",
+        "false\n[:c]\n",
+    ),
+    "the module's own name": (
+        {"file:///om/a.rb": "module C\n  def w; end\nend\n", "file:///om/b.rb": "include C\n", "file:///om/c.rb": "module C\n  def x; end\nend\n"},
+        ("file:///om/a.rb", "module C\n  C = 1\n  def w; end\nend\n"),
+        "p C.instance_methods(false).sort, C::C\n",
+        "[:w, :x]\n1\n",
+    ),
+    "a top-level constant": (
+        {"file:///om/a.rb": "module M\n  Y = 1\nend\ninclude M\n", "file:///om/b.rb": "class User\n  def f = Y\nend\n"},
+        ("file:///om/a.rb", "module M\n  Y = 1\nend\ninclude M\nY = 2\n"),
+        "p User.new.f, M::Y\n",
+        "2\n1\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OBJECT_MIXIN_CASES))
+def test_definitions_that_no_top_level_body_can_reopen_differently_stay_incremental(case, tmp_path):
+    from conftest import run_ruby
+    from test_incremental_placeholders import replay
+
+    files, (uri, text), script, printed = OBJECT_MIXIN_CASES[case]
+    assert replay(files, [(uri, text), (uri, files[uri]), (uri, text)]) == [None, None, None]
+    program = "".join(text if u == uri else t for u, t in sorted(files.items()))
+    assert run_ruby(program + script, tmp_path) == printed
+
+
 def test_an_added_compact_name_whose_scope_is_declared_further_on_is_placed_as_ruby_loads_it(tmp_path):
     # ``class C::D`` moved into ``module C`` (its ``end`` deleted above it): C::C exists, but
     # only in a file loaded later, so while this one loads ``C`` still names the top-level C.

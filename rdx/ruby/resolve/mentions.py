@@ -10,11 +10,11 @@ after the edit tells whether any answer changed. If none did, the edit stays inc
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
-from rdx.model.records import ConstPath, ConstRef, FileResult
+from rdx.model.records import ConstPath, ConstRef, DefinitionRecord, FileResult
 from rdx.ruby.resolve.edits import load_time_paths, named_plainly, path_names
 from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.update import Detour
@@ -195,14 +195,33 @@ class Mentions(StateView):
         decls = self.decls
         return any(found is not None and decls[found].kind == "Todo" for _, _, answers in self.evaluate(doc, None, only) for found in answers)
 
-    def object_mixin_conflict(self, owner: int | None, name: str, reopening: bool = False) -> bool:
+    def object_mixin_conflict(
+        self, owner: int | None, name: str, reopening: bool = False, at_top: bool = True, at: tuple[int, int] | None = None, edited: Sequence[DefinitionRecord] = ()
+    ) -> bool:
         """Whether adding or removing constant ``name`` of ``owner`` (with ``reopening``, one of
         its definitions) can change what a top-level ``class name`` elsewhere reopens: Ruby
         looks such a name up through Object's ancestors, so a constant of a module that Object
-        includes, or a top-level one that such a module also has, decides it."""
+        includes, or a top-level one that such a module also has, decides it. Unless the
+        definition added or removed is itself such a body (``at_top``: ``written_at_top``),
+        only a top-level body of that name somewhere can be decided otherwise; each is a
+        definition of a constant of that name in Object or one of its ancestors. ``at``: where
+        the definition added or removed is (document, index). ``edited``: the new version of
+        the edited document, whose bodies of that name (which may be declared after the
+        definition) count as such a definition."""
         if not self.externals.object_mixins or owner is None:
             return False
+        own = self.lookup.member_constant(self.object_id, name)
+        if owner != self.object_id and own is not None and (own == owner or (at is not None and self.declared_first_round_before(own, at))):
+            # Ruby reads Object's own constants before its ancestors': a top-level ``class
+            # name`` finds Object's own ``name`` once it is declared. Declared before the
+            # definition added or removed here, it is found by every such body this one could
+            # decide (those before it are not affected); ``module C; C = 1; end`` with C in
+            # Object's ancestors cannot be found before Object's own C exists.
+            return False
         chain = self.lookup.ancestors(self.object_id)
+        at_top = at_top or any(written_at_top(d) and d.path is not None and d.path.segments[0] == name for d in edited)
+        if not at_top and not any((found := self.lookup.member_constant(m, name)) is not None and self._reopened_at_top(found) for m in chain):
+            return False
         if owner != self.object_id:
             # Only a top-level ``class name`` decides differently, and each one is a definition
             # of a constant of that name in Object or one of its ancestors: with no other such
@@ -212,6 +231,16 @@ class Mentions(StateView):
                 or any((found := self.lookup.member_constant(m, name)) is not None and bool(self.decls[found].definitions) for m in chain if m != owner)
             )
         return any(self.lookup.member_constant(m, name) is not None for m in chain if m != self.object_id)
+
+    def _reopened_at_top(self, decl_id: int) -> bool:
+        """Whether a definition of ``decl_id`` is a top-level body (``written_at_top``). (An
+        edited document's row holds what its new version declares: the definitions of a
+        declaration that goes are its old version's, and go with it.)"""
+        for doc, j in self.decls[decl_id].definitions:
+            row = self.def_decl[doc]
+            if j < len(row) and row[j] == decl_id and written_at_top(self.docs[doc].definitions[j]):
+                return True
+        return False
 
     def snapshot_lookups(self, names: set[str], skip: int, bounds: Bounds | None = None) -> dict[int, Evaluation]:
         """The current answers of every other document's lookups that mention ``names`` (within
@@ -276,9 +305,13 @@ class Mentions(StateView):
         """Whether phase 1 surely declares ``decl_id`` in its first round before the definition
         at ``position`` (document, index): one of its definitions comes earlier in program
         order, named in one plain segment, and so is every namespace around it in its
-        document (each is declared as soon as the one around it is)."""
+        document (each is declared as soon as the one around it is). (Read as
+        ``_reopened_at_top`` does: an edited document's row holds its new version's.)"""
         for doc, j in self.decls[decl_id].definitions:
             if (doc, j) >= position:
+                continue
+            row = self.def_decl[doc]
+            if j >= len(row) or row[j] != decl_id:
                 continue
             defs = self.docs[doc].definitions
             k = j
@@ -679,6 +712,13 @@ class Mentions(StateView):
                     docs = by_name.get(name)
                     if docs is not None:
                         docs.discard(doc)
+
+
+def written_at_top(d: DefinitionRecord) -> bool:
+    """Whether ``d`` is a ``class``/``module`` body whose namespace Ruby finds through Object's
+    ancestors (``Mentions.object_mixin_conflict``): one written at the top level under a
+    one-segment name (``class Foo``), or anywhere as ``class ::Foo``."""
+    return d.kind in ("Class", "Module") and d.path is not None and len(d.path.segments) == 1 and (d.parent < 0 or d.path.absolute)
 
 
 def _bounded(index: dict[str, set[int]], names: set[str], skip: int, bounds: Bounds | None) -> set[int]:

@@ -16,7 +16,7 @@ from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import ConstPath, DefinitionRecord, FileResult
 from rdx.ruby.resolve.edits import path_names, skeleton
 from rdx.ruby.resolve.lookup import StateView
-from rdx.ruby.resolve.mentions import OTHER, Bounds
+from rdx.ruby.resolve.mentions import OTHER, Bounds, written_at_top
 from rdx.ruby.resolve.update import MAX_DETOUR_DOCUMENTS, Detour, merge_refresh
 from rdx.ruby.resolve.vocabulary import (
     CONCERN_NAMES,
@@ -120,7 +120,7 @@ class SkeletonEdits(StateView):
                 # computed again when the reopening had a superclass or mixins). A top-level
                 # ``class Foo`` elsewhere may have reopened it through Object's mixins only
                 # because this body came first: without it, that one declares ``::Foo``.
-                if rec.owner != self.object_id and self.mentions.object_mixin_conflict(rec.owner, rec.unqualified, reopening=True):
+                if rec.owner != self.object_id and self.mentions.object_mixin_conflict(rec.owner, rec.unqualified, reopening=True, at_top=written_at_top(d), at=(index, o), edited=new.definitions):
                     raise ReplayUnsafe("a top-level class may reopen another through Object's mixins")
                 bodies.append((decl_id, (index, o)))
                 continue
@@ -138,7 +138,10 @@ class SkeletonEdits(StateView):
         own_mentions = path_names(new, lambda i, d: d.kind not in MEMBER_DEF_KINDS)
         gone_set = set(gone)
         for decl_id in gone:
-            if self.mentions.object_mixin_conflict(self.decls[decl_id].owner, self.decls[decl_id].unqualified):
+            rec = self.decls[decl_id]
+            here = [j for doc, j in rec.definitions if doc == index]
+            at_top = any(written_at_top(old.definitions[j]) for j in here)
+            if self.mentions.object_mixin_conflict(rec.owner, rec.unqualified, at_top=at_top, at=(index, min(here)) if here else None, edited=new.definitions):
                 raise ReplayUnsafe("a top-level class may reopen another through Object's mixins")
         self.mentions.check_not_found_through(gone_set, {self.decls[d].unqualified for d in gone}, index)
         # (A descendant that goes too leaves no chain behind: a file emptied at once.)
@@ -737,7 +740,7 @@ class SkeletonEdits(StateView):
                     rechained.add(existing)  # A placeholder becomes the namespace it stood for.
                 if name in CONCERN_NAMES:
                     raise ReplayUnsafe(f"{name} is not a plain new name")
-                if self.mentions.object_mixin_conflict(owner, name):
+                if self.mentions.object_mixin_conflict(owner, name, at_top=written_at_top(d), at=(index, i), edited=defs):
                     raise ReplayUnsafe("a top-level class may reopen another through Object's mixins")
                 names.add(name)
                 own(owner)
