@@ -384,3 +384,41 @@ def test_a_class_that_an_edit_moves_between_two_bodies_of_its_namespace_keeps_it
     cut = full[: full.rindex("end\n")]
     files = {"file:///k/a.rb": full, "file:///k/b.rb": "class F\n  def self.z = Z\nend\nX = F::Z\n"}
     assert replay(files, [("file:///k/a.rb", cut), ("file:///k/a.rb", full)]) == [None, None]
+
+
+
+def _helper_project(subclass: bool) -> dict[str, str]:
+    files = {"file:///cf/a.rb": "module Helper\n  def h; end\nend\nclass Owner\n  def o; end\nend\n"}
+    for n in range(12):
+        files[f"file:///cf/u{n:02}.rb"] = f"class User{n}\n  include Helper\n  def u\n    h\n  end\nend\n"
+    if subclass:
+        files["file:///cf/z.rb"] = "class Sub < Owner\n  include Helper\n  def s\n    h\n  end\nend\n"
+    return files
+
+
+@pytest.mark.parametrize("subclass", [False, True])
+def test_a_module_added_in_a_class_is_looked_for_only_where_lookups_can_reach_it(subclass, monkeypatch):
+    # ``module Helper`` typed inside ``class Owner`` (as RuboCop's cop reads ``class`` followed
+    # by ``include ConfigurableEnforcedStyle`` while it is typed): the twelve ``include Helper``
+    # of other classes cannot find Owner::Helper, so their lookups are not read
+    # (``SkeletonEdits.reach``). Once Owner has a subclass, every lookup of the name is read:
+    # Sub's finds Owner::Helper through its superclass, and Sub includes it now.
+    from rdx.ruby.resolve.mentions import Mentions
+
+    files = _helper_project(subclass)
+    g = fresh(files, core=False)
+    g.prepare_queries()
+    read: list[str] = []
+    evaluate = Mentions.evaluate
+    monkeypatch.setattr(Mentions, "evaluate", lambda self, doc, *a, **k: read.append(self.docs[doc].uri) or evaluate(self, doc, *a, **k))
+    for text in (files["file:///cf/a.rb"].replace("  def o; end\n", "  module Helper\n  end\n  def o; end\n"), files["file:///cf/a.rb"]):
+        read.clear()
+        current = {**files, "file:///cf/a.rb": text}
+        g.index_source("file:///cf/a.rb", text)
+        g.resolve()
+        assert g.last_resolve == "incremental", g.last_fallback
+        assert dump(g) == fresh_dump(current, core=False)
+        if not subclass:
+            assert not [uri for uri in read if "/u" in uri]
+        else:
+            assert ("Owner::Helper" in [a.name for a in g["Sub"].ancestors]) == (text != files["file:///cf/a.rb"])

@@ -341,7 +341,12 @@ class Incremental(StateView):
         bounds = self._reopened_bounds(bodies)
         reopened = set(bounds)
         reopened_constants = {self.decls[b].unqualified for b, _ in bodies if self.decls[b].kind in ("Constant", "ConstantAlias")}
-        lookups_before = self.mentions.snapshot_lookups(reopened, index, bounds) if reopened else {}
+        lookups_before = {}
+        if reopened:
+            owners: dict[str, set[int | str | None]] = {}
+            for b, _ in bodies:
+                owners.setdefault(self.decls[b].unqualified, set()).add(self.decls[b].owner)
+            lookups_before = self.mentions.snapshot_lookups(reopened, index, bounds, self.skeleton.reach(owners, new))
         docs = self.docs.copy()
         docs[index] = new
         old_row = prev.definition_declarations[index]

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from rdx.ruby.resolve.lookup import Binding, Lookup
     from rdx.ruby.resolve.namespaces import ExternalBook
 
-__all__ = ["ANCESTRY", "OTHER", "SCOPE", "Answer", "Bounds", "LookupSite", "Mentions"]
+__all__ = ["ANCESTRY", "OTHER", "SCOPE", "Answer", "Bounds", "LookupSite", "Mentions", "Reach"]
 
 # One lookup's answers: (what it is for: ANCESTRY for a superclass or mixin of definition
 # ``index``, SCOPE for the scope of ``class A::B`` or ``class << A``, OTHER otherwise;
@@ -37,6 +37,9 @@ LookupSite = tuple[ConstPath, int | None, int | None]
 Evaluation = tuple[Answer, ...]
 # Name -> the largest document key whose lookups of it may change (None: any document).
 Bounds = dict[str, int | None]
+# Name -> the only documents whose lookups may find the declarations of that name an edit
+# adds, removes or reopens (``SkeletonEdits.reach``).
+Reach = dict[str, set[int]]
 ANCESTRY, OTHER, SCOPE = 0, 1, 2
 
 
@@ -127,10 +130,15 @@ class Mentions(StateView):
         else:
             per_doc[doc] = names
 
-    def documents_mentioning_paths(self, names: set[str], skip: int, bounds: Bounds | None = None) -> set[int]:
+    def documents_mentioning_paths(self, names: set[str], skip: int, bounds: Bounds | None = None, within: Reach | None = None) -> set[int]:
         """Documents (but ``skip``) whose definitions' lookups mention one of ``names``; with
-        ``bounds``, for a name with a bound, only documents whose key is not above it."""
-        return _bounded(self.mention_index(), names, skip, bounds)
+        ``bounds``, for a name with a bound, only documents whose key is not above it; with
+        ``within``, for a name it holds, only the documents it lists (``SkeletonEdits.reach``)."""
+        out = _bounded(self.mention_index(), names - within.keys() if within else names, skip, bounds)
+        if within:
+            for name in names & within.keys():
+                out |= _bounded(self.mention_index(), {name}, skip, bounds) & within[name]
+        return out
 
     def evaluate(self, doc: int, names: set[str] | None, only: set[int] | None = None, paths: list[ConstPath | None] | None = None) -> Evaluation:
         """What every lookup of document ``doc`` that mentions one of ``names`` (any, for None)
@@ -242,10 +250,10 @@ class Mentions(StateView):
                 return True
         return False
 
-    def snapshot_lookups(self, names: set[str], skip: int, bounds: Bounds | None = None) -> dict[int, Evaluation]:
+    def snapshot_lookups(self, names: set[str], skip: int, bounds: Bounds | None = None, within: Reach | None = None) -> dict[int, Evaluation]:
         """The current answers of every other document's lookups that mention ``names`` (within
-        ``bounds``: see ``documents_mentioning_paths``)."""
-        return {doc: self.evaluate(doc, names) for doc in sorted(self.documents_mentioning_paths(names, skip, bounds))}
+        ``bounds`` and ``within``: see ``documents_mentioning_paths``)."""
+        return {doc: self.evaluate(doc, names) for doc in sorted(self.documents_mentioning_paths(names, skip, bounds, within))}
 
     def check_lookups(self, before: dict[int, Evaluation], names: set[str], only: dict[int, set[int]] | None = None) -> set[int]:
         """The namespaces whose superclass or mixin lookups recorded in ``before`` (of the
@@ -487,12 +495,13 @@ class Mentions(StateView):
             if (rec.attached if rec.kind == "SingletonClass" else rec.owner) != found[-1]:
                 raise ReplayUnsafe(f"a definition in {self.docs[doc].uri} is declared elsewhere than its scope now leads")
 
-    def check_not_found_through(self, gone: set[int], names: set[str], skip: int) -> None:
+    def check_not_found_through(self, gone: set[int], names: set[str], skip: int, within: Reach | None = None) -> None:
         """Removing ``gone`` changes no other document's lookups when none finds one of them;
-        raises ``Detour`` with the documents whose lookups do."""
+        raises ``Detour`` with the documents whose lookups do (those ``within`` lists, for a
+        name it holds)."""
         finding = {
             doc
-            for doc in sorted(self.documents_mentioning_paths(names, skip))
+            for doc in sorted(self.documents_mentioning_paths(names, skip, None, within))
             if any(not gone.isdisjoint(answers) for _, _, answers in self.evaluate(doc, names))
         }
         if finding:

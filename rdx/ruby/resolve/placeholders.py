@@ -206,7 +206,8 @@ class Placeholders(StateView):
             other = False
             finders: set[int] = set()
             name = rec.unqualified
-            lookups = [(doc, None) for doc in sorted(self.mentions.documents_mentioning_paths({name}, index))]
+            within = self.skeleton.reach({name: {rec.owner}}, new)
+            lookups = [(doc, None) for doc in sorted(self.mentions.documents_mentioning_paths({name}, index, None, within))]
             for doc, only in [*lookups, (index, kept)]:
                 for role, i, found in self.mentions.evaluate(doc, {name}, only):
                     if decl_id not in found:

@@ -16,7 +16,7 @@ from rdx.model.declarations import DeclarationRecord
 from rdx.model.records import ConstPath, DefinitionRecord, FileResult
 from rdx.ruby.resolve.edits import path_names, skeleton
 from rdx.ruby.resolve.lookup import StateView
-from rdx.ruby.resolve.mentions import OTHER, Bounds, written_at_top
+from rdx.ruby.resolve.mentions import OTHER, Bounds, Reach, written_at_top
 from rdx.ruby.resolve.update import MAX_DETOUR_DOCUMENTS, Detour, merge_refresh
 from rdx.ruby.resolve.vocabulary import (
     CONCERN_NAMES,
@@ -143,7 +143,10 @@ class SkeletonEdits(StateView):
             at_top = any(written_at_top(old.definitions[j]) for j in here)
             if self.mentions.object_mixin_conflict(rec.owner, rec.unqualified, at_top=at_top, at=(index, min(here)) if here else None, edited=new.definitions):
                 raise ReplayUnsafe("a top-level class may reopen another through Object's mixins")
-        self.mentions.check_not_found_through(gone_set, {self.decls[d].unqualified for d in gone}, index)
+        gone_owners: dict[str, set[int | str | None]] = {}
+        for gone_id in gone:
+            gone_owners.setdefault(self.decls[gone_id].unqualified, set()).add(self.decls[gone_id].owner)
+        self.mentions.check_not_found_through(gone_set, set(gone_owners), index, self.reach(gone_owners, new))
         # (A descendant that goes too leaves no chain behind: a file emptied at once.)
         gone_holders = {h for g in gone for h in self.holders(g)}
         for decl_id in gone:
@@ -191,7 +194,7 @@ class SkeletonEdits(StateView):
         self._check_added_aliases(index, new, added, remap)
         old_row = self.def_decl[index]
         kept = {n: old_row[o] for o, n in remap.items()}
-        self._check_found_after(index, new, added, self._reopening_bounds(index, new, added, kept.get))
+        self._check_found_after(index, new, added, self._reopening_bounds(index, new, added, kept.get), self.reach(self._added_owners(new, added, kept.get), new))
 
     def check_redeclared(self, index: int, new: FileResult, added: list[int], gone: list[int]) -> None:
         """Raises ``Detour`` with the edited document alone when an added definition may
@@ -212,7 +215,107 @@ class SkeletonEdits(StateView):
                 if kinds and kinds != {d.kind}:
                     raise Detour(f"{d.path.segments[-1]} is declared again by an addition", {index})
 
-    def _check_found_after(self, index: int, new: FileResult, added: list[int], bounds: Bounds) -> None:
+    def reach(self, owners: dict[str, set[int | str | None]], edited: FileResult) -> Reach:
+        """For each name whose declarations an edit adds, removes or reopens in the namespaces
+        ``owners`` lists (None: unknown; a name: a class the edit declares), the only documents whose lookups may find them, when
+        every one of those namespaces confines them (``_confined``); names it leaves out may be
+        found anywhere. ``edited``: the edited document's new version."""
+        out: Reach = {}
+        for name, namespaces in owners.items():
+            docs: set[int] = set()
+            for ns in namespaces:
+                if isinstance(ns, str):
+                    allowed = self._confined_to(ns, set(), edited)  # A class the edit declares.
+                else:
+                    allowed = self._confined(ns, edited) if ns is not None else None
+                if allowed is None:
+                    break
+                docs |= allowed
+            else:
+                out[name] = docs
+        return out
+
+    def _confined(self, ns: int, edited: FileResult) -> set[int] | None:
+        """The documents whose lookups may find a constant of class ``ns``: those with a body of
+        it (its lexical scope) and those naming it or an alias of it (``A::Name`` finds Name in
+        A's ancestors), when no other namespace has it as an ancestor, Object's ancestors do
+        not hold it, and no superclass or mixin of the edited document names it (which could
+        make it an ancestor of another). None when any document may."""
+        rec = self.decls.get(ns)
+        if rec is None or rec.kind != "Class" or ns == self.object_id or ns in self.lookup.ancestors(self.object_id):
+            return None
+        if any(d != ns for d in self.linearizer.current_descendants(ns)):
+            return None
+        return self._confined_to(rec.unqualified, {doc for doc, _ in rec.definitions}, edited)
+
+    def _confined_to(self, name: str, docs: set[int], edited: FileResult) -> set[int] | None:
+        """``_confined`` for a class named ``name`` with bodies in ``docs`` (none for one the
+        edit declares: no other document has a body of it, and none has it as an ancestor)."""
+        index = self.mentions.mention_index()
+        names, todo = {name}, [name]
+        docs = set(docs)
+        while todo:
+            name = todo.pop()
+            for doc in index.get(name, ()):
+                docs.add(doc)
+                for d in self.docs[doc].definitions:
+                    if d.kind == "ConstantAlias" and d.target is not None and d.target.segments[-1] == name and d.path is not None and d.path.segments[-1] not in names:
+                        names.add(d.path.segments[-1])
+                        todo.append(d.path.segments[-1])
+        for d in edited.definitions:
+            for path in (d.superclass, *(m.target for m in (*d.mixins, *d.deferred_mixins))):
+                if path is not None and not names.isdisjoint(path.segments):
+                    return None
+        return docs
+
+    def _reopened_by(self, new: FileResult, added: list[int], decl_of: Callable[[int], int | None]) -> list[int | None]:
+        """Up to the last of ``added``, the namespace each definition of ``new`` stands for
+        (None: one it declares, or not followed): a kept one's declaration (``decl_of``, by
+        its index in ``new``); an added plainly named one nested in plainly named ones, the
+        namespace of that name and kind it reopens, followed from Object as phase 1 declares
+        them."""
+        defs = new.definitions
+        added_set = set(added)
+        # In definition order: a parent comes before what it holds.
+        found: list[int | None] = [None] * (max(added) + 1 if added else 0)
+        for i in range(len(found)):
+            d = defs[i]
+            if i not in added_set:
+                found[i] = decl_of(i)
+            elif d.kind in ("Class", "Module") and d.path is not None and len(d.path.segments) == 1 and not d.path.dynamic:
+                ns = self.object_id if d.parent < 0 or d.path.absolute else found[d.parent]
+                c = self.lookup.member_constant(ns, d.path.segments[0]) if ns is not None and ns in self.decls else None
+                found[i] = c if c is not None and self.decls[c].kind == d.kind else None
+        return found
+
+    def _added_owners(self, new: FileResult, added: list[int], decl_of: Callable[[int], int | None]) -> dict[str, set[int | str | None]]:
+        """The namespace each added constant or namespace goes into, by name (for ``reach``):
+        a declared one, the name of a plainly named class the edit declares, or None (a
+        compact name, or one nested in another new namespace). ``decl_of`` gives the
+        declaration of a kept definition (by its index in ``new``)."""
+        defs = new.definitions
+        found = self._reopened_by(new, added, decl_of)
+        out: dict[str, set[int | str | None]] = {}
+        for i in added:
+            d = defs[i]
+            if d.kind not in ("Class", "Module", "Constant", "ConstantAlias") or d.path is None:
+                continue
+            owner: int | str | None = None
+            if len(d.path.segments) == 1 and not d.path.dynamic:
+                if d.parent < 0 or d.path.absolute:
+                    owner = self.object_id
+                elif defs[d.parent].kind in ("Class", "Module"):
+                    owner = found[d.parent]
+                    parent = defs[d.parent]
+                    if owner is None and parent.kind == "Class" and parent.path is not None and len(parent.path.segments) == 1 and not parent.path.dynamic:
+                        # A new class, where its scope holds nothing of that name yet.
+                        scope = self.object_id if parent.parent < 0 or parent.path.absolute else found[parent.parent]
+                        if scope is not None and scope in self.decls and self.decls[scope].members.get(parent.path.segments[0]) is None:
+                            owner = parent.path.segments[0]
+            out.setdefault(d.path.segments[-1], set()).add(owner)
+        return out
+
+    def _check_found_after(self, index: int, new: FileResult, added: list[int], bounds: Bounds, within: Reach) -> None:
         """Raises ``Detour`` with the documents whose lookups that declare no placeholder (a
         ``def Foo.x`` receiver, an alias target...) find nothing at a segment named like an
         added namespace or constant (``Foo``, typed back after a typo): they may find the new
@@ -221,7 +324,8 @@ class SkeletonEdits(StateView):
         that find something (which may find the new one too). A name whose added definitions
         all reopen a namespace declared elsewhere is read only in documents loaded before it
         (``bounds``: ``_reopening_bounds``): a lookup elsewhere that found nothing finds
-        nothing still."""
+        nothing still. Only the documents ``within`` lists are read for a name it holds
+        (``reach``)."""
         names = {
             d.path.segments[-1]
             for i in added
@@ -230,7 +334,7 @@ class SkeletonEdits(StateView):
         if not names:
             return
         finding: set[int] = set()
-        for doc in sorted(self.mentions.documents_mentioning_paths(names, index, bounds)):
+        for doc in sorted(self.mentions.documents_mentioning_paths(names, index, bounds, within)):
             paths: list[ConstPath | None] = []
             for (role, _, found), path in zip(self.mentions.evaluate(doc, names, paths=paths), paths, strict=True):
                 if role != OTHER or path is None:
@@ -447,7 +551,8 @@ class SkeletonEdits(StateView):
         own_lookups = {i for i in range(len(new.definitions)) if i not in skip}
         candidates = {p.segments[-1] for i in added if (p := new.definitions[i].path) is not None}
         row = self.def_decl[index]
-        lookups_before = self.mentions.snapshot_lookups(candidates, index, self._reopening_bounds(index, new, added, row.__getitem__))
+        within = self.reach(self._added_owners(new, added, row.__getitem__), new)
+        lookups_before = self.mentions.snapshot_lookups(candidates, index, self._reopening_bounds(index, new, added, row.__getitem__), within)
         own_before = self.mentions.evaluate(index, candidates, own_lookups)
         names: set[str] = set()
         created: list[int] = []
@@ -501,19 +606,7 @@ class SkeletonEdits(StateView):
         are followed, from Object, as phase 1 declares them; ``decl_of`` gives the
         declaration of a kept definition (by its index in ``new``)."""
         defs = new.definitions
-        added_set = set(added)
-        # The namespace each definition reopens (None: one it declares, or not followed), in
-        # definition order: a parent comes before what it holds.
-        found: list[int | None] = [None] * (max(added) + 1 if added else 0)
-        for i in range(len(found)):
-            d = defs[i]
-            if i not in added_set:
-                found[i] = decl_of(i)
-            elif d.kind in ("Class", "Module") and d.path is not None and len(d.path.segments) == 1 and not d.path.dynamic:
-                ns = self.object_id if d.parent < 0 or d.path.absolute else found[d.parent]
-                c = self.lookup.member_constant(ns, d.path.segments[0]) if ns is not None and ns in self.decls else None
-                found[i] = c if c is not None and self.decls[c].kind == d.kind else None
-
+        found = self._reopened_by(new, added, decl_of)
         bounds: Bounds = {}
         unbounded: set[str] = set()
         for i in added:
