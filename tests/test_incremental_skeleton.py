@@ -387,6 +387,23 @@ def test_a_class_that_an_edit_moves_between_two_bodies_of_its_namespace_keeps_it
 
 
 
+def test_a_compact_name_under_a_class_of_a_compact_module_stays_incremental(tmp_path):
+    # ``class F::G`` typed into ``module D::A`` below its ``class F``: phase 1 declares D::A in
+    # its first round (D is declared before it, plainly), so D::A::F too, before F::G: the
+    # scope is surely found there (``Mentions._first_round``). Random skeleton sequence seed 0.
+    from conftest import run_ruby
+    from test_incremental_placeholders import replay
+
+    base = "module D\nend\nmodule D::A\n  class F\n    def f; end\n  end\nend\n"
+    typed = base.replace("  end\nend\n", "  end\n  class F::G\n    def g; end\n  end\nend\n")
+    files = {"file:///cr/a.rb": base, "file:///cr/b.rb": "class User\n  def u = D::A::F::G.new.g\nend\n"}
+    assert replay(files, [("file:///cr/a.rb", typed), ("file:///cr/a.rb", base), ("file:///cr/a.rb", typed)]) == [None, None, None]
+    assert run_ruby(typed + "p D::A::F::G.instance_methods(false)\n", tmp_path) == "[:g]\n"
+    g = fresh({**files, "file:///cr/a.rb": typed}, core=False)
+    assert "D::A::F::G#g()" in g
+
+
+
 def _helper_project(subclass: bool) -> dict[str, str]:
     files = {"file:///cf/a.rb": "module Helper\n  def h; end\nend\nclass Owner\n  def o; end\nend\n"}
     for n in range(12):

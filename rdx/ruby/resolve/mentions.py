@@ -309,11 +309,10 @@ class Mentions(StateView):
                         self._check_first_round(doc, j)
         return reread - namespaces
 
-    def declared_first_round_before(self, decl_id: int, position: tuple[int, int]) -> bool:
+    def declared_first_round_before(self, decl_id: int, position: tuple[int, int], depth: int = 0) -> bool:
         """Whether phase 1 surely declares ``decl_id`` in its first round before the definition
         at ``position`` (document, index): one of its definitions comes earlier in program
-        order, named in one plain segment, and so is every namespace around it in its
-        document (each is declared as soon as the one around it is). (Read as
+        order and is declared in the first round where it stands (``_first_round``). (Read as
         ``_reopened_at_top`` does: an edited document's row holds its new version's.)"""
         for doc, j in self.decls[decl_id].definitions:
             if (doc, j) >= position:
@@ -321,13 +320,32 @@ class Mentions(StateView):
             row = self.def_decl[doc]
             if j >= len(row) or row[j] != decl_id:
                 continue
-            defs = self.docs[doc].definitions
-            k = j
-            while k >= 0 and named_plainly(defs[k]):
-                k = defs[k].parent
-            if k < 0:
+            if self._first_round(doc, j, depth):
                 return True
         return False
+
+    def _first_round(self, doc: int, j: int, depth: int) -> bool:
+        """Whether phase 1 surely declares definition ``j`` of ``doc`` in its first round: it
+        and every namespace around it in its document are named in one plain segment (each
+        is declared as soon as the one around it is; ``::Foo`` is Object's), or compactly
+        (``class A::B``) under scopes that a lookup finds now and that are themselves surely
+        declared in the first round before it (a few levels deep)."""
+        defs = self.docs[doc].definitions
+        k = j
+        while k >= 0:
+            d = defs[k]
+            if not named_plainly(d) and not (d.path is not None and d.path.absolute and len(d.path.segments) == 1):
+                if depth >= 3 or d.path is None or d.path.absolute or d.path.dynamic:
+                    return False
+                site = self.lookup.cref(doc, d.parent)
+                if site is None:
+                    return False
+                for n in range(1, len(d.path.segments)):
+                    step = self.lookup.lookup_path(d.path, site, n)
+                    if step is None or not self.decls[step].definitions or not self.declared_first_round_before(step, (doc, k), depth + 1):
+                        return False
+            k = d.parent
+        return True
 
     def reaching_object(self, documents: Iterable[int], name: str) -> set[int]:
         """The ``documents`` where a lookup of the definitions (or of the external mixins and
