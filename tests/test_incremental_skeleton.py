@@ -405,7 +405,7 @@ def test_a_compact_name_under_a_class_of_a_compact_module_stays_incremental(tmp_
 
 
 def _helper_project(subclass: bool) -> dict[str, str]:
-    files = {"file:///cf/a.rb": "module Helper\n  def h; end\nend\nclass Owner\n  def o; end\nend\n"}
+    files = {"file:///cf/a.rb": "module Mix\nend\nmodule Helper\n  def h; end\nend\nclass Owner\n  def o; end\nend\n"}
     for n in range(12):
         files[f"file:///cf/u{n:02}.rb"] = f"class User{n}\n  include Helper\n  def u\n    h\n  end\nend\n"
     if subclass:
@@ -428,7 +428,8 @@ def test_a_module_added_in_a_class_is_looked_for_only_where_lookups_can_reach_it
     read: list[str] = []
     evaluate = Mentions.evaluate
     monkeypatch.setattr(Mentions, "evaluate", lambda self, doc, *a, **k: read.append(self.docs[doc].uri) or evaluate(self, doc, *a, **k))
-    for text in (files["file:///cf/a.rb"].replace("  def o; end\n", "  module Helper\n  end\n  def o; end\n"), files["file:///cf/a.rb"]):
+    typed = files["file:///cf/a.rb"].replace("  def o; end\n", "  module Helper\n    include Mix\n  end\n  def o; end\n")
+    for text in (typed, files["file:///cf/a.rb"]):
         read.clear()
         current = {**files, "file:///cf/a.rb": text}
         g.index_source("file:///cf/a.rb", text)
@@ -439,3 +440,28 @@ def test_a_module_added_in_a_class_is_looked_for_only_where_lookups_can_reach_it
             assert not [uri for uri in read if "/u" in uri]
         else:
             assert ("Owner::Helper" in [a.name for a in g["Sub"].ancestors]) == (text != files["file:///cf/a.rb"])
+
+
+def test_a_chain_that_changes_is_read_again_only_by_references_that_look_through_it(monkeypatch):
+    # Owner::Helper gains a mixin: the twelve ``include Helper`` (and calls) of other classes
+    # name Helper last, so they find what they found; only a path through it (``Helper::X``)
+    # or a call on it (``Helper.new``) reads its chain (``Mentions.reading_chains``).
+    from rdx.ruby.resolve.references import References
+
+    base = "module Mix\n  X = 1\nend\nmodule Helper\n  def h; end\nend\nclass Owner\n  class Helper\n  end\n  def o = Helper::X\nend\n"
+    files = {"file:///rc/a.rb": base, "file:///rc/v.rb": "class Owner\n  def v = Helper.new\nend\n"}
+    for n in range(12):
+        files[f"file:///rc/u{n:02}.rb"] = f"class User{n}\n  include Helper\n  def u\n    h\n  end\nend\n"
+    g = fresh(files, core=False)
+    g.prepare_queries()
+    read: list[str] = []
+    store = References.store_references
+    monkeypatch.setattr(References, "store_references", lambda self, state, doc, *a, **k: read.append(state.documents[doc].uri) or store(self, state, doc, *a, **k))
+    for text in (base.replace("  class Helper\n", "  class Helper\n    include Mix\n"), base):
+        read.clear()
+        g.index_source("file:///rc/a.rb", text)
+        g.resolve()
+        assert g.last_resolve == "incremental", g.last_fallback
+        assert dump(g) == fresh_dump({**files, "file:///rc/a.rb": text}, core=False)
+        assert "file:///rc/v.rb" in read
+        assert not [uri for uri in read if "/u" in uri]

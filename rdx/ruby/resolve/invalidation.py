@@ -130,8 +130,8 @@ class Invalidation(StateView):
 
     def documents_reading(self, namespaces: set[int], previous: ResolvedState | None = None) -> dict[int, set[str] | None]:
         """Documents whose constant lookups may read the chain of one of ``namespaces``: those
-        with a lexical scope in one (a definition of it) and those naming one in a path (the
-        references that name it). In a lexical scope, only the names of constants that the
+        with a lexical scope in one (a definition of it) and those naming one in a path through
+        it or as a call receiver (``Mentions.reading_chains``). In a lexical scope, only the names of constants that the
         chain gained or lost can be found elsewhere (``_chain_names``, against ``previous``);
         all the references are read again when that is not known."""
         names: set[str] = set()
@@ -148,7 +148,7 @@ class Invalidation(StateView):
                     every.add(doc)
                 else:
                     some.setdefault(doc, set()).update(read)
-        out: dict[int, set[str] | None] = dict(self.mentions.mentioning(names, -1))
+        out: dict[int, set[str] | None] = self.mentions.reading_chains(names)
         for doc, read in some.items():
             named = out.get(doc, set())
             if read and named is not None:

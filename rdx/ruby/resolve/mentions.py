@@ -640,6 +640,18 @@ class Mentions(StateView):
             return table.get(next(iter(names)), [])
         return sorted(i for name in names for i in table.get(name, ()))
 
+    def reading_chains(self, names: set[str]) -> dict[int, set[str] | None]:
+        """``mentioning`` for the names of namespaces whose chains change: a reference reads a
+        chain only when it looks a name up through it (``A::X``: named before the last name of
+        a path) or calls a method on it (``A.new``); one whose path ends with the name finds
+        the same namespace."""
+        found = self.documents_mentioning(names, -1)
+        through: set[int] = set()
+        for name in names:
+            through |= self.mention_book.inner_index.get(name, set())
+            through |= self.mention_book.receiver_index.get(name, set())
+        return {doc: names for doc in sorted(found & through)}
+
     def unnaming(
         self, names: set[str], owners: AbstractSet[int], skip: int, deleted: AbstractSet[int], targets: Mapping[int, list[int | None]]
     ) -> dict[int, set[str] | None]:
