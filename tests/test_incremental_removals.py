@@ -12,6 +12,7 @@ import pytest
 from conftest import run_ruby
 from test_incremental import dump, fresh, fresh_dump
 
+import rdx
 from rdx.ruby.resolve.order import LoadOrder
 
 BASE = {
@@ -171,17 +172,24 @@ RENAMED_AWAY_OTHERS = {
 @pytest.mark.parametrize("case", sorted(RENAMED_AWAY))
 def test_a_class_renamed_away_from_a_name_its_own_lookups_still_name_is_incremental(case):
     old, new = RENAMED_AWAY[case]
-    files = {**RENAMED_AWAY_OTHERS, "file:///rn/b.rb": old}
+    assert_incremental_edit({**RENAMED_AWAY_OTHERS, "file:///rn/b.rb": old}, "file:///rn/b.rb", new)
+
+
+def assert_incremental_edit(files: dict[str, str], uri: str, new: str) -> rdx.Graph:
+    """Replace ``uri`` with ``new`` in a prepared graph of ``files`` (no core): the resolve is
+    incremental, changes the answers and gives a fresh graph's. Returns the graph."""
+    files = dict(files)
     g = fresh(files, core=False)
     g.prepare_queries()
     before = dump(g)
-    files["file:///rn/b.rb"] = new
-    g.index_source("file:///rn/b.rb", new)
+    files[uri] = new
+    g.index_source(uri, new)
     g.resolve()
     assert g.last_resolve == "incremental", g.last_fallback
     after = dump(g)
     assert after == fresh_dump(files, core=False)
     assert after != before
+    return g
 
 
 # ``module Y`` after ``Y = Target`` reopens Target (Target::Inner); once the alias goes, the same
@@ -353,21 +361,12 @@ CHAINED_DETOUR = {
 @pytest.mark.parametrize("change", ["removed", "renamed"])
 def test_a_detour_whose_steps_go_around_other_documents_stays_incremental(change):
     files = dict(CHAINED_DETOUR)
-    g = fresh(files, core=False)
-    g.prepare_queries()
-    before = dump(g)
-    files["file:///cd/a.rb"] = "\n" if change == "removed" else "module Y\n  def x; end\nend\n"
+    g = assert_incremental_edit(files, "file:///cd/a.rb", "\n" if change == "removed" else "module Y\n  def x; end\nend\n")
+    # And back: X is declared again, and the aliases find it.
     g.index_source("file:///cd/a.rb", files["file:///cd/a.rb"])
     g.resolve()
     assert g.last_resolve == "incremental", g.last_fallback
-    after = dump(g)
-    assert after == fresh_dump(files, core=False)
-    assert after != before
-    # And back: X is declared again, and the mixins find it.
-    files["file:///cd/a.rb"] = CHAINED_DETOUR["file:///cd/a.rb"]
-    g.index_source("file:///cd/a.rb", files["file:///cd/a.rb"])
-    g.resolve()
-    assert dump(g) == fresh_dump(files, core=False) == before
+    assert dump(g) == fresh_dump(files, core=False)
 
 
 # A declaration that goes while an addition takes its name with another kind: typing
@@ -385,16 +384,7 @@ REDECLARED = {
 def test_a_name_declared_again_with_another_kind_is_incremental(case):
     old, new = REDECLARED[case]
     files = {"file:///rd/a.rb": old, "file:///rd/b.rb": "class User\n  def g\n    Broken\n    K::MSG2\n    K::MSG\n  end\nend\n"}
-    g = fresh(files, core=False)
-    g.prepare_queries()
-    before = dump(g)
-    files["file:///rd/a.rb"] = new
-    g.index_source("file:///rd/a.rb", new)
-    g.resolve()
-    assert g.last_resolve == "incremental", g.last_fallback
-    after = dump(g)
-    assert after == fresh_dump(files, core=False)
-    assert after != before
+    assert_incremental_edit(files, "file:///rd/a.rb", new)
 
 
 # Deleting a file that pulled others in (``require_relative`` in its class body, as RuboCop's
