@@ -1,7 +1,7 @@
 """Benchmark: how many resolves of the random skeleton-edit sequences fall back to a full resolve,
 and why.
 
-Usage: python bench/bench_fallbacks.py [--seeds N] [--first S]
+Usage: python bench/bench_fallbacks.py [--seeds N] [--first S] [--generated STEPS]
 
 Runs the sequences of ``tests/test_incremental_skeleton.py`` (``run_skeleton_sequence``: random
 renames, superclass changes, mixins added and removed, files added and deleted over a small
@@ -12,6 +12,11 @@ changed nothing), and every reason given by ``Graph.last_fallback``, with the fi
 declaration names taken out so that the same reason counts once, most frequent first. A seed
 whose graph differs from the fresh one is reported (and ends with exit status 1); the counts
 include its resolves up to that one.
+
+``--generated STEPS`` runs the harder sequences of ``tests/test_incremental_generated.py``
+instead: the random programs of the differential tests (compact names, constant aliases,
+``class << self``, Object's mixins...) edited line by line at random, broken syntax included
+(``check_seed``, after ``prepare_queries``), STEPS resolves per seed.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # ``tests`` is imported as a package, as pytest does
 sys.path.insert(0, str(ROOT / "tests"))
 
+from tests.test_incremental_generated import check_seed  # noqa: E402
 from tests.test_incremental_skeleton import format_reasons, run_skeleton_sequence  # noqa: E402
 
 
@@ -33,6 +39,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=80, help="how many seeds (the tests run 4 chunks of 20)")
     ap.add_argument("--first", type=int, default=0, help="first seed")
+    ap.add_argument(
+        "--generated", type=int, default=0, metavar="STEPS",
+        help="run the generated programs of tests/test_incremental_generated.py instead, STEPS random line edits each (broken syntax included)",
+    )
     args = ap.parse_args()
     reasons: collections.Counter[str] = collections.Counter()
     outcomes: collections.Counter[str] = collections.Counter()
@@ -42,16 +52,20 @@ def main() -> None:
     for seed in range(args.first, args.first + args.seeds):
         before = sum(reasons.values())
         try:
-            run_skeleton_sequence(seed, reasons, outcomes)
+            if args.generated:
+                check_seed(seed, args.generated, outcomes, reasons)
+            else:
+                run_skeleton_sequence(seed, reasons, outcomes)
         except AssertionError:
             wrong.append(seed)  # A resolve that differs from a fresh graph ends its sequence.
         per_seed.append((sum(reasons.values()) - before, seed))
     elapsed = time.perf_counter() - t0
     total = sum(outcomes.values())
     fell_back = outcomes["full"]
-    print(f"random skeleton edits, seeds {args.first}..{args.first + args.seeds - 1} ({elapsed:.1f}s, every resolve checked against a fresh graph):")
+    what = f"random line edits of generated programs ({args.generated} each)" if args.generated else "random skeleton edits"
+    print(f"{what}, seeds {args.first}..{args.first + args.seeds - 1} ({elapsed:.1f}s, every resolve checked against a fresh graph):")
     print(
-        f"{fell_back} of {total} resolves fell back (target 0); {outcomes['incremental']} incremental,"
+        f"{fell_back} of {total} resolves fell back{'' if args.generated else ' (target 0)'}; {outcomes['incremental']} incremental,"
         f" {outcomes['none']} with nothing to resolve"
     )
     if reasons:

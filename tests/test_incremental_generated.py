@@ -6,11 +6,13 @@ built from scratch. Broken syntax is allowed: the graph must still equal a fresh
 
 from __future__ import annotations
 
+import collections
 import random
 
 import pytest
 from rubygen import generate
 from test_incremental import dump, fresh
+from test_incremental_skeleton import fallback_reason
 
 
 def mutate(files: dict[str, str], rng: random.Random) -> list[str]:
@@ -55,15 +57,24 @@ def test_line_edits_that_once_went_wrong_match_a_fresh_graph(seed):
     check_seed(seed, 8)
 
 
-def check_seed(seed: int, steps: int) -> None:
+def check_seed(seed: int, steps: int, outcomes: collections.Counter[str] | None = None, reasons: collections.Counter[str] | None = None) -> None:
+    """``steps`` random line edits of generated program ``seed``, each resolve compared with a
+    fresh graph (after ``prepare_queries``, as servers run); counts each resolve's
+    ``last_resolve`` in ``outcomes`` and why the full ones fell back in ``reasons``
+    (``bench/bench_fallbacks.py --generated``)."""
     rng = random.Random(seed)
     program = generate(seed)
     files = {f"file:///gen/{name}": text for name, text in program.files.items()}
     g = fresh(files, core=False)
+    g.prepare_queries()
     for step in range(steps):
         for uri in mutate(files, rng):
             g.index_source(uri, files[uri])
         g.resolve()
+        if outcomes is not None:
+            outcomes[g.last_resolve] += 1
+        if reasons is not None and g.last_resolve == "full":
+            reasons[fallback_reason(g.last_fallback)] += 1
         assert dump(g) == dump(fresh(files, core=False)), f"seed {seed} step {step}\n" + "\n".join(f"# {u}\n{t}" for u, t in files.items())
 
 
