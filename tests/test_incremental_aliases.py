@@ -80,3 +80,18 @@ def test_random_alias_edits_match_a_fresh_graph(chunk):
     print(f"alias edits: {incremental} of {total} incremental")
     for reason, n in reasons.most_common():
         print(f"{n:5d}  {reason}")
+
+
+def test_an_alias_assigned_again_to_what_it_names_is_incremental(tmp_path):
+    # A line duplicated (``Y = Target`` twice, or once more in a later file): the alias names
+    # the same namespace wherever it is followed, so the assignment joins its declaration
+    # (``SkeletonEdits._assigned_again``). Ruby warns and keeps Target.
+    from conftest import run_ruby
+    from test_incremental_placeholders import replay
+
+    files = {"file:///aa/a.rb": TARGETS + "Y = Target\n", "file:///aa/b.rb": "module Y\n  class Inner\n  end\nend\nclass User\n  def f = Y::K\nend\n"}
+    twice = TARGETS + "Y = Target\nY = Target\n"
+    later = "Y = Target\n" + files["file:///aa/b.rb"]
+    steps = [("file:///aa/a.rb", twice), ("file:///aa/a.rb", files["file:///aa/a.rb"]), ("file:///aa/b.rb", later)]
+    assert replay(files, steps) == [None, None, None]
+    assert run_ruby(twice + later + "p Y.equal?(Target), Target::Inner\n", tmp_path).split("\n")[:2] == ["true", "Target::Inner"]

@@ -350,6 +350,22 @@ class SkeletonEdits(StateView):
             first = self.docs[min(finding)].uri
             raise Detour(f"a constant path in {first} may find an added declaration", finding)
 
+    def _assigned_again(self, alias: int, index: int, i: int, d: DefinitionRecord) -> bool:
+        """Whether added definition ``i`` of document ``index`` (``Y = Target``) assigns
+        constant alias ``alias`` again to what it names now, after its first assignment in
+        program order (a line duplicated): the alias then names the same namespace wherever
+        phase 1 or a lookup follows it, and the definition joins its declaration."""
+        rec = self.decls[alias]
+        if rec.kind != "ConstantAlias" or alias in self.build.going or d.target is None or not rec.definitions:
+            return False
+        if min(rec.definitions) >= (index, i):
+            return False
+        site = self.lookup.cref(index, d.parent)
+        if site is None:
+            return False
+        target = self.lookup.follow(alias)
+        return target is not None and self.lookup.follow(self.lookup.lookup_path_at(d.target, site, index, d.target.start)) == target
+
     def _named_before(self, alias: int, at: tuple[int, int], kind: str) -> int:
         """The ``kind`` namespace constant alias ``alias`` names, when phase 1 finds it so at
         program position ``at`` (see ``_declare_one_added``); raises ReplayUnsafe otherwise.
@@ -788,7 +804,8 @@ class SkeletonEdits(StateView):
                     raise ReplayUnsafe(f"the scope of {name} is declared after it is written")
                 owner = scope
             existing = self.lookup.member_constant(owner, name)
-            if existing is not None and d.kind == "ConstantAlias":
+            realiased = existing is not None and d.kind == "ConstantAlias" and self._assigned_again(existing, index, i, d)
+            if existing is not None and d.kind == "ConstantAlias" and not realiased:
                 # Assigned again, or a namespace (or a placeholder) of that name: what it holds
                 # then, and what bodies written under its name reopen, may change.
                 raise ReplayUnsafe(f"an added constant alias {name} names a declared constant")
@@ -798,14 +815,15 @@ class SkeletonEdits(StateView):
                 # own position: taken here only when that is what it names in the end (every
                 # assignment and a definition of the target come first, no alias in between).
                 existing = self._named_before(existing, (index, i), d.kind)
-            if (
+            if realiased or (
                 existing is not None
                 and d.kind in ("Class", "Module", "Constant")
                 and (self.decls[existing].kind == d.kind or (_mismatched_reopening(d, self.decls[existing]) and self._declared_before(existing, (index, i))))
             ):
-                # A reopening (or a constant assigned again) adds a definition; with a
+                # A reopening (or a constant or alias assigned again) adds a definition; with a
                 # superclass or mixins, its chain is computed again (with its descendants') by
                 # the caller.
+                assert existing is not None
                 if existing == owner and (existing != self.object_id or d.superclass is not None or d.superclass_self or d.mixins or d.deferred_mixins):
                     # (A top-level ``class Object`` that only adds members is a reopening like
                     # any other; one that changes Object's chain changes every chain.)
