@@ -900,7 +900,7 @@ def _moves(tree: tree_sitter.Tree, step: object | None, kinds: bytes) -> list[tu
     """The nodes of ``tree`` of a kind flagged in ``kinds`` (and the missing ones), and the
     root, in the walk's preorder, as (kind, start, end, depth, the cursor's descendant index,
     its field): moved by the runtime's cursor (``step`` None) or by the native step (walk.c's
-    cursor_first_child and cursor_next_sibling, which pass over the leaves of other kinds)."""
+    cursor_first_child and cursor_next, which pass over the leaves of other kinds)."""
     seen = []
     cursor = tree.walk()
     no_fields = bytes(65536)

@@ -33,8 +33,8 @@
  * plain ``alias`` (collect_alias); it records plain ``require``s too (collect_require), and
  * collects the plain forms of ``include``/``extend``/``prepend``, ``attr_*``, ``private :x``
  * and ``alias_method :a, :b`` (collect_directive) for the walker to finish. It moves the
- * cursor with the runtime's structures (cursor_first_child, cursor_next_sibling: the
- * runtime's moves in one pass, passing over the leaves no handler wants).
+ * cursor with the runtime's structures (cursor_first_child, cursor_next: the runtime's
+ * moves in one pass, passing over the leaves no handler wants, in hidden nodes too).
  * tests/test_native_walk.py and
  * bench/bench_native.py check that the records are byte for byte the Python walk's.
  *
@@ -48,7 +48,7 @@
 #include <tree_sitter/api.h>
 /* The runtime's own headers (lib/src of the same version, compiled into this module): the
  * walk moves the cursor with the runtime's data structures directly (cursor_first_child,
- * cursor_next_sibling). */
+ * cursor_next). */
 #include "language.h"
 #include "subtree.h"
 #include "tree.h"
@@ -81,7 +81,9 @@ enum { WALK_END = 0, WALK_HANDLER = 1, WALK_MISSING = 2, WALK_TOO_DEEP = 3 };
  * node of the tree, and those calls were most of its cost. A child is visible when its
  * subtree is or the parent's production aliases it (extras are never aliased and take no
  * structural index); a hidden child with visible children is entered (pushed) as the runtime
- * enters it. tests/test_native_walk.py checks the moves against the runtime's on the corpus. */
+ * enters it, and left again (popped) when those are all leaves the walk passes over (scan_down),
+ * so that the walk stops on no such leaf. tests/test_native_walk.py checks the moves against
+ * the runtime's on the corpus. */
 
 /* Whether the stack's entry ``index`` is a visible node (the root always is). */
 static inline int entry_visible(const TreeCursor *tc, uint32_t index) {
@@ -99,6 +101,52 @@ typedef struct {
     const unsigned char *passed;
     int missing;
 } Passing;
+
+/* The fewest visible leaves of a hidden node that scan_down looks through (holds_stop) before
+ * entering it. */
+enum { PROBED_LEAVES = 16 };
+
+/* Whether the walk would stop anywhere in the hidden subtree ``tree`` (less the leaves
+ * ``passing`` passes over): on a visible node with children, a missing leaf when missing ones
+ * are reported, or a visible leaf of a kind the walk wants, visibility as push_next_child
+ * reads it (aliases, extras). Read straight from the children arrays, pushing nothing on the
+ * cursor's stack; deeper than its own stack: 1, as if it would (then the walk enters it). */
+static int holds_stop(const TSLanguage *language, Subtree tree, const Passing *passing) {
+    struct {
+        Subtree tree;
+        uint32_t index, structural;
+    } stack[64];
+    int top = 0;
+    stack[0].tree = tree;
+    stack[0].index = stack[0].structural = 0;
+    for (;;) {
+        Subtree parent = stack[top].tree;
+        uint32_t i = stack[top].index;
+        if (i >= ts_subtree_child_count(parent)) {
+            if (top == 0) return 0;
+            top--;
+            continue;
+        }
+        stack[top].index = i + 1;
+        Subtree child = ts_subtree_children(parent)[i];
+        TSSymbol alias = 0;
+        if (!ts_subtree_extra(child)) {
+            const TSSymbol *aliases = ts_language_alias_sequence(language, parent.ptr->production_id);
+            if (aliases != NULL) alias = aliases[stack[top].structural];
+            stack[top].structural++;
+        }
+        if (ts_subtree_visible(child) || alias) {
+            if (ts_subtree_child_count(child) > 0 || (passing->missing && ts_subtree_missing(child))) return 1;
+            TSSymbol symbol = alias ? alias : ts_subtree_symbol(child);
+            if (symbol != ts_builtin_sym_error) symbol = language->public_symbol_map[symbol];
+            if (passing->passed[symbol]) return 1;
+        } else if (ts_subtree_visible_child_count(child) > 0) {
+            if (++top == (int)(sizeof(stack) / sizeof(stack[0]))) return 1;
+            stack[top].tree = child;
+            stack[top].index = stack[top].structural = 0;
+        }
+    }
+}
 
 /* Scan the children of ``parent`` (the stack's top) from child ``index`` (at ``position``,
  * structural index ``structural``, descendant index ``descendant``) for the first one that is
@@ -140,73 +188,110 @@ static inline __attribute__((always_inline)) int push_next_child(TreeCursor *tc,
     return 0;
 }
 
-/* ts_tree_cursor_goto_first_child: into the first visible child, through hidden ones, less
- * the leaves ``passing`` passes over (NULL for none). Should the hidden child entered hold
- * only such leaves, the runtime's move (to its first leaf): pushes stay above the node, and
- * the stack is left as it was when there is nothing. */
-static int cursor_first_child(TreeCursor *tc, const Passing *passing) {
-    uint32_t size = tc->stack.size;
+/* Scan the children of the stack's top entry from child ``index`` (at ``position``, structural
+ * index ``structural``, descendant index ``descendant``) in preorder for the first visible
+ * node (less the leaves ``passing`` passes over), entering hidden children that hold visible
+ * nodes as the runtime enters them (pushed); a hidden child that turns out to hold only passed
+ * leaves is left again (popped) and the scan goes on after it. 1 with that node pushed; 0 for
+ * none, the stack back at ``floor`` entries (its size when called). */
+static inline __attribute__((always_inline)) int scan_down(TreeCursor *tc, uint32_t floor, uint32_t index, Length position, uint32_t structural,
+                                                             uint32_t descendant, const Passing *passing) {
     for (;;) {
-        uint32_t top = tc->stack.size - 1;
-        const TreeCursorEntry *parent = &tc->stack.contents[top];
-        if (ts_subtree_child_count(*parent->subtree) == 0) break;
-        uint32_t descendant = parent->descendant_index + (entry_visible(tc, top) ? 1 : 0);
-        int found = push_next_child(tc, parent, 0, parent->position, 0, descendant, passing);
-        if (found == 1) return 1;
-        if (found == 0) break;
-    }
-    if (tc->stack.size == size) return 0;
-    tc->stack.size = size; /* In hidden nodes holding only passed leaves (then the node has a visible child). */
-    return cursor_first_child(tc, NULL);
-}
-
-/* ts_tree_cursor_goto_next_sibling: to the next visible node after the current one among its
- * siblings, climbing out of hidden parents (never past a visible one) and entering hidden
- * siblings; the stack is left as it was when there is none. Less the leaves ``passing``
- * passes over (NULL for none). */
-static int cursor_next_sibling(TreeCursor *tc, const Passing *passing) {
-    uint32_t initial = tc->stack.size;
-    while (tc->stack.size > 1) {
-        TreeCursorEntry entry = tc->stack.contents[--tc->stack.size];
-        const TreeCursorEntry *parent = &tc->stack.contents[tc->stack.size - 1];
-        Subtree tree = *parent->subtree;
-        Subtree child = *entry.subtree;
-        /* Past the current child. */
-        int visible = ts_subtree_visible(child);
-        uint32_t structural = entry.structural_child_index;
-        if (!ts_subtree_extra(child)) {
-            const TSSymbol *aliases = ts_language_alias_sequence(tc->tree->language, tree.ptr->production_id);
-            if (aliases != NULL && aliases[structural]) visible = 1;
-            structural++;
-        }
-        if (visible && tc->stack.size + 1 < initial) break; /* A visible ancestor: no sibling. */
-        uint32_t next = entry.child_index + 1;
-        if (next >= ts_subtree_child_count(tree)) continue; /* The last child: on up (nothing to count). */
-        Length position = length_add(entry.position, ts_subtree_size(child));
-        position = length_add(position, ts_subtree_padding(ts_subtree_children(tree)[next]));
-        uint32_t descendant = entry.descendant_index + ts_subtree_visible_descendant_count(child) + (visible ? 1 : 0);
-        int found = push_next_child(tc, parent, next, position, structural, descendant, passing);
+        int found = push_next_child(tc, &tc->stack.contents[tc->stack.size - 1], index, position, structural, descendant, passing);
         if (found == 1) return 1;
         if (found == 2) {
-            /* A hidden node holding visible ones: its first (the runtime's move), a leaf passed
-             * over too when it holds nothing else (then the walk visits that leaf). */
-            if (!cursor_first_child(tc, passing)) cursor_first_child(tc, NULL);
-            return 1;
+            const TreeCursorEntry *entry = &tc->stack.contents[tc->stack.size - 1];
+            Subtree hidden = *entry->subtree;
+            uint32_t visible_children = ts_subtree_visible_child_count(hidden);
+            /* A hidden child whose visible nodes are many leaves (its visible descendants are
+             * its visible children, at least PROBED_LEAVES), none of which the walk stops on, is
+             * left at once, as it would be after a scan of them (holds_stop: a long literal
+             * array's elements, say; fewer are not worth the look before entering). */
+            if (passing == NULL || visible_children < PROBED_LEAVES || ts_subtree_visible_descendant_count(hidden) != visible_children ||
+                holds_stop(tc->tree->language, hidden, passing)) {
+                /* Into the hidden child: its first child starts where it does (its padding is
+                 * its first child's) and a hidden node counts no descendant of its own. */
+                index = 0;
+                position = entry->position;
+                structural = 0;
+                descendant = entry->descendant_index;
+                continue;
+            }
+        } else if (tc->stack.size == floor) {
+            return 0;
         }
+        /* A hidden child holding only passed leaves: on after it among its parent's children. */
+        TreeCursorEntry entry = tc->stack.contents[--tc->stack.size];
+        Subtree tree = *tc->stack.contents[tc->stack.size - 1].subtree;
+        Subtree child = *entry.subtree;
+        index = entry.child_index + 1;
+        structural = entry.structural_child_index + (ts_subtree_extra(child) ? 0 : 1);
+        descendant = entry.descendant_index + ts_subtree_visible_descendant_count(child);
+        position = length_add(entry.position, ts_subtree_size(child));
+        if (index < ts_subtree_child_count(tree)) position = length_add(position, ts_subtree_padding(ts_subtree_children(tree)[index]));
     }
-    tc->stack.size = initial;
-    return 0;
 }
 
-/* ts_tree_cursor_goto_parent: up to the nearest visible entry below the top (the same
- * test), here where the compiler can inline it into the walk's loop. */
-static inline int cursor_parent(TreeCursor *tc) {
-    for (uint32_t i = tc->stack.size - 2; i + 1 > 0; i--) {
-        if (entry_visible(tc, i)) {
-            tc->stack.size = i + 1;
-            return 1;
+/* ts_tree_cursor_goto_first_child: into the first visible child, through hidden ones, less
+ * the leaves ``passing`` passes over (NULL for none): 0, the stack as it was, when there is
+ * no such node below the current one. */
+static int cursor_first_child(TreeCursor *tc, const Passing *passing) {
+    uint32_t top = tc->stack.size - 1;
+    const TreeCursorEntry *parent = &tc->stack.contents[top];
+    if (ts_subtree_child_count(*parent->subtree) == 0) return 0;
+    uint32_t descendant = parent->descendant_index + (entry_visible(tc, top) ? 1 : 0);
+    return scan_down(tc, tc->stack.size, 0, parent->position, 0, descendant, passing);
+}
+
+/* The walk's move after a node and its children: ts_tree_cursor_goto_next_sibling, to the next
+ * visible node after the current one among its siblings, climbing out of hidden parents and
+ * entering hidden siblings, less the leaves ``passing`` passes over (NULL for none): 1; where
+ * there is none, ts_tree_cursor_goto_parent, up to the visible node around (the nearest
+ * visible entry below the top, as the runtime tests it): 2, or 0 at the root. The climb the
+ * sibling's search makes is the parent's: each entry is read once, and the stack's size is
+ * kept in a local (written back only to push). */
+static int cursor_next(TreeCursor *tc, const Passing *passing) {
+    uint32_t initial = tc->stack.size;
+    uint32_t size = initial;
+    const TSLanguage *language = tc->tree->language;
+    while (size > 1) {
+        const TreeCursorEntry *entry = &tc->stack.contents[size - 1];
+        Subtree tree = *entry[-1].subtree;
+        Subtree child = *entry->subtree;
+        uint32_t structural = entry->structural_child_index;
+        int visible = ts_subtree_visible(child);
+        if (!ts_subtree_extra(child)) {
+            if (!visible) {
+                const TSSymbol *aliases = ts_language_alias_sequence(language, tree.ptr->production_id);
+                if (aliases != NULL && aliases[structural]) visible = 1;
+            }
+            structural++;
         }
+        if (visible && size < initial) {
+            tc->stack.size = size; /* A visible ancestor, no sibling after: its parent is it. */
+            return 2;
+        }
+        size--;
+        uint32_t next = entry->child_index + 1;
+        if (next >= ts_subtree_child_count(tree)) continue; /* The last child: on up (nothing to count). */
+        Length position = length_add(entry->position, ts_subtree_size(child));
+        position = length_add(position, ts_subtree_padding(ts_subtree_children(tree)[next]));
+        uint32_t descendant = entry->descendant_index + ts_subtree_visible_descendant_count(child) + (visible ? 1 : 0);
+        tc->stack.size = size;
+        if (scan_down(tc, size, next, position, structural, descendant, passing)) return 1;
     }
+    if (initial == 1) return 0; /* The root: no sibling, no parent. */
+    tc->stack.size = 1; /* Hidden nodes up to the root, which is visible. */
+    return 2;
+}
+
+/* ts_tree_cursor_goto_next_sibling (cursor_next without passing any leaf over: a hidden node
+ * it enters holds a visible one, so the entries it climbed over are still on the stack when
+ * there is no sibling; it leaves the stack as it was then). */
+static int cursor_next_sibling(TreeCursor *tc) {
+    uint32_t initial = tc->stack.size;
+    if (cursor_next(tc, NULL) == 1) return 1;
+    tc->stack.size = initial;
     return 0;
 }
 
@@ -1786,7 +1871,7 @@ static int collect_namespace(Collect *c, TSNode node, long long *skip_until) {
                     break;
                 }
                 Py_XDECREF(mark);
-            } while (cursor_next_sibling((TreeCursor *)&cursor, NULL));
+            } while (cursor_next_sibling((TreeCursor *)&cursor));
         }
         ts_tree_cursor_delete(&cursor);
         if (failed) {
@@ -2587,15 +2672,13 @@ static PyObject *advance(PyObject *module, PyObject *const *args, Py_ssize_t nar
                 goto visit;
             }
         }
-        while (!cursor_next_sibling(moves, &passing)) {
-            moved = 1;
-            if (!cursor_parent(moves)) {
-                event = WALK_END;
-                goto done;
-            }
-            depth--;
-        }
+        int next;
+        while ((next = cursor_next(moves, &passing)) == 2) depth--;
         moved = 1;
+        if (next == 0) {
+            event = WALK_END;
+            goto done;
+        }
     visit: {
         /* Whether Python must see the node; otherwise the walk goes on into its children. A
          * node of a kind with a handler is never reported missing: the handler sees it. */
@@ -2939,7 +3022,7 @@ static PyObject *statement_calls(PyObject *module, PyObject *const *args, Py_ssi
                         children = grown;
                     }
                     children[count++] = child;
-                } while (cursor_next_sibling((TreeCursor *)&cursor, NULL));
+                } while (cursor_next_sibling((TreeCursor *)&cursor));
             }
             while (size + count > capacity) {
                 Item *grown = PyMem_Realloc(stack, (size_t)(capacity *= 2) * sizeof(Item));
