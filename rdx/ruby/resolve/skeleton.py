@@ -9,6 +9,7 @@ written, and the updater goes around those documents (``Incremental._detour``)."
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING
 
@@ -864,8 +865,17 @@ class SkeletonEdits(StateView):
             # Program order, as phase 1 leaves it, then the ``private_constant`` calls naming
             # it, which a later pass attaches.
             defs_of = self.builder.writable(decl_id).definitions
-            defs_of.sort()
-            defs_of.sort(key=lambda pair: self.docs[pair[0]].definitions[pair[1]].kind == "ConstantVisibility")
+            if defs_of[-1] == (index, i):
+                # ``attach`` appended it to a list in that order: it goes where it belongs among
+                # the others (a namespace reopened in thousands of files is not sorted again).
+                defs_of.pop()
+                end = len(defs_of)
+                while end and self.docs[defs_of[end - 1][0]].definitions[defs_of[end - 1][1]].kind == "ConstantVisibility":
+                    end -= 1
+                bisect.insort(defs_of, (index, i), 0, end)
+            else:
+                defs_of.sort()
+                defs_of.sort(key=lambda pair: self.docs[pair[0]].definitions[pair[1]].kind == "ConstantVisibility")
         if reopened is not None:
             if decl_id != reopened:
                 raise ReplayUnsafe("a reopening declared something else")
