@@ -1524,6 +1524,23 @@ static int collect_call(Collect *c, TSNode node) {
  * namespace: its marks, passed as the walker would; the walker's: ``Scope.visibility_at`` and
  * ``module_function_at``, which the walker calls at that byte too). C_STOP when the walker
  * holds an inline visibility or ``module_function`` for it (``private def x``: Python's). */
+
+/* The visibility (a str) and the ``module_function`` flag a scope gave (new references, or NULL
+ * with an exception set), taken into ``method_visibility``'s results: the visibility borrowed
+ * (the scope keeps it, or it is one of the words of its marks), the flag as a truth value. */
+static int take_visibility(PyObject *found, PyObject *flag, PyObject **visibility, int *module_function) {
+    int truth = flag == NULL ? -1 : PyObject_IsTrue(flag);
+    Py_XDECREF(flag);
+    if (truth < 0 || !PyUnicode_Check(found)) {
+        Py_XDECREF(found);
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a scope's visibility is not a str");
+        return C_ERROR;
+    }
+    *visibility = found;
+    Py_DECREF(found);
+    *module_function = truth;
+    return C_DONE;
+}
 static int method_visibility(Collect *c, uint32_t start, int on_self, PyObject **visibility, int *module_function) {
     static PyObject *public_ = NULL, *private_ = NULL, *module_function_word = NULL;
     static PyObject *marks_name = NULL, *visibility_name = NULL, *module_function_name = NULL;
@@ -1598,35 +1615,14 @@ static int method_visibility(Collect *c, uint32_t start, int on_self, PyObject *
     Py_DECREF(left);
     if (none_left) {
         PyObject *found = PyObject_GetAttr(scope, visibility_name);
-        PyObject *flag = found == NULL ? NULL : PyObject_GetAttr(scope, module_function_name);
-        int truth = flag == NULL ? -1 : PyObject_IsTrue(flag);
-        Py_XDECREF(flag);
-        if (truth < 0 || !PyUnicode_Check(found)) {
-            Py_XDECREF(found);
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a scope's visibility is not a str");
-            return C_ERROR;
-        }
-        *visibility = found;
-        Py_DECREF(found); /* Borrowed: the scope keeps it. */
-        *module_function = truth;
-        return C_DONE;
+        return take_visibility(found, found == NULL ? NULL : PyObject_GetAttr(scope, module_function_name), visibility, module_function);
     }
     PyObject *offset = PyLong_FromUnsignedLong(start);
     if (offset == NULL) return C_ERROR;
     PyObject *found = PyObject_CallMethod(scope, "visibility_at", "O", offset);
     PyObject *flag = found == NULL ? NULL : PyObject_CallMethod(scope, "module_function_at", "O", offset);
     Py_DECREF(offset);
-    int truth = flag == NULL ? -1 : PyObject_IsTrue(flag);
-    Py_XDECREF(flag);
-    if (truth < 0 || !PyUnicode_Check(found)) {
-        Py_XDECREF(found);
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "a scope's visibility is not a str");
-        return C_ERROR;
-    }
-    *visibility = found;
-    Py_DECREF(found); /* Borrowed: the scope keeps it, or it is one of the words of its marks. */
-    *module_function = truth;
-    return C_DONE;
+    return take_visibility(found, flag, visibility, module_function);
 }
 
 /* ``definitions.method_definition``'s record of a plain method (see collect_method), made
