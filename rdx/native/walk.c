@@ -1509,22 +1509,6 @@ static int collect_call(Collect *c, TSNode node) {
     return emit(c, name, ts_node_start_byte(meth), ts_node_end_byte(meth), ts_node_start_byte(node), kind, text);
 }
 
-/* A ``method`` (``definitions.on_method``), or a ``singleton_method`` on ``self``, with a name,
- * where ``names`` is the set of the scope around (knows_locals), that nests no deeper than
- * ``max_nesting`` (``Walker.too_deep``) and is not named as one of Ruby's hooks (whose
- * parameter the handler may note): its record (name, start, end, name range, parameters' text
- * or None, the row it starts on, a new set for its locals, whether it is defined on ``self``),
- * and the scope of its body opens
- * here too (Frame), from the end of its name to its end, a method body one level deeper. The
- * name joins ``method_names`` at once, as the handler adds it. */
-/* The visibility ``definitions.method_definition`` gives a plain method starting at byte
- * ``start`` in the scope of ``names`` (a borrowed str in *visibility, its ``module_function``
- * in *module_function): public on ``self`` or in a method body, private at the top level,
- * else the default of the namespace there, after its marks before ``start`` (the step's own
- * namespace: its marks, passed as the walker would; the walker's: ``Scope.visibility_at`` and
- * ``module_function_at``, which the walker calls at that byte too). C_STOP when the walker
- * holds an inline visibility or ``module_function`` for it (``private def x``: Python's). */
-
 /* The visibility (a str) and the ``module_function`` flag a scope gave (new references, or NULL
  * with an exception set), taken into ``method_visibility``'s results: the visibility borrowed
  * (the scope keeps it, or it is one of the words of its marks), the flag as a truth value. */
@@ -1541,6 +1525,22 @@ static int take_visibility(PyObject *found, PyObject *flag, PyObject **visibilit
     *module_function = truth;
     return C_DONE;
 }
+
+/* A ``method`` (``definitions.on_method``), or a ``singleton_method`` on ``self``, with a name,
+ * where ``names`` is the set of the scope around (knows_locals), that nests no deeper than
+ * ``max_nesting`` (``Walker.too_deep``) and is not named as one of Ruby's hooks (whose
+ * parameter the handler may note): its record (name, start, end, name range, parameters' text
+ * or None, the row it starts on, a new set for its locals, whether it is defined on ``self``),
+ * and the scope of its body opens
+ * here too (Frame), from the end of its name to its end, a method body one level deeper. The
+ * name joins ``method_names`` at once, as the handler adds it. */
+/* The visibility ``definitions.method_definition`` gives a plain method starting at byte
+ * ``start`` in the scope of ``names`` (a borrowed str in *visibility, its ``module_function``
+ * in *module_function): public on ``self`` or in a method body, private at the top level,
+ * else the default of the namespace there, after its marks before ``start`` (the step's own
+ * namespace: its marks, passed as the walker would; the walker's: ``Scope.visibility_at`` and
+ * ``module_function_at``, which the walker calls at that byte too). C_STOP when the walker
+ * holds an inline visibility or ``module_function`` for it (``private def x``: Python's). */
 static int method_visibility(Collect *c, uint32_t start, int on_self, PyObject **visibility, int *module_function) {
     static PyObject *public_ = NULL, *private_ = NULL, *module_function_word = NULL;
     static PyObject *marks_name = NULL, *visibility_name = NULL, *module_function_name = NULL;
