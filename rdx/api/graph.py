@@ -418,37 +418,36 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
             doc, before = store.documents[uri], resolver.docs[key]
             return doc.requires != before.requires or resolver.autoload_reach(doc) != resolver.autoload_reach(before)
 
+        def in_place(versions: list[FileResult]) -> bool:
+            """Take each new version into the load order in place (``replace_in_order``);
+            False when the order must be walked anew: one it cannot take, or a second one
+            that moves documents."""
+            nonlocal keys, moved
+            for doc in versions:
+                placed = resolver.replace_in_order(doc)
+                if placed is None or (placed[1] and moved):
+                    resolver.use_order(None)  # Walked anew from the documents resolved now.
+                    return False
+                if placed[1]:
+                    keys, moved = placed
+            return True
+
         if store.added or store.removed:
             walk_anew = any(reorders(uri) for uri in store.replaced)
             if not walk_anew and not store.added:
                 # A deleted document that requires files (or may autoload some) is first
-                # emptied in the load order, as an edit would (``replace_in_order``): what it
-                # pulled in moves, and then it goes like any other.
-                for uri in sorted(store.removed):
-                    key = resolver.key_of(uri)
-                    if key is None or not (resolver.docs[key].requires or resolver.autoload_reach(resolver.docs[key])):
-                        continue
-                    placed = resolver.replace_in_order(FileResult(uri=uri, path=resolver.docs[key].path))
-                    if placed is None or (placed[1] and moved):
-                        walk_anew = True
-                        break
-                    if placed[1]:
-                        keys, moved = placed
+                # emptied in the load order, as an edit would: what it pulled in moves, and
+                # then it goes like any other.
+                gone = [resolver.docs[key] for uri in sorted(store.removed) if (key := resolver.key_of(uri)) is not None]
+                walk_anew = not in_place([FileResult(uri=d.uri, path=d.path) for d in gone if d.requires or resolver.autoload_reach(d)])
                 moved -= store.removed  # (It goes; it does not come back.)
             quick = None if walk_anew else resolver.place_documents([store.documents[uri] for uri in sorted(store.added)], sorted(store.removed))
             walk_anew = quick is None
             keys = {**keys, **(quick or {})}
         else:
-            # An edited document's requires may move others in load order (``replace_in_order``;
-            # without a change the order keeps the version it read).
-            for uri in sorted(u for u in store.replaced if reorders(u)):
-                placed = resolver.replace_in_order(store.documents[uri])
-                if placed is None or (placed[1] and moved):
-                    walk_anew = True
-                    resolver.use_order(None)  # Walked anew from the documents resolved now.
-                    break
-                if placed[1]:
-                    keys, moved = placed
+            # An edited document's requires may move others in load order (without a change
+            # the order keeps the version it read).
+            walk_anew = not in_place([store.documents[uri] for uri in sorted(u for u in store.replaced if reorders(u))])
         if walk_anew:
             # Walk the whole load order again: documents whose place or walk changes go and
             # come back at their new keys (``moving_keys``).
