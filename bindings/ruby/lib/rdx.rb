@@ -243,11 +243,16 @@ module Rdx
       [pointers.pack("J*"), keep.map(&:bytesize).pack("J*"), keep]
     end
 
-    # A finalizer that releases `handle` with `free`; it captures integers only, never the
-    # object being finalized (which would keep it alive forever).
-    def releaser(free, handle)
+    # A finalizer that releases `handle` with `free`; it captures integers and the graph's
+    # `life` cell only, never the object being finalized (which would keep it alive forever).
+    # A graph's finalizer marks the cell dead; a handle's skips the call once its graph is
+    # gone (freeing the graph released it, and a call on a dead handle would replace the
+    # thread's last error message under whatever the program is doing).
+    def releaser(free, handle, life, graph: false)
       function = FUNCTIONS.fetch(free)
-      proc { function.call(handle) }
+      return proc { life[0] = false; function.call(handle) } if graph
+
+      proc { function.call(handle) if life[0] }
     end
   end
 
@@ -278,7 +283,7 @@ module Rdx
       @graph = graph
       @handle = handle
       @closed = false
-      ObjectSpace.define_finalizer(self, Native.releaser(self.class::FREE, handle))
+      ObjectSpace.define_finalizer(self, Native.releaser(self.class::FREE, handle, graph.life))
     end
 
     # Release the native handle now. Idempotent; a no-op once the graph is closed (closing
@@ -560,6 +565,7 @@ module Rdx
       return if @closed
 
       @closed = true
+      @life[0] = false
       ObjectSpace.undefine_finalizer(self)
       Native.invoke(:rdx_graph_free, @handle)
       nil
@@ -568,6 +574,9 @@ module Rdx
     def closed?
       @closed
     end
+
+    # Whether the graph's native side is alive, as a cell its handles' finalizers share.
+    attr_reader :life
 
     # Index every Ruby file under `paths`; returns the number of per-file problems (see
     # #diagnostics). jobs: worker processes (0: one per CPU, 1: in this process).
@@ -695,7 +704,8 @@ module Rdx
     def adopt(handle)
       @handle = handle
       @closed = false
-      ObjectSpace.define_finalizer(self, Native.releaser(:rdx_graph_free, @handle))
+      @life = [true]
+      ObjectSpace.define_finalizer(self, Native.releaser(:rdx_graph_free, @handle, @life, graph: true))
     end
 
     def each_item(function, noun, klass)

@@ -289,6 +289,22 @@ class TestErrors < Minitest::Test
     @graph.close
   end
 
+  # Handles collected after their graph was closed release nothing (closing the graph did):
+  # their finalizers leave the thread's last error message as the program's last call left it.
+  def test_collecting_the_handles_of_a_closed_graph_keeps_the_last_error
+    other = Rdx::Graph.new
+    other.index_source("file:///a.rb", "class A\n  def a; end\nend\nB = Missing::X\n")
+    200.times { other["A"]&.definitions; other.diagnostics }
+    other.close
+    assert_raises(Rdx::InvalidArgumentError) { @graph.search("") }
+    message = Rdx.last_error_message
+    3.times do
+      GC.start(full_mark: true, immediate_sweep: true)
+      Array.new(1000) { Object.new } # A safe point where deferred finalizers run.
+    end
+    assert_equal message, Rdx.last_error_message
+  end
+
   def test_absent_answers_are_nil
     assert_nil @graph["Nothing::Here"]
     assert_nil @graph.resolve_constant("Nothing", ["A"])
