@@ -9,6 +9,7 @@ empty document, after which its key and its rows go. The edits themselves are ``
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -57,6 +58,20 @@ class DocumentBook:
         rules = self.root_rules
         self.load_order = LoadOrder(documents, rules.entries, rules.late, rules.bundle)
         return self.load_order
+
+
+def with_key(table: dict[int, FileResult], key: int, value: FileResult) -> dict[int, FileResult]:
+    """A copy of ``table``, whose keys increase (load order, as every table is iterated),
+    with ``key`` (not in it) holding ``value`` in its place: the entries before it and after it
+    copied as they run, without sorting them all again."""
+    keys = list(table)
+    at = bisect.bisect_left(keys, key)
+    if at == len(keys):
+        out = table.copy()
+        out[key] = value
+        return out
+    items = iter(table.items())
+    return dict(itertools.chain(itertools.islice(items, at), ((key, value),), items))
 
 
 def spread_keys(uris: list[str], low: int, high: int, out: dict[str, int]) -> bool:
@@ -280,10 +295,7 @@ class DocumentEdits(StateView):
         neighbours in load order, see ``order.place``)."""
         empty = FileResult(uri=new.uri, path=new.path)
         prev = self.state
-        docs = prev.documents.copy()
-        docs[key] = empty
-        docs = dict(sorted(docs.items()))  # Keys in load order, as every table is iterated.
-        state = successor(prev, docs, prev.diagnostics)
+        state = successor(prev, with_key(prev.documents, key, empty), prev.diagnostics)
         state.definition_declarations[key] = []
         self.references.open_rows(state, key)
         self.binding.read(state)
