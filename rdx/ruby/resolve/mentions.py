@@ -51,7 +51,19 @@ class MentionBook:
     documents edited since, whose entries may be stale."""
 
     __slots__ = (
-        "deep_index", "inner_index", "last_names", "loading_index", "lookup_sites", "mention_index", "path_names", "receiver_index", "reference_index", "reference_names", "touched_docs"
+        "deep_index",
+        "inner_index",
+        "last_names",
+        "loading_index",
+        "lookup_sites",
+        "mention_index",
+        "path_names",
+        "receiver_index",
+        "reference_index",
+        "reference_names",
+        "segment_names",
+        "site_names",
+        "touched_docs",
     )
     HELD_AS = "mention_book"
 
@@ -71,12 +83,17 @@ class MentionBook:
         # Per document (and the version it was made for): last name -> the indices of the
         # constant references whose path ends with it (``Mentions.seeing_top_level``).
         self.last_names: dict[int, tuple[FileResult, dict[str, list[int]]]] = {}
+        # Per document (and the version it was made for): name -> the indices of the constant
+        # references whose path names it anywhere (``Mentions.lookups_kept``).
+        self.segment_names: dict[int, tuple[FileResult, dict[str, list[int]]]] = {}
         # Name -> the documents with a call receiver that ends with it (``A::B.new``,
         # ``B.new``): looked up as its constant reference is, then following an alias.
         self.receiver_index: dict[str, set[int]] = {}
         # Per document (and the version it was made for): the paths its definitions look up
         # (``Mentions.lookup_sites``).
         self.lookup_sites: dict[int, tuple[FileResult, list[LookupSite]]] = {}
+        # The same per name they look up (``Mentions.sites_naming``).
+        self.site_names: dict[int, tuple[FileResult, dict[str, list[LookupSite]]]] = {}
         # Name -> the documents with a reference that runs while the file loads and whose
         # path starts with that name (``reference_names``).
         self.loading_index: dict[str, set[int]] = {}
@@ -127,6 +144,9 @@ class Mentions(StateView):
         if names is None:
             per_doc.pop(doc, None)
             self.mention_book.lookup_sites.pop(doc, None)
+            self.mention_book.site_names.pop(doc, None)
+            self.mention_book.last_names.pop(doc, None)
+            self.mention_book.segment_names.pop(doc, None)
         else:
             per_doc[doc] = names
 
@@ -365,10 +385,8 @@ class Mentions(StateView):
         return out
 
     def _may_reach_object(self, doc: int, name: str, objects: AbstractSet[str], held: dict[tuple[int, ...], list[int]]) -> bool:
-        for path, scope, upto in self.lookup_sites(doc):
+        for path, scope, upto in self.sites_naming(doc, name):
             segments = path.segments[:upto]
-            if name not in segments:
-                continue
             if path.dynamic:
                 return True
             for k, segment in enumerate(segments):
@@ -436,6 +454,19 @@ class Mentions(StateView):
         sites.extend((path, None, None) for path, _ in load_time_paths(result))
         self.mention_book.lookup_sites[doc] = (result, sites)
         return sites
+
+    def sites_naming(self, doc: int, name: str) -> list[LookupSite]:
+        """``doc``'s lookup sites (``lookup_sites``) whose looked-up names include ``name``,
+        in order, from a table of name -> sites kept per document version."""
+        result = self.docs[doc]
+        cached = self.mention_book.site_names.get(doc)
+        if cached is None or cached[0] is not result:
+            table: dict[str, list[LookupSite]] = {}
+            for site in self.lookup_sites(doc):
+                for n in dict.fromkeys(site[0].segments[: site[2]]):
+                    table.setdefault(n, []).append(site)
+            cached = self.mention_book.site_names[doc] = (result, table)
+        return cached[1].get(name, [])
 
     def _lexical(self, doc: int, scope: int, path: ConstPath) -> bool:
         """Whether the first name of ``path``, written at scope definition ``scope`` of ``doc``,
@@ -566,7 +597,7 @@ class Mentions(StateView):
                     or target is None
                     or target not in decls
                     or decls[target].owner in chain
-                    or (len(segments) == 1 and not self.lookup.in_method_body(doc, ref.scope) and self.lookup.defined_after(target, doc, ref.path.start))
+                    or (len(segments) == 1 and self.lookup.defined_after(target, doc, ref.path.start) and not self.lookup.in_method_body(doc, ref.scope))
                 ):
                     out[doc] = names
                     break
@@ -585,7 +616,9 @@ class Mentions(StateView):
         namespace of ``stop`` or Object is reached (``_found_before``)."""
         lookup = self.lookup
         first_stop = {self.object_id, *stop}
-        for ref in self.docs[doc].const_refs:
+        refs = self.docs[doc].const_refs
+        for i in self._naming(doc, names):
+            ref = refs[i]
             segments = ref.path.segments
             ends = len(segments) - 1 if before_last else len(segments)
             if names.isdisjoint(segments[:ends]):
@@ -639,6 +672,22 @@ class Mentions(StateView):
         if len(names) == 1:
             return table.get(next(iter(names)), [])
         return sorted(i for name in names for i in table.get(name, ()))
+
+    def _naming(self, doc: int, names: set[str]) -> list[int]:
+        """The indices of ``doc``'s constant references whose path names one of ``names``
+        anywhere, in order, from a table of name -> indices kept per document version."""
+        result = self.docs[doc]
+        cached = self.mention_book.segment_names.get(doc)
+        if cached is None or cached[0] is not result:
+            table: dict[str, list[int]] = {}
+            for i, ref in enumerate(result.const_refs):
+                for name in dict.fromkeys(ref.path.segments):
+                    table.setdefault(name, []).append(i)
+            cached = self.mention_book.segment_names[doc] = (result, table)
+        table = cached[1]
+        if len(names) == 1:
+            return table.get(next(iter(names)), [])
+        return sorted({i for name in names for i in table.get(name, ())})
 
     def reading_chains(self, names: set[str]) -> dict[int, set[str] | None]:
         """``mentioning`` for the names of namespaces whose chains change: a reference reads a
