@@ -21,8 +21,7 @@ from test_warm_lazy import saved_project
 
 import rdx
 import rdx.ruby.resolve.image as image_module
-from rdx.model.versions import Journaled
-from rdx.ruby.resolve.edits import SHARED_TABLES
+from rdx.ruby.resolve.edits import SHARED_TABLES, shared_kind
 
 FILES = {
     "lib/shop.rb": "module Shop\n  module Priced\n    def price; end\n  end\n  class Item\n    include Priced\n    def <=>(o) = price <=> o.price\n  end\nend\n",
@@ -77,7 +76,7 @@ def test_prepared_view_and_resolver_answer_from_one_state(project: Path) -> None
     # One state, not an equal copy: every big table is held once, in the kind updates share.
     assert view.state is state and g._store.resolved is state
     for name in SHARED_TABLES:
-        assert type(getattr(state, name)) is Journaled, name
+        assert type(getattr(state, name)) is shared_kind(name), name
     assert dump(g) == dump(from_scratch(project))
 
 

@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 import rdx
-from rdx.model.versions import Earlier, Journaled, fork
+from rdx.model.versions import Earlier, Journaled, KeyOrdered, fork
 
 
 def _write(table: dict, rng: random.Random, keys: range) -> None:
@@ -68,6 +68,41 @@ def test_every_earlier_state_reads_its_own_table(seed):
         assert view == expected and view.copy() == expected
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_a_key_ordered_table_reads_in_key_order_in_every_state(seed):
+    """The documents' table: keys written anywhere (a document added between two others),
+    every state, newest and earlier, iterates its keys increasing, as a sorted copy would."""
+    rng = random.Random(seed)
+    keys = range(0, 4000, 7)
+    current, earlier = fork({k: float(k) for k in keys if rng.random() < 0.3}, KeyOrdered)
+    assert earlier is None and type(current) is KeyOrdered and current.in_order
+    versions: list[tuple[Earlier, dict]] = []
+    for _ in range(25):
+        as_it_was = dict(sorted(dict.items(current)))
+        current, earlier = fork(current, KeyOrdered)
+        assert earlier is not None and type(current) is KeyOrdered
+        versions.append((earlier, as_it_was))
+        _write(current, rng, keys)
+        expected = sorted(dict.keys(current))
+        assert list(current) == expected
+        assert list(current.keys()) == expected and [k for k, _ in current.items()] == expected
+        assert list(current.values()) == [dict.__getitem__(current, k) for k in expected]
+        assert list(current.copy()) == expected and list(dict(current)) == expected
+        assert list(pickle.loads(pickle.dumps(current))) == expected
+    for view, expected_table in versions:
+        assert list(view) == list(expected_table) and list(view.items()) == list(expected_table.items())
+
+
+def test_a_key_written_below_the_last_reorders_only_when_read_in_order():
+    table = KeyOrdered({10: "a", 30: "c"})
+    table[40] = "d"  # at the end: still in order
+    assert table.in_order
+    table[20] = "b"
+    assert not table.in_order and table[20] == "b" and 20 in table  # lookups read as they are
+    assert list(table) == [10, 20, 30, 40] and table.in_order
+    assert list(reversed(table)) == [40, 30, 20, 10]
+
+
 def test_a_table_not_written_by_an_update_still_forks():
     current, _ = fork({1: "a"})
     nxt, earlier = fork(current)  # an update that writes nothing here
@@ -121,6 +156,32 @@ def test_states_share_their_tables_across_updates_and_old_answers_stay():
     assert sorted(m.name for m in first.members) == first_members
     assert "Shop::Cart#extra3()" in g and "Shop::Cart#extra0()" not in g
     assert "Shop::Cart#extra3()" not in [m.name for m in first.members]
+
+
+def test_a_file_added_between_others_joins_the_shared_documents_in_load_order():
+    """A new file's document takes a key between its neighbours in load order: the update
+    writes it into the documents' table, shared with the previous state rather than copied
+    and sorted again, and every state still reads its documents in key order."""
+    g = rdx.Graph()
+    g.index_source("file:///v/a.rb", "require_relative 'c'\nmodule A; end\n")
+    g.index_source("file:///v/c.rb", "module C; end\n")
+    g.index_source("file:///v/z.rb", "module Z; end\n")
+    g.resolve()
+    g.prepare_queries()
+    documents = g._store.resolved.documents
+    assert type(documents) is KeyOrdered
+    before = [d.uri for d in documents.values()]
+    g.index_source("file:///v/a.rb", "require_relative 'c'\nrequire_relative 'b'\nmodule A; B; end\n")
+    g.index_source("file:///v/b.rb", "module B; end\n")
+    g.resolve()
+    assert g.last_resolve == "incremental"
+    state = g._store.resolved
+    assert state.documents is documents  # shared, not copied
+    keys = list(state.documents)
+    assert keys == sorted(keys)
+    uris = [d.uri for d in state.documents.values()]
+    assert uris.index("file:///v/c.rb") < uris.index("file:///v/b.rb") < uris.index("file:///v/a.rb")
+    assert [u for u in before if u != "file:///v/b.rb"] == [u for u in uris if u != "file:///v/b.rb"]
 
 
 def test_a_warm_open_keeps_one_copy_of_each_table_once_prepared(tmp_path):

@@ -21,10 +21,11 @@ stay unchanged, as before, without a copy.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from typing import Any, Generic, TypeVar
 
-__all__ = ["Earlier", "Journal", "Journaled", "fork"]
+__all__ = ["Earlier", "Journal", "Journaled", "KeyOrdered", "fork"]
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -110,6 +111,63 @@ class Journaled(dict[K, V]):
         return (dict, (dict(dict.items(self)),))
 
 
+class KeyOrdered(Journaled[K, V]):
+    """A ``Journaled`` table read in increasing key order, as a resolved state's documents
+    are (a document's key is its place in load order). A key written below the largest one
+    lands at the dict's end: the table then notes that it is out of order, and puts its
+    entries back in key order, in place, the next time they are read in order (iteration,
+    ``keys``, ``values``, ``items``, copies). Lookups never pay for it, and an update that
+    adds a document no longer copies the whole table. Reordering changes no entry: nothing
+    is journaled."""
+
+    __slots__ = ("in_order",)
+
+    def __init__(self, items: Iterable[tuple[K, V]] | Mapping[K, V] = ()) -> None:
+        super().__init__(items)
+        keys = dict.keys(self)
+        self.in_order = all(a < b for a, b in itertools.pairwise(keys))  # type: ignore[operator]
+
+    def __setitem__(self, key: K, value: V) -> None:
+        if self.in_order and dict.__len__(self) and not dict.__contains__(self, key) and key < next(reversed(dict.keys(self))):  # type: ignore[operator]
+            self.in_order = False
+        Journaled.__setitem__(self, key, value)
+
+    def _order(self) -> None:
+        if not self.in_order:
+            items = [(key, dict.__getitem__(self, key)) for key in sorted(dict.keys(self))]  # type: ignore[type-var]
+            dict.clear(self)
+            dict.update(self, items)
+            self.in_order = True
+
+    def __iter__(self) -> Iterator[K]:
+        self._order()
+        return dict.__iter__(self)
+
+    def __reversed__(self) -> Iterator[K]:
+        self._order()
+        return dict.__reversed__(self)
+
+    def keys(self) -> KeysView[K]:  # type: ignore[override]
+        self._order()
+        return dict.keys(self)
+
+    def values(self) -> ValuesView[V]:  # type: ignore[override]
+        self._order()
+        return dict.values(self)
+
+    def items(self) -> ItemsView[K, V]:  # type: ignore[override]
+        self._order()
+        return dict.items(self)
+
+    def copy(self) -> dict[K, V]:  # type: ignore[override]
+        self._order()
+        return dict(dict.items(self))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        self._order()
+        return (dict, (dict(dict.items(self)),))
+
+
 class Earlier(Mapping[K, V], Generic[K, V]):
     """A ``Journaled`` table as it stood before the update that wrote ``journal`` and every
     later one: read-only."""
@@ -162,6 +220,8 @@ class Earlier(Mapping[K, V], Generic[K, V]):
                         whole.pop(key, None)
                     else:
                         whole[key] = value
+            if isinstance(self._table, KeyOrdered):
+                whole = dict(sorted(whole.items()))  # type: ignore[arg-type]  # (Keys put back went last.)
             self._whole = whole
         return self._whole
 
@@ -192,14 +252,15 @@ class Earlier(Mapping[K, V], Generic[K, V]):
         return f"<Earlier table: {len(self)} entries>"
 
 
-def fork(table: Mapping[K, V]) -> tuple[Journaled[K, V], Earlier[K, V] | None]:
+def fork(table: Mapping[K, V], kind: type[Journaled[K, V]] = Journaled) -> tuple[Journaled[K, V], Earlier[K, V] | None]:
     """The table for a new state made from the state holding ``table``, and what that state
     holds from now on instead (None: it keeps ``table``, which was copied).
 
     A ``Journaled`` table is shared: a new journal starts, and the earlier state reads
     through it. Any other table (a full resolve's, a warm open's lazily decoded one) is
-    copied into a ``Journaled`` one once."""
-    if type(table) is Journaled:
+    copied into a ``Journaled`` one once (of ``kind``: ``KeyOrdered`` for one read in key
+    order)."""
+    if type(table) is kind:
         journal = Journal()
         if table.journal is not None:
             table.journal.newer = journal
@@ -208,4 +269,4 @@ def fork(table: Mapping[K, V]) -> tuple[Journaled[K, V], Earlier[K, V] | None]:
     read_all = getattr(table, "read_all", None)
     if read_all is not None:
         read_all()  # A lazily decoded table decodes everything once, as its copy would.
-    return Journaled(dict.items(table) if isinstance(table, dict) else table.items()), None
+    return kind(dict.items(table) if isinstance(table, dict) else table.items()), None

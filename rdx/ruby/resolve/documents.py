@@ -9,14 +9,13 @@ empty document, after which its key and its rows go. The edits themselves are ``
 from __future__ import annotations
 
 import bisect
-import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from rdx.model.records import FileResult
 from rdx.model.store import ResolvedState
-from rdx.model.versions import Journaled, fork
-from rdx.ruby.resolve.edits import SHARED_TABLES, successor
+from rdx.model.versions import fork
+from rdx.ruby.resolve.edits import SHARED_TABLES, shared_kind, successor
 from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.order import DOC_GAP, MAX_KEY, BundledGem, LoadOrder, RootOrder
 
@@ -58,20 +57,6 @@ class DocumentBook:
         rules = self.root_rules
         self.load_order = LoadOrder(documents, rules.entries, rules.late, rules.bundle)
         return self.load_order
-
-
-def with_key(table: dict[int, FileResult], key: int, value: FileResult) -> dict[int, FileResult]:
-    """A copy of ``table``, whose keys increase (load order, as every table is iterated),
-    with ``key`` (not in it) holding ``value`` in its place: the entries before it and after it
-    copied as they run, without sorting them all again."""
-    keys = list(table)
-    at = bisect.bisect_left(keys, key)
-    if at == len(keys):
-        out = table.copy()
-        out[key] = value
-        return out
-    items = iter(table.items())
-    return dict(itertools.chain(itertools.islice(items, at), ((key, value),), items))
 
 
 def spread_keys(uris: list[str], low: int, high: int, out: dict[str, int]) -> bool:
@@ -212,9 +197,9 @@ class DocumentEdits(StateView):
         replaced by equal ones: the state answers as before, and every pass reads the new ones."""
         state = self.binding.state
         for name in SHARED_TABLES:
-            table = getattr(state, name)
-            if type(table) is not Journaled:
-                setattr(state, name, fork(table)[0])
+            table, kind = getattr(state, name), shared_kind(name)
+            if type(table) is not kind:
+                setattr(state, name, fork(table, kind)[0])
         self.binding.read(state)
         self.linearizer.share_chains()
 
@@ -295,7 +280,7 @@ class DocumentEdits(StateView):
         neighbours in load order, see ``order.place``)."""
         empty = FileResult(uri=new.uri, path=new.path)
         prev = self.state
-        state = successor(prev, with_key(prev.documents, key, empty), prev.diagnostics)
+        state = successor(prev, prev.diagnostics, {key: empty})
         state.definition_declarations[key] = []
         self.references.open_rows(state, key)
         self.binding.read(state)

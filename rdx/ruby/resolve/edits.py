@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import difflib
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import msgspec
 
 from rdx.model.records import DEFINITION_FIELD_ROLES, ConstPath, DefinitionRecord, FieldRole, FileResult, Mixin, Operand
 from rdx.model.store import ResolutionDiagnostic, ResolvedState
-from rdx.model.versions import fork
+from rdx.model.versions import Journaled, KeyOrdered, fork
 from rdx.ruby.resolve.order import split_requires
 from rdx.ruby.resolve.vocabulary import (
     CONSTANT_DEF_KINDS,
@@ -167,20 +167,30 @@ def position_map(old: FileResult, new: FileResult, pairs: Iterable[tuple[int, in
 
 # The tables a state passes to its successor by ``fork`` (the documents are copied: the
 # table of a warm open holds undecoded documents, and it is small).
-SHARED_TABLES = ("declarations", "by_name", "definition_declarations", "constant_targets", "method_receivers", "ancestors")
+SHARED_TABLES = ("documents", "declarations", "by_name", "definition_declarations", "constant_targets", "method_receivers", "ancestors")
 
 
-def successor(previous: ResolvedState, documents: dict[int, FileResult], diagnostics: list[ResolutionDiagnostic]) -> ResolvedState:
-    """A state after an incremental update: ``documents`` and ``diagnostics`` as given, every
-    other table the previous state's, forked (``rdx.model.versions``): the update writes into
-    the new state's tables, and ``previous`` keeps reading them as they were."""
+def shared_kind(name: str) -> type[Journaled]:
+    """The kind of shared table a state's table ``name`` (one of ``SHARED_TABLES``) is: the
+    documents are read in key order (load order)."""
+    return KeyOrdered if name == "documents" else Journaled
+
+
+def successor(previous: ResolvedState, diagnostics: list[ResolutionDiagnostic], changed: Mapping[int, FileResult] | None = None) -> ResolvedState:
+    """A state after an incremental update: ``diagnostics`` as given, every table the
+    previous state's, forked (``rdx.model.versions``), the documents (read in key order,
+    ``KeyOrdered``) with the ``changed`` ones written: the update writes into the new
+    state's tables, and ``previous`` keeps reading them as they were."""
     tables = {}
     for name in SHARED_TABLES:
-        table, earlier = fork(getattr(previous, name))
+        table, earlier = fork(getattr(previous, name), shared_kind(name))
         if earlier is not None:
             setattr(previous, name, earlier)
         tables[name] = table
-    return ResolvedState(documents=documents, diagnostics=diagnostics, object_id=previous.object_id, **tables)  # type: ignore[arg-type]
+    documents = tables["documents"]
+    for key, doc in (changed or {}).items():
+        documents[key] = doc
+    return ResolvedState(diagnostics=diagnostics, object_id=previous.object_id, **tables)  # type: ignore[arg-type]
 
 
 def member_keys(d: DefinitionRecord) -> tuple[str, ...]:

@@ -139,9 +139,7 @@ class Incremental(StateView):
         diagnostics = moved_diagnostics(self.state.diagnostics, index, position_map(old, new), lambda _: True)
         if diagnostics is None:
             return None
-        docs = self.docs.copy()
-        docs[index] = new
-        state = successor(self.state, docs, diagnostics)
+        state = successor(self.state, diagnostics, {index: new})
         self.binding.read(state)
         self.references.store_references(state, index, None)
         return state
@@ -347,10 +345,8 @@ class Incremental(StateView):
             for b, _ in bodies:
                 owners.setdefault(self.decls[b].unqualified, set()).add(self.decls[b].owner)
             lookups_before = self.mentions.snapshot_lookups(reopened, index, bounds, self.skeleton.reach(owners, new))
-        docs = self.docs.copy()
-        docs[index] = new
         old_row = prev.definition_declarations[index]
-        state = successor(prev, docs, self._moved_diagnostics(index, old, new, diff))
+        state = successor(prev, self._moved_diagnostics(index, old, new, diff), {index: new})
         u = UpdateContext(index, old, new, diff, prev, state, gone)
         u.reopened, u.lookups_before, u.placeholders, u.demoted = reopened, lookups_before, placeholders, demoted
         u.realiased = {b for b, _ in bodies if self.decls[b].kind == "ConstantAlias"}
