@@ -443,6 +443,11 @@ class Lookup(StateView):
         order = source()
         return all(order.same_walk(here.uri, self.docs[d].uri) for d in later)
 
+    def first_defined_in(self, decl_id: int) -> int:
+        """The smallest document key among a constant's definitions (-1 when it has none):
+        ``defined_after`` says False for any document loaded after that one."""
+        return min((d_doc for d_doc, _ in self.decls[decl_id].definitions), default=-1)
+
     def _loads_others_before(self, doc: int, offset: int) -> bool:
         """Whether a require that document ``doc`` reads right after it runs before ``offset``
         (``order.first_require_after``): files that come after it in load order then run

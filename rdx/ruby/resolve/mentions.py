@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from rdx.model.records import ConstPath, ConstRef, DefinitionRecord, FileResult
 from rdx.ruby.resolve.edits import load_time_paths, named_plainly, path_names
 from rdx.ruby.resolve.lookup import StateView
+from rdx.ruby.resolve.order import MAX_KEY
 from rdx.ruby.resolve.update import Detour
 from rdx.ruby.resolve.vocabulary import ReplayUnsafe
 
@@ -62,7 +63,6 @@ class MentionBook:
         "reference_index",
         "reference_names",
         "segment_names",
-        "site_names",
         "touched_docs",
     )
     HELD_AS = "mention_book"
@@ -92,8 +92,6 @@ class MentionBook:
         # Per document (and the version it was made for): the paths its definitions look up
         # (``Mentions.lookup_sites``).
         self.lookup_sites: dict[int, tuple[FileResult, list[LookupSite]]] = {}
-        # The same per name they look up (``Mentions.sites_naming``).
-        self.site_names: dict[int, tuple[FileResult, dict[str, list[LookupSite]]]] = {}
         # Name -> the documents with a reference that runs while the file loads and whose
         # path starts with that name (``reference_names``).
         self.loading_index: dict[str, set[int]] = {}
@@ -144,7 +142,6 @@ class Mentions(StateView):
         if names is None:
             per_doc.pop(doc, None)
             self.mention_book.lookup_sites.pop(doc, None)
-            self.mention_book.site_names.pop(doc, None)
             self.mention_book.last_names.pop(doc, None)
             self.mention_book.segment_names.pop(doc, None)
         else:
@@ -377,16 +374,20 @@ class Mentions(StateView):
         Object. (Documents share lexical scopes: what each scope holds of ``name`` is read
         once.)"""
         objects = self.names_of_object()
-        held: dict[tuple[int, ...], list[int]] = {}
+        held: dict[tuple[int, ...], tuple[list[int], int]] = {}
         out: set[int] = set()
         for doc in documents:
             if self._may_reach_object(doc, name, objects, held):
                 out.add(doc)
         return out
 
-    def _may_reach_object(self, doc: int, name: str, objects: AbstractSet[str], held: dict[tuple[int, ...], list[int]]) -> bool:
-        for path, scope, upto in self.sites_naming(doc, name):
+    def _may_reach_object(self, doc: int, name: str, objects: AbstractSet[str], held: dict[tuple[int, ...], tuple[list[int], int]]) -> bool:
+        for path, scope, upto in self.lookup_sites(doc):
+            if name not in path.segments:
+                continue
             segments = path.segments[:upto]
+            if name not in segments:
+                continue
             if path.dynamic:
                 return True
             for k, segment in enumerate(segments):
@@ -455,19 +456,6 @@ class Mentions(StateView):
         self.mention_book.lookup_sites[doc] = (result, sites)
         return sites
 
-    def sites_naming(self, doc: int, name: str) -> list[LookupSite]:
-        """``doc``'s lookup sites (``lookup_sites``) whose looked-up names include ``name``,
-        in order, from a table of name -> sites kept per document version."""
-        result = self.docs[doc]
-        cached = self.mention_book.site_names.get(doc)
-        if cached is None or cached[0] is not result:
-            table: dict[str, list[LookupSite]] = {}
-            for site in self.lookup_sites(doc):
-                for n in dict.fromkeys(site[0].segments[: site[2]]):
-                    table.setdefault(n, []).append(site)
-            cached = self.mention_book.site_names[doc] = (result, table)
-        return cached[1].get(name, [])
-
     def _lexical(self, doc: int, scope: int, path: ConstPath) -> bool:
         """Whether the first name of ``path``, written at scope definition ``scope`` of ``doc``,
         is found in a lexical scope's own constants while the file loads (or the path starts at
@@ -487,7 +475,7 @@ class Mentions(StateView):
         *,
         stop: AbstractSet[int] = frozenset(),
         at_load: bool = True,
-        held: dict[tuple[int, ...], list[int]] | None = None,
+        held: dict[tuple[int, ...], tuple[list[int], int]] | None = None,
     ) -> bool | None:
         """Whether a lexical scope's own constants hold ``name``, the first name of a path
         written at ``start`` in scope definition ``scope`` of ``doc``, before a namespace of
@@ -501,10 +489,15 @@ class Mentions(StateView):
         if site is None:
             return None
         if held is not None:
-            found = held.get(site)
-            if found is None:
-                found = held[site] = [c for ns in site if (c := lookup.member_constant(ns, name)) is not None]
-            return any(not (at_load and lookup.defined_after(c, doc, start)) for c in found)
+            entry = held.get(site)
+            if entry is None:
+                found = [c for ns in site if (c := lookup.member_constant(ns, name)) is not None]
+                entry = held[site] = (found, min((lookup.first_defined_in(c) for c in found), default=MAX_KEY))
+            found, earliest = entry
+            if not at_load:
+                return bool(found)
+            # (One found constant defined in an earlier document is there while this one loads.)
+            return earliest < doc or any(not lookup.defined_after(c, doc, start) for c in found)
         for ns in site:
             if ns in stop:
                 return False
