@@ -45,7 +45,7 @@ use_matcher = True
 # name: their codes there.
 NATIVE_OWNERS = {"go-receiver": 1, "js-prototype": 2}
 NATIVE_DOCS = {"python-docstring": 1}
-NATIVE_IMPORTS = {"python": 1, "javascript": 2, "rust": 3}
+NATIVE_IMPORTS = {"python": 1, "javascript": 2, "rust": 3, "go": 4, "c": 5}
 
 _TYPES = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM, "scope"})
 _SPACES = re.compile(r"\s+")

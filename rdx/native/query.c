@@ -897,7 +897,7 @@ static int first_type_identifier(TSNode node, TSNode *found, int depth) {
     return 0;
 }
 
-enum { OWNER_GO_RECEIVER = 1, OWNER_JS_PROTOTYPE = 2, DOC_PYTHON = 1, IMPORTS_PYTHON = 1, IMPORTS_JAVASCRIPT = 2, IMPORTS_RUST = 3 };
+enum { OWNER_GO_RECEIVER = 1, OWNER_JS_PROTOTYPE = 2, DOC_PYTHON = 1, IMPORTS_PYTHON = 1, IMPORTS_JAVASCRIPT = 2, IMPORTS_RUST = 3, IMPORTS_GO = 4, IMPORTS_C = 5 };
 
 /* A spec's owner hook read here: 1 with ``*owner`` (a new reference, or NULL for None), 0 when
  * the Python hook must answer, -1 on an error. */
@@ -1973,15 +1973,37 @@ typedef struct {
 
 static inline bool word_byte(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
 
-/* engine.word_spans: where ``words`` occur as whole words, by start. */
+/* The letters by how rarely they occur in source code, rarest first: a word is looked for at
+ * its rarest letter. */
+static const char rarity[] = "zqxjkvbpygfwmucldrhsnioate";
+
+/* engine.word_spans: where ``words`` occur as whole words, by start (each word's in order). */
 static int word_spans(const Source *source, const char *const *words, int count, Buffer *found) {
     found->count = 0;
     for (int w = 0; w < count; w++) {
-        size_t length = strlen(words[w]);
+        const char *word = words[w];
+        size_t length = strlen(word);
+        if (length == 0) continue;
+        /* Every occurrence has the word's rarest letter at the same offset: memchr finds those
+         * places (``e`` and ``r`` are everywhere, ``q``, ``x`` or ``p`` much less so), and the
+         * word is compared around each. (memmem costs several instructions a byte.) */
+        size_t offset = 0, best = sizeof(rarity);
+        for (size_t i = 0; i < length; i++) {
+            const char *rank = memchr(rarity, word[i], sizeof(rarity) - 1);
+            size_t r = rank == NULL ? sizeof(rarity) - 1 : (size_t)(rank - rarity);
+            if (r < best) {
+                best = r;
+                offset = i;
+            }
+        }
         const char *data = source->data, *end = data + source->size;
-        /* (memmem rather than memchr of the first letter: ``e`` and ``r`` are everywhere.) */
-        for (const char *at = data; (size_t)(end - at) >= length && (at = memmem(at, (size_t)(end - at), words[w], length)) != NULL; at++) {
-            Py_ssize_t start = at - data, stop = start + (Py_ssize_t)length;
+        char letter = word[offset];
+        for (const char *at = data + offset; at < end;) {
+            const char *hit = memchr(at, letter, (size_t)(end - at));
+            if (hit == NULL) break;
+            at = hit + 1;
+            Py_ssize_t start = (hit - data) - (Py_ssize_t)offset, stop = start + (Py_ssize_t)length;
+            if (stop > source->size || memcmp(data + start, word, length) != 0) continue;
             if ((start == 0 || !word_byte((unsigned char)data[start - 1])) && (stop == source->size || !word_byte((unsigned char)data[stop]))) {
                 uint32_t *span = push(found);
                 if (span == NULL) return -1;
@@ -2677,10 +2699,105 @@ static int rust_imports(Importer *im, TSNode root) {
     return status;
 }
 
+/* Go's _imports (specs/go.py): the import specs of the import declarations that come first in
+ * the file (after the package clause and comments), in preorder of the declarations and their
+ * spec lists; module, the path without its quotes; alias, the name written before it. */
+static int go_import_specs(Importer *im, TSNode node, int depth) {
+    if (is_type(node, "import_declaration") || is_type(node, "import_spec_list")) {
+        if (depth > 64) {
+            im->fallback = true; /* (deeper than any Go the grammar reads: the hook answers) */
+            return 0;
+        }
+        uint32_t count = ts_node_named_child_count(node);
+        for (uint32_t i = 0; i < count && !im->fallback; i++)
+            if (go_import_specs(im, ts_node_named_child(node, i), depth + 1) < 0) return -1;
+        return 0;
+    }
+    if (!is_type(node, "import_spec")) return 0;
+    TSNode path = field(node, "path"), name = field(node, "name");
+    if (ts_node_is_null(path) || ts_node_end_byte(path) - ts_node_start_byte(path) < 2 || ts_node_end_byte(path) < ts_node_start_byte(path))
+        return 0;
+    PyObject *module = decode(im->source, ts_node_start_byte(path) + 1, ts_node_end_byte(path) - 1);
+    if (module == NULL) return -1;
+    PyObject *alias = NULL;
+    if (!ts_node_is_null(name) && (alias = node_string(im->source, name)) == NULL) {
+        Py_DECREF(module);
+        return -1;
+    }
+    PyObject *names = PyList_New(0);
+    if (names == NULL) {
+        Py_DECREF(module);
+        Py_XDECREF(alias);
+        return -1;
+    }
+    return add_import(im, node, module, names, alias);
+}
+
+static int go_imports(Importer *im, TSNode root) {
+    uint32_t count = ts_node_named_child_count(root);
+    for (uint32_t i = 0; i < count && !im->fallback; i++) {
+        TSNode declaration = ts_node_named_child(root, i);
+        if (ts_node_is_null(declaration)) break;
+        if (is_type(declaration, "package_clause") || is_type(declaration, "comment")) continue;
+        if (!is_type(declaration, "import_declaration")) break;
+        if (go_import_specs(im, declaration, 0) < 0) return -1;
+    }
+    return 0;
+}
+
+/* C's _imports (specs/c.py): at each ``#[ \t]*include\b`` of the text, the include directive
+ * whose token it is, when its path is a string or a system path; module, the path without its
+ * delimiters; the import spans the directive up to the end of its path. */
+static int c_imports(Importer *im, TSNode root) {
+    const char *data = im->source->data;
+    Py_ssize_t size = im->source->size;
+    for (Py_ssize_t at = 0; at < size;) {
+        const char *hash = memchr(data + at, '#', (size_t)(size - at));
+        if (hash == NULL) break;
+        Py_ssize_t start = hash - data, end = start + 1;
+        at = end;
+        while (end < size && (data[end] == ' ' || data[end] == '\t')) end++;
+        if (size - end < 7 || memcmp(data + end, "include", 7) != 0) continue;
+        end += 7;
+        if (end < size && word_byte((unsigned char)data[end])) continue;
+        at = end;
+        TSNode token = ts_node_descendant_for_byte_range(root, (uint32_t)start, (uint32_t)end);
+        if (ts_node_is_null(token)) continue;
+        TSNode directive = ts_node_parent(token);
+        if (!is_type(directive, "preproc_include")) continue;
+        TSNode path = field(directive, "path");
+        bool system = is_type(path, "system_lib_string");
+        if (!system && !is_type(path, "string_literal")) continue;
+        uint32_t path_start = ts_node_start_byte(path), path_end = ts_node_end_byte(path);
+        if (path_end < path_start || path_end - path_start < 2) continue;
+        PyObject *module = decode(im->source, path_start + 1, path_end - 1);
+        if (module == NULL) return -1;
+        TSPoint point = ts_node_start_point(directive);
+        PyObject *names = PyList_New(0);
+        PyObject *call[8] = {module,
+                             PyLong_FromUnsignedLong(point.row + 1UL),
+                             PyLong_FromUnsignedLong(point.column),
+                             PyLong_FromUnsignedLong(ts_node_start_byte(directive)),
+                             PyLong_FromUnsignedLong(path_end),
+                             names,
+                             Py_None,
+                             system ? Py_True : Py_False};
+        PyObject *record = NULL;
+        if (call[1] && call[2] && call[3] && call[4] && names) record = PyObject_Vectorcall(im->import_type, call, 8, NULL);
+        for (int k = 0; k < 6; k++) Py_XDECREF(call[k]);
+        if (record == NULL) return -1;
+        int appended = PyList_Append(im->result, record);
+        Py_DECREF(record);
+        if (appended < 0) return -1;
+    }
+    return 0;
+}
+
 /* imports(code, node, Import) -> [Import, ...] | None
  *
  * The imports of the tree of ``node`` (its root, parsed from bytes) by the rules of the hook
- * ``code`` names (1: specs/python.py, 2: specs/javascript.py, 3: specs/rust.py), as Import
+ * ``code`` names (1: specs/python.py, 2: specs/javascript.py, 3: specs/rust.py, 4: specs/go.py,
+ * 5: specs/c.py), as Import
  * records; None where that hook must answer (no bytes source, text it reads otherwise than
  * here). */
 static PyObject *imports(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
@@ -2698,12 +2815,14 @@ static PyObject *imports(PyObject *module, PyObject *const *args, Py_ssize_t nar
     PyNode *node = (PyNode *)args[1];
     PyObject *tree = node->tree;
     PyObject *bytes = tree == NULL ? NULL : ((PyTree *)tree)->source;
-    if (bytes == NULL || !PyBytes_Check(bytes) || (code != IMPORTS_PYTHON && code != IMPORTS_JAVASCRIPT && code != IMPORTS_RUST)) Py_RETURN_NONE;
+    if (bytes == NULL || !PyBytes_Check(bytes) || code < IMPORTS_PYTHON || code > IMPORTS_C) Py_RETURN_NONE;
     Source source = {PyBytes_AS_STRING(bytes), PyBytes_GET_SIZE(bytes)};
     Importer im = {&source, args[2], PyList_New(0), false};
     if (im.result == NULL) return NULL;
     int status = code == IMPORTS_PYTHON ? python_imports(&im, node->node)
                  : code == IMPORTS_RUST ? rust_imports(&im, node->node)
+                 : code == IMPORTS_GO   ? go_imports(&im, node->node)
+                 : code == IMPORTS_C    ? c_imports(&im, node->node)
                                         : javascript_imports(&im, node->node);
     if (status < 0) {
         Py_DECREF(im.result);

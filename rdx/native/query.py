@@ -9,7 +9,7 @@ None when the module was not built, was built for another tree-sitter than the o
 ``RDX_NATIVE=0`` is set, or its matches of a sample disagree with py-tree-sitter's
 ``QueryCursor.matches``; the engine then reads py-tree-sitter's matches in Python and produces
 the same records. ``importer()`` is the module's ``imports``: a file's imports by the rules of
-a spec's hook that ``query.c`` reads itself (JavaScript's, Python's, Rust's). This module imports
+a spec's hook that ``query.c`` reads itself (JavaScript's, Python's, Rust's, Go's, C's). This module imports
 nothing from rdx.
 """
 

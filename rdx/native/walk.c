@@ -631,6 +631,46 @@ static PyObject *tuple_steal(Py_ssize_t count, PyObject **items) {
     return tuple;
 }
 
+/* Short ASCII texts (method names, constants, identifiers, operators) recur from node to node
+ * and from file to file: the str last made of each hash's slot is kept (direct-mapped, never
+ * freed), so that a name seen before costs no allocation nor decoding, its hash is already
+ * computed for the set and dict lookups that follow, and the records share it. The same
+ * value as ``bytes.decode("utf-8", "replace")`` of the text: ASCII only, compared in full. */
+enum { NAME_CACHE_SLOTS = 4096, NAME_CACHE_LONGEST = 40 };
+static PyObject *name_cache[NAME_CACHE_SLOTS];
+
+static PyObject *decoded_name(const char *text, Py_ssize_t size) {
+    if (size <= 0 || size > NAME_CACHE_LONGEST) return PyUnicode_DecodeUTF8(text, size, "replace");
+    uint32_t hash = 2166136261u; /* FNV-1a */
+    for (Py_ssize_t i = 0; i < size; i++) {
+        unsigned char ch = (unsigned char)text[i];
+        if (ch >= 0x80) return PyUnicode_DecodeUTF8(text, size, "replace");
+        hash = (hash ^ ch) * 16777619u;
+    }
+    PyObject **slot = &name_cache[(hash ^ (hash >> 15)) & (NAME_CACHE_SLOTS - 1)];
+    PyObject *cached = *slot;
+    if (cached != NULL && PyUnicode_GET_LENGTH(cached) == size && memcmp(PyUnicode_DATA(cached), text, (size_t)size) == 0) return Py_NewRef(cached);
+    PyObject *made = PyUnicode_DecodeUTF8(text, size, "replace");
+    if (made != NULL && PyUnicode_IS_COMPACT_ASCII(made)) Py_XSETREF(*slot, Py_NewRef(made));
+    return made;
+}
+
+/* The same for the bytes of identifiers, which the walk looks up in the sets of known local
+ * variables (any byte: bytes compare as they are). */
+static PyObject *bytes_cache[NAME_CACHE_SLOTS];
+
+static PyObject *cached_bytes(const char *text, Py_ssize_t size) {
+    if (size <= 0 || size > NAME_CACHE_LONGEST) return PyBytes_FromStringAndSize(text, size);
+    uint32_t hash = 2166136261u;
+    for (Py_ssize_t i = 0; i < size; i++) hash = (hash ^ (unsigned char)text[i]) * 16777619u;
+    PyObject **slot = &bytes_cache[(hash ^ (hash >> 15)) & (NAME_CACHE_SLOTS - 1)];
+    PyObject *cached = *slot;
+    if (cached != NULL && PyBytes_GET_SIZE(cached) == size && memcmp(PyBytes_AS_STRING(cached), text, (size_t)size) == 0) return Py_NewRef(cached);
+    PyObject *made = PyBytes_FromStringAndSize(text, size);
+    if (made != NULL) Py_XSETREF(*slot, Py_NewRef(made));
+    return made;
+}
+
 /* The node's text as ``Node.text.decode("utf-8", "replace")``; NULL with *ok = 1 when the
  * node does not lie within the source (then Python must see it). */
 static PyObject *text_of(Collect *c, TSNode node, int *ok) {
@@ -638,7 +678,7 @@ static PyObject *text_of(Collect *c, TSNode node, int *ok) {
     *ok = 1;
     if (end < start || (Py_ssize_t)end > c->size) return NULL;
     *ok = 0;
-    return PyUnicode_DecodeUTF8(c->source + start, (Py_ssize_t)(end - start), "replace");
+    return decoded_name(c->source + start, (Py_ssize_t)(end - start));
 }
 
 static int text_equals(Collect *c, TSNode node, const char *word) {
@@ -1962,7 +2002,7 @@ static int collect_block_argument(Collect *c, TSNode node) {
     uint32_t start = ts_node_start_byte(sym), end = ts_node_end_byte(sym);
     if (end <= start || (Py_ssize_t)end > c->size || c->source[start] != ':') return C_STOP;
     if (end == start + 1) return C_DONE; /* No name. */
-    PyObject *name = PyUnicode_DecodeUTF8(c->source + start + 1, (Py_ssize_t)(end - start - 1), "replace");
+    PyObject *name = decoded_name(c->source + start + 1, (Py_ssize_t)(end - start - 1));
     if (name == NULL) return C_ERROR;
     return emit(c, name, start + 1, end, start + 1, RK_OTHER, NULL);
 }
@@ -1977,7 +2017,7 @@ static int collect_block(Collect *c, TSNode node) {
 /* The call record of ``method`` (an operator, ``[]``) on a receiver of ``kind`` and ``text``
  * (whose reference it takes), from ``start`` to ``end`` and scoped at ``start``. */
 static int emit_operator(Collect *c, const char *method, uint32_t start, uint32_t end, int kind, PyObject *text) {
-    PyObject *name = PyUnicode_FromString(method);
+    PyObject *name = decoded_name(method, (Py_ssize_t)strlen(method));
     if (name == NULL) {
         Py_XDECREF(text);
         return C_ERROR;
@@ -2064,7 +2104,7 @@ static int variable_kind(TSNode left) {
 static int add_local(Collect *c, TSNode left) {
     uint32_t start = ts_node_start_byte(left), end = ts_node_end_byte(left);
     if (!knows_locals(c, start) || end < start || (Py_ssize_t)end > c->size) return C_STOP;
-    PyObject *text = PyBytes_FromStringAndSize(c->source + start, (Py_ssize_t)(end - start));
+    PyObject *text = cached_bytes(c->source + start, (Py_ssize_t)(end - start));
     if (text == NULL) return C_ERROR;
     int failed = PySet_Add(c->names, text);
     Py_DECREF(text);
@@ -2426,7 +2466,7 @@ static int collect_binding(Collect *c, TSNode node) {
         }
         uint32_t start = ts_node_start_byte(bound), end = ts_node_end_byte(bound);
         if (end < start || (Py_ssize_t)end > c->size) return C_STOP; /* Python adds them all (again: a set). */
-        PyObject *text = PyBytes_FromStringAndSize(c->source + start, (Py_ssize_t)(end - start));
+        PyObject *text = cached_bytes(c->source + start, (Py_ssize_t)(end - start));
         if (text == NULL) return C_ERROR;
         int failed = PySet_Add(c->names, text);
         Py_DECREF(text);
@@ -2701,27 +2741,34 @@ static PyObject *advance(PyObject *module, PyObject *const *args, Py_ssize_t nar
             event = WALK_HANDLER;
             break;
         } else if (wanted == 2) {
+            /* A known local is passed over in any field: looked up first, so that the field (a
+             * climb of the cursor's stack through the field maps) is read only for the others. */
+            uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
+            int in_range = names != NULL && (long long)start < until && (long long)start >= names_from && end >= start &&
+                           (Py_ssize_t)end <= PyBytes_GET_SIZE(source);
+            if (in_range) {
+                PyObject *text = cached_bytes(PyBytes_AS_STRING(source) + start, (Py_ssize_t)(end - start));
+                int known = text == NULL ? -1 : PySet_Contains(names, text);
+                Py_XDECREF(text);
+                if (known < 0) goto error;
+                if (known) {
+                    descend = 1;
+                    continue;
+                }
+            }
             TSFieldId field = ts_tree_cursor_current_field_id(cursor);
             if (skipped_fields[field]) {
                 descend = 1;
                 continue;
             }
-            uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
-            if (names == NULL || (long long)start >= until || (long long)start < names_from || end < start ||
-                (Py_ssize_t)end > PyBytes_GET_SIZE(source)) {
+            if (!in_range) {
                 event = WALK_HANDLER;
                 break;
             }
-            PyObject *text = PyBytes_FromStringAndSize(PyBytes_AS_STRING(source) + start, (Py_ssize_t)(end - start));
-            int known = text == NULL ? -1 : PySet_Contains(names, text);
-            Py_XDECREF(text);
-            if (known < 0) goto error;
-            if (!known) {
-                if (collecting) collected = collect_identifier(&collect, node, field);
-                if (collected == C_STOP) {
-                    event = WALK_HANDLER;
-                    break;
-                }
+            if (collecting) collected = collect_identifier(&collect, node, field);
+            if (collected == C_STOP) {
+                event = WALK_HANDLER;
+                break;
             }
         } else if (wanted == 3) {
             if ((long long)ts_node_start_byte(node) >= skip_until) {
@@ -2870,7 +2917,7 @@ static int gives_no_load_call(TSNode node, TSNode receiver, PyObject *dropped, P
     if (ts_node_is_null(method)) return 0;
     uint32_t start = ts_node_start_byte(method), end = ts_node_end_byte(method);
     if (end < start || (Py_ssize_t)end > PyBytes_GET_SIZE(source)) return 0;
-    PyObject *name = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(source) + start, (Py_ssize_t)(end - start), "replace");
+    PyObject *name = decoded_name(PyBytes_AS_STRING(source) + start, (Py_ssize_t)(end - start));
     int named = name == NULL ? -1 : PySet_Contains(dropped, name);
     int on_self = ts_node_is_null(receiver) || type_is(receiver, "self");
     if (named == 0 && on_self && core != NULL) named = PySet_Contains(core, name);
@@ -2978,7 +3025,7 @@ static PyObject *statement_calls(PyObject *module, PyObject *const *args, Py_ssi
             if (core != NULL && dropped != NULL) {
                 uint32_t start = ts_node_start_byte(item.node), end = ts_node_end_byte(item.node);
                 if (end >= start && (Py_ssize_t)end <= PyBytes_GET_SIZE(source)) {
-                    PyObject *name = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(source) + start, (Py_ssize_t)(end - start), "replace");
+                    PyObject *name = decoded_name(PyBytes_AS_STRING(source) + start, (Py_ssize_t)(end - start));
                     int known = name == NULL ? -1 : PySet_Contains(core, name);
                     Py_XDECREF(name);
                     if (known < 0) goto error;

@@ -156,7 +156,8 @@ def _imports(root: ts.Node, source: bytes) -> list[Import]:
     return result
 
 
-C = Spec(language="c", grammar="c", query=_FUNCTIONS, separator="::", references=REFERENCES_C, imports=_imports)
+# (The native query runner reads ``_imports``'s rule itself for C files: see Spec.native_imports.)
+C = Spec(language="c", grammar="c", query=_FUNCTIONS, separator="::", references=REFERENCES_C, imports=_imports, native_imports="c")
 CPP = Spec(
     language="cpp", grammar="cpp", query=_FUNCTIONS + _CPP, separator="::", owner=_scope, references=REFERENCES_CPP, imports=_imports
 )

@@ -133,4 +133,5 @@ SPEC = Spec(
     references=REFERENCES,
     imports=_imports,
     native_owner="go-receiver",
+    native_imports="go",
 )
