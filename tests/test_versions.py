@@ -177,6 +177,7 @@ def test_a_file_added_between_others_joins_the_shared_documents_in_load_order():
     assert g.last_resolve == "incremental"
     state = g._store.resolved
     assert state.documents is documents  # shared, not copied
+    assert documents.in_order  # put in order before it was published: reads never reorder it
     keys = list(state.documents)
     assert keys == sorted(keys)
     uris = [d.uri for d in state.documents.values()]

@@ -26,6 +26,7 @@ from rdx.model.foreign import ForeignState
 from rdx.model.public import Diagnostic
 from rdx.model.records import ConstPath, FileResult
 from rdx.model.store import CORE_URI, GraphStore, ResolvedState, stored_entries
+from rdx.model.versions import KeyOrdered
 from rdx.ruby.query.documents import ConstantReference, Document, MethodReference, iter_constant_references, iter_method_references
 from rdx.ruby.query.handles import Declaration, View
 from rdx.ruby.resolve.base import MAX_BASE_DOCUMENTS
@@ -389,6 +390,8 @@ class Graph(Persistent, Reporting, Greppable, Navigable):
     def _publish(self, state: ResolvedState, foreign: ForeignState | None, changed: set[str] | None) -> View:
         """The view of a new revision; its other languages are resolved when first asked,
         from ``foreign`` (the previous revision's, if computed) and the ``changed`` URIs."""
+        if isinstance(state.documents, KeyOrdered):
+            state.documents.settle()  # Published states are only read: reads never reorder it.
         view = View(state, self._store.revision)
         languages = None
         if changed is not None:

@@ -132,6 +132,11 @@ class KeyOrdered(Journaled[K, V]):
             self.in_order = False
         Journaled.__setitem__(self, key, value)
 
+    def settle(self) -> None:
+        """Put the entries in key order now (``Graph`` does before it publishes a state, so
+        that no read of a published state reorders its table while another thread reads it)."""
+        self._order()
+
     def _order(self) -> None:
         if not self.in_order:
             items = [(key, dict.__getitem__(self, key)) for key in sorted(dict.keys(self))]  # type: ignore[type-var]
