@@ -91,9 +91,10 @@ def test_native_imports_read_what_the_hooks_read() -> None:
 
 
 def test_native_imports_agree_on_real_headers() -> None:
+    # Python's own headers (the native build needs them), else the system's.
     headers = sorted(glob.glob(os.path.join(sysconfig.get_paths()["include"], "**", "*.h"), recursive=True))[:200]
-    if not headers:
-        pytest.skip("no C headers here")
+    headers = headers or sorted(glob.glob("/usr/include/**/*.h", recursive=True))[:200]
+    assert headers, "no C headers on this machine to compare the two paths on"
     for path in headers:
         with open(path, "rb") as f:
             source = f.read()
