@@ -139,7 +139,7 @@ class KeyOrdered(Journaled[K, V]):
 
     def _order(self) -> None:
         if not self.in_order:
-            items = [(key, dict.__getitem__(self, key)) for key in sorted(dict.keys(self))]  # type: ignore[type-var]
+            items = sorted(dict.items(self))  # type: ignore[type-var]  # (Keys differ: values are never compared.)
             dict.clear(self)
             dict.update(self, items)
             self.in_order = True

@@ -652,31 +652,27 @@ class Mentions(StateView):
 
     def _ending_with(self, doc: int, names: set[str]) -> list[int]:
         """The indices of ``doc``'s constant references whose path ends with one of ``names``,
-        from a table of last name -> indices kept per document version, made on first use."""
-        result = self.docs[doc]
-        cached = self.mention_book.last_names.get(doc)
-        if cached is None or cached[0] is not result:
-            table: dict[str, list[int]] = {}
-            for i, ref in enumerate(result.const_refs):
-                if ref.path.segments:
-                    table.setdefault(ref.path.segments[-1], []).append(i)
-            cached = self.mention_book.last_names[doc] = (result, table)
-        table = cached[1]
-        if len(names) == 1:
-            return table.get(next(iter(names)), [])
-        return sorted(i for name in names for i in table.get(name, ()))
+        in order (``_references_by_name``)."""
+        return self._references_by_name(doc, names, self.mention_book.last_names, anywhere=False)
 
     def _naming(self, doc: int, names: set[str]) -> list[int]:
         """The indices of ``doc``'s constant references whose path names one of ``names``
-        anywhere, in order, from a table of name -> indices kept per document version."""
+        anywhere, in order (``_references_by_name``)."""
+        return self._references_by_name(doc, names, self.mention_book.segment_names, anywhere=True)
+
+    def _references_by_name(self, doc: int, names: set[str], tables: dict[int, tuple[FileResult, dict[str, list[int]]]], *, anywhere: bool) -> list[int]:
+        """The indices of ``doc``'s constant references filed under one of ``names`` in its
+        table of name -> indices (kept in ``tables`` per document version, made on first
+        use): a path is filed under its last name, or with ``anywhere`` under each name."""
         result = self.docs[doc]
-        cached = self.mention_book.segment_names.get(doc)
+        cached = tables.get(doc)
         if cached is None or cached[0] is not result:
             table: dict[str, list[int]] = {}
             for i, ref in enumerate(result.const_refs):
-                for name in dict.fromkeys(ref.path.segments):
+                segments = ref.path.segments
+                for name in dict.fromkeys(segments) if anywhere else segments[-1:]:
                     table.setdefault(name, []).append(i)
-            cached = self.mention_book.segment_names[doc] = (result, table)
+            cached = tables[doc] = (result, table)
         table = cached[1]
         if len(names) == 1:
             return table.get(next(iter(names)), [])
