@@ -95,3 +95,18 @@ def test_an_alias_assigned_again_to_what_it_names_is_incremental(tmp_path):
     steps = [("file:///aa/a.rb", twice), ("file:///aa/a.rb", files["file:///aa/a.rb"]), ("file:///aa/b.rb", later)]
     assert replay(files, steps) == [None, None, None]
     assert run_ruby(twice + later + "p Y.equal?(Target), Target::Inner\n", tmp_path).split("\n")[:2] == ["true", "Target::Inner"]
+
+
+@pytest.mark.parametrize("target", ["::E", "Target"])
+def test_an_alias_moved_into_another_body_of_its_namespace_is_incremental(target: str) -> None:
+    # A method's ``end`` deleted above: the compact ``module E::A`` after it is read inside
+    # ``module E`` (tree-sitter's recovery), so its alias is removed and added back in the same
+    # namespace. It keeps its declaration with the new assignment only, and names what the new
+    # lexical scope finds (``Target`` is E::Target inside E, ::Target outside).
+    from test_incremental_placeholders import replay
+
+    before = f"module E\n  def self.p\n    1\n  end\n  def self.q\n  end\nend\nmodule E::A\n  AK = {target}\n  def self.r = AK::K\nend\n"
+    before += "class U\n  def f = E::A::AK::K\nend\n"
+    after = before.replace("    1\n  end\n", "    1\n")
+    files = {"file:///aa/a.rb": "module Target\n  K = 1\nend\nmodule E\n  K = 3\n  module Target\n    K = 2\n  end\nend\n", "file:///aa/b.rb": before}
+    assert replay(files, [("file:///aa/b.rb", after), ("file:///aa/b.rb", before)]) == [None, None]

@@ -296,3 +296,21 @@ def test_a_call_on_self_and_a_template_of_its_name_meeting_fall_back_whichever_c
     second = "its load-time calls of other files' methods change" if template_first else "the mixin effects of a method a load-time call may run change"
     assert reasons == [None, f"replace {steps[1][0]}: {second}"]
     assert "Spell::NameCheck" in [a.name for a in fresh({**files, **dict(steps)})["Child"].ancestors]  # type: ignore[arg-type]
+
+
+MACROS = "module Tools\n  def self.setup(base, m)\n    base.include(m)\n  end\nend\nmodule Config\nend\n"
+
+
+@pytest.mark.parametrize("call, runs", [("setting Config", False), ("Tools.other(self, Config)", False), ("Tools.setup(self, Config)", True)])
+def test_an_argument_finding_another_constant_matters_only_to_a_call_that_runs_a_template(call: str, runs: bool) -> None:
+    # ``App::Config`` added in another file: ``Config`` in App's body now finds it. A call of a
+    # method no template has (a macro, a probe) applies nothing, wherever its arguments lead
+    # (``LoadCalls.binding_paths``); ``Tools.setup`` runs one, whose mixin may change.
+    from test_incremental_placeholders import replay
+
+    files = {"file:///ab/a.rb": MACROS + f"class App\n  {call}\nend\n", "file:///ab/b.rb": "class Other\nend\n"}
+    reasons = replay(files, [("file:///ab/b.rb", "class App\n  module Config\n  end\nend\n"), ("file:///ab/b.rb", "class Other\nend\n")])
+    if runs:
+        assert reasons[0] == "replace file:///ab/b.rb: a constant path in file:///ab/a.rb now finds something else"
+    else:
+        assert reasons == [None, None]

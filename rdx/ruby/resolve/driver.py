@@ -89,7 +89,7 @@ class Resolver(StateView):
             member_book=member_book,
             references=references,
         )
-        mentions = Mentions(binding, externals=externals, lookup=lookup, mention_book=mention_book)
+        mentions = Mentions(binding, externals=externals, loadcalls=loadcalls, lookup=lookup, mention_book=mention_book)
         invalidation = Invalidation(
             binding, caches=caches, chains=chains, concern_book=concern_book, externals=externals, linearizer=linearizer, lookup=lookup, mentions=mentions
         )

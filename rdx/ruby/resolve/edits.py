@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import msgspec
 
-from rdx.model.records import DEFINITION_FIELD_ROLES, ConstPath, DefinitionRecord, FieldRole, FileResult, Mixin, Operand
+from rdx.model.records import DEFINITION_FIELD_ROLES, ConstPath, DefinitionRecord, FieldRole, FileResult, LoadCall, Mixin, Operand
 from rdx.model.store import ResolutionDiagnostic, ResolvedState
 from rdx.model.versions import Journaled, KeyOrdered, fork
 from rdx.ruby.resolve.order import split_requires
@@ -104,12 +104,14 @@ def load_time_facts(result: FileResult) -> tuple:
     return (calls, effects)
 
 
-def load_time_paths(result: FileResult) -> list[tuple[ConstPath, int]]:
-    """The constant paths of a document's load-time calls and mixin effects, with the scope
-    each is looked up at: lookups that bind them (``rdx.ruby.resolve.loadcalls``)."""
+def load_time_paths(result: FileResult, calls: Callable[[LoadCall], bool] | None = None) -> list[tuple[ConstPath, int]]:
+    """The constant paths of a document's load-time calls (those ``calls`` accepts, when
+    given) and mixin effects, with the scope each is looked up at: lookups that bind them
+    (``rdx.ruby.resolve.loadcalls``)."""
     out: list[tuple[ConstPath, int]] = []
     for c in result.load_calls:
-        out += [(op.path, c.scope) for op in (c.receiver, *c.args) if op.path is not None]
+        if calls is None or calls(c):
+            out += [(op.path, c.scope) for op in (c.receiver, *c.args) if op.path is not None]
     for t in result.method_effects:
         ops = [*t.defaults, *(op for e in t.effects for op in (e.receiver, *e.args))]
         out += [(op.path, t.scope) for op in ops if op.path is not None]

@@ -30,8 +30,8 @@ from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
 from rdx.model.kinds import MixinKind
-from rdx.model.records import DefinitionRecord, FileResult, LoadCall, MethodEffects, Operand, OperandKind
-from rdx.ruby.resolve.edits import IDENTITY_FIELDS, fields_of, strip_path
+from rdx.model.records import ConstPath, DefinitionRecord, FileResult, LoadCall, MethodEffects, Operand, OperandKind
+from rdx.ruby.resolve.edits import IDENTITY_FIELDS, fields_of, load_time_paths, strip_path
 from rdx.ruby.resolve.lookup import StateView
 from rdx.ruby.resolve.vocabulary import MEMBER_DEF_KINDS, Site
 
@@ -282,6 +282,18 @@ class LoadCalls(StateView):
         self.load_call_names()  # The template names, computed with the callee index.
         templated = self.load_book.template_names
         return any(_may_run(c, templated) for c in result.load_calls)
+
+    def binding_paths(self, result: FileResult) -> list[tuple[ConstPath, int]]:
+        """The constant paths of a document whose answers can change what its load-time calls
+        apply (``load_time_paths``), with the scope each is looked up at: those of its
+        templates, and those of its calls of a method name some template has. A call of any
+        other name (``PROBE(q1, Foo)``, ``has_many :x``) binds nothing (``_callee_on`` finds
+        templates by name), wherever its receiver and arguments lead."""
+        if not result.load_calls:
+            return load_time_paths(result)
+        self.load_call_names()  # The template names, computed with the callee index.
+        templated = self.load_book.template_names
+        return load_time_paths(result, lambda call: call.name in templated)
 
     def load_call_conflict(self, index: int, old: FileResult, new: FileResult) -> str | None:
         """Why a member edit of document ``index`` from ``old`` to ``new`` may change what a

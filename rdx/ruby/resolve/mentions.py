@@ -22,6 +22,7 @@ from rdx.ruby.resolve.update import Detour
 from rdx.ruby.resolve.vocabulary import ReplayUnsafe
 
 if TYPE_CHECKING:
+    from rdx.ruby.resolve.loadcalls import LoadCalls
     from rdx.ruby.resolve.lookup import Binding, Lookup
     from rdx.ruby.resolve.namespaces import ExternalBook
 
@@ -105,8 +106,9 @@ class MentionBook:
 class Mentions(StateView):
     """The mention index and lookup re-checks of an update."""
 
-    def __init__(self, binding: Binding, *, externals: ExternalBook, lookup: Lookup, mention_book: MentionBook) -> None:
+    def __init__(self, binding: Binding, *, externals: ExternalBook, loadcalls: LoadCalls, lookup: Lookup, mention_book: MentionBook) -> None:
         self.externals = externals
+        self.loadcalls = loadcalls
         self.lookup = lookup
         self.mention_book = mention_book
         binding.join(self)
@@ -210,7 +212,7 @@ class Mentions(StateView):
             for n, e in enumerate(result.external_mixins):
                 path(e.target, e.scope, OTHER, n, load_time=not self.lookup.in_method_body(doc, e.scope))
                 path(e.mixin.target, e.mixin_site, OTHER, n, load_time=not self.lookup.in_method_body(doc, e.mixin_site))
-            for n, (p, scope) in enumerate(load_time_paths(result)):
+            for n, (p, scope) in enumerate(self.loadcalls.binding_paths(result)):
                 path(p, scope, OTHER, n)
         return tuple(out)
 

@@ -581,8 +581,8 @@ class SkeletonEdits(StateView):
         # Lookups cached before may have missed the new names.
         self.caches.forget_lookups()
         revisible = self._hide_added(index, new.definitions, visibilities) if visibilities else set()
-        for decl_id in created:
-            if self.decls[decl_id].kind == "ConstantAlias":
+        for decl_id in {*created, *(row[i] for i in added if new.definitions[i].kind == "ConstantAlias")}:
+            if decl_id is not None and self.decls[decl_id].kind == "ConstantAlias":
                 # What it names, as the end of a full resolve records it (``Resolver.run``).
                 self.builder.writable(decl_id).target = self.lookup.alias_target(decl_id)
         rechain = self.mentions.check_lookups(lookups_before, candidates) | rechained
@@ -806,7 +806,8 @@ class SkeletonEdits(StateView):
                 owner = scope
             existing = self.lookup.member_constant(owner, name)
             realiased = existing is not None and d.kind == "ConstantAlias" and self._assigned_again(existing, index, i, d)
-            if existing is not None and d.kind == "ConstantAlias" and not realiased:
+            moved_alias = existing is not None and d.kind == "ConstantAlias" and self.decls[existing].kind == d.kind and existing in self.build.going
+            if existing is not None and d.kind == "ConstantAlias" and not realiased and not moved_alias:
                 # Assigned again, or a namespace (or a placeholder) of that name: what it holds
                 # then, and what bodies written under its name reopen, may change.
                 raise ReplayUnsafe(f"an added constant alias {name} names a declared constant")
@@ -816,7 +817,7 @@ class SkeletonEdits(StateView):
                 # own position: taken here only when that is what it names in the end (every
                 # assignment and a definition of the target come first, no alias in between).
                 existing = self._named_before(existing, (index, i), d.kind)
-            if realiased or (
+            if realiased or moved_alias or (
                 existing is not None
                 and d.kind in ("Class", "Module", "Constant")
                 and (self.decls[existing].kind == d.kind or (_mismatched_reopening(d, self.decls[existing]) and self._declared_before(existing, (index, i))))
@@ -829,7 +830,7 @@ class SkeletonEdits(StateView):
                     # (A top-level ``class Object`` that only adds members is a reopening like
                     # any other; one that changes Object's chain changes every chain.)
                     raise ReplayUnsafe(f"{name} reopens its own scope")
-                if existing in self.build.going and d.kind in ("Constant", "Class", "Module") and self.decls[existing].kind == d.kind:
+                if existing in self.build.going and d.kind in ("Constant", "ConstantAlias", "Class", "Module") and self.decls[existing].kind == d.kind:
                     # A constant whose every assignment goes is assigned again in the same
                     # namespace (the edit moved it): it stays, with the new assignment only,
                     # and the visibility that the added ``private_constant`` calls give it
@@ -840,7 +841,7 @@ class SkeletonEdits(StateView):
                         kept.definitions = [(doc, j) for doc, j in kept.definitions if doc != index or row[j] == holder]
                     own(existing).private = False
                     self.build.keep(existing)
-                    if d.kind != "Constant":
+                    if d.kind in ("Class", "Module"):
                         rechained.add(existing)
                 elif existing in self.build.going:
                     raise ReplayUnsafe(f"{name} is declared again by an addition")
