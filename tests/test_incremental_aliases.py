@@ -110,3 +110,21 @@ def test_an_alias_moved_into_another_body_of_its_namespace_is_incremental(target
     after = before.replace("    1\n  end\n", "    1\n")
     files = {"file:///aa/a.rb": "module Target\n  K = 1\nend\nmodule E\n  K = 3\n  module Target\n    K = 2\n  end\nend\n", "file:///aa/b.rb": before}
     assert replay(files, [("file:///aa/b.rb", after), ("file:///aa/b.rb", before)]) == [None, None]
+
+
+@pytest.mark.parametrize("through", ["AL", "AK"])
+def test_a_chain_change_reaches_references_through_an_alias(through: str, tmp_path) -> None:
+    # ``AL = D`` (and ``AK = AL``): ``AL::Z`` looks Z up in D's chain. D gaining a superclass in
+    # another file changes what it finds, so the documents naming an alias of D are read again
+    # (``Mentions.aliases_leading_to``), as those naming D are.
+    from conftest import run_ruby
+    from test_incremental_placeholders import replay
+
+    files = {
+        "file:///ac/a.rb": "module M\n  Z = 1\nend\nclass Base\n  include M\nend\nclass D\nend\nAL = D\nAK = AL\n",
+        "file:///ac/b.rb": f"class User\n  def f = {through}::Z\nend\n",
+        "file:///ac/c.rb": "class D\nend\n",
+    }
+    assert replay(files, [("file:///ac/c.rb", "class D < Base\nend\n"), ("file:///ac/c.rb", "class D\nend\n")]) == [None, None]
+    program = files["file:///ac/a.rb"].replace("class D\nend\n", "class D < Base\nend\n") + f"p {through}::Z\n"
+    assert run_ruby(program, tmp_path).strip() == "1"

@@ -492,6 +492,16 @@ def test_a_first_class_self_body_and_the_last_one_going_stay_incremental(core, s
     assert reasons == [None] * len(steps)
 
 
+@pytest.mark.parametrize("core", [False, CORE_TOO])
+def test_the_last_body_of_a_superclass_going_keeps_what_a_subclass_chain_needs(core):
+    # C's last ``class << self`` body goes while Sub has one: Sub::<Sub>::<<Sub>>'s chain still
+    # holds C::<C>::<<C>>, which a full resolve declares for that chain alone
+    # (``Placeholders.drop_lost_bodies``).
+    files = {"file:///am/a.rb": "class C\n  class << self\n    def x = 1\n  end\nend\n", "file:///am/b.rb": "class Sub < C\n  class << self\n    def y = 2\n  end\nend\n"}
+    steps = [("file:///am/a.rb", "class C\n  def self.x = 1\nend\n"), ("file:///am/a.rb", files["file:///am/a.rb"])]
+    assert replay(files, steps, core=core) == [None, None]
+
+
 def test_a_body_in_a_first_body_is_a_named_fallback_both_ways():
     # Pasted at once: the inner body's singleton class is declared by the outer one's chain;
     # removed, the singleton class of a singleton class loses its last body.

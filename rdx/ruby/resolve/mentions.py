@@ -53,6 +53,7 @@ class MentionBook:
     documents edited since, whose entries may be stale."""
 
     __slots__ = (
+        "alias_targets",
         "deep_index",
         "inner_index",
         "last_names",
@@ -96,6 +97,9 @@ class MentionBook:
         # Name -> the documents with a reference that runs while the file loads and whose
         # path starts with that name (``reference_names``).
         self.loading_index: dict[str, set[int]] = {}
+        # Per document (and the version it was made for): (last name of the target, name) of
+        # each constant alias it assigns (``Mentions.aliases_leading_to``).
+        self.alias_targets: dict[int, tuple[FileResult, list[tuple[str, str]]]] = {}
         self.touched_docs: set[int] = set()
 
     def touch(self, doc: int) -> None:
@@ -146,6 +150,7 @@ class Mentions(StateView):
             self.mention_book.lookup_sites.pop(doc, None)
             self.mention_book.last_names.pop(doc, None)
             self.mention_book.segment_names.pop(doc, None)
+            self.mention_book.alias_targets.pop(doc, None)
         else:
             per_doc[doc] = names
 
@@ -685,12 +690,45 @@ class Mentions(StateView):
         chain only when it looks a name up through it (``A::X``: named before the last name of
         a path) or calls a method on it (``A.new``); one whose path ends with the name finds
         the same namespace."""
+        names = names | self.aliases_leading_to(names)
         found = self.documents_mentioning(names, -1)
         through: set[int] = set()
         for name in names:
             through |= self.mention_book.inner_index.get(name, set())
             through |= self.mention_book.receiver_index.get(name, set())
         return {doc: names for doc in sorted(found & through)}
+
+    def aliases_leading_to(self, names: set[str]) -> set[str]:
+        """The names of the constant aliases whose target path ends with one of ``names``, and
+        of those whose target ends with one of theirs (``Y = D``, ``Z = Y``): a reference
+        ``Y::X`` looks X up through D's chain. (By name: an alias of another ``D`` only makes
+        more references read again.)"""
+        out: set[str] = set()
+        todo = set(names)
+        index = self.mention_index()
+        while todo:
+            docs: set[int] = set()
+            for name in todo:
+                docs |= index.get(name, set())
+            found = {alias for doc in docs for last, alias in self._alias_targets(doc) if last in todo}
+            todo = found - out - names
+            out |= todo
+        return out
+
+    def _alias_targets(self, doc: int) -> list[tuple[str, str]]:
+        """(last name of its target, its name) for each constant alias document ``doc`` assigns,
+        kept per document version."""
+        result = self.docs[doc]
+        cached = self.mention_book.alias_targets.get(doc)
+        if cached is not None and cached[0] is result:
+            return cached[1]
+        pairs = [
+            (d.target.segments[-1], d.path.segments[-1])
+            for d in result.definitions
+            if d.kind == "ConstantAlias" and d.target is not None and d.path is not None and d.target.segments and d.path.segments
+        ]
+        self.mention_book.alias_targets[doc] = (result, pairs)
+        return pairs
 
     def unnaming(
         self, names: set[str], owners: AbstractSet[int], skip: int, deleted: AbstractSet[int], targets: Mapping[int, list[int | None]]

@@ -426,7 +426,7 @@ class Placeholders(StateView):
             meta = rec.singleton
             passed.extend(self.chains.chain_of.get(meta, ())[1:])
             self._drop_unneeded_singleton(u, single)
-            if meta in decls:
+            if meta in decls and not self._chained_only(meta):
                 raise ReplayUnsafe(f"{rec.name} loses its last body, and {decls[meta].name} is still needed")
         for entry in dict.fromkeys(passed):
             erec = decls.get(entry)
@@ -448,6 +448,14 @@ class Placeholders(StateView):
             attached = decls[meta].attached
             if attached in decls and decls[attached].kind == "SingletonClass" and self._chains_only(attached):
                 self._drop_unneeded_singleton(u, attached)
+
+    def _chained_only(self, meta: int) -> bool:
+        """Whether singleton class ``meta`` (of a singleton class that lost its last body) stays
+        only because chains pass through it (``class Sub < C`` whose ``class << self`` body
+        declares ``Sub::<Sub>::<<Sub>>``, whose chain holds ``C::<C>::<<C>>``): a full resolve
+        declares it for those chains too, with no definitions or members."""
+        mrec = self.decls[meta]
+        return not (mrec.definitions or mrec.members or meta in self.build.member_created)
 
     def _drop_unneeded_singleton(self, u: UpdateContext, todo: int) -> None:
         """A kept placeholder's singleton class goes when nothing needs it any more: no chain
