@@ -789,3 +789,28 @@ def test_requires_that_move_files_in_load_order_stay_incremental():
     on_top = "require_relative 'c/x'\n" + without
     steps: list[tuple[str, str | None]] = [("file:///p/lib/a.rb", t) for t in (without, on_top, a, "# typing\n" + a)]
     assert replay(files, steps) == [None] * len(steps)
+
+
+OBJECT_READERS = [
+    "module M\n  class Foo < Bar\n  end\nend\n",  # A superclass in a module body.
+    "module M\n  class Bar::Deep\n  end\nend\n",  # A compact name's scope.
+    "module M\n  class Foo\n    include Helper\n  end\nend\n",  # A mixin.
+    "module M\n  def self.f = Bar.new\n  X = Helper\nend\n",  # References.
+    "class Foo < Bar\nend\nclass Bar::Deep\nend\n",  # At the top level.
+]
+
+
+@pytest.mark.parametrize("reader", OBJECT_READERS, ids=range(len(OBJECT_READERS)))
+def test_a_module_object_includes_gaining_a_mixin_is_a_named_fallback(reader):
+    # ``include Mix`` at the top level, then Mix includes Mix2: Object's chain gains Mix2, so
+    # Mix2's constants are found from every lexical scope, module bodies too (whose own chains
+    # do not change). Recomputing the chains alone would leave these lookups stale; the
+    # generated programs never caught that, so it is pinned here.
+    files = {
+        "file:///t/a.rb": "module Mix2\n  class Bar\n  end\n  module Helper\n  end\nend\n",
+        "file:///t/a1.rb": "module Mix\nend\n",
+        "file:///t/b.rb": "include Mix\n",
+        "file:///t/c.rb": reader,
+    }
+    steps = [("file:///t/a1.rb", "module Mix\n  include Mix2\nend\n"), ("file:///t/a1.rb", files["file:///t/a1.rb"])]
+    assert replay(files, steps) == ["replace file:///t/a1.rb: Object's ancestors change: every lookup may change"] * 2
