@@ -413,19 +413,7 @@ class Mentions(StateView):
     def names_of_object(self) -> set[str]:
         """The names by which a constant path may lead to Object: ``Object`` and the names of
         constant aliases whose target ends with one of them, whatever they resolve to."""
-        names = {"Object"}
-        todo = ["Object"]
-        index = self.mention_index()
-        while todo:
-            name = todo.pop()
-            for doc in index.get(name, ()):
-                for d in self.docs[doc].definitions:
-                    if d.target is not None and d.path is not None and d.target.segments and d.target.segments[-1] == name:
-                        alias = d.path.segments[-1]
-                        if alias not in names:
-                            names.add(alias)
-                            todo.append(alias)
-        return names
+        return {"Object"} | self.aliases_leading_to({"Object"})
 
     def prepare_document(self, doc: int) -> None:
         """Build what an update's checks read of ``doc`` (``Documents.prepare_updates``): its
@@ -716,8 +704,8 @@ class Mentions(StateView):
         return out
 
     def _alias_targets(self, doc: int) -> list[tuple[str, str]]:
-        """(last name of its target, its name) for each constant alias document ``doc`` assigns,
-        kept per document version."""
+        """(last name of its target, its name) for each definition of document ``doc`` with both
+        (a constant alias), kept per document version."""
         result = self.docs[doc]
         cached = self.mention_book.alias_targets.get(doc)
         if cached is not None and cached[0] is result:
@@ -725,7 +713,7 @@ class Mentions(StateView):
         pairs = [
             (d.target.segments[-1], d.path.segments[-1])
             for d in result.definitions
-            if d.kind == "ConstantAlias" and d.target is not None and d.path is not None and d.target.segments and d.path.segments
+            if d.target is not None and d.path is not None and d.target.segments and d.path.segments
         ]
         self.mention_book.alias_targets[doc] = (result, pairs)
         return pairs
