@@ -119,11 +119,12 @@ def main() -> int:
     encode = msgspec.msgpack.Encoder().encode
 
     def set_walk(native: bool) -> None:
-        # Off: every native part of discovery (the walk step, the line table, the statement calls, the ids).
+        # Off: every native part of discovery (the walk step, the line table, the statement calls, the ids, the words).
         parse.native_step = (lambda: step) if native else (lambda: None)
         parse.native_line_starts = rdx.native.line_starts if native else (lambda: None)
         parse.native_statement_calls = rdx.native.statement_calls if native else (lambda: None)
         parse.native_definition_id = rdx.native.definition_id if native else (lambda: None)
+        parse.native_find_words = rdx.native.find_words if native else (lambda: None)
 
     best = {"parse": float("inf"), "python": float("inf"), "native": float("inf")}
     same = True
@@ -158,6 +159,7 @@ def main() -> int:
         parse.native_line_starts = rdx.native.line_starts
         parse.native_statement_calls = rdx.native.statement_calls
         parse.native_definition_id = rdx.native.definition_id
+        parse.native_find_words = rdx.native.find_words
     print(f"bare parse:              {best['parse']:6.2f} s")
     print(f"discover, Python walk:   {best['python']:6.2f} s = {best['python'] / best['parse']:.2f}x the parse")
     print(f"discover, native step:   {best['native']:6.2f} s = {best['native'] / best['parse']:.2f}x the parse (target <= 1.3x)")

@@ -30,11 +30,12 @@ def _native_step():
 
 
 def _python_only(patch: pytest.MonkeyPatch) -> None:
-    """Discovery without any native part: the walk step, the line table, the statement calls, the ids."""
+    """Discovery without any native part: the walk step, the line table, the statement calls, the ids, the words."""
     patch.setattr(parse, "native_step", lambda: None)
     patch.setattr(parse, "native_line_starts", lambda: None)
     patch.setattr(parse, "native_statement_calls", lambda: None)
     patch.setattr(parse, "native_definition_id", lambda: None)
+    patch.setattr(parse, "native_find_words", lambda: None)
 
 
 def _both(source: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[bytes, bytes]:
@@ -961,3 +962,32 @@ def test_native_line_starts_are_the_python_ones() -> None:
     assert native is not None
     for source in (b"", b"a", b"\n", b"a\nb", b"a\nb\n", b"\n\n\nx\r\ny\n\n", "\u00e9\n\u00e9".encode(), bytes(range(256)) * 40):
         assert native(source) == line_starts(source)
+
+
+def test_native_find_words_says_what_in_says() -> None:
+    """``rdx.native.find_words`` (walk.c) sets bit i exactly when ``words[i] in source``: on the
+    words discovery looks for over sources made of their pieces (overlaps, ends, repeats),
+    and on random words over a small alphabet."""
+    import random
+
+    _native_step()
+    find = rdx.native.find_words()
+    assert find is not None
+    from rdx.rails.facts import RAILS_WORDS
+    from rdx.ruby.evaluate.computed import TEMPLATE_WORDS
+    from rdx.ruby.evaluate.loadfacts import MIXIN_WORDS
+
+    words = (*MIXIN_WORDS, *TEMPLATE_WORDS, b"alias", *RAILS_WORDS)
+    pieces = [w[:cut] for w in words for cut in range(1, len(w) + 1)] + [b" ", b"\n", b"#", b"{", b"_", b"\xff"]
+    rng = random.Random(23)
+    for _ in range(3000):
+        source = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        assert find(source, words) == sum(1 << i for i, w in enumerate(words) if w in source), source
+    for _ in range(3000):
+        source = bytes(rng.choice(b"ab#{") for _ in range(rng.randint(0, 20)))
+        some = tuple(bytes(rng.choice(b"ab#{") for _ in range(rng.randint(2, 4))) for _ in range(rng.randint(0, 32)))
+        assert find(source, some) == sum(1 << i for i, w in enumerate(some) if w in source), (source, some)
+    with pytest.raises(ValueError):
+        find(b"abc", (b"a",))
+    with pytest.raises(TypeError):
+        find(b"abc", tuple([b"ab"] * 33))

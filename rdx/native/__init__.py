@@ -4,7 +4,8 @@ Today two: ``advance``, which moves Ruby discovery's walk cursor in C past the n
 wants or whose handler would do nothing, and, given a ``spec``, collects the records of the plain
 calls, operators, constants, local variables, blocks and methods it passes over (see
 ``walk.c``); ``line_starts``, ``rdx.model.text.line_starts`` in C; ``statement_calls``, the
-calls ``rdx.ruby.evaluate.loadfacts`` reads. The module is optional: ``advance()`` is None when it was not built,
+calls ``rdx.ruby.evaluate.loadfacts`` reads; ``find_words``, which of a few words a source
+holds, in one pass. The module is optional: ``advance()`` is None when it was not built,
 when it was built for another tree-sitter than the one installed, when ``RDX_NATIVE=0`` is set,
 or when its walk of a sample disagrees with the Python walk; discovery then walks in Python
 and produces the same records. This package imports nothing from rdx.
@@ -17,7 +18,9 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-__all__ = ["advance", "agrees_on_sample", "definition_id", "disabled_reason", "hashes_as_hashlib", "line_starts", "reset", "spec", "statement_calls"]
+__all__ = [
+    "advance", "agrees_on_sample", "definition_id", "disabled_reason", "find_words", "hashes_as_hashlib", "line_starts", "reset", "spec", "statement_calls",
+]
 
 # What ``advance`` returns: an event in the low two bits, the cursor's depth above them.
 END, HANDLER, MISSING, TOO_DEEP = 0, 1, 2, 3
@@ -187,6 +190,14 @@ def line_starts() -> Callable[[bytes], bytes] | None:
     """``rdx.model.text.line_starts`` in C (the same bytes), or None when ``advance()`` is."""
     module = _load()[0]
     return None if module is None else module.line_starts  # type: ignore[no-any-return]
+
+
+def find_words() -> Callable[[bytes, tuple[bytes, ...]], int] | None:
+    """``find_words(source, words)``: the int whose bit i says whether ``words[i] in source``
+    (words of two bytes or more, at most 32), in one pass over ``source``; None when
+    ``advance()`` is."""
+    module = _load()[0]
+    return None if module is None else module.find_words  # type: ignore[no-any-return]
 
 
 def definition_id() -> Callable[[bytes, int, str], int] | None:

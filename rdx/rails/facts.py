@@ -16,9 +16,10 @@ from typing import Any
 
 from rdx.model.schema import ModelSetting, RailsFacts, SchemaColumn, SchemaTable, SettingKind
 
-__all__ = ["rails_facts"]
+__all__ = ["RAILS_WORDS", "rails_facts"]
 
-_WORDS = (b"create_table", b"table_name", b"abstract_class")
+# A file holding none of these words has no Rails facts.
+RAILS_WORDS = (b"create_table", b"table_name", b"abstract_class")
 # Methods of a ``create_table`` block's table definition that add no column.
 _NOT_COLUMNS = frozenset({"index", "check_constraint", "foreign_key", "remove", "rename", "change", "change_default", "change_null"})
 # Where tables and settings can be written: statements of namespace bodies and blocks (never
@@ -135,11 +136,12 @@ def _setting(node: Any) -> ModelSetting | None:
     return ModelSetting(kind, node.start_byte, value)
 
 
-def rails_facts(root: Any, source: bytes, uri: str) -> RailsFacts | None:
+def rails_facts(root: Any, source: bytes, uri: str, has_words: bool | None = None) -> RailsFacts | None:
     """The tables and model settings of one parsed file, or None when it has none. Tables
     count in a schema file only (``db/schema.rb``, ``db/animals_schema.rb``): migrations
-    create tables too, but the schema says what the database holds now."""
-    if not any(word in source for word in _WORDS):
+    create tables too, but the schema says what the database holds now. ``has_words``: whether
+    ``source`` holds one of ``RAILS_WORDS`` when the caller knows (else it is searched)."""
+    if not (has_words if has_words is not None else any(word in source for word in RAILS_WORDS)):
         return None
     schema = uri.endswith("schema.rb")
     tables: list[SchemaTable] = []

@@ -46,10 +46,11 @@ from rdx.native import MISSING as NATIVE_MISSING
 from rdx.native import TOO_DEEP as NATIVE_TOO_DEEP
 from rdx.native import advance as native_step
 from rdx.native import definition_id as native_definition_id
+from rdx.native import find_words as native_find_words
 from rdx.native import line_starts as native_line_starts
 from rdx.native import spec as native_spec
 from rdx.native import statement_calls as native_statement_calls
-from rdx.rails.facts import rails_facts
+from rdx.rails.facts import RAILS_WORDS, rails_facts
 from rdx.ruby.discover import calls, definitions, directives
 from rdx.ruby.discover.calls import READ_AND_WRITE, WRITE, receiver_of
 from rdx.ruby.discover.directives import ATTR_KINDS, DIRECTIVES, MIXIN_CALLS, SEND, external_mixin, hook_directive, hook_mixin, send_mixin
@@ -64,9 +65,9 @@ from rdx.ruby.discover.gaps import (
 from rdx.ruby.discover.receivers import RECEIVER_DIRECTIVES
 from rdx.ruby.discover.scope import Block, BlockSelf, Scope
 from rdx.ruby.evaluate.branches import STATEMENT_CONDITIONALS, untaken_branches
-from rdx.ruby.evaluate.computed import computed_templates, literal_call
+from rdx.ruby.evaluate.computed import TEMPLATE_WORDS, computed_templates, literal_call
 from rdx.ruby.evaluate.core_methods import core_method_any
-from rdx.ruby.evaluate.loadfacts import cross_file_facts
+from rdx.ruby.evaluate.loadfacts import MIXIN_WORDS, cross_file_facts
 from rdx.ruby.evaluate.loadtime import MIXING_CALLS, FileIndex, inline_load_time_calls, note_call
 from rdx.ruby.evaluate.loops import Loop, expand_names, loop_at, register_loop
 from rdx.ruby.evaluate.shared import drop_anonymous_mixins, share_bodies
@@ -105,10 +106,12 @@ class RubyParser:
         self._parser = tree_sitter.Parser(_LANGUAGE)
 
     def discover(self, uri: str, source: bytes, path: str | None = None) -> FileResult:
-        spelled = reparse_spelling_gaps(source, self._parser.parse(source))
+        parsed = self._parser.parse(source)
+        spelled = reparse_spelling_gaps(source, parsed)
         tree, renamed = reparse_methods_named_self(spelled.source, spelled.tree)
+        root = tree.root_node
         walker = Walker(uri, source)
-        walker.walk(tree.root_node)
+        walker.walk(root)
         walker.diagnostics += spelled.diagnostics  # Valid Ruby the grammar lacks (rdx.ruby.discover.gaps).
         if spelled.operators:
             restore_operators(walker, spelled.operators)  # ``a<<8`` read as ``a>>8`` (rdx.ruby.discover.gaps).
@@ -123,9 +126,18 @@ class RubyParser:
         for index, mixins in walker.deferred_mixins.items():
             walker.definitions[index].deferred_mixins = tuple(mixins)
         if walker.load_calls:
-            inline_load_time_calls(walker, tree.root_node)
-        load_calls, method_effects = cross_file_facts(walker, tree.root_node, _statement_calls(native_statement_calls()))
-        walker.requires += computed_templates(walker, tree.root_node)
+            inline_load_time_calls(walker, root)
+        # Which of the words the passes below look for the source holds, found in one pass
+        # (each pass searches its own when not given them); the tree's source is ``source``
+        # but where a gap was patched (rdx.ruby.discover.gaps).
+        words = _source_words(source)
+        tree_words = words if words is None or tree is parsed else _source_words(root.text)
+        mixes = None if tree_words is None else bool(tree_words & _MIXIN_BITS)
+        load_calls, method_effects = cross_file_facts(walker, root, _statement_calls(native_statement_calls()), mixes)
+        if tree_words is None:
+            walker.requires += computed_templates(walker, root)
+        else:
+            walker.requires += computed_templates(walker, root, tree_words & _TEMPLATE_BITS == _TEMPLATE_BITS, bool(tree_words & _ALIAS_BIT))
         return FileResult(
             uri=uri,
             path=path,
@@ -137,7 +149,7 @@ class RubyParser:
             requires=walker.requires,
             external_mixins=walker.external_mixins,
             diagnostics=walker.diagnostics,
-            rails=rails_facts(tree.root_node, source, uri),
+            rails=rails_facts(root, source, uri, None if words is None else bool(words & _RAILS_BITS)),
             load_calls=load_calls,
             method_effects=method_effects,
         )
@@ -172,6 +184,23 @@ def _statement_calls(
         return None
     core = _class_core_methods()
     return lambda cursor, scopes, classes: native(cursor, scopes, classes, _NO_LOAD_CALL, core)
+
+
+# The words ``_source_words`` looks for: bits 0-2 the mixing calls' (``cross_file_facts``),
+# 3-4 those a computed require needs (``computed_templates``), 5 ``alias`` (of ``require``,
+# there), 6-8 the Rails facts' (``rails_facts``).
+_SOURCE_WORDS = (*MIXIN_WORDS, *TEMPLATE_WORDS, b"alias", *RAILS_WORDS)
+_MIXIN_BITS = (1 << len(MIXIN_WORDS)) - 1
+_TEMPLATE_BITS = ((1 << len(TEMPLATE_WORDS)) - 1) << len(MIXIN_WORDS)
+_ALIAS_BIT = 1 << (len(MIXIN_WORDS) + len(TEMPLATE_WORDS))
+_RAILS_BITS = ((1 << len(RAILS_WORDS)) - 1) << (len(MIXIN_WORDS) + len(TEMPLATE_WORDS) + 1)
+
+
+def _source_words(source: bytes) -> int | None:
+    """Which of ``_SOURCE_WORDS`` ``source`` holds (bit i for word i), in one pass in C; None
+    without the native module (each pass then searches for its own)."""
+    find = native_find_words()
+    return find(source, _SOURCE_WORDS) if find is not None else None
 
 
 def discover_source(uri: str, source: bytes, path: str | None = None) -> FileResult:

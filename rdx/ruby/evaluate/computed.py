@@ -40,11 +40,13 @@ if TYPE_CHECKING:
     from rdx.ruby.discover.parse import Walker
     from rdx.ruby.discover.scope import Scope
 
-__all__ = ["PLACEHOLDER", "SPLAT", "computed_templates", "literal_call"]
+__all__ = ["PLACEHOLDER", "SPLAT", "TEMPLATE_WORDS", "computed_templates", "literal_call"]
 
 PLACEHOLDER = COMPUTED_PLACEHOLDER  # Where a template's parameter goes (``records``).
 SPLAT = COMPUTED_SPLAT  # A template's ``scope`` when every argument of a splat parameter is required.
 
+# The words a source must hold for a template: a ``require`` and an interpolation.
+TEMPLATE_WORDS = (b"require", b"#{")
 _ALIAS = re.compile(rb"\balias\s+:?([a-z_]\w*[?!]?)\s+:?require\b|\balias_method\s*\(?\s*:([a-z_]\w*)\s*,\s*:require\b")
 _NESTED = frozenset({"method", "singleton_method", "class", "module", "singleton_class", "lambda"})
 _BLOCKS = frozenset({"do_block", "block"})
@@ -69,16 +71,20 @@ def literal_call(w: Walker, node: Any, name: str, receiver: ConstPath, scope: Sc
     w.requires.extend(Require(v, False, node.start_byte, node.end_byte, False, constant, at) for v in values if v)
 
 
-def computed_templates(w: Walker, root: Any) -> list[Require]:
+def computed_templates(w: Walker, root: Any, has_words: bool | None = None, has_alias: bool | None = None) -> list[Require]:
     """The template of each method callable on a namespace of the file whose body requires a
-    path built from one of its parameters (see the module docstring)."""
+    path built from one of its parameters (see the module docstring). ``has_words``: whether
+    the tree's source holds both ``TEMPLATE_WORDS``, ``has_alias`` whether it holds ``alias``,
+    when the caller knows (else they are searched)."""
+    if has_words is False:
+        return []
     source = root.text
-    if b"require" not in source or b"#{" not in source:
+    if has_words is None and any(word not in source for word in TEMPLATE_WORDS):
         return []
     index = file_index(w)
     if not index.methods:
         return []
-    verbs = {b"require"} | _aliases_of_require(source)
+    verbs = {b"require"} | (_aliases_of_require(source) if has_alias is not False else set())
     extenders: dict[tuple[str, ...], list[tuple[str, ...]]] | None = None
     out: list[Require] = []
     for (qual, name), callees in index.methods.items():

@@ -34,13 +34,14 @@ from rdx.ruby.evaluate.loadtime import (
 if TYPE_CHECKING:
     from rdx.ruby.discover.parse import Walker
 
-__all__ = ["cross_file_facts"]
+__all__ = ["MIXIN_WORDS", "cross_file_facts"]
 
 # -- calls across files ------------------------------------------------------------------
 # Ruby runs these when a module is included and calls them itself: never a load-time call.
 _HOOK_NAMES = frozenset({"included", "extended", "prepended", "inherited", "append_features", "prepend_features", "extend_object", "method_added"})
 _NAMESPACE_NODES = frozenset({"class", "module", "singleton_class"})
-_MIXIN_WORDS = (b"include", b"prepend", b"extend")
+# The words of the calls that mix in: a file holding none has no template (``_templates``).
+MIXIN_WORDS = (b"include", b"prepend", b"extend")
 # Where a statement-level call may sit (expressions and literals are not read: a call that
 # mixes in stands as a statement, ``if``/``unless`` bodies and ``&&`` chains included).
 _STATEMENT_CONTAINERS = frozenset({
@@ -56,12 +57,15 @@ _READ = (_NAMESPACE_NODES | _STATEMENT_CONTAINERS | {"call", "identifier"}) - (N
 StatementCalls = Callable[[Any, dict[int, int], set[int]], list[tuple[int, int, int]]]
 
 
-def cross_file_facts(w: Walker, root: Any, statement_calls: StatementCalls | None = None) -> tuple[list[LoadCall], list[MethodEffects]]:
+def cross_file_facts(
+    w: Walker, root: Any, statement_calls: StatementCalls | None = None, mixes: bool | None = None
+) -> tuple[list[LoadCall], list[MethodEffects]]:
     """What resolution needs to inline load-time calls across files: the calls ``Const.m(args)``
     outside method bodies whose method the file does not define before them (with at least one
     argument that is a constant or ``self``), and the mixin effects of the methods the file
     makes callable on its namespaces (``MethodEffects``, templates over the parameters).
-    ``statement_calls``, when given, reads the statements in C."""
+    ``statement_calls``, when given, reads the statements in C; ``mixes``, when given, says
+    whether the tree's source holds one of ``MIXIN_WORDS`` (else it is searched)."""
     scopes = {d.start: i for i, d in enumerate(w.definitions) if d.kind in ("Class", "Module", "SingletonClass")}
     defs = w.definitions
     # A call on nothing or on ``self``, or a bare word, gives a LoadCall only in a class's body.
@@ -69,8 +73,9 @@ def cross_file_facts(w: Walker, root: Any, statement_calls: StatementCalls | Non
     ranges = statement_calls(root.walk(), scopes, classes) if statement_calls is not None else None
     # Only a method that mixes in starts the templates kept (``_templates``), and only where
     # the file holds a mixing word.
-    text = root.text
-    mixes = any(word in text for word in _MIXIN_WORDS)
+    text = root.text if mixes is not False else b""
+    if mixes is None:
+        mixes = any(word in text for word in MIXIN_WORDS)
     # The file index is built only when a call or a template asks (``file_index``).
     calls = _foreign_calls(w, root, scopes, ranges) if ranges is None or ranges else []
     return calls, _templates(w, file_index(w), root, text) if mixes else []
@@ -229,7 +234,7 @@ def _templates(w: Walker, index: FileIndex, root: Any, text: bytes) -> list[Meth
                 continue  # Not callable on the module from another file.
             d = index.defs[c.method]
             start, end = d.start, d.end
-            if any(text.find(word, start, end) >= 0 for word in _MIXIN_WORDS):
+            if any(text.find(word, start, end) >= 0 for word in MIXIN_WORDS):
                 mixing.append((c, d))
             else:
                 later.append((c, d))
@@ -237,7 +242,7 @@ def _templates(w: Walker, index: FileIndex, root: Any, text: bytes) -> list[Meth
         return []
     raw: dict[int, MethodEffects] = {}
     # The words a body must hold to have an effect: a mixing call, or a method of the file.
-    words = (*_MIXIN_WORDS, *{name.encode() for _, name in index.methods})
+    words = (*MIXIN_WORDS, *{name.encode() for _, name in index.methods})
     for c, d in mixing:
         if (node := _method_node(root, d)) is not None and (t := _template(w, index, node, c, words)) is not None:
             raw[c.method] = t
