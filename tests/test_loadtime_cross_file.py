@@ -314,3 +314,17 @@ def test_an_argument_finding_another_constant_matters_only_to_a_call_that_runs_a
         assert reasons[0] == "replace file:///ab/b.rb: a constant path in file:///ab/a.rb now finds something else"
     else:
         assert reasons == [None, None]
+
+
+@pytest.mark.parametrize("pad", ["\n", "\n\n\n", "   \n\n" * 20, "# comment\n" * 3])
+def test_leading_blank_lines_do_not_shift_what_a_method_body_is_searched_for(pad: str) -> None:
+    # ``root.text`` starts at the first token, the records' ranges at the file's start: a
+    # method's text is searched at its range less the root's first byte. Before, a file
+    # opening with blank lines lost its templates and computed requires.
+    from rdx.ruby.discover.parse import discover_source
+
+    src = 'module Tools\n  def self.setup(base)\n    base.include(Spell)\n  end\n  def self.go(x)\n    require "a/#{x}"\n  end\nend\n'
+    plain, padded = discover_source("file:///x.rb", src.encode()), discover_source("file:///x.rb", (pad + src).encode())
+    assert len(plain.method_effects) == len(padded.method_effects) == 1
+    assert [r.path for r in plain.requires] == [r.path for r in padded.requires] == ["a/#{}"]
+    assert [r.start + len(pad) for r in plain.requires] == [r.start for r in padded.requires]

@@ -85,13 +85,15 @@ def computed_templates(w: Walker, root: Any, has_words: bool | None = None, has_
     if not index.methods:
         return []
     verbs = {b"require"} | (_aliases_of_require(source) if has_alias is not False else set())
+    base = root.start_byte
     extenders: dict[tuple[str, ...], list[tuple[str, ...]]] | None = None
     out: list[Require] = []
     for (qual, name), callees in index.methods.items():
         for c in callees:
             d = index.defs[c.method]
-            # A method's text is ``source[d.start:d.end]`` (its record's range is its node's).
-            lo, hi = d.start, d.end
+            # A method's text is ``source[d.start - base:d.end - base]`` (its record's range
+            # is its node's, in the file; ``root.text`` starts at the root's first byte).
+            lo, hi = d.start - base, d.end - base
             if source.find(b"#{", lo, hi) < 0 or not any(source.find(verb, lo, hi) >= 0 for verb in verbs):
                 continue  # No ``verb("...#{p}...")`` in it.
             if extenders is None:
@@ -101,7 +103,7 @@ def computed_templates(w: Walker, root: Any, has_words: bool | None = None, has_
             receivers += extenders.get(qual, []) if c.needs_extend_self else []
             if not receivers:
                 continue
-            node = root.descendant_for_byte_range(lo, hi)
+            node = root.descendant_for_byte_range(d.start, d.end)
             if node is None or node.type not in ("method", "singleton_method"):
                 continue
             for path, param, start, end in _required_paths(node, verbs):

@@ -223,7 +223,10 @@ def _templates(w: Walker, index: FileIndex, root: Any, text: bytes) -> list[Meth
         return []
     # Only a method that mixes in starts the set kept below, and only a body holding a mixing
     # word can: the bodies without one are read only once such a method is found. A method's
-    # text is ``text[d.start:d.end]`` (its record's range is its node's), searched in place.
+    # text is ``text[d.start - base:d.end - base]`` (its record's range is its node's, in the
+    # source; ``root.text`` starts at the root's first byte, past leading blank lines),
+    # searched in place.
+    base = root.start_byte
     mixing: list[tuple[Callee, DefinitionRecord]] = []
     later: list[tuple[Callee, DefinitionRecord]] = []
     for (qual, name), callees in index.methods.items():
@@ -233,7 +236,7 @@ def _templates(w: Walker, index: FileIndex, root: Any, text: bytes) -> list[Meth
             if c.needs_extend_self and qual not in index.extend_self:
                 continue  # Not callable on the module from another file.
             d = index.defs[c.method]
-            start, end = d.start, d.end
+            start, end = d.start - base, d.end - base
             if any(text.find(word, start, end) >= 0 for word in MIXIN_WORDS):
                 mixing.append((c, d))
             else:
