@@ -32,6 +32,12 @@ discovery makes before its first file of the language: the compiled query, the n
 check; made once in the parent before the workers are forked, and measured in a process forked
 before any discovery).
 
+``--instructions`` counts instructions under valgrind's callgrind instead of timing (they do not
+move with the load): per language, three processes over the files ``--rounds`` picks (``--files``
+M), one that only reads them, one that also parses them, one that also discovers them
+(``discover_foreign``); the parse's and discovery's counts are those beyond the reading one's,
+and their ratio is printed.
+
 ``--languages a,b`` limits any mode to those languages; ``--rdx-only`` has ``--rounds`` time
 only the bare parse and rdx's discovery (half the time; the cursor and Python columns are left
 out).
@@ -194,6 +200,69 @@ def rounds(count: int, most: int) -> int:
     return 0
 
 
+def _sources(root: str, pattern: str, most: int) -> list[tuple[str, bytes]]:
+    """The files ``--rounds`` and ``--instructions`` read (at most ``most``, spread over the
+    corpus), with their bytes."""
+    files = _corpus(root, pattern)
+    sources = []
+    for path in files[:: max(1, len(files) // most)]:
+        with open(path, "rb") as f:
+            sources.append((path, f.read()))
+    return sources
+
+
+def instructions(most: int) -> int:
+    """``--instructions`` (see the module docstring)."""
+    from rdx.languages.discover import discover_foreign
+
+    if "--only" in sys.argv:  # One callgrind process's work.
+        only = sys.argv[sys.argv.index("--only") + 1]
+        for language, _, _, root, pattern in _corpora():
+            sources = _sources(root, pattern, most)
+            spec = spec_for(language)
+            assert spec is not None
+            parser = _parser(spec.grammar)
+            discover_foreign(path_to_uri(sources[0][0]), sources[0][1], sources[0][0])  # Set-up outside the difference.
+            parser.parse(sources[0][1])
+            if only == "parse":
+                for _, data in sources:
+                    parser.parse(data)
+            elif only == "discover":
+                for path, data in sources:
+                    discover_foreign(path_to_uri(path), data, path)
+        return 0
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        print("--instructions needs valgrind (apt-get install valgrind)")
+        return 1
+    if engine.native_query() is None:
+        print("(the native query runner is not in use)")
+    import re
+    import tempfile
+
+    print(f"instructions (callgrind), at most {most} files a language; one process per column")
+    print(f"{'language':10} {'files':>6} {'parse M':>9} {'rdx M':>9} {'ratio':>7}")
+    for language, _, _, root, pattern in _corpora():
+        if not os.path.isdir(root):
+            print(f"{language:10} (missing {root})")
+            continue
+        counts: dict[str, int] = {}
+        with tempfile.TemporaryDirectory() as tmp:
+            for only in ("read", "parse", "discover"):
+                cmd = [valgrind, "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out", sys.executable, os.path.abspath(__file__)]
+                cmd += ["--instructions", "--only", only, "--languages", language, "--files", str(most)]
+                done = subprocess.run(cmd, capture_output=True, text=True, check=False, env={**os.environ, "PYTHONHASHSEED": "0"})
+                found = re.search(r"Collected\s*:\s*(\d+)", done.stderr)
+                if done.returncode != 0 or found is None:
+                    print(f"callgrind failed for {language} {only}: {done.stderr[-500:]}")
+                    return 1
+                counts[only] = int(found.group(1))
+        parse_cost, ours = counts["parse"] - counts["read"], counts["discover"] - counts["read"]
+        files = len(_sources(root, pattern, most))
+        print(f"{language:10} {files:>6} {parse_cost / 1e6:>9.1f} {ours / 1e6:>9.1f} {ours / parse_cost:>6.3f}x")
+    return 0
+
+
 def check() -> int:
     """``--check``: discovery with and without the native query runner, byte for byte."""
     import msgspec
@@ -271,9 +340,11 @@ def main() -> int:
         return 0
     if "--check" in sys.argv:
         return check()
+    most = int(sys.argv[sys.argv.index("--files") + 1]) if "--files" in sys.argv else 300
+    if "--instructions" in sys.argv:
+        return instructions(most)
     if "--rounds" in sys.argv:
         at = sys.argv.index("--rounds")
-        most = int(sys.argv[sys.argv.index("--files") + 1]) if "--files" in sys.argv else 300
         return rounds(int(sys.argv[at + 1]), most)
     jobs = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else default_jobs()
     runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 3

@@ -1331,12 +1331,13 @@ typedef struct {
      * listed, but under a hidden supertype node, where a supertype's step may match them). */
     bool anonymous;
     /* Per public symbol below ``kind_count``, whether it is the type of a wildcard-rooted
-     * pattern's child; and whether a list made without the leaves no step there needs (see
-     * collect) holds a child of such a type, or of a type past the table. */
+     * pattern's child. */
     const uint8_t *wild_types;
     uint32_t kind_count;
-    bool wild_seen;
-    Buffer children;      /* of Child, a stack of the walk's lists */
+    /* Per entry, a bit (its type modulo 64) for each of its steps of depth 1 that has a type
+     * and is not optional: an entry can match only at a node with a child of each of them. */
+    const uint64_t *needs;
+    Buffer children;      /* of Child, a stack of the lists the matching reads */
     TSQueryCapture captures[64];
     uint16_t capture_count;
     uint32_t root_depth;
@@ -1357,7 +1358,7 @@ static inline TSSymbolMetadata metadata_of(const TSLanguage *language, TSSymbol 
 }
 
 static void collect(Matcher *m, const Subtree *parent, Length position, uint32_t index, TSFieldId inherited, const TSSymbol *supers,
-                    uint8_t super_count, bool all) {
+                    uint8_t super_count) {
     uint32_t count = ts_subtree_child_count(*parent);
     if (count == 0) return;
     const Subtree *children = ts_subtree_children(*parent);
@@ -1385,21 +1386,6 @@ static void collect(Matcher *m, const Subtree *parent, Length position, uint32_t
             index++;
             position = length_add(position, ts_subtree_size(*child));
             continue;
-        }
-        if (visible && !all) {
-            /* Only the walk reads this list (no pattern is rooted at ``parent``'s node): a leaf
-             * matters only where a pattern is rooted at it; a child's type tells whether a
-             * wildcard-rooted pattern may match here (then the walk lists every child). */
-            TSSymbol raw = alias ? alias : ts_subtree_symbol(*child);
-            TSSymbol public = raw == ts_builtin_sym_error ? raw : m->language->public_symbol_map[raw];
-            bool wild = public >= m->kind_count || m->wild_types[public];
-            if (wild) m->wild_seen = true;
-            else if (ts_subtree_child_count(*child) == 0 && m->roots[public] < 0) {
-                if (!extra) structural++;
-                index++;
-                position = length_add(position, ts_subtree_size(*child));
-                continue;
-            }
         }
         if (!extra) {
             for (const TSFieldMapEntry *f = fields; f < fields_end; f++) {
@@ -1439,7 +1425,7 @@ static void collect(Matcher *m, const Subtree *parent, Length position, uint32_t
                 if (super_count) memcpy(below, supers, super_count * sizeof(TSSymbol));
                 if (metadata.supertype && below_count < MAX_SUPERTYPES) below[below_count++] = symbol;
             }
-            collect(m, child, position, index, metadata.visible ? 0 : field, below, below_count, all);
+            collect(m, child, position, index, metadata.visible ? 0 : field, below, below_count);
             index += ts_subtree_visible_descendant_count(*child);
         }
         position = length_add(position, ts_subtree_size(*child));
@@ -1523,7 +1509,7 @@ static void match_from(Matcher *m, const MatchPattern *p, uint32_t k, Level *lev
             if (k + 1 < p->count && p->steps[k + 1].depth > step->depth) {
                 Level *inner = &levels[step->depth];
                 size_t offset = m->children.count;
-                collect(m, c.subtree, c.position, c.index + 1, 0, NULL, 0, true);
+                collect(m, c.subtree, c.position, c.index + 1, 0, NULL, 0);
                 *inner = (Level){offset, m->children.count - offset, 0, SIZE_MAX};
             }
             match_from(m, p, k + 1, levels, c.index);
@@ -1562,55 +1548,129 @@ static void match_at(Matcher *m, const MatchPattern *p, const Child *node, size_
     match_from(m, p, 1, levels, node->index);
 }
 
-static void walk(Matcher *m, Child node, uint32_t depth) {
+/* Matches the patterns with a wildcard root at ``node`` (whose children are ``offset``,
+ * ``count`` in the list). (The cursor starts such a pattern from the child only when the parent
+ * is not an error: it takes such a pattern for one with several roots.) */
+static void match_wildcards(Matcher *m, const Child *node, size_t offset, size_t count, uint32_t depth) {
+    if (!count || node->symbol == ts_builtin_sym_error || m->wildcards[0] < 0) return;
+    /* Which of the types the wildcard patterns' children have are among the children (all of
+     * them when there are too many types to tell). */
+    uint32_t present = m->wild_count ? 0 : UINT32_MAX;
+    for (size_t j = 0; j < count && m->wild_count; j++) {
+        TSSymbol symbol = child_at(m, offset + j)->symbol;
+        for (uint8_t k = 0; k < m->wild_count; k++)
+            if (symbol == m->wild_symbols[k]) present |= 1u << k;
+    }
+    for (size_t i = 0; present && m->wildcards[i] >= 0 && m->status == 0; i++) {
+        if (m->wild_count && !(present & (1u << m->wild_bits[i]))) continue;
+        /* Only where a child is of the type (and in the field) of the pattern's child. */
+        const MatchStep *step = &m->patterns[m->wildcards[i]].steps[1];
+        bool found = false;
+        for (size_t j = 0; j < count && !found; j++) {
+            const Child *c = child_at(m, offset + j);
+            found = c->symbol == (TSSymbol)step->symbol && (!step->field || c->field == (TSFieldId)step->field);
+        }
+        if (found) match_at(m, &m->patterns[m->wildcards[i]], node, offset, count, depth);
+    }
+}
+
+static void visit_children(Matcher *m, const Subtree *parent, Length position, uint32_t index, uint32_t depth, uint64_t *types, bool *wild);
+
+/* The walk at a visible node (``node``: its subtree, position, alias, type and index; its
+ * children are not listed) of depth ``depth``: its children, then the patterns rooted at it.
+ * The walk through the children tells which types they have (modulo 64: ``types``), and
+ * whether one is of the type of a wildcard-rooted pattern's child (or of a type past the
+ * table): only the entries rooted at the node that may match with such children are tried,
+ * and the children are listed (``collect``) only where one is. (The order in which the walk
+ * finds the matches does not matter: each carries its place in the cursor's order, which the
+ * run sorts by.) */
+static void visit(Matcher *m, const Child *node, uint32_t depth) {
     if (depth > MAX_WALK_DEPTH) {
         m->status = 2;
         return;
     }
-    size_t offset = m->children.count;
-    int32_t first = m->roots[node.symbol];
-    /* All the children where a pattern is rooted at the node, else those the walk goes into
-     * (and all of them where a wildcard-rooted pattern may match). */
-    m->wild_seen = false;
-    collect(m, node.subtree, node.position, node.index + 1, 0, NULL, 0, first >= 0);
-    if (first < 0 && m->wild_seen && node.symbol != ts_builtin_sym_error && m->wildcards[0] >= 0) {
-        m->children.count = offset;
-        collect(m, node.subtree, node.position, node.index + 1, 0, NULL, 0, true);
-    }
-    size_t count = m->children.count - offset;
+    uint64_t types = 0;
+    bool wild = false;
+    bool wildcards = node->symbol != ts_builtin_sym_error && m->wildcards[0] >= 0;
+    if (ts_subtree_child_count(*node->subtree) > 0)
+        visit_children(m, node->subtree, node->position, node->index + 1, depth + 1, &types, wildcards ? &wild : NULL);
+    int32_t first = m->roots[node->symbol];
+    bool rooted = false;
     if (first >= 0) {
-        for (const int32_t *p = &m->order[first]; *p >= 0 && m->status == 0; p++) match_at(m, &m->patterns[*p], &node, offset, count, depth);
+        for (const int32_t *p = &m->order[first]; *p >= 0 && !rooted; p++) rooted = (m->needs[*p] & ~types) == 0;
     }
-    /* (The cursor starts a pattern with a wildcard root from the child only when the parent is
-     * not an error: it takes such a pattern for one with several roots.) */
-    if (count && node.symbol != ts_builtin_sym_error && m->wildcards[0] >= 0) {
-        /* Which of the types the wildcard patterns' children have are among the children (all
-         * of them when there are too many types to tell). */
-        uint32_t present = m->wild_count ? 0 : UINT32_MAX;
-        for (size_t j = 0; j < count && m->wild_count; j++) {
-            TSSymbol symbol = child_at(m, offset + j)->symbol;
-            for (uint8_t k = 0; k < m->wild_count; k++)
-                if (symbol == m->wild_symbols[k]) present |= 1u << k;
-        }
-        for (size_t i = 0; present && m->wildcards[i] >= 0 && m->status == 0; i++) {
-            if (m->wild_count && !(present & (1u << m->wild_bits[i]))) continue;
-            /* Only where a child is of the type (and in the field) of the pattern's child. */
-            const MatchStep *step = &m->patterns[m->wildcards[i]].steps[1];
-            bool found = false;
-            for (size_t j = 0; j < count && !found; j++) {
-                const Child *c = child_at(m, offset + j);
-                found = c->symbol == (TSSymbol)step->symbol && (!step->field || c->field == (TSFieldId)step->field);
-            }
-            if (found) match_at(m, &m->patterns[m->wildcards[i]], &node, offset, count, depth);
-        }
+    if (m->status || !(rooted || wild)) return;
+    size_t offset = m->children.count;
+    collect(m, node->subtree, node->position, node->index + 1, 0, NULL, 0);
+    size_t count = m->children.count - offset;
+    if (rooted) {
+        for (const int32_t *p = &m->order[first]; *p >= 0 && m->status == 0; p++)
+            if ((m->needs[*p] & ~types) == 0) match_at(m, &m->patterns[*p], node, offset, count, depth);
     }
-    for (size_t j = 0; j < count && m->status == 0; j++) {
-        const Child *c = child_at(m, offset + j);
-        /* A leaf no pattern starts at has nothing to match (a wildcard root needs children). */
-        if (ts_subtree_child_count(*c->subtree) == 0 && m->roots[c->symbol] < 0) continue;
-        walk(m, *c, depth + 1);
-    }
+    if (wild && m->status == 0) match_wildcards(m, node, offset, count, depth);
     m->children.count = offset;
+}
+
+/* Visits the visible children of ``parent`` (through its hidden ones) that have children or
+ * where a pattern is rooted; ``index`` is the walk's index of the first. Each one's type sets
+ * its bit (modulo 64) in ``*types``; ``*wild`` is set when one is of a type a wildcard-rooted
+ * pattern's child has (``wild``: NULL when not asked). */
+static void visit_children(Matcher *m, const Subtree *parent, Length position, uint32_t index, uint32_t depth, uint64_t *types, bool *wild) {
+    uint32_t count = ts_subtree_child_count(*parent);
+    if (count == 0) return;
+    const Subtree *children = ts_subtree_children(*parent);
+    const TSSymbol *aliases = ts_language_alias_sequence(m->language, parent->ptr->production_id);
+    const TSSymbol *public_map = m->language->public_symbol_map;
+    uint32_t structural = 0;
+    for (uint32_t i = 0; i < count && m->status == 0; i++) {
+        const Subtree *child = &children[i];
+        if (child->data.is_inline) {
+            /* A leaf kept in place (subtree.h's accessors, read once for the one branch). */
+            if (i > 0) position = length_add(position, (Length){child->data.padding_bytes, {child->data.padding_rows, child->data.padding_columns}});
+            TSSymbol alias = 0;
+            if (!child->data.extra) {
+                if (aliases) alias = aliases[structural];
+                structural++;
+            }
+            if (alias || child->data.visible) {
+                TSSymbol raw = alias ? alias : child->data.symbol;
+                TSSymbol public = raw == ts_builtin_sym_error ? raw : public_map[raw];
+                *types |= 1ull << (public & 63);
+                if (wild != NULL && (public >= m->kind_count || m->wild_types[public])) *wild = true;
+                if (m->roots[public] >= 0) {
+                    Child node = {.subtree = child, .position = position, .alias = alias, .symbol = public, .index = index};
+                    visit(m, &node, depth);
+                }
+                index++;
+            }
+            position = length_add(position, (Length){child->data.size_bytes, {0, child->data.size_bytes}});
+            continue;
+        }
+        if (i + 2 < count && !children[i + 2].data.is_inline) __builtin_prefetch(children[i + 2].ptr);
+        const SubtreeHeapData *data = child->ptr;
+        if (i > 0) position = length_add(position, data->padding);
+        TSSymbol alias = 0;
+        if (!data->extra) {
+            if (aliases) alias = aliases[structural];
+            structural++;
+        }
+        uint32_t below = data->child_count;
+        if (alias || data->visible) {
+            TSSymbol raw = alias ? alias : data->symbol;
+            TSSymbol public = raw == ts_builtin_sym_error ? raw : public_map[raw];
+            *types |= 1ull << (public & 63);
+            if (wild != NULL && (public >= m->kind_count || m->wild_types[public])) *wild = true;
+            if (below > 0 || m->roots[public] >= 0) {
+                Child node = {.subtree = child, .position = position, .alias = alias, .symbol = public, .index = index};
+                visit(m, &node, depth);
+            }
+            index += (below ? data->visible_descendant_count : 0) + 1;
+        } else if (below > 0) {
+            visit_children(m, child, position, index, depth, types, wild);
+            index += data->visible_descendant_count;
+        }
+        position = length_add(position, data->size);
+    }
 }
 
 /* How many trees the matcher answered for (``matched()``): the tests check that it runs. */
@@ -1630,13 +1690,16 @@ typedef struct {
     uint8_t wild_count, wild_bits[64];
     uint8_t *wild_types;
     uint32_t kind_count;
+    uint64_t *needs;
 } Prepared;
 
 static void release_prepared(Prepared *p) {
     PyMem_Free(p->patterns);
     PyMem_Free(p->wild_types);
+    PyMem_Free(p->needs);
     p->patterns = NULL;
     p->wild_types = NULL;
+    p->needs = NULL;
 }
 
 /* Reads ``values`` (``size`` 32-bit integers) and ``lists`` (``listed`` of them) as a table and
@@ -1697,7 +1760,14 @@ static int prepare(const int32_t *values, size_t size, const int32_t *lists, siz
         p->wild_bits[i] = k;
     }
     p->wild_types = PyMem_Calloc(p->kind_count + 1, 1);
-    if (p->wild_types == NULL) return -1;
+    p->needs = PyMem_Calloc(count + 1, sizeof(uint64_t));
+    if (p->wild_types == NULL || p->needs == NULL) return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        for (uint32_t k = 1; k < patterns[i].count; k++) {
+            const MatchStep *step = &patterns[i].steps[k];
+            if (step->depth == 1 && step->symbol >= 0 && !step->optional) p->needs[i] |= 1ull << (step->symbol & 63);
+        }
+    }
     for (size_t i = 0; wildcards[i] >= 0; i++) {
         int32_t symbol = patterns[wildcards[i]].steps[1].symbol;
         if ((uint32_t)symbol < p->kind_count) p->wild_types[symbol] = 1;
@@ -1724,6 +1794,7 @@ static int match_prepared(const Taker *t, const Prepared *p, const TSTree *tree)
                  .wild_count = p->wild_count,
                  .anonymous = p->anonymous,
                  .wild_types = p->wild_types,
+                 .needs = p->needs,
                  .kind_count = p->kind_count,
                  .children = {NULL, 0, 0, sizeof(Child)}};
     memcpy(m.wild_symbols, p->wild_symbols, sizeof(m.wild_symbols));
@@ -1731,7 +1802,7 @@ static int match_prepared(const Taker *t, const Prepared *p, const TSTree *tree)
     const Subtree *top = &tree->root;
     Child start = {top, ts_subtree_padding(*top), 0, ts_language_public_symbol(tree->language, ts_subtree_symbol(*top)), 0,
                    ts_subtree_named(*top), 0, {0}, 0};
-    walk(&m, start, 0);
+    visit(&m, &start, 0);
     PyMem_Free(m.children.items);
     if (m.status == 0) matched_trees++;
     return m.status;
