@@ -119,18 +119,23 @@ def build(force: bool = False) -> Path:
         f'-DRDX_TREE_SITTER_VERSION="{version}"',
         f"-I{sysconfig.get_paths()['include']}", f"-I{lib / 'include'}", f"-I{lib / 'src'}",
     ]
-    # One translation unit, walk.c then the runtime, so that the compiler inlines the
-    # runtime's node and cursor functions into the walk (the walk calls them once per node);
-    # should that not compile (a name both define, in another runtime version), two.
-    unity = BUILD / "walk_unity.c"
-    unity.write_text(f'#include "{SOURCE.as_posix()}"\n#include "{(lib / "src" / "lib.c").as_posix()}"\n')
-    try:
-        subprocess.run([*flags, str(unity), "-o", str(partial)], check=True, stderr=subprocess.DEVNULL)
-    except subprocess.CalledProcessError:
-        subprocess.run([*flags, str(SOURCE), str(lib / "src" / "lib.c"), "-o", str(partial)], check=True)
+    _compile_with_runtime(flags, SOURCE, lib, partial)
     partial.replace(TARGET)
     STAMP.write_text(key)
     return TARGET
+
+
+def _compile_with_runtime(flags: list[str], source: Path, lib: Path, out: Path) -> None:
+    """Compile ``source`` with tree-sitter's runtime into ``out``: one translation unit, the
+    source then the runtime, so that the compiler inlines the runtime's node and cursor
+    functions into the walk (it calls them once per node); should that not compile (a name
+    both define, in another runtime version), two."""
+    unity = BUILD / f"{source.stem}_unity.c"
+    unity.write_text(f'#include "{source.as_posix()}"\n#include "{(lib / "src" / "lib.c").as_posix()}"\n')
+    try:
+        subprocess.run([*flags, str(unity), "-o", str(out)], check=True, stderr=subprocess.DEVNULL)
+    except subprocess.CalledProcessError:
+        subprocess.run([*flags, str(source), str(lib / "src" / "lib.c"), "-o", str(out)], check=True)
 
 
 def build_query(force: bool = False) -> Path:
@@ -147,10 +152,13 @@ def build_query(force: bool = False) -> Path:
         raise RuntimeError(f"py-tree-sitter {version} lays out otherwise than query.c reads it: {missing[0]}")
     compiler = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
     partial = QUERY_TARGET.with_name(QUERY_TARGET.name + ".partial")
-    flags = ["-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-std=c11", "-D_DEFAULT_SOURCE", "-DTREE_SITTER_HIDE_SYMBOLS"]
-    includes = [f"-I{sysconfig.get_paths()['include']}", f"-I{lib / 'include'}", f"-I{lib / 'src'}"]
-    command = [*compiler.split(), *flags, f'-DRDX_TREE_SITTER_VERSION="{version}"', *includes, str(QUERY_SOURCE), str(lib / "src" / "lib.c"), "-o", str(partial)]
-    subprocess.run(command, check=True)
+    flags = [
+        *compiler.split(), "-shared", "-fPIC", "-O2", "-fvisibility=hidden", "-std=c11",
+        "-D_DEFAULT_SOURCE", "-DTREE_SITTER_HIDE_SYMBOLS",
+        f'-DRDX_TREE_SITTER_VERSION="{version}"',
+        f"-I{sysconfig.get_paths()['include']}", f"-I{lib / 'include'}", f"-I{lib / 'src'}",
+    ]
+    _compile_with_runtime(flags, QUERY_SOURCE, lib, partial)
     partial.replace(QUERY_TARGET)
     QUERY_STAMP.write_text(key)
     return QUERY_TARGET
