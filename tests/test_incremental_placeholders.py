@@ -447,9 +447,8 @@ def test_a_placeholder_scope_is_promoted_by_a_later_definition_and_demoted_again
     ("text", "reason"),
     [
         # The addition declares the missing scope itself, further down: a later round of
-        # phase 1 finds it, so no placeholder is made (tried again after the rest of the
-        # addition, B's scope is found, but declared after it in program order).
-        ("class A::B\nend\nmodule A\nend\n", "the scope of B may be declared after it in phase 1"),
+        # phase 1 finds it, so no placeholder is made.
+        ("class A::B\nend\nmodule A\nend\n", "the addition declares A"),
         # Ruby raises (TypeError) at a value used as a scope: nothing is declared.
         ("V = 1\nclass V::Inner\nend\n", None),
     ],
@@ -815,19 +814,3 @@ def test_a_module_object_includes_gaining_a_mixin_is_a_named_fallback(reader):
     }
     steps = [("file:///t/a1.rb", "module Mix\n  include Mix2\nend\n"), ("file:///t/a1.rb", files["file:///t/a1.rb"])]
     assert replay(files, steps) == ["replace file:///t/a1.rb: Object's ancestors change: every lookup may change"] * 2
-
-
-def test_a_compact_name_retried_after_the_rest_of_the_addition_gets_its_placeholders():
-    # ``class Missing::X`` in A, with a ``module Missing`` that the same addition declares in
-    # B: phase 1 tries X again in a later round, where A's lookup still finds nothing, and
-    # makes the top-level placeholder Missing then (``SkeletonEdits.declare_added``,
-    # ``LaterRound``).
-    # Declared where the lookup finds it, but after X in program order, it stays a full
-    # resolve's (phase 1's rounds decide).
-    files = {"file:///lr/a.rb": "module A\nend\nmodule B\nend\n", "file:///lr/b.rb": "# empty\n"}
-    elsewhere = "module A\n  class Missing::X\n  end\nend\nmodule B\n  module Missing\n  end\nend\n"
-    assert replay(files, [("file:///lr/b.rb", elsewhere), ("file:///lr/b.rb", "# empty\n")]) == [None, None]
-    names = {d.name for d in fresh({**files, "file:///lr/b.rb": elsewhere}, core=False).declarations}
-    assert {"Missing", "Missing::X", "B::Missing"} <= names and "A::Missing" not in names
-    after = "class Missing::X\nend\nmodule Missing\nend\n"
-    assert replay(files, [("file:///lr/b.rb", after)]) == ["replace file:///lr/b.rb: the scope of X may be declared after it in phase 1"]

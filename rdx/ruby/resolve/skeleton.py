@@ -38,11 +38,6 @@ if TYPE_CHECKING:
     from rdx.ruby.resolve.namespaces import Namespaces
 
 
-class LaterRound(Exception):
-    """An added compact name whose scope names nothing yet, where the addition declares one of
-    the missing names: phase 1 retries it in a later round, once the rest is declared."""
-
-
 class SkeletonEdits(StateView):
     """Skeleton edits of an update: namespaces and constants added and removed."""
 
@@ -599,18 +594,9 @@ class SkeletonEdits(StateView):
         created: list[int] = []
         rechained: set[int] = set()
         visibilities = [i for i in added if new.definitions[i].kind == "ConstantVisibility"]
-        waiting: set[int] = set()  # Additions phase 1 declares in a later round, with what they hold.
         for i in added:
             if new.definitions[i].kind != "ConstantVisibility":
-                if new.definitions[i].parent in waiting:
-                    waiting.add(i)
-                    continue
-                try:
-                    self._declare_one_added(index, new.definitions, i, own, names, created, rechained)
-                except LaterRound:
-                    waiting.add(i)
-        for i in sorted(waiting):
-            self._declare_one_added(index, new.definitions, i, own, names, created, rechained, waiting={j for j in waiting if j > i})
+                self._declare_one_added(index, new.definitions, i, own, names, created, rechained)
         # Lookups cached before may have missed the new names.
         self.caches.forget_lookups()
         revisible = self._hide_added(index, new.definitions, visibilities) if visibilities else set()
@@ -719,29 +705,22 @@ class SkeletonEdits(StateView):
             )
         return out
 
-    def _placeholder_scope(self, defs: list[DefinitionRecord], path: ConstPath, site: Site, upto: int, waiting: set[int] | None = None) -> int:
+    def _placeholder_scope(self, defs: list[DefinitionRecord], path: ConstPath, site: Site, upto: int) -> int:
         """The placeholders a full resolve makes for the scope of the compact name ``path``
         (of a definition ``defs`` add), whose first ``upto`` segments name nothing: ``Todo``s after
         the longest prefix that resolves (``Builder.placeholder``), made in the round of phase
         1 where nothing else can be declared (``Namespaces.phase_namespaces``). Everything but
-        the addition is declared already, so that round comes for this definition too. When
-        the addition itself declares one of the missing names, a later round might find it:
-        in the first pass over the addition (``waiting`` None) that raises ``LaterRound``, and
-        the definition is tried again once the rest of the addition is declared; then only one
-        of the additions still ``waiting`` declaring such a name is a full resolve's, and so is
-        a prefix that names a value (Ruby raises there and nothing is declared). Returns the
-        innermost placeholder."""
+        the addition is declared already, so that round comes for this definition too, unless
+        the addition itself declares one of the missing names (a later round might find it)
+        or a prefix names a value (Ruby raises there and nothing is declared): those are a
+        full resolve's. Returns the innermost placeholder."""
         name = path.segments[-1]
         if path.dynamic or self.namespaces.names_a_value(path, site, upto):
             raise ReplayUnsafe(f"the scope of {name} names a value")
         resolved = next((n for n in range(upto, 0, -1) if self.lookup.lookup_namespace(path, site, n) is not None), 0)
         missing = set(path.segments[resolved:upto])
-        for j, d in enumerate(defs):
-            if waiting is not None and j not in waiting:
-                continue  # (A later round: the rest of the addition is declared.)
+        for d in defs:
             if d.path is not None and d.kind in ("Class", "Module", "Constant", "ConstantAlias") and d.path.segments[-1] in missing:
-                if waiting is None:
-                    raise LaterRound(name)
                 raise ReplayUnsafe(f"the addition declares {d.path.segments[-1]}, which the scope of {name} names")
         return self.builder.placeholder(path, site, upto)
 
@@ -767,12 +746,10 @@ class SkeletonEdits(StateView):
         names: set[str],
         created: list[int],
         rechained: set[int],
-        waiting: set[int] | None = None,
     ) -> None:
         """Declare added definition ``i``: a new plain name (added to ``names``, its
         declaration to ``created``), a reopening without superclass or mixins, or another
-        ``class << self`` body of an existing singleton class. ``waiting``: in a later round
-        (``declare_added``), the additions not declared yet (``_placeholder_scope``)."""
+        ``class << self`` body of an existing singleton class."""
         d = defs[i]
         if d.kind not in ("Class", "Module", "Constant", "ConstantAlias", "SingletonClass"):
             raise ReplayUnsafe(f"an added {d.kind} needs a full resolve")
@@ -827,7 +804,7 @@ class SkeletonEdits(StateView):
                 upto = len(path.segments) - 1
                 scope = self.lookup.lookup_namespace(path, site, upto)
                 if scope is None:
-                    own(self._placeholder_scope(defs, path, site, upto, waiting))
+                    own(self._placeholder_scope(defs, path, site, upto))
                     scope = self.lookup.lookup_namespace(path, site, upto)
                 if scope is None or self.decls[scope].kind not in ("Class", "Module", "Todo"):
                     raise ReplayUnsafe(f"the scope of {name} is not a declared class or module")
