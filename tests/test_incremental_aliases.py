@@ -128,18 +128,3 @@ def test_a_chain_change_reaches_references_through_an_alias(through: str, tmp_pa
     assert replay(files, [("file:///ac/c.rb", "class D < Base\nend\n"), ("file:///ac/c.rb", "class D\nend\n")]) == [None, None]
     program = files["file:///ac/a.rb"].replace("class D\nend\n", "class D < Base\nend\n") + f"p {through}::Z\n"
     assert run_ruby(program, tmp_path).strip() == "1"
-
-
-def test_a_compact_name_through_an_alias_assigned_once_before_it_is_incremental(tmp_path) -> None:
-    # ``module E::AL::A`` with ``AL = ::E::D`` assigned once, earlier in program order: phase 1
-    # follows the alias to E::D, as every later lookup does (``SkeletonEdits._scope_alias_target``).
-    # An alias assigned later, or more than once, is still a full resolve's.
-    from conftest import run_ruby
-    from test_incremental_placeholders import replay
-
-    files = {"file:///sa/a.rb": "module E\n  module D\n  end\n  AL = ::E::D\nend\n", "file:///sa/b.rb": "# empty\n"}
-    added = "module E::AL::A\n  X = 1\nend\nclass U\n  def f = E::D::A::X\nend\n"
-    assert replay(files, [("file:///sa/b.rb", added), ("file:///sa/b.rb", "# empty\n")]) == [None, None]
-    assert run_ruby(files["file:///sa/a.rb"] + added + "p E::D::A::X, E::AL::A.name\n", tmp_path).split("\n")[:2] == ["1", '"E::D::A"']
-    twice = {"file:///sa/a.rb": files["file:///sa/a.rb"] + "E::AL = ::E\n", "file:///sa/b.rb": "# empty\n"}
-    assert replay(twice, [("file:///sa/b.rb", added)]) == ["replace file:///sa/b.rb: the scope of A is named through a constant alias"]

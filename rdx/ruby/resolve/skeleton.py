@@ -385,25 +385,6 @@ class SkeletonEdits(StateView):
             raise ReplayUnsafe(f"{rec.name} may name another namespace where a body is written under its name")
         return target
 
-    def _scope_alias_target(self, alias: int, at: tuple[int, int]) -> int | None:
-        """The namespace that constant alias ``alias``, named in the scope of the compact
-        definition at program position ``at`` (``module E::AL::A``), leads phase 1 to: that of
-        an alias assigned once, surely declared in phase 1's first round before ``at``, whose
-        target is too (then every lookup through it, in program order or not, agrees). None
-        otherwise (a full resolve's)."""
-        rec = self.decls[alias]
-        assigned = [pair for pair in rec.definitions if self.docs[pair[0]].definitions[pair[1]].kind == "ConstantAlias"]
-        target = self.lookup.follow(alias)
-        if (
-            len(assigned) != 1
-            or target is None
-            or self.decls[target].kind not in ("Class", "Module")
-            or not self.mentions.declared_first_round_before(alias, at)
-            or not self.mentions.declared_first_round_before(target, at)
-        ):
-            return None
-        return target
-
     def _movable(self, doc: int) -> bool:
         """Whether document ``doc`` can be emptied and given its text back by member updates."""
         result = self.docs[doc]
@@ -812,8 +793,6 @@ class SkeletonEdits(StateView):
                     # Through a constant alias, what the scope is depends on the assignments
                     # before the definition (phase 1's program order): a full resolve's.
                     step = self.lookup.lookup_path(path, site, k)
-                    if step is not None and self.decls[step].kind == "ConstantAlias":
-                        step = self._scope_alias_target(step, (index, i))
                     if step is None or self.decls[step].kind not in ("Class", "Module", "Todo"):
                         raise ReplayUnsafe(f"the scope of {name} is named through a constant alias")
                     if self.decls[step].definitions and not self.mentions.declared_first_round_before(step, (index, i)):
